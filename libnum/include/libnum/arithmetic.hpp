@@ -1,0 +1,45 @@
+// Correctly rounded arithmetic on encoded values of one format.
+//
+// Each function computes the exact result and rounds it once into format f as
+// `spec` says; `random_word` feeds stochastic rounding (ignored otherwise).
+// NaN operands give a quiet NaN carrying the first NaN operand's sign and
+// payload; a signalling NaN operand raises invalid. Results and flags follow
+// IEEE 754-2019 (and Berkeley SoftFloat's x86 conventions where IEEE leaves a
+// choice).
+#pragma once
+
+#include <cstdint>
+
+#include "format.hpp"
+#include "rounding.hpp"
+
+namespace num {
+
+/// a + b.
+rounded add(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec,
+            std::uint32_t random_word = 0);
+/// a - b.
+rounded sub(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec,
+            std::uint32_t random_word = 0);
+/// a * b.
+rounded mul(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec,
+            std::uint32_t random_word = 0);
+/// a / b (divide-by-zero for finite nonzero / 0).
+rounded div(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec,
+            std::uint32_t random_word = 0);
+/// a * b + c with a single rounding.
+rounded fma(const format& f, std::uint32_t a, std::uint32_t b, std::uint32_t c,
+            const round_spec& spec, std::uint32_t random_word = 0);
+/// Square root (invalid for negative nonzero a; sqrt(-0) = -0).
+rounded sqrt(const format& f, std::uint32_t a, const round_spec& spec,
+             std::uint32_t random_word = 0);
+
+/// -a and |a|: sign-bit operations, exact, no flags (NaNs too).
+std::uint32_t negate(const format& f, std::uint32_t a);
+std::uint32_t abs(const format& f, std::uint32_t a);
+
+/// A quiet NaN for an operation on a and b (either a NaN), with invalid raised
+/// if either is signalling.
+rounded propagate_nan(const format& f, std::uint32_t a, std::uint32_t b);
+
+}  // namespace num

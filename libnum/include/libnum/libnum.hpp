@@ -1,0 +1,14 @@
+// Everything of libnum's scalar core in one include.
+#pragma once
+
+#include "arithmetic.hpp"
+#include "codec.hpp"
+#include "compare.hpp"
+#include "convert.hpp"
+#include "environment.hpp"
+#include "exact_value.hpp"
+#include "format.hpp"
+#include "philox.hpp"
+#include "rounding.hpp"
+#include "small_float.hpp"
+#include "text.hpp"

@@ -1,0 +1,85 @@
+// Rounding modes, exception flags and the parameters of one rounding.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace num {
+
+/// Rounding-direction attributes. `stochastic` is defined exactly (DESIGN.md):
+/// with f in [0,1) the exact discarded fraction in units of the target's ulp and
+/// R a uniform integer in [0, 2^r), round away from zero iff floor(f*2^r)+R >= 2^r.
+enum class rounding : std::uint8_t {
+  nearest_even,
+  nearest_away,
+  toward_zero,
+  toward_positive,
+  toward_negative,
+  to_odd,
+  stochastic,
+};
+inline constexpr rounding all_roundings[] = {
+    rounding::nearest_even,    rounding::nearest_away,    rounding::toward_zero,
+    rounding::toward_positive, rounding::toward_negative, rounding::to_odd,
+    rounding::stochastic};
+
+/// When a result counts as tiny (for the underflow flag).
+enum class tininess : std::uint8_t { after_rounding, before_rounding };
+
+/// What an overflowing result becomes.
+enum class overflow_mode : std::uint8_t {
+  ieee,      ///< ±inf or ±max by rounding direction (NaN where the format has no inf)
+  saturate,  ///< ±max
+  nan,       ///< NaN (the IPU's NaN-on-overflow)
+};
+
+/// IEEE 754 exception flags; the bit values are Berkeley TestFloat's.
+enum class flags : std::uint8_t {
+  none = 0,
+  inexact = 1,
+  underflow = 2,
+  overflow = 4,
+  divide_by_zero = 8,
+  invalid = 16,
+};
+constexpr flags operator|(flags a, flags b) {
+  return static_cast<flags>(static_cast<std::uint8_t>(a) | static_cast<std::uint8_t>(b));
+}
+constexpr flags operator&(flags a, flags b) {
+  return static_cast<flags>(static_cast<std::uint8_t>(a) & static_cast<std::uint8_t>(b));
+}
+constexpr flags& operator|=(flags& a, flags b) { return a = a | b; }
+/// True if any flag of `which` is set in `set`.
+constexpr bool any(flags set, flags which) { return (set & which) != flags::none; }
+
+/// Everything that decides how one exact value is rounded.
+struct round_spec {
+  rounding mode = rounding::nearest_even;
+  int random_bits = 32;  ///< r in [1, 32], for stochastic rounding
+  tininess tiny = tininess::after_rounding;
+  overflow_mode overflow = overflow_mode::ieee;
+  friend constexpr bool operator==(const round_spec&, const round_spec&) = default;
+};
+
+/// An encoded result with the exception flags its operation raised.
+struct rounded {
+  std::uint32_t bits;
+  flags raised;
+};
+
+/// The random integer R in [0, 2^r) that stochastic rounding takes from a
+/// 32-bit random word: its top r bits.
+constexpr std::uint32_t random_draw(std::uint32_t word, int r) {
+  return r >= 32 ? word : word >> (32 - r);
+}
+
+/// Names: "ne" (nearest-even), "na" (nearest-away), "rz", "ru", "rd", "ro", "sr".
+std::string_view rounding_name(rounding m);
+/// Parses a rounding name (short names above, or long ones such as
+/// "nearest-even", "toward-zero", "stochastic"); throws std::invalid_argument.
+rounding parse_rounding(std::string_view text);
+/// "inexact|underflow" style list of the set flags ("none" if empty).
+std::string flags_to_string(flags f);
+
+}  // namespace num

@@ -1,0 +1,47 @@
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "libnum/rounding.hpp"
+
+namespace num {
+
+std::string_view rounding_name(rounding m) {
+  switch (m) {
+    case rounding::nearest_even: return "ne";
+    case rounding::nearest_away: return "na";
+    case rounding::toward_zero: return "rz";
+    case rounding::toward_positive: return "ru";
+    case rounding::toward_negative: return "rd";
+    case rounding::to_odd: return "ro";
+    case rounding::stochastic: return "sr";
+  }
+  return "?";
+}
+
+rounding parse_rounding(std::string_view t) {
+  if (t == "ne" || t == "rne" || t == "nearest-even" || t == "nearest_even") return rounding::nearest_even;
+  if (t == "na" || t == "rna" || t == "nearest-away" || t == "nearest_away") return rounding::nearest_away;
+  if (t == "rz" || t == "toward-zero" || t == "toward_zero" || t == "truncate") return rounding::toward_zero;
+  if (t == "ru" || t == "toward-positive" || t == "toward_positive" || t == "up") return rounding::toward_positive;
+  if (t == "rd" || t == "toward-negative" || t == "toward_negative" || t == "down") return rounding::toward_negative;
+  if (t == "ro" || t == "odd" || t == "to-odd" || t == "to_odd") return rounding::to_odd;
+  if (t == "sr" || t == "stochastic") return rounding::stochastic;
+  throw std::invalid_argument("unknown rounding mode '" + std::string(t) +
+                              "' (expected ne, na, rz, ru, rd, ro or sr)");
+}
+
+std::string flags_to_string(flags f) {
+  static constexpr std::pair<flags, const char*> names[] = {
+      {flags::invalid, "invalid"}, {flags::divide_by_zero, "divide-by-zero"}, {flags::overflow, "overflow"},
+      {flags::underflow, "underflow"}, {flags::inexact, "inexact"}};
+  std::string s;
+  for (const auto& [flag, name] : names) {
+    if (!any(f, flag)) continue;
+    if (!s.empty()) s += '|';
+    s += name;
+  }
+  return s.empty() ? "none" : s;
+}
+
+}  // namespace num

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds numlab twice (plain, then with AddressSanitizer + UBSan) and runs the
+# default test suite (everything not labelled `slow`) in both builds.
+# Slow, exhaustive checks: scripts/test.sh --slow (adds `ctest -L slow`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+slow=0
+[ "${1:-}" = "--slow" ] && slow=1
+
+configure_build_test() {
+  local dir=$1; shift
+  cmake -S . -B "$dir" -G Ninja -DNUMLAB_WERROR=ON "$@" >/dev/null
+  cmake --build "$dir" -j "$jobs"
+  (cd "$dir" && ctest -LE slow -j "$jobs" --output-on-failure)
+  if [ "$slow" = 1 ]; then
+    (cd "$dir" && ctest -L slow --output-on-failure)
+  fi
+}
+
+configure_build_test build -DCMAKE_BUILD_TYPE=Release
+# The sanitized build skips benchmarks and the GUI's screenshots are still tested.
+configure_build_test build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNUMLAB_SANITIZE=ON -DNUMLAB_BUILD_BENCH=OFF
