@@ -1,0 +1,58 @@
+// 2-D convolution (cross-correlation, as in every DL framework) on NCHW
+// tensors, by im2col + OpenBLAS sgemm. Kernel layout [K, C, R, S].
+#pragma once
+
+#include <vector>
+
+#include "lab/layer.hpp"
+
+namespace lab {
+
+/// 'same' pads so that out = ceil(in / stride) (TensorFlow's rule, extra
+/// padding at the bottom/right); 'valid' does not pad.
+enum class padding_mode { same, valid };
+
+/// Geometry of one convolution or pooling window over an H x W input.
+struct window_geometry {
+  std::size_t in_h, in_w, kernel_h, kernel_w, stride;
+  std::size_t pad_top, pad_left, out_h, out_w;
+};
+
+/// Geometry for an input of in_h x in_w; throws input_error (naming `who`)
+/// when the window does not fit.
+window_geometry make_geometry(const std::string& who, std::size_t in_h, std::size_t in_w, std::size_t kernel_h,
+                              std::size_t kernel_w, std::size_t stride, padding_mode padding);
+
+/// Convolution layer: input [N, C, H, W], output [N, K, OH, OW].
+class conv2d : public layer {
+ public:
+  conv2d(std::string name, std::size_t in_channels, std::size_t out_channels, std::size_t kernel_size,
+         std::size_t stride, padding_mode padding, bool bias);
+
+  [[nodiscard]] std::string_view kind() const override { return "conv2d"; }
+  [[nodiscard]] shape output_shape(const shape& in) const override;
+  void forward(const op_context& ctx, const tensor& in, tensor& out) override;
+  void backward(const op_context& ctx, const tensor& in, const tensor& out, const tensor& grad_out,
+                tensor* grad_in) override;
+  std::vector<parameter*> parameters() override;
+  /// Glorot-uniform kernel (TensorFlow's default) unless he_normal is set.
+  void initialise(rng& gen) override;
+
+  /// Use He (Kaiming) normal initialisation, as ResNets do.
+  void use_he_init() { he_init_ = true; }
+  parameter& kernel() { return kernel_; }
+  parameter& bias() { return bias_; }
+
+ private:
+  [[nodiscard]] window_geometry geometry(const shape& in) const;
+  [[nodiscard]] bool is_pointwise(const window_geometry& g) const;
+
+  std::size_t in_c_, out_c_, k_, stride_;
+  padding_mode padding_;
+  bool has_bias_;
+  bool he_init_ = false;
+  parameter kernel_, bias_;
+  std::vector<float> col_, dcol_;  // scratch, reused across calls
+};
+
+}  // namespace lab

@@ -1,0 +1,24 @@
+// Losses: softmax cross-entropy (with label smoothing) and mean squared error.
+// Each returns the mean loss over the batch and writes dL/d(prediction),
+// multiplied by `grad_scale` (1 / accumulation steps, or a loss scale later).
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "lab/op_context.hpp"
+#include "lab/tensor.hpp"
+
+namespace lab {
+
+/// Mean over the batch of -sum_k q_k log softmax(logits)_k where
+/// q = (1 - smoothing) * onehot(label) + smoothing / K. logits [N, K].
+/// Throws input_error for a label outside [0, K).
+float softmax_cross_entropy(const op_context& ctx, const tensor& logits, std::span<const std::int32_t> labels,
+                            float label_smoothing, float grad_scale, tensor& grad_logits);
+
+/// Mean over all elements of (prediction - target)^2; shapes must agree.
+float mean_squared_error(const op_context& ctx, const tensor& prediction, const tensor& target, float grad_scale,
+                         tensor& grad_prediction);
+
+}  // namespace lab

@@ -1,0 +1,109 @@
+// The one place every tensor of the trainer passes through.
+//
+// Each op (dense, conv2d, relu, pooling, batch norm, residual add, flatten,
+// dropout, the losses) and the optimizer update hand their tensors to the
+// op_context they are given, naming the *site* (layer, op, tensor) and the
+// *role* of the tensor:
+//
+//   ctx.produce(site, role, values)   every activation an op writes (role
+//                                     activation), every gradient it writes
+//                                     (grad_input for dL/d(input), grad_weight
+//                                     for dL/d(parameter)), after it is complete.
+//                                     A precision policy rounds `values` in
+//                                     place; a tracer takes statistics.
+//   ctx.weight(site, master)          the parameter values an op computes with.
+//                                     fp32 returns `master` itself; a mixed
+//                                     policy returns a rounded working copy that
+//                                     it owns (role weight) while the optimizer
+//                                     keeps updating the fp32 master.
+//   ctx.update(site, weight, delta)   the optimizer's write w <- w + delta
+//                                     (role update). A policy rounds the sum to
+//                                     its storage format (nearest or stochastic);
+//                                     a tracer sees w before, delta and w after
+//                                     (swamping detection). Afterwards the
+//                                     optimizer reports the new weight with
+//                                     produce(site, master_weight, weight).
+//
+// In plain fp32 no hook is installed and all of this does nothing beyond the
+// plain addition in update(). Later issues install a tensor_hook. Because the
+// hook is called once per tensor, never per element, a virtual call costs
+// nothing measurable.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace lab {
+
+/// What a tensor is to the op that handles it.
+enum class tensor_role {
+  activation,     ///< an op's forward output (including logits and the loss)
+  grad_input,     ///< dL/d(input) written by an op's backward
+  grad_weight,    ///< dL/d(parameter) accumulated by an op's backward
+  weight,         ///< the parameter values an op computes with
+  master_weight,  ///< the stored parameter after an optimizer update
+  update,         ///< the optimizer's step delta applied to a weight
+};
+
+/// Lower-case name of a role ("grad_weight"), for traces and messages.
+std::string_view role_name(tensor_role role);
+
+/// Where a tensor is produced: the layer's unique name ("conv2",
+/// "stage1.block0.conv_a"), the op kind ("conv2d") and which of its tensors
+/// ("output", "grad_input", "kernel", "bias", "gamma", ...).
+struct site {
+  std::string_view layer;
+  std::string_view op;
+  std::string_view tensor;
+};
+
+/// What a precision policy or tracer implements; see the file comment.
+class tensor_hook {
+ public:
+  virtual ~tensor_hook() = default;
+  /// Sees (and may round in place) a tensor an op has just produced.
+  virtual void produce(const site& where, tensor_role role, std::span<float> values) = 0;
+  /// Returns the values an op must compute with for a parameter whose fp32
+  /// master copy is `master`: `master` itself or a span the hook owns, valid
+  /// until the next call for the same site.
+  virtual std::span<const float> weight(const site& where, std::span<const float> master) = 0;
+  /// Performs weight[i] <- weight[i] + delta[i] for all i, in whatever
+  /// arithmetic the policy prescribes, observing before and after.
+  virtual void update(const site& where, std::span<float> weight, std::span<const float> delta) = 0;
+};
+
+/// Per-call context handed to every op's forward and backward and to the
+/// optimizer. Cheap to copy; it does not own the hook.
+class op_context {
+ public:
+  /// A context with no hook: plain fp32.
+  op_context() = default;
+  /// A context that routes every tensor through `hook` (may be null).
+  explicit op_context(tensor_hook* hook) : hook_(hook) {}
+
+  /// Hands a freshly produced tensor to the hook (no-op without one).
+  void produce(const site& where, tensor_role role, std::span<float> values) const {
+    if (hook_ != nullptr) hook_->produce(where, role, values);
+  }
+  /// The values to compute with for the parameter `master` (role weight).
+  [[nodiscard]] std::span<const float> weight(const site& where, std::span<const float> master) const {
+    return hook_ != nullptr ? hook_->weight(where, master) : master;
+  }
+  /// weight <- weight + delta through the hook (role update); plain fp32
+  /// addition without one. Spans must have equal size.
+  void update(const site& where, std::span<float> weight, std::span<const float> delta) const;
+
+  /// True while training: batch norm uses batch statistics and updates its
+  /// running ones, dropout drops. False for evaluation.
+  bool training = true;
+  /// Seed and step counter from which stochastic ops (dropout) derive their
+  /// random streams, so a run is reproducible and resumable.
+  std::uint64_t seed = 0;
+  std::uint64_t step = 0;
+
+ private:
+  tensor_hook* hook_ = nullptr;
+};
+
+}  // namespace lab

@@ -1,0 +1,68 @@
+// Optimizers: SGD (plain, momentum, Nesterov), Adam and AdamW, with weight
+// decay; plus gradient clipping by global norm. Every weight write goes
+// through op_context::update (role update) and is then reported with role
+// master_weight, so precision policies control how updates are rounded.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lab/layer.hpp"
+
+namespace lab {
+
+/// Which update rule.
+enum class optimizer_kind { sgd, adam, adamw };
+
+/// Hyper-parameters. Semantics follow PyTorch: SGD momentum without
+/// dampening, buf = momentum*buf + g, Nesterov uses g + momentum*buf; Adam's
+/// eps is added to sqrt(v)/sqrt(1 - beta2^t). weight_decay adds
+/// weight_decay*w to the gradient (L2) for sgd and adam, and shrinks w by
+/// lr*weight_decay*w directly (decoupled) for adamw. Parameters whose `decay`
+/// flag is false (biases, norm scales) are never decayed.
+struct optimizer_settings {
+  optimizer_kind kind = optimizer_kind::adam;
+  float momentum = 0.0f;
+  bool nesterov = false;
+  float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
+  float weight_decay = 0.0f;
+};
+
+/// Parses "sgd", "adam", "adamw"; throws input_error otherwise.
+optimizer_kind parse_optimizer_kind(const std::string& name);
+
+/// Applies one update per call to a fixed list of parameters.
+class optimizer {
+ public:
+  optimizer(optimizer_settings settings, std::vector<parameter*> params);
+
+  /// One update with learning rate lr from the parameters' current grads.
+  void step(const op_context& ctx, float lr);
+  /// Number of updates applied so far (Adam's t).
+  [[nodiscard]] std::uint64_t steps() const { return steps_; }
+  /// Restores the update counter (checkpoint resume).
+  void set_steps(std::uint64_t n) { steps_ = n; }
+  /// The per-parameter state tensors (momentum buffers, Adam's m and v) in a
+  /// fixed order, for checkpoints.
+  std::vector<tensor*> state();
+
+ private:
+  optimizer_settings settings_;
+  std::vector<parameter*> params_;
+  std::vector<tensor> first_, second_;  // momentum / Adam m; Adam v
+  std::vector<float> delta_;            // scratch for the update of one parameter
+  std::uint64_t steps_ = 0;
+};
+
+/// Sets every parameter's gradient to zero.
+void zero_gradients(const std::vector<parameter*>& params);
+/// The global L2 norm of all gradients (accumulated in double).
+double gradient_norm(const std::vector<parameter*>& params);
+/// Scales all gradients so their global norm is at most max_norm; returns
+/// the norm before clipping. max_norm <= 0 disables clipping.
+double clip_gradient_norm(const std::vector<parameter*>& params, float max_norm);
+/// Multiplies every gradient by `factor` (gradient accumulation averaging).
+void scale_gradients(const std::vector<parameter*>& params, float factor);
+
+}  // namespace lab

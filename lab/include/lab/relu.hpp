@@ -1,0 +1,19 @@
+// Rectified linear unit, elementwise: out = max(in, 0).
+#pragma once
+
+#include "lab/layer.hpp"
+
+namespace lab {
+
+/// ReLU layer; any shape. The gradient at exactly 0 is taken as 0.
+class relu : public layer {
+ public:
+  using layer::layer;
+  [[nodiscard]] std::string_view kind() const override { return "relu"; }
+  [[nodiscard]] shape output_shape(const shape& in) const override { return in; }
+  void forward(const op_context& ctx, const tensor& in, tensor& out) override;
+  void backward(const op_context& ctx, const tensor& in, const tensor& out, const tensor& grad_out,
+                tensor* grad_in) override;
+};
+
+}  // namespace lab

@@ -1,0 +1,77 @@
+#include "lab/dense.hpp"
+
+#include <cblas.h>
+
+#include <cmath>
+
+#include "lab/errors.hpp"
+
+namespace lab {
+
+dense::dense(std::string name, std::size_t in_features, std::size_t out_features, bool bias)
+    : layer(std::move(name)), in_(in_features), out_(out_features), has_bias_(bias) {
+  kernel_ = make_parameter(this->name(), kind(), "kernel", {out_, in_}, true);
+  if (has_bias_) bias_ = make_parameter(this->name(), kind(), "bias", {out_}, false);
+}
+
+shape dense::output_shape(const shape& in) const {
+  if (in.rank() != 2 || in[1] != in_)
+    throw input_error("layer " + name() + " (dense): expects input [N, " + std::to_string(in_) + "], got " +
+                      in.str());
+  return {in[0], out_};
+}
+
+void dense::forward(const op_context& ctx, const tensor& in, tensor& out) {
+  const std::size_t n = in.shape()[0];
+  out.resize(output_shape(in.shape()));
+  const auto w = ctx.weight(site("kernel"), kernel_.value.values());
+  float beta = 0.0f;
+  if (has_bias_) {
+    const auto b = ctx.weight(site("bias"), bias_.value.values());
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t o = 0; o < out_; ++o) out[i * out_ + o] = b[o];
+    beta = 1.0f;
+  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(n), static_cast<int>(out_),
+              static_cast<int>(in_), 1.0f, in.data(), static_cast<int>(in_), w.data(), static_cast<int>(in_), beta,
+              out.data(), static_cast<int>(out_));
+  ctx.produce(site("output"), tensor_role::activation, out.values());
+}
+
+void dense::backward(const op_context& ctx, const tensor& in, const tensor& /*out*/, const tensor& grad_out,
+                     tensor* grad_in) {
+  const auto n = static_cast<int>(in.shape()[0]);
+  const auto fi = static_cast<int>(in_);
+  const auto fo = static_cast<int>(out_);
+  // dW[o, f] += sum_n dY[n, o] * X[n, f]
+  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, fo, fi, n, 1.0f, grad_out.data(), fo, in.data(), fi, 1.0f,
+              kernel_.grad.data(), fi);
+  ctx.produce(site("kernel"), tensor_role::grad_weight, kernel_.grad.values());
+  if (has_bias_) {
+    float* db = bias_.grad.data();
+    for (int i = 0; i < n; ++i)
+      for (int o = 0; o < fo; ++o) db[o] += grad_out[static_cast<std::size_t>(i * fo + o)];
+    ctx.produce(site("bias"), tensor_role::grad_weight, bias_.grad.values());
+  }
+  if (grad_in != nullptr) {
+    grad_in->resize(in.shape());
+    const auto w = ctx.weight(site("kernel"), kernel_.value.values());
+    // dX[n, f] = sum_o dY[n, o] * W[o, f]
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, fi, fo, 1.0f, grad_out.data(), fo, w.data(), fi,
+                0.0f, grad_in->data(), fi);
+    ctx.produce(site("grad_input"), tensor_role::grad_input, grad_in->values());
+  }
+}
+
+std::vector<parameter*> dense::parameters() {
+  if (has_bias_) return {&kernel_, &bias_};
+  return {&kernel_};
+}
+
+void dense::initialise(rng& gen) {
+  const float limit = std::sqrt(6.0f / static_cast<float>(in_ + out_));
+  for (auto& v : kernel_.value.values()) v = gen.uniform(-limit, limit);
+  if (has_bias_) bias_.value.zero();
+}
+
+}  // namespace lab

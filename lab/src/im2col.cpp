@@ -1,0 +1,82 @@
+#include "im2col.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace lab::detail {
+namespace {
+
+// Output columns [lo, hi) whose input column ow*stride - pad + s lies inside [0, in_w).
+void valid_range(const window_geometry& g, std::size_t s, std::size_t& lo, std::size_t& hi) {
+  const long long pad = static_cast<long long>(g.pad_left) - static_cast<long long>(s);
+  const auto stride = static_cast<long long>(g.stride);
+  // smallest ow with ow*stride >= pad
+  long long first = pad <= 0 ? 0 : (pad + stride - 1) / stride;
+  // largest ow with ow*stride - pad <= in_w - 1
+  long long last = (static_cast<long long>(g.in_w) - 1 + pad) / stride;
+  first = std::min<long long>(first, static_cast<long long>(g.out_w));
+  last = std::min<long long>(last + 1, static_cast<long long>(g.out_w));
+  lo = static_cast<std::size_t>(first);
+  hi = static_cast<std::size_t>(std::max(first, last));
+}
+
+}  // namespace
+
+void im2col(const float* image, std::size_t channels, const window_geometry& g, float* col) {
+  const std::size_t plane = g.in_h * g.in_w;
+  const std::size_t out_plane = g.out_h * g.out_w;
+  for (std::size_t c = 0; c < channels; ++c) {
+    const float* src = image + c * plane;
+    for (std::size_t r = 0; r < g.kernel_h; ++r) {
+      for (std::size_t s = 0; s < g.kernel_w; ++s) {
+        float* row = col + ((c * g.kernel_h + r) * g.kernel_w + s) * out_plane;
+        std::size_t lo = 0, hi = 0;
+        valid_range(g, s, lo, hi);
+        for (std::size_t oh = 0; oh < g.out_h; ++oh) {
+          float* dst = row + oh * g.out_w;
+          const long long ih = static_cast<long long>(oh * g.stride + r) - static_cast<long long>(g.pad_top);
+          if (ih < 0 || ih >= static_cast<long long>(g.in_h)) {
+            std::fill(dst, dst + g.out_w, 0.0f);
+            continue;
+          }
+          const float* line = src + static_cast<std::size_t>(ih) * g.in_w;
+          std::fill(dst, dst + lo, 0.0f);
+          if (g.stride == 1) {
+            if (hi > lo) std::memcpy(dst + lo, line + lo + s - g.pad_left, (hi - lo) * sizeof(float));
+          } else {
+            for (std::size_t ow = lo; ow < hi; ++ow) dst[ow] = line[ow * g.stride + s - g.pad_left];
+          }
+          std::fill(dst + hi, dst + g.out_w, 0.0f);
+        }
+      }
+    }
+  }
+}
+
+void col2im_add(const float* col, std::size_t channels, const window_geometry& g, float* image) {
+  const std::size_t plane = g.in_h * g.in_w;
+  const std::size_t out_plane = g.out_h * g.out_w;
+  for (std::size_t c = 0; c < channels; ++c) {
+    float* dst_plane = image + c * plane;
+    for (std::size_t r = 0; r < g.kernel_h; ++r) {
+      for (std::size_t s = 0; s < g.kernel_w; ++s) {
+        const float* row = col + ((c * g.kernel_h + r) * g.kernel_w + s) * out_plane;
+        std::size_t lo = 0, hi = 0;
+        valid_range(g, s, lo, hi);
+        for (std::size_t oh = 0; oh < g.out_h; ++oh) {
+          const long long ih = static_cast<long long>(oh * g.stride + r) - static_cast<long long>(g.pad_top);
+          if (ih < 0 || ih >= static_cast<long long>(g.in_h)) continue;
+          float* line = dst_plane + static_cast<std::size_t>(ih) * g.in_w;
+          const float* src = row + oh * g.out_w;
+          if (g.stride == 1) {
+            for (std::size_t ow = lo; ow < hi; ++ow) line[ow + s - g.pad_left] += src[ow];
+          } else {
+            for (std::size_t ow = lo; ow < hi; ++ow) line[ow * g.stride + s - g.pad_left] += src[ow];
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace lab::detail

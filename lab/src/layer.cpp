@@ -1,0 +1,18 @@
+#include "lab/layer.hpp"
+
+namespace lab {
+
+parameter make_parameter(std::string_view layer, std::string_view op, std::string_view tensor_name,
+                         const shape& s, bool decay) {
+  parameter p;
+  p.layer = std::string(layer);
+  p.op = std::string(op);
+  p.tensor_name = std::string(tensor_name);
+  p.name = p.layer + "." + p.tensor_name;
+  p.value = tensor(s);
+  p.grad = tensor(s);
+  p.decay = decay;
+  return p;
+}
+
+}  // namespace lab

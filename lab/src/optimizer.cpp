@@ -1,0 +1,98 @@
+#include "lab/optimizer.hpp"
+
+#include <cmath>
+
+#include "lab/errors.hpp"
+
+namespace lab {
+
+optimizer_kind parse_optimizer_kind(const std::string& name) {
+  if (name == "sgd") return optimizer_kind::sgd;
+  if (name == "adam") return optimizer_kind::adam;
+  if (name == "adamw") return optimizer_kind::adamw;
+  throw input_error("unknown optimizer '" + name + "' (known: sgd, adam, adamw)");
+}
+
+optimizer::optimizer(optimizer_settings settings, std::vector<parameter*> params)
+    : settings_(settings), params_(std::move(params)) {
+  const bool adam_like = settings_.kind != optimizer_kind::sgd;
+  for (auto* p : params_) {
+    if (adam_like || settings_.momentum != 0.0f) first_.emplace_back(p->value.shape());
+    if (adam_like) second_.emplace_back(p->value.shape());
+  }
+}
+
+std::vector<tensor*> optimizer::state() {
+  std::vector<tensor*> all;
+  for (auto& t : first_) all.push_back(&t);
+  for (auto& t : second_) all.push_back(&t);
+  return all;
+}
+
+void optimizer::step(const op_context& ctx, float lr) {
+  ++steps_;
+  const auto& s = settings_;
+  const auto t = static_cast<double>(steps_);
+  const auto bias1 = static_cast<float>(1.0 - std::pow(static_cast<double>(s.beta1), t));
+  const auto bias2_sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(static_cast<double>(s.beta2), t)));
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    parameter& p = *params_[i];
+    const std::size_t n = p.value.size();
+    float* w = p.value.data();
+    const float* g = p.grad.data();
+    delta_.resize(n);
+    const float l2 = p.decay && s.kind != optimizer_kind::adamw ? s.weight_decay : 0.0f;
+    if (s.kind == optimizer_kind::sgd) {
+      if (s.momentum == 0.0f) {
+        for (std::size_t j = 0; j < n; ++j) delta_[j] = -lr * (g[j] + l2 * w[j]);
+      } else {
+        float* buf = first_[i].data();
+        for (std::size_t j = 0; j < n; ++j) {
+          const float grad = g[j] + l2 * w[j];
+          buf[j] = s.momentum * buf[j] + grad;
+          const float direction = s.nesterov ? grad + s.momentum * buf[j] : buf[j];
+          delta_[j] = -lr * direction;
+        }
+      }
+    } else {
+      float* m = first_[i].data();
+      float* v = second_[i].data();
+      const float step_size = lr / bias1;
+      const float decoupled = p.decay && s.kind == optimizer_kind::adamw ? lr * s.weight_decay : 0.0f;
+      for (std::size_t j = 0; j < n; ++j) {
+        const float grad = g[j] + l2 * w[j];
+        m[j] = s.beta1 * m[j] + (1.0f - s.beta1) * grad;
+        v[j] = s.beta2 * v[j] + (1.0f - s.beta2) * grad * grad;
+        const float denom = std::sqrt(v[j]) / bias2_sqrt + s.eps;
+        delta_[j] = -step_size * m[j] / denom - decoupled * w[j];
+      }
+    }
+    const lab::site where = p.site();
+    ctx.update(where, p.value.values(), delta_);
+    ctx.produce(where, tensor_role::master_weight, p.value.values());
+  }
+}
+
+void zero_gradients(const std::vector<parameter*>& params) {
+  for (auto* p : params) p->grad.zero();
+}
+
+double gradient_norm(const std::vector<parameter*>& params) {
+  double sum = 0.0;
+  for (auto* p : params)
+    for (float g : p->grad.values()) sum += static_cast<double>(g) * g;
+  return std::sqrt(sum);
+}
+
+double clip_gradient_norm(const std::vector<parameter*>& params, float max_norm) {
+  const double norm = gradient_norm(params);
+  if (max_norm > 0.0f && norm > max_norm) scale_gradients(params, static_cast<float>(max_norm / (norm + 1e-6)));
+  return norm;
+}
+
+void scale_gradients(const std::vector<parameter*>& params, float factor) {
+  for (auto* p : params)
+    for (float& g : p->grad.values()) g *= factor;
+}
+
+}  // namespace lab

@@ -1,0 +1,69 @@
+#include "lab/residual.hpp"
+
+#include "lab/errors.hpp"
+
+namespace lab {
+
+residual::residual(std::string name)
+    : layer(std::move(name)), main_(this->name() + ".main"), shortcut_(this->name() + ".shortcut") {}
+
+shape residual::output_shape(const shape& in) const {
+  const shape a = main_.output_shape(in);
+  const shape b = shortcut_.output_shape(in);
+  if (a != b)
+    throw input_error("layer " + name() + " (residual_add): main branch gives " + a.str() + " but shortcut gives " +
+                      b.str());
+  return a;
+}
+
+void residual::forward(const op_context& ctx, const tensor& in, tensor& out) {
+  const shape s = output_shape(in.shape());
+  main_.forward(ctx, in, main_out_);
+  const tensor* skip = &in;
+  if (!shortcut_.layers().empty()) {
+    shortcut_.forward(ctx, in, shortcut_out_);
+    skip = &shortcut_out_;
+  }
+  out.resize(s);
+  const std::size_t n = out.size();
+  for (std::size_t i = 0; i < n; ++i) out[i] = main_out_[i] + (*skip)[i];
+  ctx.produce(site("output"), tensor_role::activation, out.values());
+}
+
+void residual::backward(const op_context& ctx, const tensor& in, const tensor& /*out*/, const tensor& grad_out,
+                        tensor* grad_in) {
+  // The sum passes grad_out unchanged to both branches.
+  main_.backward(ctx, in, main_out_, grad_out, grad_in != nullptr ? &main_grad_ : nullptr);
+  if (shortcut_.layers().empty()) {
+    if (grad_in == nullptr) return;
+    grad_in->resize(in.shape());
+    for (std::size_t i = 0; i < in.size(); ++i) (*grad_in)[i] = main_grad_[i] + grad_out[i];
+  } else {
+    shortcut_.backward(ctx, in, shortcut_out_, grad_out, grad_in != nullptr ? &shortcut_grad_ : nullptr);
+    if (grad_in == nullptr) return;
+    grad_in->resize(in.shape());
+    for (std::size_t i = 0; i < in.size(); ++i) (*grad_in)[i] = main_grad_[i] + shortcut_grad_[i];
+  }
+  ctx.produce(site("grad_input"), tensor_role::grad_input, grad_in->values());
+}
+
+std::vector<parameter*> residual::parameters() {
+  auto all = main_.parameters();
+  auto s = shortcut_.parameters();
+  all.insert(all.end(), s.begin(), s.end());
+  return all;
+}
+
+std::vector<tensor*> residual::buffers() {
+  auto all = main_.buffers();
+  auto s = shortcut_.buffers();
+  all.insert(all.end(), s.begin(), s.end());
+  return all;
+}
+
+void residual::initialise(rng& gen) {
+  main_.initialise(gen);
+  shortcut_.initialise(gen);
+}
+
+}  // namespace lab
