@@ -1,0 +1,133 @@
+// Reads run databases: the stable API behind `numlab inspect` and numlab-gui.
+//
+// Opening checks that the file is a run database this build understands;
+// every query turns damage it meets into a rundb exception (never a crash).
+// A reader sees a consistent snapshot per query and may be used while a
+// writer in another process appends. One reader per thread.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "rundb/records.hpp"
+
+namespace rundb {
+
+namespace detail {
+class database;
+}
+
+/// An inclusive range of steps.
+struct step_range {
+  std::int64_t first = std::numeric_limits<std::int64_t>::min();
+  std::int64_t last = std::numeric_limits<std::int64_t>::max();
+};
+
+/// Which tensor statistics to read. Unset filters match everything.
+struct stats_query {
+  run_id run = 0;
+  std::optional<std::string> layer{};
+  std::optional<std::string> role{};
+  step_range steps{};
+  bool with_histograms = false;  ///< histograms are the bulk of the data; off by default
+};
+
+/// Totals of one layer and role over a whole run (for summaries and rankings).
+struct layer_totals {
+  std::string layer{};
+  std::string role{};
+  std::int64_t records = 0;  ///< tensor_stats rows summed
+  std::uint64_t count = 0;   ///< values summed over those rows
+  std::uint64_t underflows = 0;
+  std::uint64_t overflows = 0;
+  std::uint64_t subnormals = 0;
+  std::uint64_t nans = 0;
+  std::uint64_t infs = 0;
+  std::uint64_t swamped = 0;
+  std::uint64_t partially_swamped = 0;
+};
+
+/// One value of a generic table row: NULL, integer, real, text, or decoded histogram counts.
+using cell = std::variant<std::monostate, std::int64_t, double, std::string, std::vector<std::uint64_t>>;
+
+/// A whole table (or one run's part of it) as rows of cells, for export.
+struct table {
+  std::vector<std::string> columns{};
+  std::vector<std::vector<cell>> rows{};
+};
+
+/// Read-only access to one run database file.
+class reader {
+ public:
+  /// Opens `file` read-only. Throws not_a_run_database (missing, foreign or
+  /// non-SQLite file), newer_schema, or corrupt_database.
+  explicit reader(const std::filesystem::path& file);
+  ~reader();
+  reader(reader&&) noexcept;
+  reader& operator=(reader&&) noexcept;
+
+  const std::filesystem::path& path() const { return path_; }
+
+  /// All runs, oldest first.
+  std::vector<run_info> runs();
+  /// One run; throws rundb::error when there is no such id.
+  run_info run(run_id id);
+
+  /// Number of stored steps of a run.
+  std::int64_t step_count(run_id run);
+  /// The step with the largest number, if any.
+  std::optional<step_record> last_step(run_id run);
+  /// Steps in `range`, ascending. With max_points > 0 and more steps than
+  /// that, consecutive steps are merged into at most max_points buckets: the
+  /// bucket's first step and epoch, mean loss / lr / grad_norm, minimum loss
+  /// scale, skipped if any step in it was (with one of their reasons), last
+  /// wall time. Use skipped_steps() for the exact skipped steps.
+  std::vector<step_record> steps(run_id run, step_range range = {}, std::size_t max_points = 0);
+  /// Every skipped step of a run, ascending.
+  std::vector<step_record> skipped_steps(run_id run);
+
+  /// Tensor statistics matching `query`, ordered by step, then layer order of first appearance.
+  std::vector<tensor_stats_record> tensor_stats(const stats_query& query);
+  /// The statistics (with histogram) of `layer`/`role` at the largest recorded
+  /// step <= `step`; std::nullopt when there is none.
+  std::optional<tensor_stats_record> histogram(run_id run, std::string_view layer,
+                                               std::string_view role, std::int64_t step);
+  /// Steps that have tensor statistics (of `role`, when given), ascending.
+  std::vector<std::int64_t> stats_steps(run_id run, std::optional<std::string> role = {});
+  /// Layers (sites) with statistics, in order of first appearance.
+  std::vector<std::string> layers(run_id run);
+  /// Roles with statistics, sorted.
+  std::vector<std::string> roles(run_id run);
+  /// Totals per layer and role over the run, in layer order.
+  std::vector<layer_totals> totals_by_layer(run_id run);
+
+  std::vector<event_record> events(run_id run);
+  std::vector<evaluation_record> evaluations(run_id run);
+  /// Shadow-mode errors, optionally of one layer only, ordered by step.
+  std::vector<shadow_error_record> shadow_errors(run_id run, std::optional<std::string> layer = {});
+  /// Parameters of a format: as declared in the file, else numlab's built-in ones.
+  std::optional<format_info> format(std::string_view name);
+
+  /// Names of the tables read_table accepts.
+  static std::vector<std::string> table_names();
+  /// A whole table, or only `run`'s rows; throws rundb::error for an unknown name.
+  table read_table(std::string_view name, std::optional<run_id> run = {});
+
+  /// Changes whenever another connection commits; poll it to refresh live views.
+  std::int64_t data_version();
+  /// Runs SQLite's integrity check; throws corrupt_database on damage.
+  void check_integrity();
+
+ private:
+  std::filesystem::path path_{};
+  std::unique_ptr<detail::database> db_{};
+};
+
+}  // namespace rundb

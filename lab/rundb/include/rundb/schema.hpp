@@ -1,0 +1,16 @@
+// Identity and version of the run-database file format (see lab/SCHEMA.md).
+#pragma once
+
+#include <cstdint>
+
+namespace rundb {
+
+/// Stored in the SQLite header (PRAGMA application_id): "NMLB".
+inline constexpr std::int32_t application_id = 0x4E4D4C42;
+/// Stored in PRAGMA user_version and meta.schema_version; bumped on any
+/// incompatible change. Readers refuse files with a larger number.
+inline constexpr int schema_version = 1;
+/// Stored in meta.application.
+inline constexpr const char* application_name = "numlab-rundb";
+
+}  // namespace rundb

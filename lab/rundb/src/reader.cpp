@@ -1,0 +1,385 @@
+// The run-database reader: read-only queries returning plain records.
+#include "rundb/reader.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "histogram_blob.hpp"
+#include "rundb/errors.hpp"
+#include "schema_sql.hpp"
+#include "sqlite.hpp"
+
+namespace rundb {
+namespace {
+
+using detail::statement;
+
+constexpr std::array<std::string_view, 7> exportable_tables{
+    "runs", "steps", "tensor_stats", "events", "evaluations", "shadow_errors", "formats"};
+
+std::uint64_t as_count(std::int64_t stored) { return static_cast<std::uint64_t>(stored); }
+
+// SQLite's total() is a double; clamp before converting so damaged data
+// cannot make the conversion undefined.
+std::uint64_t total_as_count(double total) {
+  if (!(total > 0)) return 0;
+  if (total >= 18446744073709551615.0) return std::numeric_limits<std::uint64_t>::max();
+  return static_cast<std::uint64_t>(total);
+}
+
+[[noreturn]] void damaged(const detail::database& db, const std::string& what) {
+  throw corrupt_database(db.file() + ": corrupt run database: " + what);
+}
+
+constexpr const char* run_columns =
+    "SELECT id, name, start_time, end_time, config_yaml, numlab_version, host, status FROM runs";
+
+run_info read_run(const detail::database& db, const statement& s) {
+  run_info r;
+  r.id = s.column_int(0);
+  r.name = s.column_text(1);
+  r.start_time = s.column_text(2);
+  r.end_time = s.column_text(3);
+  r.config_yaml = s.column_text(4);
+  r.numlab_version = s.column_text(5);
+  r.host = s.column_text(6);
+  const std::string status = s.column_text(7);
+  const auto parsed = parse_run_status(status);
+  if (!parsed) damaged(db, "run " + std::to_string(r.id) + " has unknown status '" + status + "'");
+  r.status = *parsed;
+  return r;
+}
+
+constexpr const char* step_columns =
+    "SELECT run_id, step, epoch, loss, loss_scale, skipped, skip_reason, lr, grad_norm, wall_time "
+    "FROM steps";
+
+step_record read_step(const statement& s) {
+  step_record r;
+  r.run = s.column_int(0);
+  r.step = s.column_int(1);
+  r.epoch = s.column_int(2);
+  r.loss = s.column_optional_double(3);
+  r.loss_scale = s.column_optional_double(4);
+  r.skipped = s.column_int(5) != 0;
+  r.skip_reason = s.column_text(6);
+  r.lr = s.column_optional_double(7);
+  r.grad_norm = s.column_optional_double(8);
+  r.wall_time = s.column_optional_double(9);
+  return r;
+}
+
+constexpr const char* stats_columns =
+    "SELECT run_id, step, layer, op, role, format, count, zeros, subnormals, underflows, "
+    "overflows, nans, infs, min_abs, min_nonzero_abs, max_abs, mean, rms, swamped, "
+    "partially_swamped, hist_first_exponent, ";
+
+tensor_stats_record read_stats(const detail::database& db, const statement& s, bool histogram) {
+  tensor_stats_record r;
+  r.run = s.column_int(0);
+  r.step = s.column_int(1);
+  r.layer = s.column_text(2);
+  r.op = s.column_text(3);
+  r.role = s.column_text(4);
+  r.format = s.column_text(5);
+  r.count = as_count(s.column_int(6));
+  r.zeros = as_count(s.column_int(7));
+  r.subnormals = as_count(s.column_int(8));
+  r.underflows = as_count(s.column_int(9));
+  r.overflows = as_count(s.column_int(10));
+  r.nans = as_count(s.column_int(11));
+  r.infs = as_count(s.column_int(12));
+  r.min_abs = s.column_double(13);
+  r.min_nonzero_abs = s.column_double(14);
+  r.max_abs = s.column_double(15);
+  r.mean = s.column_double(16);
+  r.rms = s.column_double(17);
+  r.swamped = as_count(s.column_int(18));
+  r.partially_swamped = as_count(s.column_int(19));
+  if (histogram && !s.is_null(21)) {
+    const std::int64_t first = s.column_int(20);
+    auto bins = detail::decode_counts(s.column_blob(21));
+    if (!bins || bins->size() == 1 || first < std::numeric_limits<std::int32_t>::min() ||
+        first > std::numeric_limits<std::int32_t>::max()) {
+      damaged(db, "malformed histogram of " + r.layer + "/" + r.role + " at step " +
+                      std::to_string(r.step));
+    }
+    r.hist.first_exponent = static_cast<std::int32_t>(first);
+    r.hist.bins = std::move(*bins);
+  }
+  return r;
+}
+
+}  // namespace
+
+reader::reader(const std::filesystem::path& file) : path_(file) {
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) throw not_a_run_database(file.string() + ": no such file");
+  if (std::filesystem::is_directory(file, ec)) {
+    throw not_a_run_database(file.string() + ": is a directory, not a run database");
+  }
+  db_ = std::make_unique<detail::database>(file.string(), SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX);
+  // Extra checks on every page read turn subtle damage into SQLITE_CORRUPT.
+  db_->exec("PRAGMA cell_size_check = ON");
+  detail::check_schema(*db_);
+}
+
+reader::~reader() = default;
+reader::reader(reader&&) noexcept = default;
+reader& reader::operator=(reader&&) noexcept = default;
+
+std::vector<run_info> reader::runs() {
+  statement s(*db_, (std::string(run_columns) + " ORDER BY id").c_str());
+  std::vector<run_info> out;
+  while (s.step()) out.push_back(read_run(*db_, s));
+  return out;
+}
+
+run_info reader::run(run_id id) {
+  statement s(*db_, (std::string(run_columns) + " WHERE id = ?1").c_str());
+  s.bind(1, id);
+  if (!s.step()) throw error(path_.string() + ": no run with id " + std::to_string(id));
+  return read_run(*db_, s);
+}
+
+std::int64_t reader::step_count(run_id run) {
+  statement s(*db_, "SELECT count(*) FROM steps WHERE run_id = ?1");
+  s.bind(1, run);
+  return s.step() ? s.column_int(0) : 0;
+}
+
+std::optional<step_record> reader::last_step(run_id run) {
+  statement s(*db_, (std::string(step_columns) + " WHERE run_id = ?1 ORDER BY step DESC LIMIT 1").c_str());
+  s.bind(1, run);
+  if (!s.step()) return std::nullopt;
+  return read_step(s);
+}
+
+std::vector<step_record> reader::steps(run_id run, step_range range, std::size_t max_points) {
+  std::vector<step_record> out;
+  if (max_points > 0) {
+    statement extent(*db_,
+        "SELECT count(*), min(step), max(step) FROM steps WHERE run_id = ?1 AND step BETWEEN ?2 AND ?3");
+    extent.bind(1, run).bind(2, range.first).bind(3, range.last);
+    if (!extent.step() || extent.column_int(0) == 0) return out;
+    if (static_cast<std::uint64_t>(extent.column_int(0)) > max_points) {
+      const std::int64_t first = extent.column_int(1);
+      // Unsigned arithmetic: the span of a damaged file may not fit in int64.
+      const std::uint64_t span =
+          static_cast<std::uint64_t>(extent.column_int(2)) - static_cast<std::uint64_t>(first);
+      const auto bucket = static_cast<std::int64_t>(std::min<std::uint64_t>(
+          span / max_points + 1, std::numeric_limits<std::int64_t>::max()));
+      statement s(*db_,
+          "SELECT run_id, min(step), min(epoch), avg(loss), min(loss_scale), max(skipped), "
+          "max(skip_reason), avg(lr), avg(grad_norm), max(wall_time) FROM steps "
+          "WHERE run_id = ?1 AND step BETWEEN ?2 AND ?3 GROUP BY (step - ?4) / ?5 ORDER BY 2");
+      s.bind(1, run).bind(2, range.first).bind(3, range.last).bind(4, first).bind(5, bucket);
+      while (s.step()) out.push_back(read_step(s));
+      return out;
+    }
+  }
+  statement s(*db_, (std::string(step_columns) +
+                     " WHERE run_id = ?1 AND step BETWEEN ?2 AND ?3 ORDER BY step").c_str());
+  s.bind(1, run).bind(2, range.first).bind(3, range.last);
+  while (s.step()) out.push_back(read_step(s));
+  return out;
+}
+
+std::vector<step_record> reader::skipped_steps(run_id run) {
+  statement s(*db_, (std::string(step_columns) + " WHERE run_id = ?1 AND skipped != 0 ORDER BY step").c_str());
+  s.bind(1, run);
+  std::vector<step_record> out;
+  while (s.step()) out.push_back(read_step(s));
+  return out;
+}
+
+std::vector<tensor_stats_record> reader::tensor_stats(const stats_query& query) {
+  // Only the filters in use appear in the SQL, so SQLite can pick the index.
+  std::string sql = std::string(stats_columns) + (query.with_histograms ? "histogram" : "NULL") +
+                    " FROM tensor_stats WHERE run_id = ?1 AND step BETWEEN ?2 AND ?3";
+  if (query.layer) sql += " AND layer = ?4";
+  if (query.role) sql += " AND role = ?5";
+  sql += " ORDER BY step, id";
+  statement s(*db_, sql.c_str());
+  s.bind(1, query.run).bind(2, query.steps.first).bind(3, query.steps.last);
+  if (query.layer) s.bind(4, std::string_view(*query.layer));
+  if (query.role) s.bind(5, std::string_view(*query.role));
+  std::vector<tensor_stats_record> out;
+  while (s.step()) out.push_back(read_stats(*db_, s, query.with_histograms));
+  return out;
+}
+
+std::optional<tensor_stats_record> reader::histogram(run_id run, std::string_view layer,
+                                                     std::string_view role, std::int64_t step) {
+  statement s(*db_, (std::string(stats_columns) +
+                     "histogram FROM tensor_stats WHERE run_id = ?1 AND layer = ?2 AND role = ?3 "
+                     "AND step <= ?4 ORDER BY step DESC, id LIMIT 1").c_str());
+  s.bind(1, run).bind(2, layer).bind(3, role).bind(4, step);
+  if (!s.step()) return std::nullopt;
+  return read_stats(*db_, s, true);
+}
+
+std::vector<std::int64_t> reader::stats_steps(run_id run, std::optional<std::string> role) {
+  statement s(*db_, role ? "SELECT DISTINCT step FROM tensor_stats WHERE run_id = ?1 AND role = ?2 ORDER BY step"
+                         : "SELECT DISTINCT step FROM tensor_stats WHERE run_id = ?1 ORDER BY step");
+  s.bind(1, run);
+  if (role) s.bind(2, std::string_view(*role));
+  std::vector<std::int64_t> out;
+  while (s.step()) out.push_back(s.column_int(0));
+  return out;
+}
+
+std::vector<std::string> reader::layers(run_id run) {
+  statement s(*db_, "SELECT layer FROM tensor_stats WHERE run_id = ?1 GROUP BY layer ORDER BY min(id)");
+  s.bind(1, run);
+  std::vector<std::string> out;
+  while (s.step()) out.push_back(s.column_text(0));
+  return out;
+}
+
+std::vector<std::string> reader::roles(run_id run) {
+  statement s(*db_, "SELECT DISTINCT role FROM tensor_stats WHERE run_id = ?1 ORDER BY role");
+  s.bind(1, run);
+  std::vector<std::string> out;
+  while (s.step()) out.push_back(s.column_text(0));
+  return out;
+}
+
+std::vector<layer_totals> reader::totals_by_layer(run_id run) {
+  statement s(*db_,
+      "SELECT layer, role, count(*), total(count), total(underflows), total(overflows), "
+      "total(subnormals), total(nans), total(infs), total(swamped), total(partially_swamped) "
+      "FROM tensor_stats WHERE run_id = ?1 GROUP BY layer, role ORDER BY min(id)");
+  s.bind(1, run);
+  std::vector<layer_totals> out;
+  while (s.step()) {
+    layer_totals t;
+    t.layer = s.column_text(0);
+    t.role = s.column_text(1);
+    t.records = s.column_int(2);
+    t.count = total_as_count(s.column_double(3));
+    t.underflows = total_as_count(s.column_double(4));
+    t.overflows = total_as_count(s.column_double(5));
+    t.subnormals = total_as_count(s.column_double(6));
+    t.nans = total_as_count(s.column_double(7));
+    t.infs = total_as_count(s.column_double(8));
+    t.swamped = total_as_count(s.column_double(9));
+    t.partially_swamped = total_as_count(s.column_double(10));
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<event_record> reader::events(run_id run) {
+  statement s(*db_, "SELECT run_id, step, kind, layer, message FROM events WHERE run_id = ?1 ORDER BY step, id");
+  s.bind(1, run);
+  std::vector<event_record> out;
+  while (s.step()) {
+    event_record e;
+    e.run = s.column_int(0);
+    e.step = s.column_int(1);
+    const std::string kind = s.column_text(2);
+    const auto parsed = parse_event_kind(kind);
+    if (!parsed) damaged(*db_, "event of unknown kind '" + kind + "'");
+    e.kind = *parsed;
+    e.layer = s.column_text(3);
+    e.message = s.column_text(4);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::vector<evaluation_record> reader::evaluations(run_id run) {
+  statement s(*db_, "SELECT run_id, epoch, step, loss, accuracy FROM evaluations WHERE run_id = ?1 ORDER BY step, id");
+  s.bind(1, run);
+  std::vector<evaluation_record> out;
+  while (s.step()) {
+    evaluation_record e;
+    e.run = s.column_int(0);
+    e.epoch = s.column_int(1);
+    e.step = s.column_int(2);
+    e.loss = s.column_double(3);
+    e.accuracy = s.column_optional_double(4);
+    out.push_back(e);
+  }
+  return out;
+}
+
+std::vector<shadow_error_record> reader::shadow_errors(run_id run, std::optional<std::string> layer) {
+  statement s(*db_, layer ? "SELECT run_id, step, layer, role, rel_error FROM shadow_errors "
+                            "WHERE run_id = ?1 AND layer = ?2 ORDER BY step, id"
+                          : "SELECT run_id, step, layer, role, rel_error FROM shadow_errors "
+                            "WHERE run_id = ?1 ORDER BY step, id");
+  s.bind(1, run);
+  if (layer) s.bind(2, std::string_view(*layer));
+  std::vector<shadow_error_record> out;
+  while (s.step()) {
+    out.push_back({s.column_int(0), s.column_int(1), s.column_text(2), s.column_text(3),
+                   s.column_double(4)});
+  }
+  return out;
+}
+
+std::optional<format_info> reader::format(std::string_view name) {
+  statement s(*db_, "SELECT name, precision, emin, emax, subnormals, infinities FROM formats WHERE name = ?1");
+  s.bind(1, name);
+  if (!s.step()) return builtin_format(name);
+  const auto narrow = [&](int column) {
+    const std::int64_t v = s.column_int(column);
+    if (v < -100000 || v > 100000) damaged(*db_, "format " + std::string(name) + " has absurd parameters");
+    return static_cast<int>(v);
+  };
+  return format_info{s.column_text(0), narrow(1), narrow(2), narrow(3), s.column_int(4) != 0,
+                     s.column_int(5) != 0};
+}
+
+std::vector<std::string> reader::table_names() {
+  return {exportable_tables.begin(), exportable_tables.end()};
+}
+
+table reader::read_table(std::string_view name, std::optional<run_id> run) {
+  if (std::find(exportable_tables.begin(), exportable_tables.end(), name) == exportable_tables.end()) {
+    std::string known;
+    for (auto t : exportable_tables) known += (known.empty() ? "" : ", ") + std::string(t);
+    throw error(path_.string() + ": no table '" + std::string(name) + "' (tables: " + known + ")");
+  }
+  // The name is one of the fixed identifiers above, never user text.
+  std::string sql = "SELECT * FROM " + std::string(name);
+  const bool by_run = run && name != "formats";
+  if (by_run) sql += " WHERE run_id = ?1";
+  statement s(*db_, sql.c_str());
+  if (by_run) s.bind(1, *run);
+  table out;
+  for (int c = 0; c < s.column_count(); ++c) out.columns.push_back(s.column_name(c));
+  while (s.step()) {
+    std::vector<cell> row;
+    for (int c = 0; c < s.column_count(); ++c) {
+      switch (s.column_type(c)) {
+        case SQLITE_NULL: row.emplace_back(std::monostate{}); break;
+        case SQLITE_INTEGER: row.emplace_back(s.column_int(c)); break;
+        case SQLITE_FLOAT: row.emplace_back(s.column_double(c)); break;
+        case SQLITE_BLOB: {
+          auto counts = detail::decode_counts(s.column_blob(c));
+          if (!counts) damaged(*db_, "malformed blob in table " + std::string(name));
+          row.emplace_back(std::move(*counts));
+          break;
+        }
+        default: row.emplace_back(s.column_text(c)); break;
+      }
+    }
+    out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
+std::int64_t reader::data_version() { return db_->query_int("PRAGMA data_version"); }
+
+void reader::check_integrity() {
+  statement s(*db_, "PRAGMA quick_check");
+  while (s.step()) {
+    const std::string result = s.column_text(0);
+    if (result != "ok") damaged(*db_, result);
+  }
+}
+
+}  // namespace rundb

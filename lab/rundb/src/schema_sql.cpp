@@ -1,0 +1,157 @@
+// The run-database schema (documented in lab/SCHEMA.md) and its checks.
+#include "schema_sql.hpp"
+
+#include <string>
+
+#include "rundb/errors.hpp"
+#include "rundb/schema.hpp"
+
+namespace rundb::detail {
+namespace {
+
+// Keep in step with lab/SCHEMA.md; any incompatible change bumps schema_version.
+constexpr const char* schema_sql = R"sql(
+CREATE TABLE meta(
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+CREATE TABLE runs(
+  id             INTEGER PRIMARY KEY,
+  name           TEXT NOT NULL,
+  start_time     TEXT NOT NULL,
+  end_time       TEXT,
+  config_yaml    TEXT NOT NULL,
+  numlab_version TEXT NOT NULL,
+  host           TEXT NOT NULL,
+  status         TEXT NOT NULL
+    CHECK (status IN ('running','finished','failed','trapped','interrupted'))
+);
+CREATE TABLE steps(
+  run_id      INTEGER NOT NULL REFERENCES runs(id),
+  step        INTEGER NOT NULL,
+  epoch       INTEGER NOT NULL,
+  loss        REAL,
+  loss_scale  REAL,
+  skipped     INTEGER NOT NULL DEFAULT 0,
+  skip_reason TEXT,
+  lr          REAL,
+  grad_norm   REAL,
+  wall_time   REAL,
+  PRIMARY KEY (run_id, step)
+) WITHOUT ROWID;
+CREATE TABLE tensor_stats(
+  id                INTEGER PRIMARY KEY,
+  run_id            INTEGER NOT NULL REFERENCES runs(id),
+  step              INTEGER NOT NULL,
+  layer             TEXT NOT NULL,
+  op                TEXT NOT NULL,
+  role              TEXT NOT NULL,
+  format            TEXT NOT NULL,
+  count             INTEGER NOT NULL,
+  zeros             INTEGER NOT NULL,
+  subnormals        INTEGER NOT NULL,
+  underflows        INTEGER NOT NULL,
+  overflows         INTEGER NOT NULL,
+  nans              INTEGER NOT NULL,
+  infs              INTEGER NOT NULL,
+  min_abs           REAL,
+  min_nonzero_abs   REAL,
+  max_abs           REAL,
+  mean              REAL,
+  rms               REAL,
+  swamped           INTEGER NOT NULL DEFAULT 0,
+  partially_swamped INTEGER NOT NULL DEFAULT 0,
+  hist_first_exponent INTEGER,
+  histogram         BLOB
+);
+CREATE INDEX tensor_stats_by_layer ON tensor_stats(run_id, layer, role, step);
+CREATE INDEX tensor_stats_by_role ON tensor_stats(run_id, role, step);
+CREATE TABLE events(
+  id      INTEGER PRIMARY KEY,
+  run_id  INTEGER NOT NULL REFERENCES runs(id),
+  step    INTEGER NOT NULL,
+  kind    TEXT NOT NULL CHECK (kind IN ('overflow','nan','skipped','trap','warning')),
+  layer   TEXT,
+  message TEXT NOT NULL
+);
+CREATE INDEX events_by_run ON events(run_id, step);
+CREATE TABLE evaluations(
+  id       INTEGER PRIMARY KEY,
+  run_id   INTEGER NOT NULL REFERENCES runs(id),
+  epoch    INTEGER NOT NULL,
+  step     INTEGER NOT NULL,
+  loss     REAL NOT NULL,
+  accuracy REAL
+);
+CREATE INDEX evaluations_by_run ON evaluations(run_id, step);
+CREATE TABLE shadow_errors(
+  id        INTEGER PRIMARY KEY,
+  run_id    INTEGER NOT NULL REFERENCES runs(id),
+  step      INTEGER NOT NULL,
+  layer     TEXT NOT NULL,
+  role      TEXT NOT NULL,
+  rel_error REAL NOT NULL
+);
+CREATE INDEX shadow_errors_by_layer ON shadow_errors(run_id, layer, role, step);
+CREATE TABLE formats(
+  name       TEXT PRIMARY KEY,
+  precision  INTEGER NOT NULL,
+  emin       INTEGER NOT NULL,
+  emax       INTEGER NOT NULL,
+  subnormals INTEGER NOT NULL,
+  infinities INTEGER NOT NULL
+);
+)sql";
+
+}  // namespace
+
+bool is_empty_database(database& db) {
+  return db.query_int("SELECT count(*) FROM sqlite_schema") == 0;
+}
+
+void create_schema(database& db) {
+  transaction tx(db);
+  db.exec(schema_sql);
+  statement meta(db, "INSERT INTO meta(key, value) VALUES (?1, ?2)");
+  meta.bind(1, std::string_view("application")).bind(2, std::string_view(application_name)).run();
+  meta.bind(1, std::string_view("schema_version"))
+      .bind(2, std::string_view(std::to_string(schema_version)))
+      .run();
+  db.exec(("PRAGMA application_id = " + std::to_string(application_id)).c_str());
+  db.exec(("PRAGMA user_version = " + std::to_string(schema_version)).c_str());
+  tx.commit();
+}
+
+void check_schema(database& db) {
+  const std::string& file = db.file();
+  // Reading the header fails with SQLITE_NOTADB for non-SQLite files.
+  const auto app = db.query_int("PRAGMA application_id");
+  if (app != application_id) {
+    throw not_a_run_database(file + ": not a numlab run database (SQLite application id " +
+                             std::to_string(app) + ")");
+  }
+  const auto version = db.query_int("PRAGMA user_version");
+  if (version > schema_version) {
+    throw newer_schema(file + ": run database schema version " + std::to_string(version) +
+                       " is newer than this numlab understands (" +
+                       std::to_string(schema_version) + "); upgrade numlab");
+  }
+  if (version < 1) {
+    throw corrupt_database(file + ": corrupt run database: schema version " +
+                           std::to_string(version));
+  }
+  // The meta table repeats both facts; a mismatch means the file was damaged.
+  statement meta(db, "SELECT value FROM meta WHERE key = ?1");
+  meta.bind(1, std::string_view("application"));
+  if (!meta.step() || meta.column_text(0) != application_name) {
+    throw corrupt_database(file + ": corrupt run database: meta.application is missing or wrong");
+  }
+  meta.reset();
+  meta.bind(1, std::string_view("schema_version"));
+  if (!meta.step() || meta.column_text(0) != std::to_string(version)) {
+    throw corrupt_database(file + ": corrupt run database: meta.schema_version disagrees with "
+                           "the file header");
+  }
+}
+
+}  // namespace rundb::detail

@@ -1,0 +1,19 @@
+// Creating and validating the run-database schema; internal to lab_rundb.
+#pragma once
+
+#include "sqlite.hpp"
+
+namespace rundb::detail {
+
+/// Creates every table and index of lab/SCHEMA.md in an empty database and
+/// stamps it with the application id and schema version.
+void create_schema(database& db);
+
+/// Throws not_a_run_database, newer_schema or corrupt_database unless `db`
+/// is a run database this build can read. An empty file is not a run database.
+void check_schema(database& db);
+
+/// True when `db` has no tables at all (a freshly created file).
+bool is_empty_database(database& db);
+
+}  // namespace rundb::detail

@@ -1,0 +1,277 @@
+// The run-database writer: a queue drained by one background thread that
+// commits batches in transactions.
+#include "rundb/writer.hpp"
+
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <ctime>
+#include <string>
+
+#include "histogram_blob.hpp"
+#include "rundb/errors.hpp"
+#include "schema_sql.hpp"
+#include "sqlite.hpp"
+
+namespace rundb {
+namespace {
+
+std::string utc_now_iso8601() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  std::array<char, 32> text{};
+  std::strftime(text.data(), text.size(), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text.data();
+}
+
+std::string host_name() {
+  std::array<char, 256> name{};
+  if (gethostname(name.data(), name.size() - 1) != 0) return "unknown";
+  return name.data();
+}
+
+std::int64_t as_int(std::uint64_t count) { return static_cast<std::int64_t>(count); }
+
+}  // namespace
+
+// The writer's connection and its prepared statements; used by one thread at a time.
+class writer::connection {
+ public:
+  explicit connection(const std::filesystem::path& file, bool sync_every_commit)
+      : db_(file.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX) {
+    if (detail::is_empty_database(db_)) {
+      // WAL first: it is persistent and lets readers work alongside the writer.
+      db_.exec("PRAGMA journal_mode=WAL");
+      detail::create_schema(db_);
+    } else {
+      detail::check_schema(db_);
+      db_.exec("PRAGMA journal_mode=WAL");
+    }
+    db_.exec(sync_every_commit ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
+    prepare();
+  }
+
+  detail::database& db() { return db_; }
+
+  run_id insert_run(const run_info& run) {
+    detail::transaction tx(db_);
+    insert_run_->bind(1, std::string_view(run.name))
+        .bind(2, std::string_view(run.start_time))
+        .bind(3, std::string_view(run.config_yaml))
+        .bind(4, std::string_view(run.numlab_version))
+        .bind(5, std::string_view(run.host))
+        .bind(6, to_string(run_status::running));
+    insert_run_->run();
+    const run_id id = sqlite3_last_insert_rowid(db_.handle());
+    tx.commit();
+    return id;
+  }
+
+  void write(const step_record& s) {
+    insert_step_->bind(1, s.run).bind(2, s.step).bind(3, s.epoch).bind(4, s.loss).bind(5, s.loss_scale);
+    insert_step_->bind(6, std::int64_t{s.skipped ? 1 : 0});
+    if (s.skip_reason.empty()) insert_step_->bind_null(7);
+    else insert_step_->bind(7, std::string_view(s.skip_reason));
+    insert_step_->bind(8, s.lr).bind(9, s.grad_norm).bind(10, s.wall_time);
+    insert_step_->run();
+  }
+
+  void write(const tensor_stats_record& t) {
+    auto& st = *insert_stats_;
+    st.bind(1, t.run).bind(2, t.step).bind(3, std::string_view(t.layer)).bind(4, std::string_view(t.op));
+    st.bind(5, std::string_view(t.role)).bind(6, std::string_view(t.format)).bind(7, as_int(t.count));
+    st.bind(8, as_int(t.zeros)).bind(9, as_int(t.subnormals)).bind(10, as_int(t.underflows));
+    st.bind(11, as_int(t.overflows)).bind(12, as_int(t.nans)).bind(13, as_int(t.infs));
+    st.bind(14, t.min_abs).bind(15, t.min_nonzero_abs).bind(16, t.max_abs).bind(17, t.mean);
+    st.bind(18, t.rms).bind(19, as_int(t.swamped)).bind(20, as_int(t.partially_swamped));
+    if (t.hist.bins.empty()) {
+      st.bind_null(21).bind_null(22);
+    } else {
+      st.bind(21, std::int64_t{t.hist.first_exponent});
+      st.bind_blob(22, detail::encode_counts(t.hist.bins));
+    }
+    st.run();
+  }
+
+  void write(const event_record& e) {
+    insert_event_->bind(1, e.run).bind(2, e.step).bind(3, to_string(e.kind));
+    if (e.layer.empty()) insert_event_->bind_null(4);
+    else insert_event_->bind(4, std::string_view(e.layer));
+    insert_event_->bind(5, std::string_view(e.message));
+    insert_event_->run();
+  }
+
+  void write(const evaluation_record& e) {
+    insert_evaluation_->bind(1, e.run).bind(2, e.epoch).bind(3, e.step).bind(4, e.loss);
+    insert_evaluation_->bind(5, e.accuracy).run();
+  }
+
+  void write(const shadow_error_record& e) {
+    insert_shadow_->bind(1, e.run).bind(2, e.step).bind(3, std::string_view(e.layer));
+    insert_shadow_->bind(4, std::string_view(e.role)).bind(5, e.rel_error).run();
+  }
+
+  void write(const format_info& f) {
+    insert_format_->bind(1, std::string_view(f.name)).bind(2, std::int64_t{f.precision});
+    insert_format_->bind(3, std::int64_t{f.emin}).bind(4, std::int64_t{f.emax});
+    insert_format_->bind(5, std::int64_t{f.subnormals}).bind(6, std::int64_t{f.infinities}).run();
+  }
+
+  void write(const finish_job& f) {
+    finish_run_->bind(1, to_string(f.status)).bind(2, std::string_view(utc_now_iso8601()));
+    finish_run_->bind(3, f.run).run();
+    if (sqlite3_changes(db_.handle()) != 1) {
+      throw error(db_.file() + ": finish_run: no run with id " + std::to_string(f.run));
+    }
+  }
+
+ private:
+  void prepare() {
+    using detail::statement;
+    insert_run_ = std::make_unique<statement>(db_,
+        "INSERT INTO runs(name, start_time, config_yaml, numlab_version, host, status) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    insert_step_ = std::make_unique<statement>(db_,
+        "INSERT OR REPLACE INTO steps(run_id, step, epoch, loss, loss_scale, skipped, "
+        "skip_reason, lr, grad_norm, wall_time) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)");
+    insert_stats_ = std::make_unique<statement>(db_,
+        "INSERT INTO tensor_stats(run_id, step, layer, op, role, format, count, zeros, "
+        "subnormals, underflows, overflows, nans, infs, min_abs, min_nonzero_abs, max_abs, "
+        "mean, rms, swamped, partially_swamped, hist_first_exponent, histogram) VALUES "
+        "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22)");
+    insert_event_ = std::make_unique<statement>(db_,
+        "INSERT INTO events(run_id, step, kind, layer, message) VALUES (?1,?2,?3,?4,?5)");
+    insert_evaluation_ = std::make_unique<statement>(db_,
+        "INSERT INTO evaluations(run_id, epoch, step, loss, accuracy) VALUES (?1,?2,?3,?4,?5)");
+    insert_shadow_ = std::make_unique<statement>(db_,
+        "INSERT INTO shadow_errors(run_id, step, layer, role, rel_error) VALUES (?1,?2,?3,?4,?5)");
+    insert_format_ = std::make_unique<statement>(db_,
+        "INSERT OR REPLACE INTO formats(name, precision, emin, emax, subnormals, infinities) "
+        "VALUES (?1,?2,?3,?4,?5,?6)");
+    finish_run_ = std::make_unique<statement>(db_,
+        "UPDATE runs SET status = ?1, end_time = ?2 WHERE id = ?3");
+  }
+
+  detail::database db_;
+  std::unique_ptr<detail::statement> insert_run_, insert_step_, insert_stats_, insert_event_,
+      insert_evaluation_, insert_shadow_, insert_format_, finish_run_;
+};
+
+writer::writer(std::filesystem::path file, writer_options options)
+    : path_(std::move(file)), options_(options) {
+  if (options_.max_batch == 0) options_.max_batch = 1;
+  if (options_.max_queued == 0) options_.max_queued = 1;
+  db_ = std::make_unique<connection>(path_, options_.sync_every_commit);
+  worker_ = std::thread([this] { background_loop(); });
+}
+
+writer::~writer() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  work_ready_.notify_all();
+  worker_.join();
+}
+
+run_id writer::begin_run(run_info run) {
+  if (run.start_time.empty()) run.start_time = utc_now_iso8601();
+  if (run.host.empty()) run.host = host_name();
+  {
+    std::lock_guard lock(mutex_);
+    throw_if_failed();
+  }
+  std::lock_guard db_lock(db_mutex_);
+  return db_->insert_run(run);
+}
+
+void writer::add_step(step_record step) { enqueue(std::move(step)); }
+
+void writer::add_tensor_stats(tensor_stats_record stats) {
+  if (stats.hist.bins.size() == 1) {
+    throw error(path_.string() + ": histogram of " + stats.layer + "/" + stats.role +
+                " has 1 bin; it needs an underflow and an overflow bin at least");
+  }
+  enqueue(std::move(stats));
+}
+
+void writer::add_event(event_record event) { enqueue(std::move(event)); }
+void writer::add_evaluation(evaluation_record evaluation) { enqueue(std::move(evaluation)); }
+void writer::add_shadow_error(shadow_error_record error) { enqueue(std::move(error)); }
+void writer::declare_format(format_info format) { enqueue(std::move(format)); }
+
+void writer::finish_run(run_id run, run_status status) {
+  enqueue(finish_job{run, status});
+  flush();
+}
+
+void writer::flush() {
+  std::unique_lock lock(mutex_);
+  const std::uint64_t target = enqueued_;
+  progress_.wait(lock, [&] { return committed_ >= target || failure_; });
+  throw_if_failed();
+}
+
+void writer::enqueue(job item) {
+  std::unique_lock lock(mutex_);
+  throw_if_failed();
+  progress_.wait(lock, [&] { return queue_.size() < options_.max_queued || failure_; });
+  throw_if_failed();
+  queue_.push_back(std::move(item));
+  ++enqueued_;
+  lock.unlock();
+  work_ready_.notify_one();
+}
+
+void writer::throw_if_failed() {
+  if (!failure_) return;
+  try {
+    std::rethrow_exception(failure_);
+  } catch (const error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw error(path_.string() + ": writing failed: " + e.what());
+  }
+}
+
+void writer::background_loop() {
+  std::vector<job> batch;
+  for (;;) {
+    batch.clear();
+    {
+      std::unique_lock lock(mutex_);
+      work_ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping with nothing left
+      while (!queue_.empty() && batch.size() < options_.max_batch) {
+        batch.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+    }
+    progress_.notify_all();  // producers waiting on back-pressure may continue
+    std::exception_ptr failed;
+    {
+      std::lock_guard lock(mutex_);
+      failed = failure_;
+    }
+    if (!failed) {
+      try {
+        std::lock_guard db_lock(db_mutex_);
+        detail::transaction tx(db_->db());
+        for (const job& item : batch) std::visit([&](const auto& r) { db_->write(r); }, item);
+        tx.commit();
+      } catch (...) {
+        failed = std::current_exception();
+      }
+    }
+    {
+      std::lock_guard lock(mutex_);
+      if (failed && !failure_) failure_ = failed;
+      committed_ += batch.size();  // after a failure, jobs are dropped but still counted
+    }
+    progress_.notify_all();
+  }
+}
+
+}  // namespace rundb
