@@ -1,0 +1,67 @@
+// `numlab inspect RUN.db`: summarise runs stored in a run database, show one
+// layer's history, or export a table as CSV / JSON. Reads through
+// rundb::reader only, so it works while a trainer is still writing the file.
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include "commands.hpp"
+#include "rundb/export.hpp"
+#include "rundb/reader.hpp"
+#include "rundb/summary.hpp"
+
+namespace numlab::cli {
+namespace {
+
+struct inspect_options {
+  std::string file;
+  std::optional<std::int64_t> run;
+  std::string layer;
+  std::string csv_table;
+  std::string json_table;
+};
+
+void run_inspect(const inspect_options& o) {
+  rundb::reader db(o.file);
+  if (!o.csv_table.empty() || !o.json_table.empty()) {
+    if (o.run) db.run(*o.run);  // a clear error for an unknown id
+    const bool csv = !o.csv_table.empty();
+    const auto data = db.read_table(csv ? o.csv_table : o.json_table, o.run);
+    if (csv) rundb::write_csv(data, std::cout);
+    else rundb::write_json(data, std::cout);
+    return;
+  }
+  std::vector<rundb::run_id> runs;
+  if (o.run) {
+    runs.push_back(db.run(*o.run).id);
+  } else {
+    for (const auto& r : db.runs()) runs.push_back(r.id);
+  }
+  if (runs.empty()) {
+    std::cout << o.file << ": no runs recorded yet\n";
+    return;
+  }
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (i) std::cout << "\n";
+    if (o.layer.empty()) rundb::write_run_summary(db, runs[i], std::cout);
+    else rundb::write_layer_history(db, runs[i], o.layer, std::cout);
+  }
+}
+
+}  // namespace
+
+void add_inspect_command(CLI::App& app) {
+  auto options = std::make_shared<inspect_options>();
+  auto* cmd = app.add_subcommand("inspect", "Summarise a run database, show a layer, or export a table");
+  cmd->add_option("file", options->file, "Run database (.db)")->required();
+  cmd->add_option("--run", options->run, "Only this run id (default: every run in the file)");
+  cmd->add_option("--layer", options->layer, "Show this layer's statistics at every recorded step");
+  auto* csv = cmd->add_option("--csv", options->csv_table,
+                              "Export TABLE as CSV to stdout (runs, steps, tensor_stats, events, "
+                              "evaluations, shadow_errors, formats)");
+  auto* json = cmd->add_option("--json", options->json_table, "Export TABLE as JSON to stdout");
+  csv->excludes(json);
+  cmd->callback([options] { run_inspect(*options); });
+}
+
+}  // namespace numlab::cli
