@@ -10,6 +10,8 @@ int main(int argc, char** argv) {
   numlab::cli::add_formats_command(app);
   numlab::cli::add_round_command(app);
   numlab::cli::add_testfloat_command(app);
+  numlab::cli::add_inspect_command(app);
+  numlab::cli::add_train_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
