@@ -1,0 +1,114 @@
+// `numlab train`: trains a model from a YAML config (configs/*.yml) with any
+// key overridable on the command line (--batch-size 64 --epochs 2 --lr 0.01).
+// Prints one line per epoch to stdout; draws a progress bar on stderr only
+// when stderr is a terminal.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "commands.hpp"
+#include "lab/train_config.hpp"
+#include "lab/trainer.hpp"
+
+#ifndef NUMLAB_CONFIG_DIR
+#define NUMLAB_CONFIG_DIR ""
+#endif
+
+namespace numlab::cli {
+namespace {
+
+std::string kebab(std::string key) {
+  for (char& c : key)
+    if (c == '_') c = '-';
+  return key;
+}
+
+// Progress bar on a terminal: redrawn at most ten times a second.
+class terminal_progress : public lab::progress_sink {
+ public:
+  void on_batch(std::size_t epoch, std::size_t batch, std::size_t batches, double mean_loss,
+                double images_per_second) override {
+    const auto now = std::chrono::steady_clock::now();
+    if (batch != batches && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    constexpr int width = 30;
+    const int filled = static_cast<int>(width * static_cast<double>(batch) / static_cast<double>(batches));
+    std::string bar(static_cast<std::size_t>(filled), '=');
+    if (filled < width) bar += '>';
+    bar.resize(width, ' ');
+    std::fprintf(stderr, "\repoch %zu [%s] %zu/%zu loss %.4f %.0f img/s ", epoch, bar.c_str(), batch, batches,
+                 mean_loss, images_per_second);
+    std::fflush(stderr);
+  }
+  void on_epoch(const lab::epoch_report&) override {
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_{};
+};
+
+// Prints the per-epoch result lines; forwards batches to the bar if any.
+class epoch_printer : public lab::progress_sink {
+ public:
+  explicit epoch_printer(std::unique_ptr<lab::progress_sink> bar) : bar_(std::move(bar)) {}
+  void on_batch(std::size_t epoch, std::size_t batch, std::size_t batches, double mean_loss,
+                double images_per_second) override {
+    if (bar_) bar_->on_batch(epoch, batch, batches, mean_loss, images_per_second);
+  }
+  void on_epoch(const lab::epoch_report& r) override {
+    if (bar_) bar_->on_epoch(r);
+    std::printf("epoch %zu/%zu  train loss %.4f acc %.2f%%  test loss %.4f acc %.2f%%  %.0f img/s  %.1f s\n",
+                r.epoch, r.epochs, r.train_loss, 100.0 * r.train_accuracy, r.test.loss, 100.0 * r.test.accuracy,
+                r.images_per_second, r.train_seconds);
+    std::fflush(stdout);
+  }
+
+ private:
+  std::unique_ptr<lab::progress_sink> bar_;
+};
+
+struct train_options {
+  std::string config;
+  bool print_config = false;
+  std::map<std::string, std::string> overrides;
+};
+
+void run_train(const train_options& opt) {
+  lab::train_config config;
+  if (!opt.config.empty()) lab::apply_config_file(config, lab::resolve_config(opt.config, NUMLAB_CONFIG_DIR));
+  for (const auto& [key, value] : opt.overrides) lab::set_config_value(config, key, value, "--" + kebab(key));
+  lab::validate(config);
+  if (opt.print_config) {
+    std::printf("%s", lab::to_yaml(config).c_str());
+    return;
+  }
+  lab::trainer t(config, lab::load_data(config));
+  std::unique_ptr<lab::progress_sink> bar;
+  if (isatty(STDERR_FILENO) != 0) bar = std::make_unique<terminal_progress>();
+  epoch_printer printer(std::move(bar));
+  const auto reports = t.run(&printer);
+  if (!reports.empty()) std::printf("test accuracy %.2f%%\n", 100.0 * reports.back().test.accuracy);
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app) {
+  auto opt = std::make_shared<train_options>();
+  auto* cmd = app.add_subcommand("train", "Train a model in fp32 from a YAML config (configs/*.yml)");
+  cmd->add_option("--config,-c", opt->config, "config name (configs/NAME.yml) or path to a YAML file");
+  cmd->add_flag("--print-config", opt->print_config, "print the resolved configuration and exit");
+  for (const auto& key : lab::config_keys()) {
+    const std::string name = key.name;
+    cmd->add_option_function<std::string>(
+        "--" + kebab(name), [opt, name](const std::string& value) { opt->overrides[name] = value; }, key.help);
+  }
+  cmd->callback([opt] { run_train(*opt); });
+}
+
+}  // namespace numlab::cli

@@ -1,0 +1,95 @@
+// The training loop: data, model, optimizer, schedule, evaluation each
+// epoch, checkpoints. A fixed seed gives bit-identical runs (for a fixed
+// BLAS thread count), and resuming from an epoch checkpoint continues
+// bit-identically, because every random stream is derived from (seed, epoch,
+// step) rather than carried along.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "lab/batches.hpp"
+#include "lab/checkpoint.hpp"
+#include "lab/dataset.hpp"
+#include "lab/op_context.hpp"
+#include "lab/optimizer.hpp"
+#include "lab/schedule.hpp"
+#include "lab/sequential.hpp"
+#include "lab/train_config.hpp"
+
+namespace lab {
+
+/// Training and test splits.
+struct train_data {
+  dataset train, test;
+};
+
+/// Loads the configured data set, applies train_limit / test_limit and, when
+/// configured, per-channel standardisation with training-set statistics.
+train_data load_data(const train_config& config);
+
+/// Loss and accuracy over a data set.
+struct evaluation {
+  double loss = 0.0, accuracy = 0.0;
+};
+
+/// What one epoch did.
+struct epoch_report {
+  std::size_t epoch = 0;      ///< 1-based
+  std::size_t epochs = 0;
+  double train_loss = 0.0, train_accuracy = 0.0;
+  evaluation test;
+  double train_seconds = 0.0, images_per_second = 0.0;
+  std::uint64_t updates = 0;  ///< total optimizer updates so far
+};
+
+/// Receives progress while training (the CLI's progress bar).
+class progress_sink {
+ public:
+  virtual ~progress_sink() = default;
+  /// After each training batch: running mean loss and throughput so far.
+  virtual void on_batch(std::size_t epoch, std::size_t batch, std::size_t batches, double mean_loss,
+                        double images_per_second) = 0;
+  /// After each epoch's evaluation.
+  virtual void on_epoch(const epoch_report& report) = 0;
+};
+
+/// Owns a model, its optimizer and data; runs training.
+class trainer {
+ public:
+  /// Builds everything from `config`; resumes from config.resume when set.
+  trainer(train_config config, train_data data, op_context ctx = {});
+
+  /// Trains the remaining epochs; returns one report per epoch trained.
+  std::vector<epoch_report> run(progress_sink* sink = nullptr);
+  /// Loss and accuracy on `data` in evaluation mode.
+  evaluation evaluate(const dataset& data);
+
+  [[nodiscard]] sequential& model() { return *model_; }
+  [[nodiscard]] const train_data& data() const { return data_; }
+  [[nodiscard]] std::uint64_t epochs_done() const { return epochs_done_; }
+  [[nodiscard]] std::uint64_t updates_done() const { return updates_done_; }
+  /// Writes a checkpoint of the current state to `path`.
+  void save(const std::filesystem::path& path) const;
+
+ private:
+  double train_batch(const batch& b, float grad_scale, std::size_t& correct);
+  void apply_update();
+  [[nodiscard]] std::vector<named_tensor> checkpoint_tensors() const;
+  [[nodiscard]] std::string fingerprint() const;
+
+  train_config config_;
+  train_data data_;
+  op_context ctx_;
+  std::unique_ptr<sequential> model_;
+  std::vector<parameter*> params_;
+  std::unique_ptr<optimizer> optimizer_;
+  std::unique_ptr<batch_loader> loader_;
+  lr_schedule schedule_;
+  std::size_t updates_per_epoch_ = 0;
+  std::uint64_t epochs_done_ = 0, updates_done_ = 0, micro_steps_done_ = 0;
+  tensor logits_, grad_logits_, targets_;
+};
+
+}  // namespace lab
