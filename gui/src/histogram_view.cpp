@@ -1,0 +1,289 @@
+// The gradient-histogram view; see histogram_view.hpp.
+#include "histogram_view.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSlider>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include <cmath>
+
+#include "async_query.hpp"
+#include "plot_style.hpp"
+#include "run_queries.hpp"
+
+namespace numlab_gui {
+namespace {
+
+// Bars sit at the centre of their binade [e, e+1); the special bins one slot
+// beyond the binades, so they never overlap a real binade.
+double binade_key(std::int32_t first, std::size_t i) { return first + static_cast<double>(i) + 0.5; }
+
+void shade(QCustomPlot* plot, double from, double to, const QColor& color, const QString& label) {
+  if (!(to > from)) return;
+  auto* rect = new QCPItemRect(plot);
+  rect->setLayer("background");
+  rect->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  rect->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  rect->topLeft->setCoords(from, 0);
+  rect->bottomRight->setCoords(to, 1);
+  rect->setPen(Qt::NoPen);
+  rect->setBrush(color);
+  auto* text = new QCPItemText(plot);
+  text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  text->position->setCoords((from + to) / 2, 0.02);
+  text->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
+  text->setText(label);
+  text->setColor(Qt::darkGray);
+}
+
+}  // namespace
+
+histogram_view::histogram_view(QWidget* parent)
+    : QWidget(parent),
+      layer_box_(new QComboBox(this)),
+      role_box_(new QComboBox(this)),
+      slider_(new QSlider(Qt::Horizontal, this)),
+      play_(new QPushButton("Play", this)),
+      log_counts_(new QCheckBox("log counts", this)),
+      caption_(new QLabel(this)),
+      player_(new QTimer(this)),
+      plot_(new QCustomPlot(this)),
+      waterfall_(new QCustomPlot(this)) {
+  play_->setCheckable(true);
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(new QLabel("Layer", this));
+  controls->addWidget(layer_box_);
+  controls->addWidget(new QLabel("role", this));
+  controls->addWidget(role_box_);
+  controls->addWidget(play_);
+  controls->addWidget(slider_, 1);
+  controls->addWidget(log_counts_);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addLayout(controls);
+  layout->addWidget(caption_);
+  layout->addWidget(plot_, 3);
+  layout->addWidget(waterfall_, 2);
+
+  binades_ = new QCPBars(plot_->xAxis, plot_->yAxis);
+  binades_->setName("binades");
+  binades_->setBrush(QColor(31, 119, 180, 200));
+  underflow_ = new QCPBars(plot_->xAxis, plot_->yAxis);
+  underflow_->setName("underflowed to zero");
+  underflow_->setBrush(QColor(120, 120, 120));
+  overflow_ = new QCPBars(plot_->xAxis, plot_->yAxis);
+  overflow_->setName("overflowed");
+  overflow_->setBrush(QColor(214, 39, 40));
+  for (auto* bars : {binades_, underflow_, overflow_}) {
+    bars->setWidth(0.9);
+    bars->setPen(Qt::NoPen);
+  }
+  plot_->xAxis->setLabel("log2 |x|");
+  plot_->yAxis->setLabel("values");
+  plot_->legend->setVisible(true);
+  plot_->legend->setFont(QFont(font().family(), 8));
+  // Mid-right, clear of the range labels along the top.
+  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignVCenter);
+  waterfall_->xAxis->setLabel("step");
+  waterfall_->yAxis->setLabel("log2 |x|");
+
+  player_->setInterval(150);
+  connect(player_, &QTimer::timeout, this, [this] {
+    slider_->setValue(slider_->value() + 1 > slider_->maximum() ? 0 : slider_->value() + 1);
+  });
+  connect(play_, &QPushButton::toggled, this, [this](bool on) {
+    play_->setText(on ? "Pause" : "Play");
+    if (on) player_->start();
+    else player_->stop();
+  });
+  // Moving through steps needs no query: every step of the layer is loaded.
+  connect(slider_, &QSlider::valueChanged, this, [this](int index) {
+    if (index < 0 || static_cast<std::size_t>(index) >= data_.history.size()) return;
+    data_.selected = static_cast<std::size_t>(index);
+    requested_step_ = data_.history[data_.selected].step;
+    draw_selected();
+  });
+  connect(log_counts_, &QCheckBox::toggled, this, [this](bool on) {
+    plot_->yAxis->setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    draw_selected();
+  });
+  auto reselect = [this] { show_at(layer_box_->currentText(), role_box_->currentText(), requested_step_); };
+  connect(layer_box_, qOverload<int>(&QComboBox::activated), this, reselect);
+  connect(role_box_, qOverload<int>(&QComboBox::activated), this, reselect);
+}
+
+void histogram_view::set_run(const run_ref& run) {
+  run_ = run;
+  show_at({}, {}, -1);
+}
+
+void histogram_view::show_at(const QString& layer, const QString& role, std::int64_t step) {
+  data_.layer = layer.toStdString();
+  data_.role = role.toStdString();
+  requested_step_ = step;
+  reload();
+}
+
+void histogram_view::reload() {
+  if (run_.file.isEmpty()) return;
+  const auto generation = ++generation_;
+  const run_ref run = run_;
+  const std::string layer = data_.layer, role = data_.role;
+  const std::int64_t step = requested_step_;
+  run_query<histogram_data>(
+      this, [=] { return load_histogram(run, layer, role, step); },
+      [this, generation](query_result<histogram_data> result) {
+        if (generation != generation_) return;
+        if (!result.value) {
+          emit failed(result.error);
+          return;
+        }
+        data_ = std::move(*result.value);
+        show_data();
+        emit loaded();
+      });
+}
+
+std::int64_t histogram_view::shown_step() const {
+  const auto* stats = data_.selected_stats();
+  return stats ? stats->step : -1;
+}
+
+std::vector<double> histogram_view::bar_values() const {
+  std::vector<double> values;
+  auto append = [&](QCPBars* bars) {
+    for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it) values.push_back(it->value);
+  };
+  append(underflow_);
+  append(binades_);
+  append(overflow_);
+  return values;
+}
+
+void histogram_view::show_data() {
+  layer_box_->clear();
+  for (const auto& l : data_.layers) layer_box_->addItem(qstr(l));
+  layer_box_->setCurrentText(qstr(data_.layer));
+  role_box_->clear();
+  for (const auto& r : data_.roles) role_box_->addItem(qstr(r));
+  role_box_->setCurrentText(qstr(data_.role));
+  const QSignalBlocker block(slider_);
+  slider_->setRange(0, std::max(0, static_cast<int>(data_.history.size()) - 1));
+  slider_->setValue(static_cast<int>(data_.selected));
+  draw_waterfall();
+  draw_selected();
+}
+
+void histogram_view::shade_format_ranges(double left, double right) {
+  if (!data_.format) return;
+  const auto& f = *data_.format;
+  const double subnormal_start = f.min_exponent();
+  shade(plot_, left, subnormal_start, QColor(160, 160, 160, 50), "underflow to 0");
+  shade(plot_, subnormal_start, f.emin, QColor(255, 200, 0, 50), "subnormal");
+  shade(plot_, f.emin, f.emax + 1, QColor(44, 160, 44, 35), "normal " + QString::fromStdString(f.name));
+  shade(plot_, f.emax + 1, right, QColor(214, 39, 40, 45), "overflow");
+}
+
+void histogram_view::draw_selected() {
+  plot_->clearItems();
+  for (int i = plot_->graphCount() - 1; i >= 0; --i) plot_->removeGraph(i);
+  QVector<double> keys, counts;
+  const auto* stats = data_.selected_stats();
+  if (stats == nullptr || stats->hist.bins.size() < 2) {
+    for (auto* bars : {binades_, underflow_, overflow_}) bars->data()->clear();
+    caption_->setText(stats == nullptr ? "no tensor statistics for this layer and role"
+                                       : QString("step %1: no histogram recorded").arg(stats->step));
+    plot_->replot();
+    return;
+  }
+  const auto& h = stats->hist;
+  for (std::size_t i = 0; i < h.binade_count(); ++i) {
+    keys.push_back(binade_key(h.first_exponent, i));
+    counts.push_back(static_cast<double>(h.bins[i + 1]));
+  }
+  binades_->setData(keys, counts, true);
+  const double underflow_key = h.first_exponent - 1.5;
+  const double overflow_key = binade_key(h.first_exponent, h.binade_count()) + 1;
+  underflow_->setData({underflow_key}, {static_cast<double>(h.bins.front())}, true);
+  overflow_->setData({overflow_key}, {static_cast<double>(h.bins.back())}, true);
+  double left = underflow_key - 1.5;
+  const double right = overflow_key + 1.5;
+
+  // 0 stands for "no loss scale recorded" (a scale is always positive).
+  const double scale = data_.selected < data_.loss_scales.size() ? data_.loss_scales[data_.selected].value_or(0.0) : 0.0;
+  QString scale_text = "no loss scale recorded";
+  // Scaled gradients sit log2(scale) binades above the true ones: show where they came from.
+  if (scale > 0) {
+    const double shift = std::log2(scale);
+    scale_text = QString("loss scale 2^%1").arg(shift, 0, 'g', 4);
+    if (data_.role.rfind("grad", 0) == 0 && shift != 0) {
+      auto* unscaled = plot_->addGraph();
+      unscaled->setName(QString("unscaled (÷ 2^%1)").arg(shift, 0, 'g', 4));
+      unscaled->setLineStyle(QCPGraph::lsStepCenter);
+      unscaled->setPen(QPen(QColor(148, 103, 189), 1.5, Qt::DashLine));
+      QVector<double> shifted = keys;
+      for (double& k : shifted) k -= shift;
+      unscaled->setData(shifted, counts, true);
+      if (!shifted.isEmpty()) left = std::min(left, shifted.front() - 1);
+    }
+  }
+  shade_format_ranges(left, right);
+  caption_->setText(QString("%1 / %2 (%3) at step %4: %5 values, %6 zeros, %7 subnormal, %8 underflowed, "
+                            "%9 overflowed; %10")
+                        .arg(qstr(stats->layer), qstr(stats->role), qstr(stats->format))
+                        .arg(stats->step).arg(stats->count).arg(stats->zeros).arg(stats->subnormals)
+                        .arg(stats->underflows).arg(stats->overflows).arg(scale_text));
+  plot_->xAxis->setRange(left, right);
+  plot_->yAxis->rescale(true);
+  if (log_counts_->isChecked()) plot_->yAxis->setRangeLower(0.5);
+  else plot_->yAxis->setRangeLower(0);
+  plot_->yAxis->setRangeUpper(std::max(1.0, plot_->yAxis->range().upper * 1.1));
+  plot_->replot();
+
+  waterfall_->clearItems();
+  auto* marker = new QCPItemStraightLine(waterfall_);
+  marker->point1->setCoords(static_cast<double>(data_.selected), 0);
+  marker->point2->setCoords(static_cast<double>(data_.selected), 1);
+  marker->setPen(QPen(Qt::white, 1.5, Qt::DashLine));
+  waterfall_->replot();
+}
+
+void histogram_view::draw_waterfall() {
+  waterfall_->clearPlottables();
+  const auto& history = data_.history;
+  if (history.empty() || history.front().hist.bins.size() < 2) {
+    waterfall_->replot();
+    return;
+  }
+  const auto& first = history.front().hist;
+  auto* map = new QCPColorMap(waterfall_->xAxis, waterfall_->yAxis);
+  const int columns = static_cast<int>(history.size());
+  const int rows = static_cast<int>(first.bins.size());
+  map->data()->setSize(columns, rows);
+  map->data()->setRange(QCPRange(0, std::max(columns - 1, 1)),
+                        QCPRange(first.first_exponent - 0.5, first.first_exponent - 0.5 + std::max(rows - 1, 1)));
+  for (int c = 0; c < columns; ++c) {
+    const auto& h = history[static_cast<std::size_t>(c)].hist;
+    for (int r = 0; r < rows; ++r) {
+      const auto bin = static_cast<std::size_t>(r);
+      // Count magnitudes span decades: colour by log so small tails stay visible.
+      map->data()->setCell(c, r, bin < h.bins.size() ? std::log10(1.0 + static_cast<double>(h.bins[bin])) : 0.0);
+    }
+  }
+  map->setGradient(QCPColorGradient::gpNight);
+  map->setInterpolate(false);
+  map->rescaleDataRange(true);
+  QSharedPointer<QCPAxisTickerText> step_ticks(new QCPAxisTickerText);
+  const int stride = std::max(1, columns / 8);
+  for (int c = 0; c < columns; c += stride) step_ticks->addTick(c, QString::number(history[static_cast<std::size_t>(c)].step));
+  waterfall_->xAxis->setTicker(step_ticks);
+  waterfall_->rescaleAxes();
+}
+
+}  // namespace numlab_gui

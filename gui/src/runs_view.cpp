@@ -1,0 +1,156 @@
+// The Runs view; see runs_view.hpp.
+#include "runs_view.hpp"
+
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QSplitter>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include "async_query.hpp"
+#include "plot_style.hpp"
+#include "run_queries.hpp"
+
+namespace numlab_gui {
+namespace {
+
+constexpr int file_role = Qt::UserRole;
+constexpr int run_id_role = Qt::UserRole + 1;
+
+QString status_text(rundb::run_status status) {
+  const auto text = rundb::to_string(status);
+  return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+
+}  // namespace
+
+runs_view::runs_view(QWidget* parent)
+    : QWidget(parent), error_(new QLabel(this)), tree_(new QTreeWidget(this)), config_(new QPlainTextEdit(this)) {
+  error_->setStyleSheet("QLabel { color: #b00020; font-weight: bold; }");
+  error_->setWordWrap(true);
+  error_->hide();
+  tree_->setColumnCount(6);
+  tree_->setHeaderLabels({"run", "id", "status", "steps", "started", "host"});
+  tree_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  tree_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  config_->setReadOnly(true);
+  config_->setPlaceholderText("configuration of the selected run");
+  auto* splitter = new QSplitter(Qt::Vertical, this);
+  splitter->addWidget(tree_);
+  splitter->addWidget(config_);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(error_);
+  layout->addWidget(splitter, 1);
+  connect(tree_, &QTreeWidget::itemSelectionChanged, this, [this] {
+    const auto runs = selected_runs();
+    if (!runs.isEmpty()) {
+      const auto run = info(runs.front());
+      config_->setPlainText(run ? qstr(run->config_yaml) : QString());
+      emit selection_changed(runs);
+    }
+  });
+}
+
+void runs_view::open_file(const QString& file) {
+  run_query<file_listing>(
+      this, [file] { return load_listing(file); },
+      [this, file](query_result<file_listing> result) {
+        if (!result.value) {
+          error_->setText(result.error);
+          error_->show();
+          emit failed(result.error);
+          return;
+        }
+        error_->hide();
+        error_->clear();
+        show_listing(*result.value);
+        emit file_loaded(file);
+      });
+}
+
+QTreeWidgetItem* runs_view::file_item(const QString& file) const {
+  for (int i = 0; i < tree_->topLevelItemCount(); ++i) {
+    if (tree_->topLevelItem(i)->data(0, file_role).toString() == file) return tree_->topLevelItem(i);
+  }
+  return nullptr;
+}
+
+void runs_view::show_listing(const file_listing& listing) {
+  const QList<run_ref> previously_selected = selected_runs();
+  const bool first_file = listings_.empty();
+  listings_[listing.file] = listing;
+  const QSignalBlocker block(tree_);
+  auto* top = file_item(listing.file);
+  if (top == nullptr) {
+    top = new QTreeWidgetItem(tree_);
+    top->setData(0, file_role, listing.file);
+    top->setFlags(top->flags() & ~Qt::ItemIsSelectable);
+  }
+  top->setText(0, QFileInfo(listing.file).fileName());
+  top->setToolTip(0, listing.file);
+  qDeleteAll(top->takeChildren());
+  for (std::size_t i = 0; i < listing.runs.size(); ++i) {
+    const auto& run = listing.runs[i];
+    auto* item = new QTreeWidgetItem(top);
+    item->setText(0, qstr(run.name));
+    item->setText(1, QString::number(run.id));
+    item->setText(2, status_text(run.status));
+    item->setText(3, QString::number(listing.step_counts[i]));
+    item->setText(4, qstr(run.start_time));
+    item->setText(5, qstr(run.host));
+    item->setData(0, file_role, listing.file);
+    item->setData(0, run_id_role, QVariant::fromValue<qlonglong>(run.id));
+  }
+  top->setExpanded(true);
+  if (!previously_selected.isEmpty()) {
+    select_runs(previously_selected);
+  } else if (first_file && !listing.runs.empty()) {
+    select_runs({run_ref{listing.file, listing.runs.front().id, {}}});
+  }
+}
+
+void runs_view::select_runs(const QList<run_ref>& runs) {
+  {
+    const QSignalBlocker block(tree_);
+    tree_->clearSelection();
+    for (const auto& run : runs) {
+      auto* top = file_item(run.file);
+      for (int i = 0; top && i < top->childCount(); ++i) {
+        if (top->child(i)->data(0, run_id_role).toLongLong() == run.id) top->child(i)->setSelected(true);
+      }
+    }
+  }
+  emit tree_->itemSelectionChanged();
+}
+
+QList<run_ref> runs_view::selected_runs() const {
+  QList<run_ref> runs;
+  for (auto* item : tree_->selectedItems()) {
+    if (item->parent() == nullptr || runs.size() == 2) continue;
+    run_ref run{item->data(0, file_role).toString(), item->data(0, run_id_role).toLongLong(), {}};
+    run.label = QString("%1 (#%2)").arg(item->text(0)).arg(run.id);
+    runs.push_back(run);
+  }
+  return runs;
+}
+
+QStringList runs_view::files() const {
+  QStringList files;
+  for (const auto& [file, listing] : listings_) files.push_back(file);
+  return files;
+}
+
+std::optional<rundb::run_info> runs_view::info(const run_ref& run) const {
+  const auto it = listings_.find(run.file);
+  if (it == listings_.end()) return std::nullopt;
+  for (const auto& r : it->second.runs)
+    if (r.id == run.id) return r;
+  return std::nullopt;
+}
+
+QString runs_view::error_text() const { return error_->isVisible() || !error_->text().isEmpty() ? error_->text() : QString(); }
+
+}  // namespace numlab_gui

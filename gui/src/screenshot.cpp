@@ -1,0 +1,120 @@
+// Off-screen rendering of one view; see screenshot.hpp.
+#include "screenshot.hpp"
+
+#include <QEventLoop>
+#include <QImage>
+#include <QPixmap>
+#include <QStringList>
+#include <QTimer>
+#include <qcustomplot.h>
+
+#include <memory>
+
+#include "events_view.hpp"
+#include "histogram_view.hpp"
+#include "map_view.hpp"
+#include "overview_view.hpp"
+#include "run_queries.hpp"
+#include "swamping_view.hpp"
+
+namespace numlab_gui {
+namespace {
+
+// Waits for the view's loaded() or failed(); returns the failure message.
+template <typename View>
+QString wait_for(View* view, int timeout_ms) {
+  QEventLoop loop;
+  QString error = "timed out loading the run";
+  QObject::connect(view, &View::loaded, &loop, [&] {
+    error.clear();
+    loop.quit();
+  });
+  QObject::connect(view, &View::failed, &loop, [&](const QString& message) {
+    error = message;
+    loop.quit();
+  });
+  QTimer::singleShot(timeout_ms, &loop, &QEventLoop::quit);
+  loop.exec();
+  return error;
+}
+
+}  // namespace
+
+QStringList screenshot_views() { return {"overview", "map", "histograms", "swamping", "events"}; }
+
+QStringList screenshot_metrics() {
+  return {"overflow", "underflow", "subnormal", "nan", "swamped", "partially_swamped"};
+}
+
+QString render_screenshot(const screenshot_request& request) {
+  if (!screenshot_views().contains(request.view)) {
+    return QString("unknown view '%1' (choose one of %2)").arg(request.view, screenshot_views().join(", "));
+  }
+  const auto metric_index = request.metric.isEmpty() ? 0 : screenshot_metrics().indexOf(request.metric);
+  if (metric_index < 0) {
+    return QString("unknown metric '%1' (choose one of %2)").arg(request.metric, screenshot_metrics().join(", "));
+  }
+  run_ref run{request.database, 0, {}};
+  try {
+    const auto listing = load_listing(request.database);
+    if (listing.runs.empty()) return request.database + ": no runs recorded";
+    const rundb::run_info* chosen = &listing.runs.front();
+    if (request.run) {
+      chosen = nullptr;
+      for (const auto& r : listing.runs)
+        if (r.id == *request.run) chosen = &r;
+      if (chosen == nullptr) return QString("%1: no run with id %2").arg(request.database).arg(*request.run);
+    }
+    run.id = chosen->id;
+    run.label = QString("%1 (#%2)").arg(QString::fromStdString(chosen->name)).arg(chosen->id);
+  } catch (const std::exception& e) {
+    return QString::fromStdString(e.what());
+  }
+
+  constexpr int timeout_ms = 120000;
+  std::unique_ptr<QWidget> widget;
+  QString error;
+  if (request.view == "overview") {
+    auto* view = new overview_view;
+    widget.reset(view);
+    view->set_runs({run});
+    error = wait_for(view, timeout_ms);
+    if (error.isEmpty() && request.step) view->mark_step(*request.step);
+  } else if (request.view == "map") {
+    auto* view = new map_view;
+    widget.reset(view);
+    view->set_metric(static_cast<map_metric>(metric_index));
+    view->set_role(request.role);
+    view->set_run(run);
+    error = wait_for(view, timeout_ms);
+  } else if (request.view == "histograms") {
+    auto* view = new histogram_view;
+    widget.reset(view);
+    view->set_run(run);
+    view->show_at({}, request.role, request.step.value_or(-1));
+    error = wait_for(view, timeout_ms);
+  } else if (request.view == "swamping") {
+    auto* view = new swamping_view;
+    widget.reset(view);
+    view->set_run(run);
+    error = wait_for(view, timeout_ms);
+  } else {
+    auto* view = new events_view;
+    widget.reset(view);
+    view->set_run(run);
+    error = wait_for(view, timeout_ms);
+  }
+  if (!error.isEmpty()) return error;
+
+  widget->setAttribute(Qt::WA_DontShowOnScreen);
+  widget->resize(request.size);
+  widget->show();
+  QCoreApplication::processEvents();
+  // Plots redraw into their buffers at the final size before the grab.
+  for (auto* plot : widget->findChildren<QCustomPlot*>()) plot->replot(QCustomPlot::rpImmediateRefresh);
+  const QImage image = widget->grab().toImage();
+  if (image.isNull() || !image.save(request.output, "PNG")) return QString("could not write %1").arg(request.output);
+  return {};
+}
+
+}  // namespace numlab_gui

@@ -1,0 +1,34 @@
+// `numlab-gui --screenshot FILE.png --view NAME [--step N] RUN.db`: renders
+// one view of one run off-screen into a PNG, for documentation and tests.
+#pragma once
+
+#include <QSize>
+#include <QString>
+
+#include <optional>
+
+namespace numlab_gui {
+
+/// What to render.
+struct screenshot_request {
+  QString database;
+  QString output;                      ///< PNG file to write
+  QString view;                        ///< overview, map, histograms, swamping or events
+  std::optional<std::int64_t> step;    ///< histograms: which step; overview: a marker
+  std::optional<std::int64_t> run;     ///< run id; the file's first run when unset
+  QString role;                        ///< map: tensor role (default: grad_weight or the first)
+  QString metric;                      ///< map: overflow, underflow, subnormal, nan, swamped, partially_swamped
+  QSize size{1280, 800};
+};
+
+/// The views --view accepts.
+QStringList screenshot_views();
+
+/// The metrics --metric accepts, in map_metric order.
+QStringList screenshot_metrics();
+
+/// Renders the request. Returns an empty string on success, else the error
+/// message (naming the file at fault). Needs a QApplication.
+QString render_screenshot(const screenshot_request& request);
+
+}  // namespace numlab_gui

@@ -1,0 +1,84 @@
+// The swamping view; see swamping_view.hpp.
+#include "swamping_view.hpp"
+
+#include <QLabel>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include "async_query.hpp"
+#include "plot_style.hpp"
+#include "run_queries.hpp"
+
+namespace numlab_gui {
+
+swamping_view::swamping_view(QWidget* parent)
+    : QWidget(parent), caption_(new QLabel(this)), plot_(new QCustomPlot(this)) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(caption_);
+  layout->addWidget(plot_, 1);
+  total_rect_ = plot_->axisRect();
+  partial_rect_ = new QCPAxisRect(plot_);
+  plot_->plotLayout()->addElement(1, 0, partial_rect_);
+  auto* margins = new QCPMarginGroup(plot_);
+  total_rect_->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+  partial_rect_->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+  total_rect_->axis(QCPAxis::atLeft)->setLabel("swamped fraction");
+  partial_rect_->axis(QCPAxis::atLeft)->setLabel("partially swamped fraction");
+  partial_rect_->axis(QCPAxis::atBottom)->setLabel("step");
+  plot_->legend->setVisible(true);
+  plot_->legend->setFont(QFont(font().family(), 8));
+  plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+}
+
+void swamping_view::set_run(const run_ref& run) {
+  run_ = run;
+  reload();
+}
+
+void swamping_view::reload() {
+  if (run_.file.isEmpty()) return;
+  const auto generation = ++generation_;
+  const run_ref run = run_;
+  run_query<swamping_data>(
+      this, [run] { return load_swamping(run); },
+      [this, generation](query_result<swamping_data> result) {
+        if (generation != generation_) return;
+        if (!result.value) {
+          emit failed(result.error);
+          return;
+        }
+        data_ = std::move(*result.value);
+        show_data();
+        emit loaded();
+      });
+}
+
+void swamping_view::show_data() {
+  plot_->clearGraphs();
+  for (std::size_t i = 0; i < data_.layers.size(); ++i) {
+    const auto& series = data_.layers[i];
+    const QVector<double> steps(series.steps.begin(), series.steps.end());
+    auto* total = plot_->addGraph(total_rect_->axis(QCPAxis::atBottom), total_rect_->axis(QCPAxis::atLeft));
+    total->setName(qstr(series.layer));
+    total->setPen(QPen(layer_color(i), 1.2));
+    total->setData(steps, QVector<double>(series.swamped.begin(), series.swamped.end()), true);
+    auto* partial = plot_->addGraph(partial_rect_->axis(QCPAxis::atBottom), partial_rect_->axis(QCPAxis::atLeft));
+    partial->setPen(QPen(layer_color(i), 1.2, Qt::DashLine));
+    partial->setData(steps, QVector<double>(series.partially_swamped.begin(), series.partially_swamped.end()), true);
+    partial->removeFromLegend();
+  }
+  caption_->setText(data_.layers.empty()
+                        ? QString("no update statistics in this run (swamping is measured on role 'update')")
+                        : QString("%1 layers; solid: swamped (update lost entirely), dashed: partially swamped")
+                              .arg(data_.layers.size()));
+  for (auto* rect : {total_rect_, partial_rect_}) {
+    rect->axis(QCPAxis::atBottom)->rescale();
+    rect->axis(QCPAxis::atLeft)->rescale();
+    auto range = rect->axis(QCPAxis::atLeft)->range();
+    rect->axis(QCPAxis::atLeft)->setRange(0, std::max(range.upper * 1.05, 1e-6));
+  }
+  plot_->replot();
+}
+
+}  // namespace numlab_gui
