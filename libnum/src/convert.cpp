@@ -21,11 +21,13 @@ struct ieee_fields {
   std::uint64_t exponent_max;
 };
 
+// Saturating conversion clamps infinities too (as CUDA's __NV_SATFINITE and
+// the OCP FP8 saturating mode do, verified on an H100).
 rounded infinity_into(const format& f, bool negative, const round_spec& spec) {
-  if (f.infinities) return {infinity_bits(f, negative), flags::none};
   if (spec.overflow == overflow_mode::saturate) {
     return {max_finite_bits(f, negative), flags::overflow | flags::inexact};
   }
+  if (f.infinities) return {infinity_bits(f, negative), flags::none};
   return {infinity_bits(f, negative), flags::invalid};
 }
 

@@ -9,9 +9,9 @@
 namespace num {
 
 /// A double rounded once into f (never through float). NaNs keep their sign
-/// and top payload bits and become quiet (invalid if signalling); an infinity
-/// into a format without infinities gives NaN and invalid, or ±max when
-/// spec.overflow is saturate.
+/// and top payload bits and become quiet (invalid if signalling). With
+/// spec.overflow saturate an infinity becomes ±max (overflow, inexact); else an
+/// infinity into a format without infinities gives NaN and invalid.
 rounded from_double(const format& f, double x, const round_spec& spec, std::uint32_t random_word = 0);
 /// A float rounded once into f.
 rounded from_float(const format& f, float x, const round_spec& spec, std::uint32_t random_word = 0);
