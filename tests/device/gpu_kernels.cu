@@ -1,0 +1,125 @@
+// CUDA side of the GPU cross-check: the GPU's own conversions and arithmetic
+// on every input of a block, written to plain arrays for the host to compare
+// with libnum. Exposed through the C functions in gpu_kernels.hpp.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+#include "gpu_kernels.hpp"
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "CUDA error in %s: %s\n", what, cudaGetErrorString(e));
+    std::exit(3);
+  }
+}
+
+__device__ std::uint16_t h_bits(__half h) { return __half_as_ushort(h); }
+__device__ std::uint16_t b_bits(__nv_bfloat16 b) { return __bfloat16_as_ushort(b); }
+
+__global__ void convert_from_float(gpu_conversion op, std::uint64_t first, std::uint64_t n, std::uint32_t* out) {
+  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  if (i >= n) return;
+  const float x = __uint_as_float(static_cast<std::uint32_t>(first + i));
+  std::uint32_t r = 0;
+  switch (op) {
+    case gpu_f32_to_f16_rn: r = h_bits(__float2half_rn(x)); break;
+    case gpu_f32_to_f16_rz: r = h_bits(__float2half_rz(x)); break;
+    case gpu_f32_to_f16_ru: r = h_bits(__float2half_ru(x)); break;
+    case gpu_f32_to_f16_rd: r = h_bits(__float2half_rd(x)); break;
+    case gpu_f32_to_bf16_rn: r = b_bits(__float2bfloat16_rn(x)); break;
+    case gpu_f32_to_bf16_rz: r = b_bits(__float2bfloat16_rz(x)); break;
+    case gpu_f32_to_bf16_ru: r = b_bits(__float2bfloat16_ru(x)); break;
+    case gpu_f32_to_bf16_rd: r = b_bits(__float2bfloat16_rd(x)); break;
+    case gpu_f32_to_e4m3_satfinite: r = __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3); break;
+    case gpu_f32_to_e4m3_nosat: r = __nv_cvt_float_to_fp8(x, __NV_NOSAT, __NV_E4M3); break;
+    case gpu_f32_to_e5m2_satfinite: r = __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E5M2); break;
+    case gpu_f32_to_e5m2_nosat: r = __nv_cvt_float_to_fp8(x, __NV_NOSAT, __NV_E5M2); break;
+    case gpu_f32_to_tf32_rna: {
+      std::uint32_t t;
+      asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(t) : "f"(x));
+      r = t;
+      break;
+    }
+  }
+  out[i] = r;
+}
+
+__global__ void binary_op(gpu_binary op, std::uint64_t first, std::uint64_t n, std::uint16_t* out) {
+  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  if (i >= n) return;
+  const std::uint64_t k = first + i;
+  const auto a = static_cast<std::uint16_t>(k >> 16), b = static_cast<std::uint16_t>(k);
+  std::uint16_t r = 0;
+  const __half ha = __ushort_as_half(a), hb = __ushort_as_half(b);
+  const __nv_bfloat16 ba = __ushort_as_bfloat16(a), bb = __ushort_as_bfloat16(b);
+  switch (op) {
+    case gpu_f16_add: r = h_bits(__hadd_rn(ha, hb)); break;
+    case gpu_f16_mul: r = h_bits(__hmul_rn(ha, hb)); break;
+    case gpu_f16_div: r = h_bits(__hdiv(ha, hb)); break;
+    case gpu_bf16_add: r = b_bits(__hadd_rn(ba, bb)); break;
+    case gpu_bf16_mul: r = b_bits(__hmul_rn(ba, bb)); break;
+    case gpu_f16_fma_one: r = h_bits(__hfma(ha, hb, __ushort_as_half(0x3c00))); break;
+    case gpu_bf16_fma_one: r = b_bits(__hfma(ba, bb, __ushort_as_bfloat16(0x3f80))); break;
+  }
+  out[i] = r;
+}
+
+__global__ void unary_op(gpu_unary op, std::uint16_t* out) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= 65536) return;
+  const auto a = static_cast<std::uint16_t>(i);
+  std::uint16_t r = 0;
+  switch (op) {
+    case gpu_f16_sqrt: r = h_bits(hsqrt(__ushort_as_half(a))); break;
+    case gpu_bf16_sqrt: r = b_bits(hsqrt(__ushort_as_bfloat16(a))); break;
+    case gpu_f16_rint: r = h_bits(hrint(__ushort_as_half(a))); break;
+  }
+  out[i] = r;
+}
+
+template <class T>
+T* device_buffer(std::uint64_t n) {
+  T* p = nullptr;
+  check(cudaMalloc(&p, n * sizeof(T)), "cudaMalloc");
+  return p;
+}
+
+}  // namespace
+
+extern "C" void gpu_convert_block(gpu_conversion op, std::uint64_t first, std::uint64_t n, std::uint32_t* host_out) {
+  auto* d = device_buffer<std::uint32_t>(n);
+  convert_from_float<<<(n + 255) / 256, 256>>>(op, first, n, d);
+  check(cudaGetLastError(), "convert kernel");
+  check(cudaMemcpy(host_out, d, n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost), "copy back");
+  cudaFree(d);
+}
+
+extern "C" void gpu_binary_block(gpu_binary op, std::uint64_t first, std::uint64_t n, std::uint16_t* host_out) {
+  auto* d = device_buffer<std::uint16_t>(n);
+  binary_op<<<(n + 255) / 256, 256>>>(op, first, n, d);
+  check(cudaGetLastError(), "binary kernel");
+  check(cudaMemcpy(host_out, d, n * sizeof(std::uint16_t), cudaMemcpyDeviceToHost), "copy back");
+  cudaFree(d);
+}
+
+extern "C" void gpu_unary_all(gpu_unary op, std::uint16_t* host_out) {
+  auto* d = device_buffer<std::uint16_t>(65536);
+  unary_op<<<256, 256>>>(op, d);
+  check(cudaGetLastError(), "unary kernel");
+  check(cudaMemcpy(host_out, d, 65536 * sizeof(std::uint16_t), cudaMemcpyDeviceToHost), "copy back");
+  cudaFree(d);
+}
+
+extern "C" const char* gpu_name() {
+  static cudaDeviceProp prop;
+  check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  return prop.name;
+}
