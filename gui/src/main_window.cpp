@@ -118,8 +118,12 @@ void main_window::open_file(const QString& file) {
 }
 
 void main_window::show_runs(const QList<run_ref>& runs) {
+  // A refreshed listing re-announces the same selection: keep the views' state.
+  if (runs.isEmpty() || runs == shown_) {
+    update_live_state();
+    return;
+  }
   shown_ = runs;
-  if (runs.isEmpty()) return;
   overview_->set_runs(runs);
   map_->set_run(runs.front());
   histograms_->set_run(runs.front());

@@ -82,29 +82,32 @@ void runs_view::show_listing(const file_listing& listing) {
   const QList<run_ref> previously_selected = selected_runs();
   const bool first_file = listings_.empty();
   listings_[listing.file] = listing;
-  const QSignalBlocker block(tree_);
-  auto* top = file_item(listing.file);
-  if (top == nullptr) {
-    top = new QTreeWidgetItem(tree_);
-    top->setData(0, file_role, listing.file);
-    top->setFlags(top->flags() & ~Qt::ItemIsSelectable);
+  {
+    // Rebuilding the items must not look like a selection change.
+    const QSignalBlocker block(tree_);
+    auto* top = file_item(listing.file);
+    if (top == nullptr) {
+      top = new QTreeWidgetItem(tree_);
+      top->setData(0, file_role, listing.file);
+      top->setFlags(top->flags() & ~Qt::ItemIsSelectable);
+    }
+    top->setText(0, QFileInfo(listing.file).fileName());
+    top->setToolTip(0, listing.file);
+    qDeleteAll(top->takeChildren());
+    for (std::size_t i = 0; i < listing.runs.size(); ++i) {
+      const auto& run = listing.runs[i];
+      auto* item = new QTreeWidgetItem(top);
+      item->setText(0, qstr(run.name));
+      item->setText(1, QString::number(run.id));
+      item->setText(2, status_text(run.status));
+      item->setText(3, QString::number(listing.step_counts[i]));
+      item->setText(4, qstr(run.start_time));
+      item->setText(5, qstr(run.host));
+      item->setData(0, file_role, listing.file);
+      item->setData(0, run_id_role, QVariant::fromValue<qlonglong>(run.id));
+    }
+    top->setExpanded(true);
   }
-  top->setText(0, QFileInfo(listing.file).fileName());
-  top->setToolTip(0, listing.file);
-  qDeleteAll(top->takeChildren());
-  for (std::size_t i = 0; i < listing.runs.size(); ++i) {
-    const auto& run = listing.runs[i];
-    auto* item = new QTreeWidgetItem(top);
-    item->setText(0, qstr(run.name));
-    item->setText(1, QString::number(run.id));
-    item->setText(2, status_text(run.status));
-    item->setText(3, QString::number(listing.step_counts[i]));
-    item->setText(4, qstr(run.start_time));
-    item->setText(5, qstr(run.host));
-    item->setData(0, file_role, listing.file);
-    item->setData(0, run_id_role, QVariant::fromValue<qlonglong>(run.id));
-  }
-  top->setExpanded(true);
   if (!previously_selected.isEmpty()) {
     select_runs(previously_selected);
   } else if (first_file && !listing.runs.empty()) {

@@ -1,0 +1,210 @@
+// QtTest of numlab-gui's views on a small database written by the test
+// (tests/rundb/sample_database.hpp): what the views show must equal what
+// the database holds, read back independently through rundb::reader.
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTest>
+#include <qcustomplot.h>
+
+#include <cmath>
+
+#include "../rundb/sample_database.hpp"
+#include "rundb/errors.hpp"
+#include "events_view.hpp"
+#include "histogram_view.hpp"
+#include "live_watcher.hpp"
+#include "main_window.hpp"
+#include "map_view.hpp"
+#include "overview_view.hpp"
+#include "plot_export.hpp"
+#include "runs_view.hpp"
+#include "swamping_view.hpp"
+
+using namespace numlab_gui;
+
+class views_test : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QCoreApplication::setOrganizationName("numlab-tests");  // keep the user's settings out of it
+    QCoreApplication::setApplicationName("views_test");
+    file_ = QString::fromStdString((dir_ / "sample.db").string());
+    baseline_ = {file_, rundb_test::write_sample(dir_ / "sample.db"), "baseline"};
+    second_ = {file_, baseline_.id + 1, "second"};
+  }
+
+  void map_cells_equal_the_database() {
+    map_view view;
+    QSignalSpy loaded(&view, &map_view::loaded);
+    view.set_metric(map_metric::overflow);
+    view.set_role("grad_weight");
+    view.set_run(baseline_);
+    QVERIFY(loaded.wait(10000));
+    rundb::reader db(file_.toStdString());
+    const auto layers = db.layers(baseline_.id);
+    const auto steps = db.stats_steps(baseline_.id, "grad_weight");
+    QCOMPARE(view.grid().layers.size(), layers.size());
+    QCOMPARE(view.grid().steps.size(), steps.size());
+    for (const auto& r : db.tensor_stats({.run = baseline_.id, .role = "grad_weight"})) {
+      const auto l = static_cast<std::size_t>(std::find(layers.begin(), layers.end(), r.layer) - layers.begin());
+      const auto c = static_cast<std::size_t>(std::find(steps.begin(), steps.end(), r.step) - steps.begin());
+      const double expected = static_cast<double>(r.overflows) / static_cast<double>(r.count);
+      QCOMPARE(view.cell_value(l, c), expected);
+      // And against the formula the database was written with.
+      QCOMPARE(view.cell_value(l, c), static_cast<double>(rundb_test::sample_overflows(r.step, l)) / 1000.0);
+    }
+    view.set_metric(map_metric::underflow);
+    QVERIFY(loaded.wait(10000));
+    QCOMPARE(view.cell_value(2, 3), 4.0 / 1000.0);  // fc: underflows = 2 * layer index
+  }
+
+  void histogram_shows_the_stored_bins() {
+    histogram_view view;
+    QSignalSpy loaded(&view, &histogram_view::loaded);
+    view.set_run(baseline_);
+    view.show_at("conv2", "grad_weight", 12);  // latest recorded step <= 12 is 10
+    QVERIFY(loaded.wait(10000));
+    QCOMPARE(view.shown_step(), std::int64_t{10});
+    const auto stored = rundb::reader(file_.toStdString()).histogram(baseline_.id, "conv2", "grad_weight", 12);
+    QVERIFY(stored.has_value());
+    const auto bars = view.bar_values();
+    QCOMPARE(bars.size(), stored->hist.bins.size());
+    for (std::size_t i = 0; i < bars.size(); ++i) QCOMPARE(bars[i], static_cast<double>(stored->hist.bins[i]));
+    // The slider moves through steps without another query.
+    auto* slider = view.findChild<QSlider*>();
+    QVERIFY(slider != nullptr);
+    slider->setValue(0);
+    QCOMPARE(view.shown_step(), std::int64_t{0});
+    const auto first = rundb_test::sample_bins(0, 1);
+    QCOMPARE(view.bar_values(), std::vector<double>(first.begin(), first.end()));
+    QCOMPARE(loaded.count(), 1);
+  }
+
+  void overview_compares_two_runs() {
+    overview_view view;
+    QSignalSpy loaded(&view, &overview_view::loaded);
+    view.set_runs({baseline_, second_});
+    QVERIFY(loaded.wait(10000));
+    QCOMPARE(view.series().size(), std::size_t{2});
+    QVERIFY(view.loss_graph(0) != nullptr && view.loss_graph(1) != nullptr);
+    QCOMPARE(view.loss_graph(0)->dataCount(), static_cast<int>(rundb_test::sample_steps));
+    QCOMPARE(view.loss_graph(1)->dataCount(), 5);
+    for (int i = 0; i < view.loss_graph(0)->dataCount(); ++i) {
+      const auto point = view.loss_graph(0)->data()->at(i);
+      QCOMPARE(point->value, rundb_test::sample_loss(static_cast<std::int64_t>(point->key)));
+    }
+    QCOMPARE(view.loss_graph(1)->data()->at(3)->value, 1.0);
+    QCOMPARE(view.series()[0].skipped.size(), std::size_t{2});  // steps 16 and 33 marked
+    int skipped_markers = 0;
+    for (int g = 0; g < view.plot()->graphCount(); ++g) {
+      if (view.plot()->graph(g)->name().endsWith("skipped steps")) skipped_markers += view.plot()->graph(g)->dataCount();
+    }
+    QCOMPARE(skipped_markers, 2);
+  }
+
+  void swamping_and_events_match_the_database() {
+    swamping_view swamping;
+    QSignalSpy swamping_loaded(&swamping, &swamping_view::loaded);
+    swamping.set_run(baseline_);
+    QVERIFY(swamping_loaded.wait(10000));
+    QCOMPARE(swamping.data().layers.size(), std::size_t{3});
+    QCOMPARE(swamping.data().layers[2].swamped.at(4), 20.0 / 1000.0);  // fc: 10 * layer index of 1000
+
+    events_view events;
+    QSignalSpy events_loaded(&events, &events_view::loaded);
+    events.set_run(baseline_);
+    QVERIFY(events_loaded.wait(10000));
+    QCOMPARE(events.table()->rowCount(), 3);
+    QCOMPARE(events.table()->item(0, 0)->text(), QString("16"));
+    QCOMPARE(events.table()->item(2, 3)->text(), QString("epsilon not representable"));
+  }
+
+  void clicking_a_map_cell_opens_that_histogram() {
+    main_window window;
+    QSignalSpy map_loaded(window.map(), &map_view::loaded);
+    QSignalSpy histogram_loaded(window.histograms(), &histogram_view::loaded);
+    window.open_file(file_);
+    QVERIFY(map_loaded.wait(10000));
+    QTRY_VERIFY_WITH_TIMEOUT(histogram_loaded.count() >= 1, 10000);
+    histogram_loaded.clear();
+    window.map()->activate_cell(0, 6);  // conv1 at the 7th recorded step (30)
+    QVERIFY(histogram_loaded.wait(10000));
+    QCOMPARE(window.tabs()->currentWidget(), static_cast<QWidget*>(window.histograms()));
+    QCOMPARE(window.histograms()->shown_step(), std::int64_t{30});
+    const auto bins = rundb_test::sample_bins(30, 0);
+    QCOMPARE(window.histograms()->bar_values(), std::vector<double>(bins.begin(), bins.end()));
+  }
+
+  void bad_files_show_a_clear_message() {
+    rundb_test::write_file(dir_ / "notes.db", "this is not a database, just some words in a file\n");
+    const QString notes = QString::fromStdString((dir_ / "notes.db").string());
+    runs_view view;
+    QSignalSpy failed(&view, &runs_view::failed);
+    view.open_file(notes);
+    QVERIFY(failed.wait(10000));
+    QVERIFY(failed.at(0).at(0).toString().contains("notes.db"));
+    QVERIFY(failed.at(0).at(0).toString().contains("not a numlab run database"));
+    QVERIFY(view.error_text().contains("notes.db"));
+    view.open_file(QString::fromStdString((dir_ / "missing.db").string()));
+    QVERIFY(failed.wait(10000));
+    QVERIFY(failed.at(1).at(0).toString().contains("no such file"));
+  }
+
+  void plots_export_to_png_and_pdf() {
+    overview_view view;
+    QSignalSpy loaded(&view, &overview_view::loaded);
+    view.set_runs({baseline_});
+    QVERIFY(loaded.wait(10000));
+    view.resize(800, 600);
+    for (const char* name : {"overview.png", "overview.pdf"}) {
+      const QString out = QString::fromStdString((dir_ / name).string());
+      QCOMPARE(save_plot(*view.plot(), out), QString());
+      QVERIFY(QFileInfo(out).size() > 1000);
+    }
+    QVERIFY(!save_plot(*view.plot(), "/nonexistent-dir/x.png").isEmpty());
+  }
+
+  void live_refresh_picks_up_rows_from_another_process() {
+    const auto live = dir_ / "live.db";
+    const QString live_file = QString::fromStdString(live.string());
+    QProcess writer;
+    writer.start(RUNDB_SYNTH_BINARY, {live_file, "--steps", "100000", "--layers", "2", "--stats-every", "5",
+                                      "--delay-ms", "20", "--leave-running"});
+    QVERIFY(writer.waitForStarted(10000));
+    // Wait until the other process has created the run and a first step.
+    QTRY_VERIFY_WITH_TIMEOUT(has_steps(live), 10000);
+
+    main_window window;
+    window.watcher()->set_interval(100);
+    QSignalSpy overview_loaded(window.overview(), &overview_view::loaded);
+    window.open_file(live_file);
+    QVERIFY(overview_loaded.wait(10000));
+    const auto first_count = window.overview()->series().at(0).total_steps;
+    QTRY_VERIFY_WITH_TIMEOUT(window.overview()->series().at(0).total_steps > first_count + 10, 15000);
+    QCOMPARE(window.live_state(), QString("● live"));
+    writer.kill();
+    writer.waitForFinished(5000);
+  }
+
+ private:
+  static bool has_steps(const std::filesystem::path& file) {
+    try {
+      rundb::reader db(file);
+      const auto runs = db.runs();
+      return !runs.empty() && db.step_count(runs.front().id) > 0;
+    } catch (const rundb::error&) {
+      return false;  // not created yet
+    }
+  }
+
+  rundb_test::scratch_dir dir_{"gui-views"};
+  QString file_;
+  run_ref baseline_, second_;
+};
+
+QTEST_MAIN(views_test)
+#include "views_test.moc"
