@@ -118,9 +118,9 @@ struct expected {
   bool tiny_before = false;  ///< 0 < |exact| < 2^emin
   bool tiny_after = false;   ///< rounded to p bits with unbounded exponent, still below 2^emin
   num::rounding mode = num::rounding::nearest_even;
-  /// An infinite operand converted into a format without infinities: NaN and
-  /// invalid, or ±max (overflow, inexact) when saturating (convert.hpp).
-  bool unrepresentable_infinity = false;
+  /// A converted infinity: ±max (overflow, inexact) when saturating, else ±inf,
+  /// or NaN and invalid in a format without infinities (convert.hpp).
+  bool converted_infinity = false;
 
   static expected exactly(std::uint32_t bits, num::flags raised) {
     expected e;
@@ -132,11 +132,11 @@ struct expected {
   /// The result and flags under spec's tininess and overflow behaviour.
   num::rounded under(const num::format& f, const num::round_spec& spec) const {
     using num::flags;
-    if (unrepresentable_infinity) {
+    if (converted_infinity) {
       if (spec.overflow == num::overflow_mode::saturate) {
         return {max_finite(f, negative), flags::overflow | flags::inexact};
       }
-      return {infinity(f, negative), flags::invalid};
+      return {infinity(f, negative), f.infinities ? flags::none : flags::invalid};
     }
     if (fixed) return fixed_result;
     if (magnitude > max_magnitude(f)) return {overflow_bits(f, spec), flags::overflow | flags::inexact};

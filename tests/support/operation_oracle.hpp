@@ -91,9 +91,9 @@ inline expected arithmetic(const num::format& f, operation op, const operands3& 
 
 /// A finite or infinite value (a double, a float or an encoding) rounded into f.
 inline expected from_value(const num::format& f, double x, const mode_choice& m) {
-  if (std::isinf(x) && !f.infinities) {
+  if (std::isinf(x)) {
     expected e;
-    e.unrepresentable_infinity = true;
+    e.converted_infinity = true;
     e.negative = x < 0;
     return e;
   }

@@ -22,7 +22,7 @@ void check_conversion(const num::format& from, const num::format& to) {
       oracle::check_variants(
           log, to, m, want,
           [&](const num::round_spec& s, std::uint32_t w) { return num::convert(from, bits, to, s, w); },
-          [&] { return num::format_name(from) + " " + oracle::hex(bits) + " -> " + num::format_name(to); });
+          [&] { return num::format_name(from) + " " + oracle::hex(bits) + " -> " + num::format_name(to); }, bits);
     }
   }
 }

@@ -22,7 +22,8 @@ void check_doubles(const num::format& f, const std::vector<double>& inputs, cons
                            " inputs x 7 modes x 6 variants)");
   std::uint64_t index = 0;
   for (double x : inputs) {
-    for (const oracle::mode_choice& m : oracle::modes_for_case(index++)) {
+    ++index;
+    for (const oracle::mode_choice& m : oracle::modes_for_case(index)) {
       const oracle::expected want = oracle::from_value(f, x, m);
       oracle::check_variants(
           log, f, m, want,
@@ -30,7 +31,7 @@ void check_doubles(const num::format& f, const std::vector<double>& inputs, cons
             return what == "float" ? num::from_float(f, static_cast<float>(x), s, w)
                                                : num::from_double(f, x, s, w);
           },
-          [&] { return num::format_name(f) + " from " + what + " " + oracle::hex(std::bit_cast<std::uint64_t>(x)); });
+          [&] { return num::format_name(f) + " from " + what + " " + oracle::hex(std::bit_cast<std::uint64_t>(x)); }, index);
     }
   }
 }

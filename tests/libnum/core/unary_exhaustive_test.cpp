@@ -22,7 +22,7 @@ void check_sqrt(const num::format& f) {
       const oracle::expected want = oracle::arithmetic(f, oracle::operation::sqrt, {bits, 0, 0}, m);
       oracle::check_variants(
           log, f, m, want, [&](const num::round_spec& s, std::uint32_t w) { return num::sqrt(f, bits, s, w); },
-          [&] { return operand_text(f, "sqrt", bits); });
+          [&] { return operand_text(f, "sqrt", bits); }, bits);
     }
   }
 }
