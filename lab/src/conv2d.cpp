@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "im2col.hpp"
+#include "parallel.hpp"
 #include "lab/errors.hpp"
 
 namespace lab {
@@ -50,8 +51,11 @@ window_geometry conv2d::geometry(const shape& in) const {
   return make_geometry(who, in[2], in[3], k_, k_, stride_, padding_);
 }
 
-bool conv2d::is_pointwise(const window_geometry& g) const {
-  return k_ == 1 && stride_ == 1 && g.pad_top == 0 && g.pad_left == 0;
+std::size_t conv2d::images_per_chunk(const window_geometry& g) const {
+  // About 8K columns per sgemm: wide enough for full efficiency, small
+  // enough that a chunk's im2col matrix stays within a few MB.
+  constexpr std::size_t target_columns = 8192;
+  return std::max<std::size_t>(1, target_columns / (g.out_h * g.out_w));
 }
 
 shape conv2d::output_shape(const shape& in) const {
@@ -66,28 +70,32 @@ void conv2d::forward(const op_context& ctx, const tensor& in, tensor& out) {
   const std::size_t crs = in_c_ * k_ * k_;
   const std::size_t ohw = g.out_h * g.out_w;
   const std::size_t in_plane = in.shape().per_sample();
-  const bool pointwise = is_pointwise(g);
-  if (!pointwise) col_.resize(crs * ohw);
+  const std::size_t per_chunk = images_per_chunk(g);
+  const std::size_t chunks = (n + per_chunk - 1) / per_chunk;
   const auto w = ctx.weight(site("kernel"), kernel_.value.values());
   std::span<const float> b;
   if (has_bias_) b = ctx.weight(site("bias"), bias_.value.values());
-  for (std::size_t i = 0; i < n; ++i) {
-    const float* image = in.data() + i * in_plane;
-    const float* col = image;
-    if (!pointwise) {
-      detail::im2col(image, in_c_, g, col_.data());
-      col = col_.data();
+  workspaces_.resize(std::max<std::size_t>(1, ctx.threads));
+  detail::parallel_for(ctx.threads, chunks, [&](std::size_t worker, std::size_t first, std::size_t last) {
+    workspace& ws = workspaces_[worker];
+    for (std::size_t chunk = first; chunk < last; ++chunk) {
+      const std::size_t i0 = chunk * per_chunk, m = std::min(per_chunk, n - i0), cols = m * ohw;
+      ws.col.resize(crs * cols);
+      ws.rows.resize(out_c_ * cols);
+      for (std::size_t j = 0; j < m; ++j)
+        detail::im2col(in.data() + (i0 + j) * in_plane, in_c_, g, ws.col.data() + j * ohw, cols);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(out_c_), static_cast<int>(cols),
+                  static_cast<int>(crs), 1.0f, w.data(), static_cast<int>(crs), ws.col.data(),
+                  static_cast<int>(cols), 0.0f, ws.rows.data(), static_cast<int>(cols));
+      for (std::size_t j = 0; j < m; ++j)
+        for (std::size_t k = 0; k < out_c_; ++k) {
+          const float* src = ws.rows.data() + k * cols + j * ohw;
+          float* dst = out.data() + ((i0 + j) * out_c_ + k) * ohw;
+          const float bias = has_bias_ ? b[k] : 0.0f;
+          for (std::size_t p = 0; p < ohw; ++p) dst[p] = src[p] + bias;
+        }
     }
-    float* y = out.data() + i * out_c_ * ohw;
-    float beta = 0.0f;
-    if (has_bias_) {
-      for (std::size_t k = 0; k < out_c_; ++k) std::fill(y + k * ohw, y + (k + 1) * ohw, b[k]);
-      beta = 1.0f;
-    }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(out_c_), static_cast<int>(ohw),
-                static_cast<int>(crs), 1.0f, w.data(), static_cast<int>(crs), col, static_cast<int>(ohw), beta, y,
-                static_cast<int>(ohw));
-  }
+  });
   ctx.produce(site("output"), tensor_role::activation, out.values());
 }
 
@@ -98,43 +106,58 @@ void conv2d::backward(const op_context& ctx, const tensor& in, const tensor& /*o
   const std::size_t crs = in_c_ * k_ * k_;
   const std::size_t ohw = g.out_h * g.out_w;
   const std::size_t in_plane = in.shape().per_sample();
-  const bool pointwise = is_pointwise(g);
-  if (!pointwise) col_.resize(crs * ohw);
+  const std::size_t per_chunk = images_per_chunk(g);
+  const std::size_t chunks = (n + per_chunk - 1) / per_chunk;
   const auto w = ctx.weight(site("kernel"), kernel_.value.values());
-  if (grad_in != nullptr) {
-    grad_in->resize(in.shape());
-    if (!pointwise) dcol_.resize(crs * ohw);
-  }
-  const int ki = static_cast<int>(out_c_), ni = static_cast<int>(ohw), ci = static_cast<int>(crs);
-  for (std::size_t i = 0; i < n; ++i) {
-    const float* image = in.data() + i * in_plane;
-    const float* dy = grad_out.data() + i * out_c_ * ohw;
-    const float* col = image;
-    if (!pointwise) {
-      detail::im2col(image, in_c_, g, col_.data());
-      col = col_.data();
-    }
-    // dW[k, crs] += dY[k, ohw] * col[crs, ohw]^T
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, ki, ci, ni, 1.0f, dy, ni, col, ni, 1.0f,
-                kernel_.grad.data(), ci);
-    if (has_bias_) {
-      float* db = bias_.grad.data();
-      for (std::size_t k = 0; k < out_c_; ++k) {
-        float sum = 0.0f;
-        for (std::size_t p = 0; p < ohw; ++p) sum += dy[k * ohw + p];
-        db[k] += sum;
+  if (grad_in != nullptr) grad_in->resize(in.shape());
+  const std::size_t workers = std::max<std::size_t>(1, std::min(ctx.threads, chunks));
+  workspaces_.resize(std::max(workspaces_.size(), workers));
+  const int ki = static_cast<int>(out_c_), ci = static_cast<int>(crs);
+  detail::parallel_for(workers, chunks, [&](std::size_t worker, std::size_t first, std::size_t last) {
+    workspace& ws = workspaces_[worker];
+    ws.dkernel.assign(out_c_ * crs, 0.0f);
+    ws.dbias.assign(out_c_, 0.0f);
+    for (std::size_t chunk = first; chunk < last; ++chunk) {
+      const std::size_t i0 = chunk * per_chunk, m = std::min(per_chunk, n - i0), cols = m * ohw;
+      const int ni = static_cast<int>(cols);
+      ws.col.resize(crs * cols);
+      ws.rows.resize(out_c_ * cols);
+      for (std::size_t j = 0; j < m; ++j) {
+        detail::im2col(in.data() + (i0 + j) * in_plane, in_c_, g, ws.col.data() + j * ohw, cols);
+        for (std::size_t k = 0; k < out_c_; ++k) {
+          const float* src = grad_out.data() + ((i0 + j) * out_c_ + k) * ohw;
+          std::copy(src, src + ohw, ws.rows.data() + k * cols + j * ohw);
+        }
       }
-    }
-    if (grad_in != nullptr) {
-      float* dx = grad_in->data() + i * in_plane;
-      // dcol[crs, ohw] = W[k, crs]^T * dY[k, ohw]
-      float* dcol = pointwise ? dx : dcol_.data();
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, ci, ni, ki, 1.0f, w.data(), ci, dy, ni, 0.0f, dcol, ni);
-      if (!pointwise) {
+      // dW[k, crs] += dY[k, cols] * col[crs, cols]^T
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, ki, ci, ni, 1.0f, ws.rows.data(), ni, ws.col.data(), ni,
+                  1.0f, ws.dkernel.data(), ci);
+      if (has_bias_)
+        for (std::size_t k = 0; k < out_c_; ++k) {
+          const float* row = ws.rows.data() + k * cols;
+          float sum = 0.0f;
+          for (std::size_t p = 0; p < cols; ++p) sum += row[p];
+          ws.dbias[k] += sum;
+        }
+      if (grad_in == nullptr) continue;
+      // dcol[crs, cols] = W[k, crs]^T * dY[k, cols]
+      ws.dcol.resize(crs * cols);
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, ci, ni, ki, 1.0f, w.data(), ci, ws.rows.data(), ni, 0.0f,
+                  ws.dcol.data(), ni);
+      for (std::size_t j = 0; j < m; ++j) {
+        float* dx = grad_in->data() + (i0 + j) * in_plane;
         std::fill(dx, dx + in_plane, 0.0f);
-        detail::col2im_add(dcol, in_c_, g, dx);
+        detail::col2im_add(ws.dcol.data() + j * ohw, cols, in_c_, g, dx);
       }
     }
+  });
+  // Partial gradients are summed in worker order: reproducible for a fixed
+  // thread count.
+  for (std::size_t wkr = 0; wkr < workers; ++wkr) {
+    const auto& ws = workspaces_[wkr];
+    for (std::size_t i = 0; i < out_c_ * crs; ++i) kernel_.grad[i] += ws.dkernel[i];
+    if (has_bias_)
+      for (std::size_t k = 0; k < out_c_; ++k) bias_.grad[k] += ws.dbias[k];
   }
   ctx.produce(site("kernel"), tensor_role::grad_weight, kernel_.grad.values());
   if (has_bias_) ctx.produce(site("bias"), tensor_role::grad_weight, bias_.grad.values());

@@ -22,14 +22,13 @@ void valid_range(const window_geometry& g, std::size_t s, std::size_t& lo, std::
 
 }  // namespace
 
-void im2col(const float* image, std::size_t channels, const window_geometry& g, float* col) {
+void im2col(const float* image, std::size_t channels, const window_geometry& g, float* col, std::size_t ld) {
   const std::size_t plane = g.in_h * g.in_w;
-  const std::size_t out_plane = g.out_h * g.out_w;
   for (std::size_t c = 0; c < channels; ++c) {
     const float* src = image + c * plane;
     for (std::size_t r = 0; r < g.kernel_h; ++r) {
       for (std::size_t s = 0; s < g.kernel_w; ++s) {
-        float* row = col + ((c * g.kernel_h + r) * g.kernel_w + s) * out_plane;
+        float* row = col + ((c * g.kernel_h + r) * g.kernel_w + s) * ld;
         std::size_t lo = 0, hi = 0;
         valid_range(g, s, lo, hi);
         for (std::size_t oh = 0; oh < g.out_h; ++oh) {
@@ -53,14 +52,13 @@ void im2col(const float* image, std::size_t channels, const window_geometry& g, 
   }
 }
 
-void col2im_add(const float* col, std::size_t channels, const window_geometry& g, float* image) {
+void col2im_add(const float* col, std::size_t ld, std::size_t channels, const window_geometry& g, float* image) {
   const std::size_t plane = g.in_h * g.in_w;
-  const std::size_t out_plane = g.out_h * g.out_w;
   for (std::size_t c = 0; c < channels; ++c) {
     float* dst_plane = image + c * plane;
     for (std::size_t r = 0; r < g.kernel_h; ++r) {
       for (std::size_t s = 0; s < g.kernel_w; ++s) {
-        const float* row = col + ((c * g.kernel_h + r) * g.kernel_w + s) * out_plane;
+        const float* row = col + ((c * g.kernel_h + r) * g.kernel_w + s) * ld;
         std::size_t lo = 0, hi = 0;
         valid_range(g, s, lo, hi);
         for (std::size_t oh = 0; oh < g.out_h; ++oh) {

@@ -9,9 +9,10 @@
 
 namespace lab::detail {
 
-/// Fills col from one image [C, H, W].
-void im2col(const float* image, std::size_t channels, const window_geometry& g, float* col);
+/// Fills col from one image [C, H, W]; consecutive rows of col are `ld`
+/// floats apart (ld >= OH*OW), so several images can sit side by side.
+void im2col(const float* image, std::size_t channels, const window_geometry& g, float* col, std::size_t ld);
 /// Adds col back into one image [C, H, W] (the adjoint of im2col).
-void col2im_add(const float* col, std::size_t channels, const window_geometry& g, float* image);
+void col2im_add(const float* col, std::size_t ld, std::size_t channels, const window_geometry& g, float* image);
 
 }  // namespace lab::detail

@@ -35,7 +35,10 @@ void one_hot(std::span<const std::int32_t> labels, std::size_t classes, tensor& 
 trainer::trainer(train_config config, train_data data, op_context ctx)
     : config_(std::move(config)), data_(std::move(data)), ctx_(ctx) {
   validate(config_);
-  if (config_.threads > 0) openblas_set_num_threads(static_cast<int>(config_.threads));
+  // Ops split their batches between ctx.threads workers themselves; BLAS
+  // calls inside them stay single-threaded so the two never oversubscribe.
+  openblas_set_num_threads(1);
+  ctx_.threads = std::max<std::size_t>(1, config_.threads);
   const auto& s = data_.train.images.shape();
   if (data_.train.size() == 0) throw input_error("training set is empty");
   if (data_.test.images.shape().rank() == 4 && data_.test.size() > 0 &&

@@ -1,5 +1,8 @@
 // 2-D convolution (cross-correlation, as in every DL framework) on NCHW
-// tensors, by im2col + OpenBLAS sgemm. Kernel layout [K, C, R, S].
+// tensors, by im2col + OpenBLAS sgemm. Kernel layout [K, C, R, S]. Images
+// are processed in chunks whose im2col matrices sit side by side, so each
+// sgemm is wide enough to run near the machine's peak, and chunks are split
+// between ctx.threads workers (BLAS itself single-threaded).
 #pragma once
 
 #include <vector>
@@ -45,14 +48,19 @@ class conv2d : public layer {
 
  private:
   [[nodiscard]] window_geometry geometry(const shape& in) const;
-  [[nodiscard]] bool is_pointwise(const window_geometry& g) const;
+  // Per-worker scratch: the im2col matrix of a chunk of images, the chunk's
+  // output (or output gradient) as [K, images*OH*OW], and partial gradients.
+  struct workspace {
+    std::vector<float> col, rows, dcol, dkernel, dbias;
+  };
+  [[nodiscard]] std::size_t images_per_chunk(const window_geometry& g) const;
 
   std::size_t in_c_, out_c_, k_, stride_;
   padding_mode padding_;
   bool has_bias_;
   bool he_init_ = false;
   parameter kernel_, bias_;
-  std::vector<float> col_, dcol_;  // scratch, reused across calls
+  std::vector<workspace> workspaces_;  // one per worker thread, reused across calls
 };
 
 }  // namespace lab

@@ -30,6 +30,7 @@
 // nothing measurable.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -101,6 +102,10 @@ class op_context {
   /// random streams, so a run is reproducible and resumable.
   std::uint64_t seed = 0;
   std::uint64_t step = 0;
+  /// Worker threads an op may use by splitting its batch (conv2d). Each
+  /// worker always gets the same share, so results depend on this number but
+  /// never on timing.
+  std::size_t threads = 1;
 
  private:
   tensor_hook* hook_ = nullptr;

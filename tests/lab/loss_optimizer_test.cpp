@@ -1,0 +1,194 @@
+// Losses, optimizers and schedules against hand-derived values.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "lab/errors.hpp"
+#include "lab/loss.hpp"
+#include "lab/optimizer.hpp"
+#include "lab/schedule.hpp"
+
+namespace lab {
+namespace {
+
+TEST(Loss, SoftmaxCrossEntropyOfUniformLogitsIsLogK) {
+  tensor logits({2, 4});
+  tensor grad;
+  const std::int32_t labels[] = {1, 3};
+  op_context ctx;
+  const float loss = softmax_cross_entropy(ctx, logits, labels, 0.0f, 1.0f, grad);
+  EXPECT_NEAR(loss, std::log(4.0), 1e-6);
+  // d/dz = (softmax - onehot) / N = (0.25 - [j == label]) / 2
+  EXPECT_NEAR(grad[0], 0.125, 1e-7);
+  EXPECT_NEAR(grad[1], -0.375, 1e-7);
+  EXPECT_NEAR(grad[7], -0.375, 1e-7);
+}
+
+TEST(Loss, LabelSmoothingMatchesHandValue) {
+  // logits (0, ln 3): p = (1/4, 3/4); smoothing 0.2 over 2 classes, label 1:
+  // q = (0.1, 0.9); loss = -(0.1 ln 0.25 + 0.9 ln 0.75); grad = p - q.
+  tensor logits({1, 2});
+  logits[1] = static_cast<float>(std::log(3.0));
+  tensor grad;
+  const std::int32_t labels[] = {1};
+  op_context ctx;
+  const float loss = softmax_cross_entropy(ctx, logits, labels, 0.2f, 1.0f, grad);
+  EXPECT_NEAR(loss, -(0.1 * std::log(0.25) + 0.9 * std::log(0.75)), 1e-6);
+  EXPECT_NEAR(grad[0], 0.15, 1e-6);
+  EXPECT_NEAR(grad[1], -0.15, 1e-6);
+}
+
+TEST(Loss, CrossEntropyRejectsOutOfRangeLabel) {
+  tensor logits({1, 3}), grad;
+  const std::int32_t labels[] = {3};
+  op_context ctx;
+  EXPECT_THROW(softmax_cross_entropy(ctx, logits, labels, 0.0f, 1.0f, grad), input_error);
+}
+
+TEST(Loss, MeanSquaredError) {
+  tensor pred({1, 2}), target({1, 2}), grad;
+  pred[0] = 1.0f;
+  pred[1] = -2.0f;
+  target[1] = 1.0f;
+  op_context ctx;
+  // ((1)^2 + (-3)^2) / 2 = 5; grad = 2 d / 2
+  EXPECT_FLOAT_EQ(mean_squared_error(ctx, pred, target, 1.0f, grad), 5.0f);
+  EXPECT_FLOAT_EQ(grad[0], 1.0f);
+  EXPECT_FLOAT_EQ(grad[1], -3.0f);
+}
+
+parameter scalar_parameter(float value, float grad) {
+  parameter p = make_parameter("w", "test", "value", {1}, true);
+  p.value[0] = value;
+  p.grad[0] = grad;
+  return p;
+}
+
+TEST(Optimizer, SgdMomentumAndNesterovByHand) {
+  optimizer_settings s;
+  s.kind = optimizer_kind::sgd;
+  s.momentum = 0.9f;
+  parameter p = scalar_parameter(1.0f, 0.5f);
+  optimizer heavy(s, {&p});
+  op_context ctx;
+  heavy.step(ctx, 0.1f);  // buf = 0.5, w = 1 - 0.05
+  EXPECT_FLOAT_EQ(p.value[0], 0.95f);
+  heavy.step(ctx, 0.1f);  // buf = 0.45 + 0.5 = 0.95, w = 0.95 - 0.095
+  EXPECT_FLOAT_EQ(p.value[0], 0.855f);
+
+  s.nesterov = true;
+  parameter q = scalar_parameter(1.0f, 0.5f);
+  optimizer nesterov(s, {&q});
+  nesterov.step(ctx, 0.1f);  // buf = 0.5, direction = 0.5 + 0.45 = 0.95
+  EXPECT_FLOAT_EQ(q.value[0], 0.905f);
+}
+
+TEST(Optimizer, WeightDecayIsL2ForSgd) {
+  optimizer_settings s;
+  s.kind = optimizer_kind::sgd;
+  s.weight_decay = 0.1f;
+  parameter p = scalar_parameter(2.0f, 0.0f);
+  parameter bias = scalar_parameter(2.0f, 0.0f);
+  bias.decay = false;
+  optimizer opt(s, {&p, &bias});
+  op_context ctx;
+  opt.step(ctx, 0.5f);  // g = 0 + 0.1 * 2; w = 2 - 0.5 * 0.2
+  EXPECT_FLOAT_EQ(p.value[0], 1.9f);
+  EXPECT_FLOAT_EQ(bias.value[0], 2.0f);
+}
+
+TEST(Optimizer, AdamFirstStepsByHand) {
+  optimizer_settings s;
+  s.kind = optimizer_kind::adam;
+  s.eps = 1e-4f;
+  parameter p = scalar_parameter(1.0f, 0.2f);
+  optimizer opt(s, {&p});
+  op_context ctx;
+  // t = 1: m = 0.02, v = 4e-5, mhat = 0.2, vhat = 0.04; step = lr * 0.2 / (0.2 + 1e-4)
+  opt.step(ctx, 0.01f);
+  const double first = 1.0 - 0.01 * 0.2 / (0.2 + 1e-4);
+  EXPECT_NEAR(p.value[0], first, 1e-7);
+  // t = 2 with g = -0.1: m = 0.018 - 0.01 = 0.008, v = 3.996e-5 + 1e-5
+  p.grad[0] = -0.1f;
+  opt.step(ctx, 0.01f);
+  const double m = 0.9 * 0.02 + 0.1 * -0.1, v = 0.999 * 4e-5 + 0.001 * 0.01;
+  const double mhat = m / (1 - 0.81), denom = std::sqrt(v) / std::sqrt(1 - 0.998001) + 1e-4;
+  EXPECT_NEAR(p.value[0], first - 0.01 * mhat / denom, 1e-6);
+  EXPECT_EQ(opt.steps(), 2u);
+}
+
+TEST(Optimizer, AdamWDecaysDecoupled) {
+  optimizer_settings s;
+  s.kind = optimizer_kind::adamw;
+  s.weight_decay = 0.5f;
+  parameter p = scalar_parameter(2.0f, 0.0f);
+  optimizer opt(s, {&p});
+  op_context ctx;
+  opt.step(ctx, 0.1f);  // zero gradient: only w -= lr * wd * w = 2 - 0.1
+  EXPECT_FLOAT_EQ(p.value[0], 1.9f);
+}
+
+TEST(Optimizer, ClipByGlobalNorm) {
+  parameter a = scalar_parameter(0.0f, 3.0f);
+  parameter b = scalar_parameter(0.0f, 4.0f);
+  const double norm = clip_gradient_norm({&a, &b}, 1.0f);
+  EXPECT_DOUBLE_EQ(norm, 5.0);
+  EXPECT_NEAR(a.grad[0], 0.6, 1e-6);
+  EXPECT_NEAR(b.grad[0], 0.8, 1e-6);
+  EXPECT_NEAR(gradient_norm({&a, &b}), 1.0, 1e-6);
+}
+
+TEST(Schedule, WarmupThenConstStepCosine) {
+  lr_schedule s;
+  s.base_lr = 1.0f;
+  s.warmup_steps = 4;
+  EXPECT_FLOAT_EQ(s.at(0), 0.25f);
+  EXPECT_FLOAT_EQ(s.at(3), 1.0f);
+  EXPECT_FLOAT_EQ(s.at(100), 1.0f);
+  s.kind = schedule_kind::step;
+  s.step_size = 10;
+  s.gamma = 0.5f;
+  EXPECT_FLOAT_EQ(s.at(13), 1.0f);
+  EXPECT_FLOAT_EQ(s.at(14), 0.5f);
+  EXPECT_FLOAT_EQ(s.at(34), 0.125f);
+  s.kind = schedule_kind::cosine;
+  s.total_steps = 104;
+  s.min_lr = 0.0f;
+  EXPECT_FLOAT_EQ(s.at(4), 1.0f);
+  EXPECT_NEAR(s.at(54), 0.5f, 1e-6);
+  EXPECT_NEAR(s.at(104), 0.0f, 1e-6);
+}
+
+// A hook that records what passes through the op_context.
+class recording_hook : public tensor_hook {
+ public:
+  void produce(const site& where, tensor_role role, std::span<float>) override {
+    seen.push_back(std::string(where.layer) + "/" + std::string(where.tensor) + ":" + std::string(role_name(role)));
+  }
+  std::span<const float> weight(const site& where, std::span<const float> master) override {
+    seen.push_back(std::string(where.layer) + "/" + std::string(where.tensor) + ":weight");
+    return master;
+  }
+  void update(const site& where, std::span<float> w, std::span<const float> delta) override {
+    seen.push_back(std::string(where.layer) + "/" + std::string(where.tensor) + ":update");
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = 2.0f * (w[i] + delta[i]);  // visible side effect
+  }
+  std::vector<std::string> seen;
+};
+
+TEST(OpContext, OptimizerUpdatesGoThroughTheHook) {
+  recording_hook hook;
+  op_context ctx(&hook);
+  optimizer_settings s;
+  s.kind = optimizer_kind::sgd;
+  parameter p = scalar_parameter(1.0f, 1.0f);
+  optimizer opt(s, {&p});
+  opt.step(ctx, 0.5f);
+  EXPECT_FLOAT_EQ(p.value[0], 1.0f);  // 2 * (1 - 0.5)
+  ASSERT_EQ(hook.seen.size(), 2u);
+  EXPECT_EQ(hook.seen[0], "w/value:update");
+  EXPECT_EQ(hook.seen[1], "w/value:master_weight");
+}
+
+}  // namespace
+}  // namespace lab
