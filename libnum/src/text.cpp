@@ -6,7 +6,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "libnum/codec.hpp"
 #include "libnum/convert.hpp"
@@ -50,10 +53,32 @@ std::string to_shortest_decimal(const format& f, std::uint32_t bits) {
   if (is_special(f, bits)) return special_text(f, bits);
   const double value = to_double(f, bits);
   char buffer[64];
+  if (value == 0) return std::signbit(value) ? "-0" : "0";
+  const std::uint32_t magnitude_bits = bits & ~f.sign_mask();
   for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
-    if (from_double(f, std::strtod(buffer, nullptr), round_spec{}).bits == bits) break;
+    // The nearest decimal of this length may miss the read-back interval (a
+    // decimal tie, or the interval's asymmetry at a power of two) while its
+    // neighbour one unit in the last digit away lies inside: try all three.
+    std::snprintf(buffer, sizeof buffer, "%.*e", digits - 1, std::fabs(value));
+    const char* exponent_mark = std::strchr(buffer, 'e');
+    std::string digit_text(static_cast<const char*>(buffer), exponent_mark);
+    std::erase(digit_text, '.');
+    const long long nearest = std::atoll(digit_text.c_str());
+    const int exponent = std::atoi(exponent_mark + 1) - (digits - 1);
+    long long smallest = 1;
+    for (int i = 1; i < digits; ++i) smallest *= 10;
+    const std::pair<long long, int> candidates[] = {
+        {nearest, exponent},
+        {nearest + 1, exponent},
+        nearest > smallest ? std::pair{nearest - 1, exponent} : std::pair{smallest * 10 - 1, exponent - 1}};
+    for (const auto& [mantissa, power] : candidates) {
+      const std::string decimal = std::to_string(mantissa) + "e" + std::to_string(power);
+      if (parse_value(f, decimal, round_spec{}).bits != magnitude_bits) continue;
+      std::snprintf(buffer, sizeof buffer, "%.*g", digits, std::copysign(std::strtod(decimal.c_str(), nullptr), value));
+      return buffer;
+    }
   }
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
   return buffer;
 }
 
