@@ -1,0 +1,32 @@
+// Text helpers shared by the `numlab` subcommands: numbers and formats.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <libnum/format.hpp>
+
+namespace numlab::cli {
+
+/// The shortest decimal that reads back as exactly `x` (std::to_chars), e.g.
+/// "65504", "6.103515625e-05", "inf".
+std::string shortest_text(double x);
+
+/// "2^-14": a power of two written with its exponent.
+std::string power_of_two_text(int exponent);
+
+/// x with `digits` significant digits ("-5.283e-08", "0"), for errors and
+/// ratios whose exact digits would only be noise.
+std::string approximate_text(long double x, int digits = 4);
+
+/// "p=11, emin=-14, emax=15, subnormals, infinities": a format's parameters.
+std::string format_parameters_text(const num::format& f);
+
+/// "fp16 (p=11, emin=-14, ...)" for a built-in format, "custom (p=..., ...)" otherwise.
+std::string format_title(const num::format& f);
+
+/// num::parse_format(text), with a parse failure rethrown as lab::input_error
+/// whose message starts with `option` (e.g. "round --format").
+num::format parse_format_option(std::string_view text, std::string_view option);
+
+}  // namespace numlab::cli

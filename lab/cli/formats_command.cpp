@@ -1,0 +1,85 @@
+// `numlab formats [--format X]`: the parameters and extreme values of the
+// built-in formats (or of one format, custom ones included).
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <libnum/format.hpp>
+
+#include "cli_table.hpp"
+#include "commands.hpp"
+#include "cli_text.hpp"
+
+namespace numlab::cli {
+namespace {
+
+struct named_format {
+  num::format format;
+  const char* description;
+};
+
+constexpr named_format built_in_formats[] = {
+    {num::binary16, "IEEE 754 binary16, half precision"},
+    {num::bfloat16_format, "bfloat16, fp32's range with 8 bits of precision"},
+    {num::fp8_e5m2, "OCP FP8 E5M2, IEEE-like"},
+    {num::fp8_e4m3, "OCP FP8 E4M3: no infinities, NaN only S.1111.111"},
+    {num::tf32, "NVIDIA TensorFloat-32, fp32's range with fp16's precision"},
+    {num::binary32, "IEEE 754 binary32, single precision"},
+};
+
+// max = (2 - 2^k) * 2^emax, where k is 1-p with infinities (all-ones
+// significand) and 2-p without (the all-ones significand is NaN).
+std::string max_as_powers(const num::format& f) {
+  const int k = (f.infinities ? 1 : 2) - f.precision;
+  if (k == 0) return power_of_two_text(f.emax);
+  return "(2 - " + power_of_two_text(k) + ") * " + power_of_two_text(f.emax);
+}
+
+void print_format(const num::format& f, const char* description, std::ostream& out) {
+  out << num::format_name(f) << ": " << description << '\n';
+  text_table table({{""}, {""}, {""}});
+  table.add_row({"bits", std::to_string(f.total_bits()) + " = 1 sign + " + std::to_string(f.exponent_bits()) +
+                             " exponent + " + std::to_string(f.fraction_bits()) + " fraction",
+                 "(exponent bias " + std::to_string(f.bias()) + ")"});
+  table.add_row({"precision", "p = " + std::to_string(f.precision), "(significand bits, hidden bit included)"});
+  table.add_row({"exponents", "emin = " + std::to_string(f.emin) + ", emax = " + std::to_string(f.emax), ""});
+  table.add_row({"max", shortest_text(f.max()), "= " + max_as_powers(f)});
+  table.add_row({"min normal", shortest_text(f.min_normal()), "= " + power_of_two_text(f.emin)});
+  if (f.subnormals) {
+    table.add_row({"min subnormal", shortest_text(f.min_subnormal()),
+                   "= " + power_of_two_text(f.emin - f.fraction_bits())});
+  } else {
+    table.add_row({"min subnormal", "none", "(no subnormals: below min normal only 0)"});
+  }
+  table.add_row({"epsilon", shortest_text(f.epsilon()), "= " + power_of_two_text(-f.fraction_bits())});
+  table.add_row({"subnormals", f.subnormals ? "yes" : "no", ""});
+  table.add_row({"infinities", f.infinities ? "yes" : "no",
+                 f.infinities ? "(NaN: exponent all ones, fraction nonzero)" : "(NaN: only S.1...1.1...1)"});
+  table.print(out, 2);
+}
+
+}  // namespace
+
+void add_formats_command(CLI::App& app) {
+  auto* command = app.add_subcommand("formats", "Show each format's bits, precision, range and epsilon");
+  auto format_text = std::make_shared<std::string>();
+  command->add_option("--format,-f", *format_text,
+                      "one format: fp16 bf16 e4m3 e5m2 tf32 fp32, eXmY, or p=..,emin=..,emax=..[,subnormals=0|1]"
+                      "[,inf=0|1]");
+  command->callback([format_text] {
+    if (!format_text->empty()) {
+      const num::format f = parse_format_option(*format_text, "formats --format");
+      for (const named_format& b : built_in_formats) {
+        if (b.format == f) return print_format(f, b.description, std::cout);
+      }
+      return print_format(f, "custom format", std::cout);
+    }
+    for (std::size_t i = 0; i < std::size(built_in_formats); ++i) {
+      if (i > 0) std::cout << '\n';
+      print_format(built_in_formats[i].format, built_in_formats[i].description, std::cout);
+    }
+  });
+}
+
+}  // namespace numlab::cli
