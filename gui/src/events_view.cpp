@@ -15,12 +15,13 @@
 namespace numlab_gui {
 
 events_view::events_view(QWidget* parent)
-    : QWidget(parent), kind_filter_(new QComboBox(this)), table_(new QTableWidget(this)) {
+    : QWidget(parent), kind_filter_(new QComboBox(this)), summary_(new QLabel(this)), table_(new QTableWidget(this)) {
   kind_filter_->addItems({"all", "overflow", "nan", "skipped", "trap", "warning"});
   auto* controls = new QHBoxLayout;
   controls->addWidget(new QLabel("Show", this));
   controls->addWidget(kind_filter_);
   controls->addWidget(new QLabel("(double-click a row to jump to it)", this), 1);
+  controls->addWidget(summary_);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(controls);
@@ -63,12 +64,17 @@ void events_view::reload() {
 }
 
 void events_view::show_data() {
+  // A table widget row costs microseconds; cap them so a run that reports an
+  // overflow every step cannot stall the UI thread.
+  constexpr int max_rows = 20000;
   const QString filter = kind_filter_->currentText();
   table_->setRowCount(0);
+  int matching = 0;
   for (const auto& e : data_.events) {
     const QString kind = QString::fromUtf8(rundb::to_string(e.kind).data(),
                                            static_cast<qsizetype>(rundb::to_string(e.kind).size()));
     if (filter != "all" && filter != kind) continue;
+    if (++matching > max_rows) continue;
     const int row = table_->rowCount();
     table_->insertRow(row);
     auto* step = new QTableWidgetItem(QString::number(e.step));
@@ -79,6 +85,8 @@ void events_view::show_data() {
     table_->setItem(row, 3, new QTableWidgetItem(qstr(e.message)));
   }
   table_->resizeColumnsToContents();
+  summary_->setText(matching > max_rows ? QString("showing the first %1 of %2 events").arg(max_rows).arg(matching)
+                                        : QString("%1 events").arg(matching));
 }
 
 }  // namespace numlab_gui

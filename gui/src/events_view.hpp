@@ -7,6 +7,7 @@
 #include "run_data.hpp"
 
 class QComboBox;
+class QLabel;
 class QTableWidget;
 
 namespace numlab_gui {
@@ -34,6 +35,7 @@ class events_view : public QWidget {
   void show_data();
 
   QComboBox* kind_filter_;
+  QLabel* summary_;
   QTableWidget* table_;
   run_ref run_;
   event_list data_;

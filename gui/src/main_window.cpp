@@ -6,6 +6,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QSettings>
@@ -78,6 +79,15 @@ main_window::main_window(QWidget* parent)
     }
   });
   connect(watcher_, &live_watcher::changed, this, &main_window::refresh_file);
+  // Every plot, not just each tab's first, exports from its context menu.
+  for (auto* plot : findChildren<QCustomPlot*>()) {
+    plot->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(plot, &QWidget::customContextMenuRequested, this, [this, plot](const QPoint& at) {
+      QMenu menu(plot);
+      menu.addAction("Export PNG / PDF...", this, [this, plot] { export_plot_interactively(*plot, this, "plot.png"); });
+      menu.exec(plot->mapToGlobal(at));
+    });
+  }
 
   QSettings settings;
   restoreGeometry(settings.value("window/geometry").toByteArray());
