@@ -94,5 +94,8 @@ void accumulate_portable(std::span<const float> values, const stats_plan& plan, 
                          stats_accumulator& acc);
 void accumulate_avx2(std::span<const float> values, const stats_plan& plan, stats_accumulator& acc);
 void accumulate_avx512(std::span<const float> values, const stats_plan& plan, stats_accumulator& acc);
+/// Below this many elements the AVX-512 kernel's pair table (slots^2
+/// counters to clear and fold) costs more than the portable kernel.
+std::size_t avx512_minimum_length(const stats_plan& plan);
 
 }  // namespace num::detail

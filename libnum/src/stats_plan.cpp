@@ -9,6 +9,7 @@
 //   toward zero   g and up
 //   away          anything above g - q
 //   to odd        anything above g - q if g's significand is odd, else g and up
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -83,6 +84,22 @@ double spacing_below_power(const format& f, int k) {
   return f.subnormals ? pow2(f.emin - f.fraction_bits()) : pow2(f.emin);
 }
 
+// What to add to bits(|x|) so that the exponent field carries exactly when
+// |x|, with `dropped` fp32 fraction bits below the target's spacing, rounds up
+// into the next binade. A carry of 2^23 always carries (from the binade just
+// below the smallest subnormal, where every value that does not underflow
+// rounds up).
+std::uint32_t carry_for(int dropped, magnitude_rounding kind) {
+  if (dropped <= 0) return 0;
+  switch (kind) {
+    case magnitude_rounding::nearest_even:
+    case magnitude_rounding::nearest_away: return std::uint32_t{1} << std::min(dropped - 1, 23);
+    case magnitude_rounding::away_from_zero:
+      return dropped >= 24 ? std::uint32_t{1} << 23 : (std::uint32_t{1} << dropped) - 1;
+    default: return 0;
+  }
+}
+
 rounding_bounds bounds_for(const format& f, magnitude_rounding kind) {
   rounding_bounds b;
   const int lowest = stats_plan::lowest_binade_of(f);
@@ -92,14 +109,12 @@ rounding_bounds bounds_for(const format& f, magnitude_rounding kind) {
   const double top_spacing = pow2(f.emax - f.fraction_bits());
   b.overflow = threshold(f.max() + top_spacing, top_spacing, kind);
   for (int k = lowest; k < f.emin; ++k) b.subnormal_binade[static_cast<std::size_t>(k - lowest)] = at_power(k);
-  const int dropped = 24 - f.precision;  // fp32 fraction bits below the target's in the normal range
-  if (dropped > 0) {
-    switch (kind) {
-      case magnitude_rounding::nearest_even:
-      case magnitude_rounding::nearest_away: b.carry = std::uint32_t{1} << (dropped - 1); break;
-      case magnitude_rounding::away_from_zero: b.carry = (std::uint32_t{1} << dropped) - 1; break;
-      default: b.carry = 0; break;
-    }
+  b.carry = carry_for(24 - f.precision, kind);
+  for (int i = 0; i < 32; ++i) {
+    const int e = f.emin - 24 + i;
+    // fp32 fraction bits below the target's spacing in binade e.
+    const int dropped = e >= f.emin ? 24 - f.precision : 23 - (e - lowest);
+    b.carry_by_binade[static_cast<std::size_t>(i)] = e >= lowest - 1 ? carry_for(dropped, kind) : 0;
   }
   return b;
 }

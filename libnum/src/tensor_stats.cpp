@@ -88,7 +88,11 @@ stats_kernel resolve(stats_kernel requested) {
 
 void accumulate(std::span<const float> values, const stats_plan& plan, const stats_options& options,
                 detail::stats_accumulator& acc) {
-  const stats_kernel kernel = resolve(options.kernel);
+  stats_kernel kernel = resolve(options.kernel);
+  if (options.kernel == stats_kernel::automatic && kernel == stats_kernel::avx512 &&
+      values.size() < detail::avx512_minimum_length(plan)) {
+    kernel = stats_kernel::portable;
+  }
   if (kernel == stats_kernel::portable || plan.spec().mode == rounding::stochastic) {
     detail::accumulate_portable(values, plan, options, acc);
     return;

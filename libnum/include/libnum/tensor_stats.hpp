@@ -36,9 +36,15 @@ struct rounding_bounds {
   /// Added to bits(|x|) for |x| in the normal range, the fp32 exponent field of
   /// the sum is the binade of the rounded value (the round-up carry).
   std::uint32_t carry = 0;
+  /// The same carry for |x| of each binade e = emin - 24 + i (i clamped to
+  /// [0, 31]): rounding at the subnormal spacing below 2^emin, at the normal
+  /// one from emin up. Valid for |x| >= 2^-126 that neither underflow nor
+  /// overflow; the rounded binade is then at least lowest_binade.
+  std::array<std::uint32_t, 32> carry_by_binade{};
   /// [j]: smallest |x| rounding to >= 2^(lowest_binade + j), for the
   /// subnormal binades j in [0, precision - 1).
   std::array<std::uint32_t, 23> subnormal_binade{};
+  friend bool operator==(const rounding_bounds&, const rounding_bounds&) = default;
 };
 
 /// Everything a statistics pass needs about a target format and rounding,
