@@ -1,7 +1,5 @@
 #include "lab/conv2d.hpp"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <cmath>
 
@@ -73,6 +71,7 @@ void conv2d::forward(const op_context& ctx, const tensor& in, tensor& out) {
   const std::size_t per_chunk = images_per_chunk(g);
   const std::size_t chunks = (n + per_chunk - 1) / per_chunk;
   const auto w = ctx.weight(site("kernel"), kernel_.value.values());
+  const auto x = ctx.operand(site("input"), tensor_role::activation, in.values());
   std::span<const float> b;
   if (has_bias_) b = ctx.weight(site("bias"), bias_.value.values());
   workspaces_.resize(std::max<std::size_t>(1, ctx.threads));
@@ -83,10 +82,9 @@ void conv2d::forward(const op_context& ctx, const tensor& in, tensor& out) {
       ws.col.resize(crs * cols);
       ws.rows.resize(out_c_ * cols);
       for (std::size_t j = 0; j < m; ++j)
-        detail::im2col(in.data() + (i0 + j) * in_plane, in_c_, g, ws.col.data() + j * ohw, cols);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(out_c_), static_cast<int>(cols),
-                  static_cast<int>(crs), 1.0f, w.data(), static_cast<int>(crs), ws.col.data(),
-                  static_cast<int>(cols), 0.0f, ws.rows.data(), static_cast<int>(cols));
+        detail::im2col(x.data() + (i0 + j) * in_plane, in_c_, g, ws.col.data() + j * ohw, cols);
+      ctx.gemm(site("output"), {false, false, out_c_, cols, crs, w.data(), crs, ws.col.data(), cols, 0.0f,
+                                ws.rows.data(), cols});
       for (std::size_t j = 0; j < m; ++j)
         for (std::size_t k = 0; k < out_c_; ++k) {
           const float* src = ws.rows.data() + k * cols + j * ohw;
@@ -109,29 +107,29 @@ void conv2d::backward(const op_context& ctx, const tensor& in, const tensor& /*o
   const std::size_t per_chunk = images_per_chunk(g);
   const std::size_t chunks = (n + per_chunk - 1) / per_chunk;
   const auto w = ctx.weight(site("kernel"), kernel_.value.values());
+  const auto x = ctx.operand(site("input"), tensor_role::activation, in.values());
+  const auto dy = ctx.operand(site("grad_output"), tensor_role::grad_input, grad_out.values());
   if (grad_in != nullptr) grad_in->resize(in.shape());
   const std::size_t workers = std::max<std::size_t>(1, std::min(ctx.threads, chunks));
   workspaces_.resize(std::max(workspaces_.size(), workers));
-  const int ki = static_cast<int>(out_c_), ci = static_cast<int>(crs);
   detail::parallel_for(workers, chunks, [&](std::size_t worker, std::size_t first, std::size_t last) {
     workspace& ws = workspaces_[worker];
     ws.dkernel.assign(out_c_ * crs, 0.0f);
     ws.dbias.assign(out_c_, 0.0f);
     for (std::size_t chunk = first; chunk < last; ++chunk) {
       const std::size_t i0 = chunk * per_chunk, m = std::min(per_chunk, n - i0), cols = m * ohw;
-      const int ni = static_cast<int>(cols);
       ws.col.resize(crs * cols);
       ws.rows.resize(out_c_ * cols);
       for (std::size_t j = 0; j < m; ++j) {
-        detail::im2col(in.data() + (i0 + j) * in_plane, in_c_, g, ws.col.data() + j * ohw, cols);
+        detail::im2col(x.data() + (i0 + j) * in_plane, in_c_, g, ws.col.data() + j * ohw, cols);
         for (std::size_t k = 0; k < out_c_; ++k) {
-          const float* src = grad_out.data() + ((i0 + j) * out_c_ + k) * ohw;
+          const float* src = dy.data() + ((i0 + j) * out_c_ + k) * ohw;
           std::copy(src, src + ohw, ws.rows.data() + k * cols + j * ohw);
         }
       }
       // dW[k, crs] += dY[k, cols] * col[crs, cols]^T
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, ki, ci, ni, 1.0f, ws.rows.data(), ni, ws.col.data(), ni,
-                  1.0f, ws.dkernel.data(), ci);
+      ctx.gemm(site("kernel"), {false, true, out_c_, crs, cols, ws.rows.data(), cols, ws.col.data(), cols, 1.0f,
+                                ws.dkernel.data(), crs});
       if (has_bias_)
         for (std::size_t k = 0; k < out_c_; ++k) {
           const float* row = ws.rows.data() + k * cols;
@@ -142,8 +140,8 @@ void conv2d::backward(const op_context& ctx, const tensor& in, const tensor& /*o
       if (grad_in == nullptr) continue;
       // dcol[crs, cols] = W[k, crs]^T * dY[k, cols]
       ws.dcol.resize(crs * cols);
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, ci, ni, ki, 1.0f, w.data(), ci, ws.rows.data(), ni, 0.0f,
-                  ws.dcol.data(), ni);
+      ctx.gemm(site("grad_input"), {true, false, crs, cols, out_c_, w.data(), crs, ws.rows.data(), cols, 0.0f,
+                                    ws.dcol.data(), cols});
       for (std::size_t j = 0; j < m; ++j) {
         float* dx = grad_in->data() + (i0 + j) * in_plane;
         std::fill(dx, dx + in_plane, 0.0f);

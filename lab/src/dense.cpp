@@ -1,7 +1,5 @@
 #include "lab/dense.hpp"
 
-#include <cblas.h>
-
 #include <cmath>
 
 #include "lab/errors.hpp"
@@ -25,6 +23,7 @@ void dense::forward(const op_context& ctx, const tensor& in, tensor& out) {
   const std::size_t n = in.shape()[0];
   out.resize(output_shape(in.shape()));
   const auto w = ctx.weight(site("kernel"), kernel_.value.values());
+  const auto x = ctx.operand(site("input"), tensor_role::activation, in.values());
   float beta = 0.0f;
   if (has_bias_) {
     const auto b = ctx.weight(site("bias"), bias_.value.values());
@@ -32,33 +31,29 @@ void dense::forward(const op_context& ctx, const tensor& in, tensor& out) {
       for (std::size_t o = 0; o < out_; ++o) out[i * out_ + o] = b[o];
     beta = 1.0f;
   }
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(n), static_cast<int>(out_),
-              static_cast<int>(in_), 1.0f, in.data(), static_cast<int>(in_), w.data(), static_cast<int>(in_), beta,
-              out.data(), static_cast<int>(out_));
+  ctx.gemm(site("output"), {false, true, n, out_, in_, x.data(), in_, w.data(), in_, beta, out.data(), out_});
   ctx.produce(site("output"), tensor_role::activation, out.values());
 }
 
 void dense::backward(const op_context& ctx, const tensor& in, const tensor& /*out*/, const tensor& grad_out,
                      tensor* grad_in) {
-  const auto n = static_cast<int>(in.shape()[0]);
-  const auto fi = static_cast<int>(in_);
-  const auto fo = static_cast<int>(out_);
+  const std::size_t n = in.shape()[0];
+  const auto x = ctx.operand(site("input"), tensor_role::activation, in.values());
+  const auto dy = ctx.operand(site("grad_output"), tensor_role::grad_input, grad_out.values());
   // dW[o, f] += sum_n dY[n, o] * X[n, f]
-  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, fo, fi, n, 1.0f, grad_out.data(), fo, in.data(), fi, 1.0f,
-              kernel_.grad.data(), fi);
+  ctx.gemm(site("kernel"), {true, false, out_, in_, n, dy.data(), out_, x.data(), in_, 1.0f, kernel_.grad.data(), in_});
   ctx.produce(site("kernel"), tensor_role::grad_weight, kernel_.grad.values());
   if (has_bias_) {
     float* db = bias_.grad.data();
-    for (int i = 0; i < n; ++i)
-      for (int o = 0; o < fo; ++o) db[o] += grad_out[static_cast<std::size_t>(i * fo + o)];
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t o = 0; o < out_; ++o) db[o] += dy[i * out_ + o];
     ctx.produce(site("bias"), tensor_role::grad_weight, bias_.grad.values());
   }
   if (grad_in != nullptr) {
     grad_in->resize(in.shape());
     const auto w = ctx.weight(site("kernel"), kernel_.value.values());
     // dX[n, f] = sum_o dY[n, o] * W[o, f]
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, fi, fo, 1.0f, grad_out.data(), fo, w.data(), fi,
-                0.0f, grad_in->data(), fi);
+    ctx.gemm(site("grad_input"), {false, false, n, in_, out_, dy.data(), out_, w.data(), in_, 0.0f, grad_in->data(), in_});
     ctx.produce(site("grad_input"), tensor_role::grad_input, grad_in->values());
   }
 }

@@ -1,5 +1,7 @@
 #include "lab/op_context.hpp"
 
+#include <cblas.h>
+
 #include <cstddef>
 #include <stdexcept>
 
@@ -13,6 +15,7 @@ std::string_view role_name(tensor_role role) {
     case tensor_role::weight: return "weight";
     case tensor_role::master_weight: return "master_weight";
     case tensor_role::update: return "update";
+    case tensor_role::optimizer_state: return "optimizer_state";
   }
   return "unknown";
 }
@@ -24,6 +27,12 @@ void op_context::update(const site& where, std::span<float> weight, std::span<co
     return;
   }
   for (std::size_t i = 0; i < weight.size(); ++i) weight[i] += delta[i];
+}
+
+void sgemm(const gemm_args& g) {
+  cblas_sgemm(CblasRowMajor, g.trans_a ? CblasTrans : CblasNoTrans, g.trans_b ? CblasTrans : CblasNoTrans,
+              static_cast<int>(g.m), static_cast<int>(g.n), static_cast<int>(g.k), 1.0f, g.a, static_cast<int>(g.lda),
+              g.b, static_cast<int>(g.ldb), g.beta, g.c, static_cast<int>(g.ldc));
 }
 
 }  // namespace lab

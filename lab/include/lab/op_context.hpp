@@ -23,6 +23,13 @@
 //                                     (swamping detection). Afterwards the
 //                                     optimizer reports the new weight with
 //                                     produce(site, master_weight, weight).
+//   ctx.operand(site, role, values)   an input a matmul/conv computes with
+//                                     (its forward input, its output gradient):
+//                                     the values themselves, or a copy the hook
+//                                     rounded to the op's compute format.
+//   ctx.gemm(site, g)                 the matrix products of dense and conv:
+//                                     OpenBLAS sgemm, or a gemm_engine that
+//                                     accumulates in a low-precision format.
 //
 // In plain fp32 no hook is installed and all of this does nothing beyond the
 // plain addition in update(). Later issues install a tensor_hook. Because the
@@ -45,6 +52,7 @@ enum class tensor_role {
   weight,         ///< the parameter values an op computes with
   master_weight,  ///< the stored parameter after an optimizer update
   update,         ///< the optimizer's step delta applied to a weight
+  optimizer_state,  ///< optimizer state and intermediates (momentum, Adam m, v, denominator)
 };
 
 /// Lower-case name of a role ("grad_weight"), for traces and messages.
@@ -72,6 +80,41 @@ class tensor_hook {
   /// Performs weight[i] <- weight[i] + delta[i] for all i, in whatever
   /// arithmetic the policy prescribes, observing before and after.
   virtual void update(const site& where, std::span<float> weight, std::span<const float> delta) = 0;
+  /// Returns the values a matmul/conv computes with for an input tensor
+  /// (role activation: its forward input; grad_input: its output gradient):
+  /// `values` itself or a span the hook owns, valid until the next call for
+  /// the same site and role. The default hands `values` through unchanged.
+  virtual std::span<const float> operand(const site& /*where*/, tensor_role /*role*/, std::span<const float> values) {
+    return values;
+  }
+};
+
+/// One matrix product C = op(A) * op(B) + beta * C of row-major matrices
+/// (op = transpose where asked; alpha is always 1): C is m x n, op(A) m x k,
+/// op(B) k x n; lda, ldb, ldc are row strides in elements.
+struct gemm_args {
+  bool trans_a = false, trans_b = false;
+  std::size_t m = 0, n = 0, k = 0;
+  const float* a = nullptr;
+  std::size_t lda = 0;
+  const float* b = nullptr;
+  std::size_t ldb = 0;
+  float beta = 0.0f;
+  float* c = nullptr;
+  std::size_t ldc = 0;
+};
+
+/// C = op(A) * op(B) + beta * C by OpenBLAS sgemm (fp32, BLAS's own summation order).
+void sgemm(const gemm_args& g);
+
+/// Computes the matrix products of dense and conv ops for a site; a
+/// precision policy installs one to accumulate in a low-precision format.
+/// Must be callable from several threads at once (conv2d's workers).
+class gemm_engine {
+ public:
+  virtual ~gemm_engine() = default;
+  /// C = op(A) * op(B) + beta * C for the op at `where`.
+  virtual void gemm(const site& where, const gemm_args& g) const = 0;
 };
 
 /// Per-call context handed to every op's forward and backward and to the
@@ -82,6 +125,8 @@ class op_context {
   op_context() = default;
   /// A context that routes every tensor through `hook` (may be null).
   explicit op_context(tensor_hook* hook) : hook_(hook) {}
+  /// A context with a hook and a GEMM engine (either may be null).
+  op_context(tensor_hook* hook, const gemm_engine* engine) : hook_(hook), gemm_(engine) {}
 
   /// Hands a freshly produced tensor to the hook (no-op without one).
   void produce(const site& where, tensor_role role, std::span<float> values) const {
@@ -94,6 +139,20 @@ class op_context {
   /// weight <- weight + delta through the hook (role update); plain fp32
   /// addition without one. Spans must have equal size.
   void update(const site& where, std::span<float> weight, std::span<const float> delta) const;
+  /// The values a matmul/conv computes with for an input (see tensor_hook::operand).
+  [[nodiscard]] std::span<const float> operand(const site& where, tensor_role role,
+                                               std::span<const float> values) const {
+    return hook_ != nullptr ? hook_->operand(where, role, values) : values;
+  }
+  /// C = op(A) * op(B) + beta * C through the engine, or sgemm without one.
+  void gemm(const site& where, const gemm_args& g) const {
+    if (gemm_ != nullptr)
+      gemm_->gemm(where, g);
+    else
+      sgemm(g);
+  }
+  /// The installed hook (null in plain fp32), so a trainer can chain hooks.
+  [[nodiscard]] tensor_hook* hook() const { return hook_; }
 
   /// True while training: batch norm uses batch statistics and updates its
   /// running ones, dropout drops. False for evaluation.
@@ -109,6 +168,7 @@ class op_context {
 
  private:
   tensor_hook* hook_ = nullptr;
+  const gemm_engine* gemm_ = nullptr;
 };
 
 }  // namespace lab
