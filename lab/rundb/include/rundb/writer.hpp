@@ -32,8 +32,10 @@ struct writer_options {
 };
 
 /// Appends runs to a database file, creating it (and its schema) if absent.
-/// All methods are thread-safe. A failure on the background thread is
-/// rethrown (as rundb::error) by the next call.
+/// All methods are thread-safe. A failure on the background thread (disk
+/// full, finish_run of an unknown run) is rethrown as rundb::error by the next
+/// call, and by every call after it: records queued after a failure are
+/// dropped, since a run with holes would read as whole.
 class writer {
  public:
   /// Opens or creates `file`. Throws not_a_run_database / newer_schema /
