@@ -1,0 +1,113 @@
+// Internal: what an array-kernel call has decided before any element is
+// touched, and the entry points each SIMD path provides.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "libnum/array.hpp"
+
+namespace num::kernels {
+
+/// What a kernel reads and writes.
+enum class operation : std::uint8_t {
+  encode_f32,  ///< float -> encoding (out_width bytes)
+  round_f32,   ///< float -> float holding the rounded value
+  encode_f64,  ///< double -> encoding
+  round_f64,   ///< double -> float holding the rounded value
+  decode,      ///< encoding (in_width bytes) -> float
+};
+
+/// Shortcuts where the CPU's own conversion gives the core's answer.
+enum class hardware_shortcut : std::uint8_t {
+  none,
+  fp16_convert,  ///< vcvtps2ph with a static rounding mode (ne, rz, ru, rd)
+  bf16_nearest,  ///< bf16 nearest-even (vcvtneps2bf16 on blocks without subnormal inputs)
+};
+
+/// Target constants in the bit patterns of one input domain (fp32 or fp64):
+/// magnitudes only, the sign is handled apart.
+struct domain_constants {
+  std::uint64_t min_normal = 0;       ///< 2^emin
+  std::uint64_t half_min_normal = 0;  ///< 2^(emin-1)
+  std::uint64_t max_finite = 0;       ///< the target's largest finite value
+  std::uint64_t low_quantum = 0;      ///< the spacing of the grid below 2^emin (2^emin without subnormals)
+  std::uint64_t overflow_positive = 0;  ///< what a positive overflow becomes
+  std::uint64_t overflow_negative = 0;  ///< what a negative overflow becomes (magnitude)
+  std::uint64_t infinity_result = 0;    ///< what an infinite input becomes (magnitude)
+  std::uint64_t nan_payload = 0;        ///< input NaN payload bits the target keeps
+  std::int64_t normal_shift = 0;        ///< discarded bits of a normal-range input: M - (p - 1)
+  std::int64_t low_shift_base = 0;      ///< discarded bits below 2^emin = low_shift_base - max(E, 1)
+  std::int64_t tiny_shift_base = 0;     ///< the same at full precision in [2^(emin-1), 2^emin)
+  std::int64_t subnormal_shift_base = 0;  ///< encoding a value below 2^emin: significand >> (this - max(E, 1))
+  std::uint64_t normal_rebias = 0;      ///< subtracted from a normal pattern to re-bias it for the target
+};
+
+/// The target's encoding, for encode and decode.
+struct encoding_constants {
+  int fraction_bits = 10;
+  std::uint32_t sign_mask = 0;
+  std::uint32_t width_mask = 0;          ///< the format's bits
+  std::uint32_t fraction_mask = 0;
+  std::uint32_t exponent_all_ones = 0;   ///< exponent_field_max << fraction_bits
+  std::uint32_t nan_all_ones = 0;        ///< S.1..1.1..1 without sign (all_ones NaN encoding)
+  bool ieee_nans = true;
+  bool subnormals = true;
+  std::uint32_t decode_rebias = 0;       ///< added to (magnitude << (23 - p + 1)) for normal values
+  std::int32_t decode_linear_shift = 0;  ///< fp32 pattern of a subnormal below 2^-126: fraction << this
+  std::uint32_t decode_scale_down = 0;   ///< subtracted from float(fraction)'s pattern otherwise
+  flags infinity_flags = flags::none;    ///< flags an infinite input raises
+};
+
+/// Everything a kernel needs, decided before any element is touched.
+struct kernel_plan {
+  operation op = operation::encode_f32;
+  int width = 2;  ///< bytes per encoding (1, 2 or 4)
+  format target = binary16;
+  round_spec spec{};
+  std::uint64_t seed = 0, stream = 0;
+  bool want_counts = false;
+  bool flush_inputs = false;
+  bool flush_outputs = false;
+  hardware_shortcut shortcut = hardware_shortcut::none;
+  int hardware_rounding_immediate = 0;  ///< vcvtps2ph imm8 for fp16_convert
+  domain_constants f32, f64;
+  encoding_constants encoding;
+};
+
+/// Per-chunk flags and counts.
+struct tally {
+  flags raised = flags::none;
+  conversion_counts counts;
+  tally& operator+=(const tally& o) {
+    raised |= o.raised;
+    counts += o.counts;
+    return *this;
+  }
+};
+
+/// One contiguous piece of an array: elements [0, n) of in/out, whose first
+/// element has stochastic position `first_index`.
+struct chunk {
+  const void* in;
+  void* out;
+  std::size_t n;
+  std::uint64_t first_index;
+};
+
+/// Each path's entry point (defined in kernels_<path>.cpp).
+tally run_scalar(const kernel_plan& plan, const chunk& c);
+tally run_avx2(const kernel_plan& plan, const chunk& c);
+tally run_avx512(const kernel_plan& plan, const chunk& c);
+/// Random words first .. first+n-1 of the plan's stream (for partial blocks).
+void fill_random_words(const kernel_plan& plan, std::uint64_t first, std::uint32_t* out, std::size_t n);
+/// Whether the CPU has AVX512-BF16 (used inside the AVX-512 path).
+bool cpu_has_avx512_bf16();
+
+/// Runs `plan` over the whole array on options' thread count, splitting it into
+/// chunks at multiples of 64 elements; returns the combined tally.
+tally run_parallel(const kernel_plan& plan, simd_path path, const void* in, void* out, std::size_t n,
+                   std::size_t in_stride, std::size_t out_stride, std::uint64_t first_index, unsigned threads,
+                   std::size_t parallel_threshold);
+
+}  // namespace num::kernels

@@ -1,0 +1,141 @@
+// The AVX2 + F16C path of the array kernels: vcvtps2ph where it gives the
+// core's answer, an integer bf16 nearest-even, and the lane algorithm on
+// 8-lane vectors with a vectorised Philox4x32-10 for stochastic rounding.
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernel_plan.hpp"
+
+#pragma GCC push_options
+#pragma GCC target("avx2,f16c,fma,bmi2")
+
+#define NUMLAB_LANES 8
+
+namespace num::kernels {
+namespace {
+
+// Philox4x32-10 for four blocks at once, one per 64-bit lane (only each
+// lane's low 32 bits matter: vpmuludq reads just those, so the high halves
+// may hold anything until the words are assembled).
+void philox_four_blocks(const kernel_plan& plan, std::uint64_t first_block, std::uint32_t* out) {
+  // Lane l holds block first_block + {0, 2, 1, 3}[l] so that the unpacks
+  // below leave blocks in order.
+  __m256i x0 = _mm256_add_epi64(_mm256_set1_epi64x(static_cast<long long>(first_block)),
+                                _mm256_setr_epi64x(0, 2, 1, 3));
+  __m256i x1 = _mm256_srli_epi64(x0, 32);
+  __m256i x2 = _mm256_set1_epi64x(static_cast<long long>(plan.stream & 0xFFFFFFFFu));
+  __m256i x3 = _mm256_set1_epi64x(static_cast<long long>(plan.stream >> 32));
+  const __m256i m0 = _mm256_set1_epi64x(0xD2511F53);
+  const __m256i m1 = _mm256_set1_epi64x(0xCD9E8D57);
+  auto k0 = static_cast<std::uint32_t>(plan.seed);
+  auto k1 = static_cast<std::uint32_t>(plan.seed >> 32);
+  for (int round = 0; round < 10; ++round) {
+    const __m256i p0 = _mm256_mul_epu32(x0, m0);
+    const __m256i p1 = _mm256_mul_epu32(x2, m1);
+    const __m256i key0 = _mm256_set1_epi64x(k0);
+    const __m256i key1 = _mm256_set1_epi64x(k1);
+    x0 = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p1, 32), x1), key0);
+    x1 = p1;
+    x2 = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p0, 32), x3), key1);
+    x3 = p0;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  const __m256i w01 = _mm256_blend_epi32(x0, _mm256_slli_epi64(x1, 32), 0xAA);
+  const __m256i w23 = _mm256_blend_epi32(x2, _mm256_slli_epi64(x3, 32), 0xAA);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_unpacklo_epi64(w01, w23));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8), _mm256_unpackhi_epi64(w01, w23));
+}
+
+// Random words for one block of 4 * lanes = 32 elements (position % 4 == 0).
+void philox_words(const kernel_plan& plan, std::uint64_t position, std::uint32_t* out) {
+  philox_four_blocks(plan, position / 4, out);
+  philox_four_blocks(plan, position / 4 + 4, out + 16);
+}
+
+}  // namespace
+}  // namespace num::kernels
+
+#include "kernel_lanes.hpp"
+
+namespace num::kernels {
+namespace {
+
+// vcvtps2ph with rounding immediate Imm (what the core gives for fp16 in
+// ne/rd/ru/rz, NaNs included); round_f32 converts back with vcvtph2ps.
+template <int Imm>
+void fp16_chunk(const kernel_plan& plan, const chunk& c) {
+  const auto* in = static_cast<const float*>(c.in);
+  const bool values = plan.op == operation::round_f32;
+  std::size_t i = 0;
+  for (; i + 8 <= c.n; i += 8) {
+    const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(in + i), Imm);
+    if (values) {
+      _mm256_storeu_ps(static_cast<float*>(c.out) + i, _mm256_cvtph_ps(h));
+    } else {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(static_cast<std::uint16_t*>(c.out) + i), h);
+    }
+  }
+  if (i < c.n) {
+    const std::size_t k = c.n - i;
+    float buffer[8] = {};
+    __builtin_memcpy(buffer, in + i, 4 * k);
+    const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(buffer), Imm);
+    if (values) {
+      _mm256_storeu_ps(buffer, _mm256_cvtph_ps(h));
+      __builtin_memcpy(static_cast<float*>(c.out) + i, buffer, 4 * k);
+    } else {
+      __builtin_memcpy(static_cast<std::uint16_t*>(c.out) + i, &h, 2 * k);
+    }
+  }
+}
+
+void fp16_dispatch(const kernel_plan& plan, const chunk& c) {
+  switch (plan.hardware_rounding_immediate) {
+    case 0: return fp16_chunk<_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC>(plan, c);
+    case 1: return fp16_chunk<_MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC>(plan, c);
+    case 2: return fp16_chunk<_MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC>(plan, c);
+    default: return fp16_chunk<_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC>(plan, c);
+  }
+}
+
+// bf16 nearest-even by integer rounding of the pattern (right for
+// subnormals, unlike vcvtneps2bf16); NaNs keep their top payload, quieted.
+NUMLAB_INLINE u32v bf16_nearest(u32v x) {
+  const u32v rounded = (x + 0x7FFFu + ((x >> 16) & 1u)) >> 16;
+  return (x & 0x7FFFFFFFu) > 0x7F800000u ? (x >> 16) | 0x40u : rounded;
+}
+
+void bf16_chunk(const kernel_plan& plan, const chunk& c) {
+  const auto* in = static_cast<const float*>(c.in);
+  const bool values = plan.op == operation::round_f32;
+  for (std::size_t i = 0; i < c.n; i += lanes) {
+    const std::size_t k = c.n - i < lanes ? c.n - i : lanes;
+    u32v x{};
+    __builtin_memcpy(&x, in + i, 4 * k);
+    const u32v code = bf16_nearest(x);
+    if (values) {
+      const u32v v = code << 16;
+      __builtin_memcpy(static_cast<float*>(c.out) + i, &v, 4 * k);
+    } else {
+      store_codes(static_cast<std::uint16_t*>(c.out) + i, code, 2, k);
+    }
+  }
+}
+
+}  // namespace
+
+tally run_avx2(const kernel_plan& plan, const chunk& c) {
+  switch (plan.shortcut) {
+    case hardware_shortcut::fp16_convert: fp16_dispatch(plan, c); return {};
+    case hardware_shortcut::bf16_nearest: bf16_chunk(plan, c); return {};
+    case hardware_shortcut::none: break;
+  }
+  return run_lanes(plan, c);
+}
+
+}  // namespace num::kernels
+
+#pragma GCC pop_options

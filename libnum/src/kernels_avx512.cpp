@@ -1,0 +1,181 @@
+// The AVX-512 path of the array kernels: vcvtps2ph (zmm) where it gives the
+// core's answer, vcvtneps2bf16 on blocks without subnormal inputs (where
+// AVX512-BF16 exists), and the lane algorithm on 16-lane vectors with a
+// vectorised Philox4x32-10 for stochastic rounding.
+#include <cstddef>
+#include <cstdint>
+
+#include "kernel_plan.hpp"
+
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_*(), which its
+// -Wuninitialized reports once inlined (GCC bug 105593); nothing here reads
+// an undefined value.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2,f16c,fma,bmi2")
+
+#define NUMLAB_LANES 16
+
+namespace num::kernels {
+namespace {
+
+// Philox4x32-10 for eight blocks at once, one per 64-bit lane (only each
+// lane's low 32 bits matter: vpmuludq reads just those).
+void philox_eight_blocks(const kernel_plan& plan, std::uint64_t first_block, std::uint32_t* out) {
+  // Lane l holds block first_block + {0, 4, 1, 5, 2, 6, 3, 7}[l] so that the
+  // unpacks below leave the blocks in order.
+  __m512i x0 = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(first_block)),
+                                _mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7));
+  __m512i x1 = _mm512_srli_epi64(x0, 32);
+  __m512i x2 = _mm512_set1_epi64(static_cast<long long>(plan.stream & 0xFFFFFFFFu));
+  __m512i x3 = _mm512_set1_epi64(static_cast<long long>(plan.stream >> 32));
+  const __m512i m0 = _mm512_set1_epi64(0xD2511F53);
+  const __m512i m1 = _mm512_set1_epi64(0xCD9E8D57);
+  auto k0 = static_cast<std::uint32_t>(plan.seed);
+  auto k1 = static_cast<std::uint32_t>(plan.seed >> 32);
+  for (int round = 0; round < 10; ++round) {
+    const __m512i p0 = _mm512_mul_epu32(x0, m0);
+    const __m512i p1 = _mm512_mul_epu32(x2, m1);
+    x0 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), x1, _mm512_set1_epi64(k0), 0x96);
+    x1 = p1;
+    x2 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), x3, _mm512_set1_epi64(k1), 0x96);
+    x3 = p0;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  const __m512i w01 = _mm512_mask_blend_epi32(0xAAAA, x0, _mm512_slli_epi64(x1, 32));
+  const __m512i w23 = _mm512_mask_blend_epi32(0xAAAA, x2, _mm512_slli_epi64(x3, 32));
+  _mm512_storeu_si512(out, _mm512_unpacklo_epi64(w01, w23));
+  _mm512_storeu_si512(out + 16, _mm512_unpackhi_epi64(w01, w23));
+}
+
+// Random words for one block of 4 * lanes = 64 elements (position % 4 == 0).
+void philox_words(const kernel_plan& plan, std::uint64_t position, std::uint32_t* out) {
+  philox_eight_blocks(plan, position / 4, out);
+  philox_eight_blocks(plan, position / 4 + 8, out + 32);
+}
+
+}  // namespace
+}  // namespace num::kernels
+
+#include "kernel_lanes.hpp"
+
+namespace num::kernels {
+namespace {
+
+// vcvtps2ph with rounding immediate Imm (what the core gives for fp16 in
+// ne/rd/ru/rz, NaNs included); round_f32 converts back with vcvtph2ps.
+template <int Imm>
+void fp16_chunk(const kernel_plan& plan, const chunk& c) {
+  const auto* in = static_cast<const float*>(c.in);
+  const bool values = plan.op == operation::round_f32;
+  std::size_t i = 0;
+  for (; i + 16 <= c.n; i += 16) {
+    const __m256i h = _mm512_cvtps_ph(_mm512_loadu_ps(in + i), Imm);
+    if (values) {
+      _mm512_storeu_ps(static_cast<float*>(c.out) + i, _mm512_cvtph_ps(h));
+    } else {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<std::uint16_t*>(c.out) + i), h);
+    }
+  }
+  if (i < c.n) {
+    const auto tail = static_cast<__mmask16>((1u << (c.n - i)) - 1);
+    const __m256i h = _mm512_cvtps_ph(_mm512_maskz_loadu_ps(tail, in + i), Imm);
+    if (values) {
+      _mm512_mask_storeu_ps(static_cast<float*>(c.out) + i, tail, _mm512_cvtph_ps(h));
+    } else {
+      _mm256_mask_storeu_epi16(static_cast<std::uint16_t*>(c.out) + i, tail, h);
+    }
+  }
+}
+
+void fp16_dispatch(const kernel_plan& plan, const chunk& c) {
+  switch (plan.hardware_rounding_immediate) {
+    case 0: return fp16_chunk<_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC>(plan, c);
+    case 1: return fp16_chunk<_MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC>(plan, c);
+    case 2: return fp16_chunk<_MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC>(plan, c);
+    default: return fp16_chunk<_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC>(plan, c);
+  }
+}
+
+// bf16 nearest-even by integer rounding of the pattern (right for
+// subnormals); NaNs keep their top payload, quieted.
+NUMLAB_INLINE __m512i bf16_nearest_integer(__m512i x) {
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1));
+  const __m512i rounded = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(x, _mm512_set1_epi32(0x7FFF)), lsb), 16);
+  const __m512i quieted = _mm512_or_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(0x40));
+  const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(x, _mm512_set1_epi32(0x7FFFFFFF)),
+                                                _mm512_set1_epi32(0x7F800000));
+  return _mm512_mask_blend_epi32(nan, rounded, quieted);
+}
+
+// Lanes holding fp32 subnormals (exponent field zero, fraction nonzero): the
+// cheap test on the exponent first, the fraction only where it fires.
+NUMLAB_INLINE __mmask16 subnormal_lanes(__m512i x) {
+  const __mmask16 small = _mm512_testn_epi32_mask(x, _mm512_set1_epi32(0x7F800000));
+  return small == 0 ? small : _mm512_mask_test_epi32_mask(small, x, _mm512_set1_epi32(0x007FFFFF));
+}
+
+void bf16_values_chunk(const kernel_plan&, const chunk& c) {
+  const auto* in = static_cast<const float*>(c.in);
+  auto* out = static_cast<float*>(c.out);
+  for (std::size_t i = 0; i < c.n; i += 16) {
+    const auto mask = static_cast<__mmask16>(c.n - i >= 16 ? 0xFFFFu : (1u << (c.n - i)) - 1);
+    const __m512i x = _mm512_maskz_loadu_epi32(mask, in + i);
+    _mm512_mask_storeu_epi32(out + i, mask, _mm512_slli_epi32(bf16_nearest_integer(x), 16));
+  }
+}
+
+void bf16_codes_integer_chunk(const chunk& c) {
+  const auto* in = static_cast<const float*>(c.in);
+  auto* out = static_cast<std::uint16_t*>(c.out);
+  for (std::size_t i = 0; i < c.n; i += 16) {
+    const auto mask = static_cast<__mmask16>(c.n - i >= 16 ? 0xFFFFu : (1u << (c.n - i)) - 1);
+    const __m512i x = _mm512_maskz_loadu_epi32(mask, in + i);
+    _mm256_mask_storeu_epi16(out + i, mask, _mm512_cvtepi32_epi16(bf16_nearest_integer(x)));
+  }
+}
+
+// vcvtneps2bf16 flushes subnormal inputs, so blocks holding any go the integer way.
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512bf16,avx2,f16c,fma,bmi2")))
+void bf16_codes_hardware_chunk(const chunk& c) {
+  const auto* in = static_cast<const float*>(c.in);
+  auto* out = static_cast<std::uint16_t*>(c.out);
+  for (std::size_t i = 0; i < c.n; i += 16) {
+    const auto mask = static_cast<__mmask16>(c.n - i >= 16 ? 0xFFFFu : (1u << (c.n - i)) - 1);
+    const __m512i x = _mm512_maskz_loadu_epi32(mask, in + i);
+    __m256i code;
+    if (subnormal_lanes(x) != 0) {
+      code = _mm512_cvtepi32_epi16(bf16_nearest_integer(x));
+    } else {
+      code = reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(_mm512_castsi512_ps(x)));
+    }
+    _mm256_mask_storeu_epi16(out + i, mask, code);
+  }
+}
+
+}  // namespace
+
+tally run_avx512(const kernel_plan& plan, const chunk& c) {
+  switch (plan.shortcut) {
+    case hardware_shortcut::fp16_convert: fp16_dispatch(plan, c); return {};
+    case hardware_shortcut::bf16_nearest:
+      if (plan.op == operation::round_f32) {
+        bf16_values_chunk(plan, c);
+      } else if (cpu_has_avx512_bf16()) {
+        bf16_codes_hardware_chunk(c);
+      } else {
+        bf16_codes_integer_chunk(c);
+      }
+      return {};
+    case hardware_shortcut::none: break;
+  }
+  return run_lanes(plan, c);
+}
+
+}  // namespace num::kernels
+
+#pragma GCC pop_options
