@@ -87,6 +87,12 @@ class tensor_hook {
   virtual std::span<const float> operand(const site& /*where*/, tensor_role /*role*/, std::span<const float> values) {
     return values;
   }
+  /// Observes an update another hook has already performed (a precision
+  /// policy calls this on the hook chained after it instead of update()):
+  /// the stored values before and after, and the delta asked for. Default:
+  /// nothing.
+  virtual void observe_update(const site& /*where*/, std::span<const float> /*before*/,
+                              std::span<const float> /*delta*/, std::span<const float> /*after*/) {}
 };
 
 /// One matrix product C = op(A) * op(B) + beta * C of row-major matrices
