@@ -75,6 +75,8 @@ struct swamping_data {
   struct layer_series {
     std::string layer;
     std::vector<double> steps, swamped, partially_swamped;  ///< fractions of the update's values
+    rundb::histogram ulp_ratio;      ///< newest |δ|/ulp(w) histogram (empty if never recorded)
+    std::int64_t ulp_ratio_step = -1;  ///< its step
   };
   std::vector<layer_series> layers;
 };

@@ -134,13 +134,17 @@ swamping_data load_swamping(const run_ref& run) {
   auto db = open(run.file);
   swamping_data data;
   std::map<std::string, std::size_t> index;
-  for (const auto& r : db.tensor_stats({.run = run.id, .role = std::string("update")})) {
+  for (auto& r : db.tensor_stats({.run = run.id, .role = std::string("update"), .with_histograms = true})) {
     const auto [it, added] = index.emplace(r.layer, data.layers.size());
-    if (added) data.layers.push_back({r.layer, {}, {}, {}});
+    if (added) data.layers.push_back({r.layer, {}, {}, {}, {}, -1});
     auto& series = data.layers[it->second];
     series.steps.push_back(static_cast<double>(r.step));
     series.swamped.push_back(metric_fraction(r, map_metric::swamped));
     series.partially_swamped.push_back(metric_fraction(r, map_metric::partially_swamped));
+    if (!r.ulp_ratio.bins.empty()) {  // rows come by step: the last one seen is the newest
+      series.ulp_ratio = std::move(r.ulp_ratio);
+      series.ulp_ratio_step = r.step;
+    }
   }
   return data;
 }

@@ -20,9 +20,12 @@ swamping_view::swamping_view(QWidget* parent)
   total_rect_ = plot_->axisRect();
   partial_rect_ = new QCPAxisRect(plot_);
   plot_->plotLayout()->addElement(1, 0, partial_rect_);
+  ratio_rect_ = new QCPAxisRect(plot_);
+  plot_->plotLayout()->addElement(2, 0, ratio_rect_);
   auto* margins = new QCPMarginGroup(plot_);
-  total_rect_->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
-  partial_rect_->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+  for (auto* rect : {total_rect_, partial_rect_, ratio_rect_}) rect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+  ratio_rect_->axis(QCPAxis::atLeft)->setLabel("fraction of elements");
+  ratio_rect_->axis(QCPAxis::atBottom)->setLabel("log2(|δ| / ulp(w)), newest step");
   total_rect_->axis(QCPAxis::atLeft)->setLabel("swamped fraction");
   partial_rect_->axis(QCPAxis::atLeft)->setLabel("partially swamped fraction");
   partial_rect_->axis(QCPAxis::atBottom)->setLabel("step");
@@ -67,12 +70,36 @@ void swamping_view::show_data() {
     partial->setPen(QPen(layer_color(i), 1.2, Qt::DashLine));
     partial->setData(steps, QVector<double>(series.partially_swamped.begin(), series.partially_swamped.end()), true);
     partial->removeFromLegend();
+    if (series.ulp_ratio.bins.size() >= 2) {
+      const auto& h = series.ulp_ratio;
+      double total = 0;
+      for (auto c : h.bins) total += static_cast<double>(c);
+      // Bin 0 (below range) sits one binade left of the first; the last bin one right.
+      QVector<double> keys, fractions;
+      for (std::size_t b = 0; b < h.bins.size(); ++b) {
+        keys.push_back(h.first_exponent - 1 + static_cast<double>(b) + 0.5);
+        fractions.push_back(total > 0 ? static_cast<double>(h.bins[b]) / total : 0.0);
+      }
+      auto* ratio = plot_->addGraph(ratio_rect_->axis(QCPAxis::atBottom), ratio_rect_->axis(QCPAxis::atLeft));
+      ratio->setLineStyle(QCPGraph::lsStepCenter);
+      ratio->setPen(QPen(layer_color(i), 1.2));
+      ratio->setData(keys, fractions, true);
+      ratio->removeFromLegend();
+    }
   }
+  // Below |δ| = ulp(w)/2 round-to-nearest leaves w unchanged.
+  plot_->clearItems();
+  auto* lost = new QCPItemStraightLine(plot_);
+  lost->setClipAxisRect(ratio_rect_);
+  for (auto* point : {lost->point1, lost->point2}) point->setAxes(ratio_rect_->axis(QCPAxis::atBottom), ratio_rect_->axis(QCPAxis::atLeft));
+  lost->point1->setCoords(-1, 0);
+  lost->point2->setCoords(-1, 1);
+  lost->setPen(QPen(QColor(214, 39, 40), 1.5, Qt::DashLine));
   caption_->setText(data_.layers.empty()
                         ? QString("no update statistics in this run (swamping is measured on role 'update')")
                         : QString("%1 layers; solid: swamped (update lost entirely), dashed: partially swamped")
                               .arg(data_.layers.size()));
-  for (auto* rect : {total_rect_, partial_rect_}) {
+  for (auto* rect : {total_rect_, partial_rect_, ratio_rect_}) {
     rect->axis(QCPAxis::atBottom)->rescale();
     rect->axis(QCPAxis::atLeft)->rescale();
     auto range = rect->axis(QCPAxis::atLeft)->range();

@@ -1,5 +1,6 @@
 // Swamping: per layer, the fraction of update values that were swamped
-// (w + δ == w with δ != 0) and partially swamped, against step.
+// (w + δ == w with δ != 0) and partially swamped, against step; and the
+// newest distribution of |δ| / ulp(w), where ratios below 1/2 are lost.
 #pragma once
 
 #include <QWidget>
@@ -36,6 +37,7 @@ class swamping_view : public QWidget {
   QCustomPlot* plot_;
   QCPAxisRect* total_rect_;
   QCPAxisRect* partial_rect_;
+  QCPAxisRect* ratio_rect_;
   run_ref run_;
   swamping_data data_;
   std::uint64_t generation_ = 0;

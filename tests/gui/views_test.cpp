@@ -113,6 +113,10 @@ class views_test : public QObject {
     QVERIFY(swamping_loaded.wait(10000));
     QCOMPARE(swamping.data().layers.size(), std::size_t{3});
     QCOMPARE(swamping.data().layers[2].swamped.at(4), 20.0 / 1000.0);  // fc: 10 * layer index of 1000
+    // The newest |δ|/ulp(w) histogram of each layer is the one stored at the last stats step.
+    const auto newest = rundb_test::sample_steps - rundb_test::sample_stats_every;
+    QCOMPARE(swamping.data().layers[1].ulp_ratio_step, newest);
+    QCOMPARE(swamping.data().layers[1].ulp_ratio.bins, rundb_test::sample_ulp_ratio_bins(newest, 1));
 
     events_view events;
     QSignalSpy events_loaded(&events, &events_view::loaded);

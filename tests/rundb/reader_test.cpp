@@ -101,6 +101,14 @@ TEST(RundbReader, TensorStatsAndHistogramsRoundTrip) {
   const auto all = r.tensor_stats({.run = id, .with_histograms = true});
   EXPECT_EQ(all.size(), 10u * 3 * 2);
   EXPECT_EQ(all.front().hist.bins, sample_bins(0, 0));
+  for (const auto& t : all) {
+    if (t.role == "update") {
+      EXPECT_EQ(t.ulp_ratio.first_exponent, -8);
+      EXPECT_EQ(t.ulp_ratio.bins, sample_ulp_ratio_bins(t.step, t.layer == "conv1" ? 0 : t.layer == "conv2" ? 1 : 2));
+    } else {
+      EXPECT_TRUE(t.ulp_ratio.bins.empty());
+    }
+  }
 
   const auto h = r.histogram(id, "fc", "grad_weight", 23);  // latest step <= 23 is 20
   ASSERT_TRUE(h.has_value());

@@ -64,6 +64,11 @@ inline std::vector<std::uint64_t> sample_bins(std::int64_t step, std::size_t lay
   for (std::size_t i = 0; i < bins.size(); ++i) bins[i] = (i * 7 + layer * 3 + static_cast<std::size_t>(step)) % 50;
   return bins;
 }
+inline std::vector<std::uint64_t> sample_ulp_ratio_bins(std::int64_t step, std::size_t layer) {
+  std::vector<std::uint64_t> bins(18);
+  for (std::size_t i = 0; i < bins.size(); ++i) bins[i] = (i * 5 + layer + static_cast<std::size_t>(step)) % 30;
+  return bins;
+}
 inline constexpr std::int64_t sample_steps = 50;
 inline constexpr std::int64_t sample_stats_every = 5;
 
@@ -92,6 +97,7 @@ inline rundb::run_id write_sample(const std::filesystem::path& file) {
           t.swamped = std::string(role) == "update" ? 10 * l : 0;
           t.max_abs = 100.0 * static_cast<double>(l + 1);
           t.hist = {-24, sample_bins(s, l)};
+          if (t.role == "update") t.ulp_ratio = {-8, sample_ulp_ratio_bins(s, l)};
           w.add_tensor_stats(t);
         }
       }

@@ -72,9 +72,29 @@ step_record read_step(const statement& s) {
 constexpr const char* stats_columns =
     "SELECT run_id, step, layer, op, role, format, count, zeros, subnormals, underflows, "
     "overflows, nans, infs, min_abs, min_nonzero_abs, max_abs, mean, rms, swamped, "
-    "partially_swamped, hist_first_exponent, ";
+    "partially_swamped, hist_first_exponent, ulp_ratio_first_exponent, ";
 
-tensor_stats_record read_stats(const detail::database& db, const statement& s, bool histogram) {
+// The blob columns, which only queries asking for histograms read.
+constexpr const char* histogram_columns = "histogram, ulp_ratio_histogram";
+constexpr const char* no_histogram_columns = "NULL, NULL";
+
+// Reads a histogram from an exponent column and a blob column.
+histogram read_histogram(const detail::database& db, const statement& s, int exponent_column, int blob_column,
+                         const tensor_stats_record& owner) {
+  histogram h;
+  if (s.is_null(blob_column)) return h;
+  const std::int64_t first = s.column_int(exponent_column);
+  auto bins = detail::decode_counts(s.column_blob(blob_column));
+  if (!bins || bins->size() == 1 || first < std::numeric_limits<std::int32_t>::min() ||
+      first > std::numeric_limits<std::int32_t>::max()) {
+    damaged(db, "malformed histogram of " + owner.layer + "/" + owner.role + " at step " + std::to_string(owner.step));
+  }
+  h.first_exponent = static_cast<std::int32_t>(first);
+  h.bins = std::move(*bins);
+  return h;
+}
+
+tensor_stats_record read_stats(const detail::database& db, const statement& s, bool histograms) {
   tensor_stats_record r;
   r.run = s.column_int(0);
   r.step = s.column_int(1);
@@ -96,16 +116,9 @@ tensor_stats_record read_stats(const detail::database& db, const statement& s, b
   r.rms = s.column_double(17);
   r.swamped = as_count(s.column_int(18));
   r.partially_swamped = as_count(s.column_int(19));
-  if (histogram && !s.is_null(21)) {
-    const std::int64_t first = s.column_int(20);
-    auto bins = detail::decode_counts(s.column_blob(21));
-    if (!bins || bins->size() == 1 || first < std::numeric_limits<std::int32_t>::min() ||
-        first > std::numeric_limits<std::int32_t>::max()) {
-      damaged(db, "malformed histogram of " + r.layer + "/" + r.role + " at step " +
-                      std::to_string(r.step));
-    }
-    r.hist.first_exponent = static_cast<std::int32_t>(first);
-    r.hist.bins = std::move(*bins);
+  if (histograms) {
+    r.hist = read_histogram(db, s, 20, 22, r);
+    r.ulp_ratio = read_histogram(db, s, 21, 23, r);
   }
   return r;
 }
@@ -195,7 +208,7 @@ std::vector<step_record> reader::skipped_steps(run_id run) {
 
 std::vector<tensor_stats_record> reader::tensor_stats(const stats_query& query) {
   // Only the filters in use appear in the SQL, so SQLite can pick the index.
-  std::string sql = std::string(stats_columns) + (query.with_histograms ? "histogram" : "NULL") +
+  std::string sql = std::string(stats_columns) + (query.with_histograms ? histogram_columns : no_histogram_columns) +
                     " FROM tensor_stats WHERE run_id = ?1 AND step BETWEEN ?2 AND ?3";
   if (query.layer) sql += " AND layer = ?4";
   if (query.role) sql += " AND role = ?5";
@@ -211,8 +224,8 @@ std::vector<tensor_stats_record> reader::tensor_stats(const stats_query& query) 
 
 std::optional<tensor_stats_record> reader::histogram(run_id run, std::string_view layer,
                                                      std::string_view role, std::int64_t step) {
-  statement s(*db_, (std::string(stats_columns) +
-                     "histogram FROM tensor_stats WHERE run_id = ?1 AND layer = ?2 AND role = ?3 "
+  statement s(*db_, (std::string(stats_columns) + histogram_columns +
+                     " FROM tensor_stats WHERE run_id = ?1 AND layer = ?2 AND role = ?3 "
                      "AND step <= ?4 ORDER BY step DESC, id LIMIT 1").c_str());
   s.bind(1, run).bind(2, layer).bind(3, role).bind(4, step);
   if (!s.step()) return std::nullopt;

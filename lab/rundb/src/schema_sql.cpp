@@ -62,7 +62,9 @@ CREATE TABLE tensor_stats(
   swamped           INTEGER NOT NULL DEFAULT 0,
   partially_swamped INTEGER NOT NULL DEFAULT 0,
   hist_first_exponent INTEGER,
-  histogram         BLOB
+  histogram         BLOB,
+  ulp_ratio_first_exponent INTEGER,
+  ulp_ratio_histogram BLOB
 );
 CREATE INDEX tensor_stats_by_layer ON tensor_stats(run_id, layer, role, step);
 CREATE INDEX tensor_stats_by_role ON tensor_stats(run_id, role, step);

@@ -92,6 +92,12 @@ class writer::connection {
       st.bind(21, std::int64_t{t.hist.first_exponent});
       st.bind_blob(22, detail::encode_counts(t.hist.bins));
     }
+    if (t.ulp_ratio.bins.empty()) {
+      st.bind_null(23).bind_null(24);
+    } else {
+      st.bind(23, std::int64_t{t.ulp_ratio.first_exponent});
+      st.bind_blob(24, detail::encode_counts(t.ulp_ratio.bins));
+    }
     st.run();
   }
 
@@ -139,8 +145,9 @@ class writer::connection {
     insert_stats_ = std::make_unique<statement>(db_,
         "INSERT INTO tensor_stats(run_id, step, layer, op, role, format, count, zeros, "
         "subnormals, underflows, overflows, nans, infs, min_abs, min_nonzero_abs, max_abs, "
-        "mean, rms, swamped, partially_swamped, hist_first_exponent, histogram) VALUES "
-        "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22)");
+        "mean, rms, swamped, partially_swamped, hist_first_exponent, histogram, "
+        "ulp_ratio_first_exponent, ulp_ratio_histogram) VALUES "
+        "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24)");
     insert_event_ = std::make_unique<statement>(db_,
         "INSERT INTO events(run_id, step, kind, layer, message) VALUES (?1,?2,?3,?4,?5)");
     insert_evaluation_ = std::make_unique<statement>(db_,
@@ -190,7 +197,7 @@ run_id writer::begin_run(run_info run) {
 void writer::add_step(step_record step) { enqueue(std::move(step)); }
 
 void writer::add_tensor_stats(tensor_stats_record stats) {
-  if (stats.hist.bins.size() == 1) {
+  if (stats.hist.bins.size() == 1 || stats.ulp_ratio.bins.size() == 1) {
     throw error(path_.string() + ": histogram of " + stats.layer + "/" + stats.role +
                 " has 1 bin; it needs an underflow and an overflow bin at least");
   }

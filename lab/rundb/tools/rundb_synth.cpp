@@ -67,6 +67,20 @@ rundb::histogram fp16_histogram(double centre, double spread, std::uint64_t coun
   return h;
 }
 
+// log2(|δ| / ulp(w)) spread normally around `centre`, over [2^-10, 2^10).
+rundb::histogram ratio_histogram(double centre, double spread, std::uint64_t count, std::mt19937_64& rng) {
+  constexpr int first = -10, last = 9;
+  rundb::histogram h{first, std::vector<std::uint64_t>(static_cast<std::size_t>(last - first + 3))};
+  std::normal_distribution<double> exponent(centre, spread);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const double e = std::floor(exponent(rng));
+    if (e < first) ++h.bins.front();
+    else if (e > last) ++h.bins.back();
+    else ++h.bins[static_cast<std::size_t>(e - first) + 1];
+  }
+  return h;
+}
+
 void write_run(rundb::writer& w, const synth_options& o, int run_index) {
   const auto id = w.begin_run({.name = o.name + (o.runs > 1 ? "-" + std::to_string(run_index) : ""),
                                .config_yaml = "model: synthetic\nlayers: " + std::to_string(o.layers) +
@@ -119,6 +133,7 @@ void write_run(rundb::writer& w, const synth_options& o, int run_index) {
           if (r == "update") {
             ts.swamped = static_cast<std::uint64_t>(ts.count * (0.05 + 0.3 * depth * t));
             ts.partially_swamped = static_cast<std::uint64_t>(ts.count * 0.2 * (1 - depth));
+            ts.ulp_ratio = ratio_histogram(2 - 4 * depth * t, 2, 512, rng);
           }
           w.add_tensor_stats(std::move(ts));
         }

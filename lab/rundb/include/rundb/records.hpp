@@ -96,6 +96,11 @@ struct tensor_stats_record {
   std::uint64_t swamped = 0;            ///< updates with δ != 0 and w + δ == w
   std::uint64_t partially_swamped = 0;  ///< updates whose effect differs from δ beyond tolerance
   histogram hist{};
+  /// Updates only: log2 histogram of |δ| / ulp(w) per element. Same layout as
+  /// `hist`, except that bins[0] counts ratios below 2^first_exponent
+  /// (δ == 0 included) and the last bin ratios above the last binade. Ratios
+  /// below 1/2 are swamped entirely under round-to-nearest. Empty if not recorded.
+  histogram ulp_ratio{};
 };
 
 /// Something noteworthy that happened during a run.
