@@ -42,15 +42,22 @@ void optimizer::step(const op_context& ctx, float lr) {
     const float* g = p.grad.data();
     delta_.resize(n);
     const float l2 = p.decay && s.kind != optimizer_kind::adamw ? s.weight_decay : 0.0f;
+    // The gradient, state and Adam's denominator pass through the context
+    // (role optimizer_state), so a precision policy can hold them in its
+    // format: one rounding per state tensor and per denominator.
+    const std::string_view op = s.kind == optimizer_kind::sgd ? "sgd" : "adam";
+    grad_.resize(n);
+    for (std::size_t j = 0; j < n; ++j) grad_[j] = g[j] + l2 * w[j];
+    ctx.produce({p.layer, op, p.tensor_name + ".grad"}, tensor_role::optimizer_state, grad_);
     if (s.kind == optimizer_kind::sgd) {
       if (s.momentum == 0.0f) {
-        for (std::size_t j = 0; j < n; ++j) delta_[j] = -lr * (g[j] + l2 * w[j]);
+        for (std::size_t j = 0; j < n; ++j) delta_[j] = -lr * grad_[j];
       } else {
         float* buf = first_[i].data();
+        for (std::size_t j = 0; j < n; ++j) buf[j] = s.momentum * buf[j] + grad_[j];
+        ctx.produce({p.layer, op, p.tensor_name + ".momentum"}, tensor_role::optimizer_state, first_[i].values());
         for (std::size_t j = 0; j < n; ++j) {
-          const float grad = g[j] + l2 * w[j];
-          buf[j] = s.momentum * buf[j] + grad;
-          const float direction = s.nesterov ? grad + s.momentum * buf[j] : buf[j];
+          const float direction = s.nesterov ? grad_[j] + s.momentum * buf[j] : buf[j];
           delta_[j] = -lr * direction;
         }
       }
@@ -60,12 +67,15 @@ void optimizer::step(const op_context& ctx, float lr) {
       const float step_size = lr / bias1;
       const float decoupled = p.decay && s.kind == optimizer_kind::adamw ? lr * s.weight_decay : 0.0f;
       for (std::size_t j = 0; j < n; ++j) {
-        const float grad = g[j] + l2 * w[j];
-        m[j] = s.beta1 * m[j] + (1.0f - s.beta1) * grad;
-        v[j] = s.beta2 * v[j] + (1.0f - s.beta2) * grad * grad;
-        const float denom = std::sqrt(v[j]) / bias2_sqrt + s.eps;
-        delta_[j] = -step_size * m[j] / denom - decoupled * w[j];
+        m[j] = s.beta1 * m[j] + (1.0f - s.beta1) * grad_[j];
+        v[j] = s.beta2 * v[j] + (1.0f - s.beta2) * grad_[j] * grad_[j];
       }
+      ctx.produce({p.layer, op, p.tensor_name + ".m"}, tensor_role::optimizer_state, first_[i].values());
+      ctx.produce({p.layer, op, p.tensor_name + ".v"}, tensor_role::optimizer_state, second_[i].values());
+      denom_.resize(n);
+      for (std::size_t j = 0; j < n; ++j) denom_[j] = std::sqrt(v[j]) / bias2_sqrt + s.eps;
+      ctx.produce({p.layer, op, p.tensor_name + ".denominator"}, tensor_role::optimizer_state, denom_);
+      for (std::size_t j = 0; j < n; ++j) delta_[j] = -step_size * m[j] / denom_[j] - decoupled * w[j];
     }
     const lab::site where = p.site();
     ctx.update(where, p.value.values(), delta_);

@@ -176,6 +176,7 @@ const std::vector<config_key>& config_keys() {
   static const std::vector<config_key> keys = [] {
     std::vector<config_key> out;
     for (const auto& e : entries()) out.push_back(e.key);
+    for (auto& [name, help] : precision_config_keys()) out.push_back({name, help});
     return out;
   }();
   return keys;
@@ -183,6 +184,10 @@ const std::vector<config_key>& config_keys() {
 
 void set_config_value(train_config& config, const std::string& key, const std::string& value,
                       const std::string& where) {
+  if (is_precision_key(key)) {
+    set_precision_value(config.precision, key, value, where);
+    return;
+  }
   const key_entry* e = find_entry(key);
   if (e == nullptr) throw input_error(where + ": unknown config key '" + key + "'");
   e->set(config, value, where);
@@ -256,6 +261,7 @@ void validate(const train_config& c) {
 std::string to_yaml(const train_config& config) {
   std::string out;
   for (const auto& e : entries()) out += e.key.name + ": " + e.get(config) + "\n";
+  out += precision_yaml(config.precision);
   return out;
 }
 

@@ -88,6 +88,7 @@ trainer::trainer(train_config config, train_data data, op_context ctx)
     micro_steps_done_ = h.micro_steps_done;
     optimizer_->set_steps(h.updates_done);
   }
+  install_precision(os);
 }
 
 std::string trainer::fingerprint() const {
@@ -121,6 +122,8 @@ double trainer::train_batch(const batch& b, float grad_scale, std::size_t& corre
   op_context ctx = ctx_;
   ctx.training = true;
   ctx.step = micro_steps_done_;
+  if (precision_) precision_->begin_step(micro_steps_done_);
+  grad_scale *= static_cast<float>(scaler_->scale());
   model_->forward(ctx, b.images, logits_);
   correct += count_correct(logits_, b.labels);
   double loss = 0.0;
@@ -136,10 +139,18 @@ double trainer::train_batch(const batch& b, float grad_scale, std::size_t& corre
 }
 
 void trainer::apply_update() {
-  if (config_.clip_norm > 0.0f) clip_gradient_norm(params_, config_.clip_norm);
   op_context ctx = ctx_;
   ctx.step = updates_done_;
-  optimizer_->step(ctx, schedule_.at(updates_done_));
+  if (precision_) precision_->begin_step(updates_done_);
+  // GradScaler order: unscale, then clip, then step unless a gradient is
+  // inf/NaN; the scale changes only here, at effective-batch boundaries.
+  const bool found_inf = scaler_->unscale(params_);
+  last_update_skipped_ = found_inf && scaler_->skips_non_finite();
+  if (!last_update_skipped_) {
+    if (config_.clip_norm > 0.0f) clip_gradient_norm(params_, config_.clip_norm);
+    optimizer_->step(ctx, schedule_.at(updates_done_) * static_cast<float>(scaler_->lr_factor()));
+  }
+  scaler_->update(found_inf);
   zero_gradients(params_);
   ++updates_done_;
 }
@@ -148,6 +159,8 @@ std::vector<epoch_report> trainer::run(progress_sink* sink) {
   std::vector<epoch_report> reports;
   batch b;
   zero_gradients(params_);
+  if (sink != nullptr)
+    for (const auto& w : warnings_) sink->on_warning(w);
   for (std::size_t epoch = epochs_done_; epoch < config_.epochs; ++epoch) {
     if (config_.max_steps && updates_done_ >= config_.max_steps) break;
     loader_->start_epoch(epoch);

@@ -52,6 +52,7 @@ class optimizer {
   std::vector<parameter*> params_;
   std::vector<tensor> first_, second_;  // momentum / Adam m; Adam v
   std::vector<float> delta_;            // scratch for the update of one parameter
+  std::vector<float> grad_, denom_;     // scratch: regularised gradient, Adam's denominator
   std::uint64_t steps_ = 0;
 };
 

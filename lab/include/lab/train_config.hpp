@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "lab/precision_policy.hpp"
+
 namespace lab {
 
 /// Everything a training run needs.
@@ -54,6 +56,8 @@ struct train_config {
   std::size_t threads = 2;          ///< BLAS threads
   std::string checkpoint;           ///< write a checkpoint here after every epoch
   std::string resume;               ///< continue from this checkpoint
+  // precision (keys: see precision_policy.hpp, precision_config_keys())
+  precision_config precision;
 };
 
 /// One configurable key: its name and a one-line description.

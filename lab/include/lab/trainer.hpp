@@ -12,8 +12,10 @@
 #include "lab/batches.hpp"
 #include "lab/checkpoint.hpp"
 #include "lab/dataset.hpp"
+#include "lab/loss_scaler.hpp"
 #include "lab/op_context.hpp"
 #include "lab/optimizer.hpp"
+#include "lab/precision_hook.hpp"
 #include "lab/schedule.hpp"
 #include "lab/sequential.hpp"
 #include "lab/train_config.hpp"
@@ -53,6 +55,9 @@ class progress_sink {
                         double images_per_second) = 0;
   /// After each epoch's evaluation.
   virtual void on_epoch(const epoch_report& report) = 0;
+  /// A warning about the run (an unrepresentable hyperparameter), before
+  /// the first batch. The default prints "numlab: warning: ..." to stderr.
+  virtual void on_warning(const std::string& message);
 };
 
 /// Owns a model, its optimizer and data; runs training.
@@ -73,11 +78,23 @@ class trainer {
   /// Writes a checkpoint of the current state to `path`.
   void save(const std::filesystem::path& path) const;
 
+  /// The precision policy's hook, or null when the policy rounds nothing.
+  /// A tracer handed in through the constructor's op_context is chained
+  /// after it and sees the rounded tensors.
+  [[nodiscard]] precision_hook* precision() { return precision_.get(); }
+  /// The loss-scale state (scale 1 without loss scaling).
+  [[nodiscard]] const loss_scaler& scaler() const { return *scaler_; }
+  /// Whether the latest update was skipped for inf/NaN gradients.
+  [[nodiscard]] bool last_update_skipped() const { return last_update_skipped_; }
+  /// Warnings about the configuration (also sent to the progress sink).
+  [[nodiscard]] const std::vector<std::string>& warnings() const { return warnings_; }
+
  private:
   double train_batch(const batch& b, float grad_scale, std::size_t& correct);
   void apply_update();
   [[nodiscard]] std::vector<named_tensor> checkpoint_tensors() const;
   [[nodiscard]] std::string fingerprint() const;
+  void install_precision(const optimizer_settings& os);  // trainer_precision.cpp
 
   train_config config_;
   train_data data_;
@@ -90,6 +107,10 @@ class trainer {
   std::size_t updates_per_epoch_ = 0;
   std::uint64_t epochs_done_ = 0, updates_done_ = 0, micro_steps_done_ = 0;
   tensor logits_, grad_logits_, targets_;
+  std::unique_ptr<precision_hook> precision_;
+  std::unique_ptr<loss_scaler> scaler_;
+  std::vector<std::string> warnings_;
+  bool last_update_skipped_ = false;
 };
 
 }  // namespace lab

@@ -1,0 +1,136 @@
+// The tensor_hook that applies a precision_policy: it rounds every tensor an
+// op produces, casts weights and matmul/conv inputs, performs the
+// optimizer's w <- w + delta in the storage format, supplies the GEMM engine
+// for low-precision partials, counts what rounding did, and raises traps.
+//
+// All rounding goes through libnum's array kernels. Stochastic rounding of a
+// tensor uses random_stream(seed, stream) with stream derived from the step
+// (begin_step), the site (layer, tensor) and the role, and element i takes
+// word i: two runs with one seed are bit-identical.
+//
+// Chaining: a tracer passed as `next` sees every call after the policy has
+// rounded the values (produce), with the rounded copies (weight, operand) and
+// after the rounded update, so it records what the low-precision machine
+// actually holds.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <libnum/array.hpp>
+
+#include "lab/layer.hpp"
+#include "lab/low_precision_gemm.hpp"
+#include "lab/op_context.hpp"
+#include "lab/precision_policy.hpp"
+
+namespace lab {
+
+/// A trapped floating-point exception: the first overflow, divide-by-zero or
+/// invalid result (as enabled by policy.traps) stops the run with this.
+class precision_trap : public std::runtime_error {
+ public:
+  /// One offending element: its index, the value before rounding and after.
+  struct offending {
+    std::size_t index;
+    float before, after;
+  };
+  precision_trap(num::flags kind, const site& where, tensor_role role, std::uint64_t step,
+                 std::vector<offending> values);
+
+  num::flags kind;                  ///< overflow, divide_by_zero or invalid
+  std::string layer, op, tensor;    ///< where
+  tensor_role role;
+  std::uint64_t step;               ///< the step (begin_step) it happened in
+  std::vector<offending> values;    ///< up to 8 offending elements
+};
+
+/// What the optimizer's updates did to the stored weights.
+struct update_tally {
+  std::uint64_t elements = 0;       ///< weight elements updated
+  std::uint64_t nonzero_delta = 0;  ///< elements with delta != 0
+  std::uint64_t unchanged = 0;      ///< elements whose stored value did not change
+  std::uint64_t swamped = 0;        ///< delta != 0 but the stored value did not change
+};
+
+/// What rounding did since the last reset, by tensor role.
+struct precision_tally {
+  std::array<num::conversion_counts, 7> by_role{};  ///< indexed by tensor_role
+  std::array<std::uint64_t, 7> elements{};          ///< elements rounded, by role
+  update_tally updates;
+};
+
+/// Applies a precision_policy to every tensor of a run (see file comment).
+class precision_hook : public tensor_hook {
+ public:
+  /// `run_seed` keys the stochastic streams when policy.seed is 0; `next`
+  /// (may be null, not owned) is called after this hook's rounding;
+  /// `threads` is handed to libnum's array kernels for long tensors.
+  precision_hook(precision_policy policy, std::uint64_t run_seed, tensor_hook* next = nullptr, unsigned threads = 1);
+
+  void produce(const site& where, tensor_role role, std::span<float> values) override;
+  std::span<const float> weight(const site& where, std::span<const float> master) override;
+  void update(const site& where, std::span<float> weight, std::span<const float> delta) override;
+  std::span<const float> operand(const site& where, tensor_role role, std::span<const float> values) override;
+
+  /// An op_context routing tensors through this hook and GEMMs through its engine.
+  [[nodiscard]] op_context context() const;
+  /// The GEMM engine: sgemm, or low-format partials for low-precision sites.
+  [[nodiscard]] const gemm_engine* engine() const { return &engine_; }
+  /// Sets the step from which stochastic streams are derived (call before
+  /// each forward/backward and before each optimizer update).
+  void begin_step(std::uint64_t step);
+  /// Rounds parameters stored in the format (pure policies) once, e.g. after
+  /// initialisation; reported to `next` as role master_weight.
+  void store_parameters(const std::vector<parameter*>& params);
+
+  /// The format a tensor of `role` at `where` is held in, or nullopt for
+  /// fp32. Follow-class ops take the latest forward output's format.
+  [[nodiscard]] std::optional<num::format> format_of(const site& where, tensor_role role) const;
+  /// Whether parameters of `where` are stored in the format (no fp32 master).
+  [[nodiscard]] bool stored_in_format(const site& where) const;
+
+  [[nodiscard]] const precision_policy& policy() const { return policy_; }
+  [[nodiscard]] const precision_tally& tally() const { return tally_; }
+  void reset_tally() { tally_ = {}; }
+  [[nodiscard]] std::uint64_t step() const { return step_; }
+
+ private:
+  class policy_engine : public gemm_engine {
+   public:
+    explicit policy_engine(const precision_hook& owner) : owner_(owner) {}
+    void gemm(const site& where, const gemm_args& g) const override;
+
+   private:
+    const precision_hook& owner_;
+  };
+
+  [[nodiscard]] std::optional<num::format> site_format(const site& where) const;
+  [[nodiscard]] num::array_options options(const site& where, tensor_role role, const num::format& f) const;
+  void round(const site& where, tensor_role role, const num::format& f, std::span<const float> in,
+             std::span<float> out);
+  void check_finite(const site& where, tensor_role role, std::span<const float> values) const;
+  std::vector<float>& buffer(const site& where, tensor_role role);
+
+  precision_policy policy_;
+  std::uint64_t seed_;
+  tensor_hook* next_;
+  unsigned threads_;
+  policy_engine engine_;
+  std::uint64_t step_ = 0;
+  std::optional<num::format> forward_format_;  // latest forward output's format (follow ops)
+  std::map<std::string, std::optional<num::format>, std::less<>> follow_decisions_;  // by layer
+  std::map<std::string, std::vector<float>, std::less<>> buffers_;
+  std::vector<float> trap_scratch_;
+  std::vector<double> exact_;
+  std::vector<float> rounded_;
+  precision_tally tally_;
+};
+
+}  // namespace lab

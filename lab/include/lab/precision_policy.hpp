@@ -1,0 +1,148 @@
+// Precision policies: which format every tensor of a training run is rounded
+// to, with which rounding, where partial sums are accumulated, and how the
+// loss is scaled.
+//
+// A policy starts from a named preset (config key `precision`) and is
+// refined by further keys (see precision_config_keys()):
+//
+//   fp32        ("32.32") nothing is rounded.
+//   fp16, bf16  ("16.16") pure: every op class computes in the format, the
+//               weights are stored in it, the optimizer's state and its
+//               intermediates are rounded to it, and w <- w + delta is
+//               rounded to it.
+//   fp16-mixed, bf16-mixed ("16.32"): PyTorch-AMP-style autocast: matmul and
+//               conv compute in the format (their inputs and weights are cast
+//               to it, their outputs rounded to it); norms and losses run in
+//               fp32; elementwise ops follow their input; fp32 master weights
+//               are updated in fp32 and cast for every forward.
+//
+// "Computes in the format" means: the op's inputs are values of the format,
+// its result is rounded to the format once per output element; inside, the
+// op works in fp32 (exact for products of fp16/bf16 values) unless partials
+// are set to the low format (see accumulation).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <libnum/format.hpp>
+#include <libnum/rounding.hpp>
+
+#include "lab/op_context.hpp"
+
+namespace lab {
+
+/// Groups of ops that autocast treats alike.
+enum class op_class : std::uint8_t {
+  matmul,       ///< dense
+  conv,         ///< conv2d
+  norm,         ///< batch_norm (its statistics are always computed in fp32/fp64 inside)
+  loss,         ///< softmax_cross_entropy, mse
+  elementwise,  ///< relu, pooling, flatten, dropout, residual_add
+  optimizer,    ///< the optimizer's state and intermediates (adam, sgd)
+};
+inline constexpr std::size_t op_class_count = 6;
+
+/// The class of an op kind as it appears in a site ("conv2d" -> conv);
+/// unknown kinds are elementwise.
+op_class class_of(std::string_view op);
+/// "matmul", "conv", ...
+std::string_view op_class_name(op_class c);
+
+/// How an op class computes.
+enum class class_precision : std::uint8_t {
+  fp32,    ///< inputs and outputs stay fp32
+  low,     ///< the policy's low format
+  follow,  ///< the precision of the op's input (the previous forward output)
+};
+
+/// Where matmul/conv partial sums are accumulated.
+enum class accumulation : std::uint8_t {
+  fp32,  ///< OpenBLAS sgemm on the (rounded) operands: exact products, fp32 sums in BLAS's order
+  low,   ///< in the op's format, rounding after every addition (see low_precision_gemm.hpp)
+};
+
+/// Loss scaling.
+struct loss_scaling {
+  enum class kind : std::uint8_t { none, fixed, dynamic };
+  kind mode = kind::none;
+  double scale = 1.0;             ///< the static factor, or the initial dynamic scale
+  double growth_factor = 2.0;     ///< dynamic: scale *= growth after growth_interval clean updates
+  double backoff_factor = 0.5;    ///< dynamic: scale *= backoff after an update with inf/NaN gradients
+  std::size_t growth_interval = 2000;
+  double min_scale = 0.0;         ///< dynamic: the scale never drops below this (MindSpore: 1)
+  bool divide_lr = false;         ///< static: keep gradients scaled and divide the learning rate instead
+  /// dynamic: count the growth window as MindSpore's DynamicLossScaleManager
+  /// does (first growth after window - 1 steps) instead of GradScaler's way.
+  bool mindspore_window = false;
+};
+
+/// Everything that decides how a run rounds. Value type; see the file comment.
+struct precision_policy {
+  std::string name = "fp32";          ///< the preset it started from
+  num::format low = num::binary16;    ///< the low-precision format of the run
+  bool master_weights = true;         ///< fp32 master weights (16.32); false: stored in the format (16.16)
+  std::array<class_precision, op_class_count> classes{};  ///< by op_class
+  /// Per-layer override by exact layer name: nullopt = fp32, else that format.
+  std::map<std::string, std::optional<num::format>, std::less<>> layers;
+  accumulation partials = accumulation::fp32;
+  std::size_t partials_block = 0;     ///< low partials: 0 sequential, else chunk size
+  /// Rounding of each tensor role (indexed by tensor_role); overflow
+  /// behaviour and stochastic bits live in the round_spec.
+  std::array<num::round_spec, 7> rounding{};
+  num::flags traps = num::flags::none;  ///< overflow | divide_by_zero | invalid stop the run
+  loss_scaling scaling;
+  bool shadow = false;                ///< run an fp32 shadow model and report per-layer errors
+  std::uint64_t seed = 0;             ///< key of the stochastic-rounding streams (0: the run's seed)
+
+  /// True when nothing is ever rounded (every class fp32, no layer override).
+  [[nodiscard]] bool is_fp32() const;
+  /// The format the op class computes in, or nullopt for fp32 and follow.
+  [[nodiscard]] class_precision of(op_class c) const { return classes[static_cast<std::size_t>(c)]; }
+  /// The rounding of a role.
+  [[nodiscard]] const num::round_spec& spec(tensor_role r) const { return rounding[static_cast<std::size_t>(r)]; }
+};
+
+/// A preset by name: fp32, fp16, bf16, fp16-mixed, bf16-mixed, or the
+/// Graphcore names 32.32, 16.16 (fp16), 16.32 (fp16-mixed). Throws
+/// input_error naming the known presets.
+precision_policy precision_preset(std::string_view name);
+
+/// The policy part of a training configuration: the preset plus refinements
+/// in the order they were given. Refinements are checked when set (so an
+/// error names its key and file) and applied on top of the preset by
+/// resolve(), general keys before per-role and per-layer ones, so the order
+/// of command-line options does not matter.
+struct precision_config {
+  std::string preset = "fp32";
+  std::vector<std::pair<std::string, std::string>> refinements;  ///< (key, value)
+
+  /// The resolved policy.
+  [[nodiscard]] precision_policy resolve() const;
+};
+
+/// True for the keys precision_config handles: precision, precision_format,
+/// master_weights, partials, partials_block, rounding, rounding_bits,
+/// rounding.<role>, overflow, traps, autocast.<class>, layers.<name>.precision,
+/// loss_scaling, loss_scale, loss_scale_growth, loss_scale_backoff,
+/// loss_scale_interval, loss_scale_min, loss_scale_method, shadow, precision_seed.
+bool is_precision_key(std::string_view key);
+/// Sets one key; `where` names the source for messages. Throws input_error.
+void set_precision_value(precision_config& config, const std::string& key, const std::string& value,
+                         const std::string& where);
+/// The documented keys with one-line help (per-layer keys shown as a pattern).
+std::vector<std::pair<std::string, std::string>> precision_config_keys();
+/// The configuration as YAML lines "key: value".
+std::string precision_yaml(const precision_config& config);
+
+/// Human-readable one-line description ("fp16-mixed: matmul/conv fp16, ...").
+std::string describe(const precision_policy& policy);
+
+}  // namespace lab

@@ -1,0 +1,263 @@
+#include "lab/precision_hook.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <sstream>
+
+#include "precision_sum.hpp"
+
+namespace lab {
+namespace {
+
+std::uint64_t splitmix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+std::uint64_t fnv1a(std::uint64_t h, std::string_view text) {
+  for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001B3ull;
+  return h;
+}
+
+// Stream of a (site, role) at a step: distinct for every tensor of a step.
+std::uint64_t stream_of(const site& where, tensor_role role, std::uint64_t step) {
+  std::uint64_t h = fnv1a(0xCBF29CE484222325ull, where.layer);
+  h = fnv1a(h ^ 0x2F, where.op);
+  h = fnv1a(h ^ 0x2F, where.tensor);
+  return splitmix(h ^ splitmix(step) ^ (static_cast<std::uint64_t>(role) << 56));
+}
+
+std::string trap_message(num::flags kind, const site& where, tensor_role role, std::uint64_t step,
+                         const std::vector<precision_trap::offending>& values) {
+  std::ostringstream out;
+  out << "floating-point trap: " << num::flags_to_string(kind) << " in layer " << where.layer << " (" << where.op
+      << ") tensor " << where.tensor << " [" << role_name(role) << "] at step " << step;
+  for (const auto& v : values) out << "; [" << v.index << "] " << v.before << " -> " << v.after;
+  return out.str();
+}
+
+bool is_follow(const precision_policy& p, const site& where) {
+  return !p.layers.contains(where.layer) && p.of(class_of(where.op)) == class_precision::follow;
+}
+
+}  // namespace
+
+precision_trap::precision_trap(num::flags k, const site& where, tensor_role r, std::uint64_t s,
+                               std::vector<offending> v)
+    : std::runtime_error(trap_message(k, where, r, s, v)), kind(k), layer(where.layer), op(where.op),
+      tensor(where.tensor), role(r), step(s), values(std::move(v)) {}
+
+precision_hook::precision_hook(precision_policy policy, std::uint64_t run_seed, tensor_hook* next, unsigned threads)
+    : policy_(std::move(policy)), seed_(policy_.seed != 0 ? policy_.seed : run_seed), next_(next), threads_(threads),
+      engine_(*this) {}
+
+op_context precision_hook::context() const {
+  return op_context(const_cast<precision_hook*>(this), &engine_);
+}
+
+void precision_hook::begin_step(std::uint64_t step) { step_ = step; }
+
+std::optional<num::format> precision_hook::site_format(const site& where) const {
+  if (const auto it = policy_.layers.find(where.layer); it != policy_.layers.end()) return it->second;
+  if (policy_.of(class_of(where.op)) == class_precision::low) return policy_.low;
+  return std::nullopt;
+}
+
+bool precision_hook::stored_in_format(const site& where) const {
+  return !policy_.master_weights && site_format(where).has_value();
+}
+
+std::optional<num::format> precision_hook::format_of(const site& where, tensor_role role) const {
+  switch (role) {
+    case tensor_role::optimizer_state: {
+      if (const auto it = policy_.layers.find(where.layer); it != policy_.layers.end()) return it->second;
+      if (policy_.of(op_class::optimizer) == class_precision::low) return policy_.low;
+      return std::nullopt;
+    }
+    case tensor_role::activation:
+      return is_follow(policy_, where) ? forward_format_ : site_format(where);
+    case tensor_role::grad_input:
+    case tensor_role::grad_weight:
+      if (is_follow(policy_, where)) {
+        const auto it = follow_decisions_.find(where.layer);
+        return it != follow_decisions_.end() ? it->second : std::nullopt;
+      }
+      return site_format(where);
+    case tensor_role::weight:
+    case tensor_role::master_weight:
+    case tensor_role::update:
+      return site_format(where);
+  }
+  return std::nullopt;
+}
+
+num::array_options precision_hook::options(const site& where, tensor_role role, const num::format& f) const {
+  num::array_options o;
+  o.target = f;
+  o.spec = policy_.spec(role);
+  o.seed = seed_;
+  o.stream = stream_of(where, role, step_);
+  o.threads = threads_;
+  o.want_counts = true;
+  return o;
+}
+
+void precision_hook::check_finite(const site& where, tensor_role role, std::span<const float> values) const {
+  if (policy_.traps == num::flags::none) return;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const float v = values[i];
+    if (std::isnan(v) && num::any(policy_.traps, num::flags::invalid))
+      throw precision_trap(num::flags::invalid, where, role, step_, {{i, v, v}});
+    if (std::isinf(v) && num::any(policy_.traps, num::flags::overflow))
+      throw precision_trap(num::flags::overflow, where, role, step_, {{i, v, v}});
+  }
+}
+
+void precision_hook::round(const site& where, tensor_role role, const num::format& f, std::span<const float> in,
+                           std::span<float> out) {
+  const bool trapping = policy_.traps != num::flags::none;
+  if (trapping) {
+    check_finite(where, role, in);
+    trap_scratch_.assign(in.begin(), in.end());
+    in = trap_scratch_;
+  }
+  const auto result = num::round_array(in, out, options(where, role, f));
+  const auto r = static_cast<std::size_t>(role);
+  tally_.by_role[r] += result.counts;
+  tally_.elements[r] += in.size();
+  if (trapping && num::any(policy_.traps, num::flags::overflow) && result.counts.overflowed > 0) {
+    std::vector<precision_trap::offending> bad;
+    for (std::size_t i = 0; i < in.size() && bad.size() < 8; ++i)
+      if (std::isfinite(in[i]) && std::fabs(static_cast<double>(in[i])) > f.max()) bad.push_back({i, in[i], out[i]});
+    throw precision_trap(num::flags::overflow, where, role, step_, std::move(bad));
+  }
+}
+
+std::vector<float>& precision_hook::buffer(const site& where, tensor_role role) {
+  std::string key;
+  key.reserve(where.layer.size() + where.tensor.size() + 4);
+  key.append(where.layer).append("/").append(where.tensor).append("#").push_back(static_cast<char>('0' + static_cast<int>(role)));
+  auto it = buffers_.find(key);
+  if (it == buffers_.end()) it = buffers_.emplace(std::move(key), std::vector<float>{}).first;
+  return it->second;
+}
+
+void precision_hook::produce(const site& where, tensor_role role, std::span<float> values) {
+  std::optional<num::format> f;
+  if (role == tensor_role::master_weight) {
+    if (stored_in_format(where)) f = site_format(where);
+  } else if (role != tensor_role::update && role != tensor_role::weight) {
+    f = format_of(where, role);
+    if (role == tensor_role::activation) {
+      if (is_follow(policy_, where))
+        follow_decisions_[std::string(where.layer)] = f;
+      else
+        forward_format_ = f;
+      // The loss ends a forward pass: the next one starts from fp32 data.
+      if (class_of(where.op) == op_class::loss) forward_format_.reset();
+    }
+  }
+  if (f)
+    round(where, role, *f, values, values);
+  else
+    check_finite(where, role, values);
+  if (next_ != nullptr) next_->produce(where, role, values);
+}
+
+std::span<const float> precision_hook::weight(const site& where, std::span<const float> master) {
+  std::span<const float> result = master;
+  if (policy_.master_weights) {
+    if (const auto f = site_format(where)) {
+      auto& buf = buffer(where, tensor_role::weight);
+      buf.resize(master.size());
+      round(where, tensor_role::weight, *f, master, buf);
+      result = buf;
+    }
+  }
+  return next_ != nullptr ? next_->weight(where, result) : result;
+}
+
+std::span<const float> precision_hook::operand(const site& where, tensor_role role, std::span<const float> values) {
+  std::span<const float> result = values;
+  if (const auto f = site_format(where)) {
+    auto& buf = buffer(where, role);
+    buf.resize(values.size());
+    round(where, role, *f, values, buf);
+    result = buf;
+  }
+  return next_ != nullptr ? next_->operand(where, role, result) : result;
+}
+
+void precision_hook::update(const site& where, std::span<float> weight, std::span<const float> delta) {
+  if (policy_.traps != num::flags::none)
+    for (std::size_t i = 0; i < delta.size(); ++i) {
+      // The optimizer's delta is a quotient (Adam) or a product (SGD): an
+      // infinity there is a division by zero, a NaN an invalid operation.
+      if (std::isinf(delta[i]) && num::any(policy_.traps, num::flags::divide_by_zero))
+        throw precision_trap(num::flags::divide_by_zero, where, tensor_role::update, step_, {{i, delta[i], delta[i]}});
+      if (std::isnan(delta[i]) && num::any(policy_.traps, num::flags::invalid))
+        throw precision_trap(num::flags::invalid, where, tensor_role::update, step_, {{i, delta[i], delta[i]}});
+    }
+  const std::size_t n = weight.size();
+  rounded_.resize(n);
+  if (stored_in_format(where)) {
+    exact_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) exact_[i] = detail::sum_to_odd(weight[i], delta[i]);
+    auto o = options(where, tensor_role::update, *site_format(where));
+    const auto result = num::round_array(std::span<const double>(exact_), std::span<float>(rounded_), o);
+    tally_.by_role[static_cast<std::size_t>(tensor_role::update)] += result.counts;
+    tally_.elements[static_cast<std::size_t>(tensor_role::update)] += n;
+    if (num::any(policy_.traps, num::flags::overflow) && result.counts.overflowed > 0) {
+      std::vector<precision_trap::offending> bad;
+      for (std::size_t i = 0; i < n && bad.size() < 8; ++i)
+        if (std::isfinite(exact_[i]) && !std::isfinite(rounded_[i])) bad.push_back({i, weight[i], rounded_[i]});
+      throw precision_trap(num::flags::overflow, where, tensor_role::update, step_, std::move(bad));
+    }
+  } else {
+    for (std::size_t i = 0; i < n; ++i) rounded_[i] = weight[i] + delta[i];
+  }
+  auto& t = tally_.updates;
+  t.elements += n;
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool moved = delta[i] != 0.0f;
+    const bool same = rounded_[i] == weight[i];
+    t.nonzero_delta += moved ? 1 : 0;
+    t.unchanged += same ? 1 : 0;
+    t.swamped += (moved && same) ? 1 : 0;
+  }
+  if (next_ != nullptr) {
+    trap_scratch_.assign(weight.begin(), weight.end());
+    std::copy(rounded_.begin(), rounded_.end(), weight.begin());
+    next_->observe_update(where, trap_scratch_, delta, weight);
+  } else {
+    std::copy(rounded_.begin(), rounded_.end(), weight.begin());
+  }
+}
+
+void precision_hook::store_parameters(const std::vector<parameter*>& params) {
+  for (auto* p : params) produce(p->site(), tensor_role::master_weight, p->value.values());
+}
+
+void precision_hook::policy_engine::gemm(const site& where, const gemm_args& g) const {
+  const auto f = owner_.site_format(where);
+  if (!f || owner_.policy_.partials == accumulation::fp32) {
+    sgemm(g);
+    return;
+  }
+  // The GEMM's result has the role of what the op produces from it.
+  const tensor_role role = where.tensor == "output"       ? tensor_role::activation
+                           : where.tensor == "grad_input" ? tensor_role::grad_input
+                                                          : tensor_role::grad_weight;
+  low_accumulation acc;
+  acc.format = *f;
+  acc.spec = owner_.policy_.spec(role);
+  acc.block = owner_.policy_.partials_block;
+  acc.seed = owner_.seed_;
+  acc.stream = stream_of(where, role, owner_.step_) ^ 0x5A5A5A5A5A5A5A5Aull;
+  gemm_low_accumulation(g, acc);
+}
+
+}  // namespace lab

@@ -1,0 +1,294 @@
+// Precision policies: configuration, master weights, pure-format updates,
+// traps, warnings, loss scaling and reproducible stochastic rounding.
+#include <gtest/gtest.h>
+
+#include <libnum/codec.hpp>
+#include <libnum/convert.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include "lab/dense.hpp"
+#include "lab/errors.hpp"
+#include "lab/loss_scaler.hpp"
+#include "lab/precision_hook.hpp"
+#include "lab/precision_warnings.hpp"
+#include "lab/trainer.hpp"
+
+namespace lab {
+namespace {
+
+bool representable(const num::format& f, float x) {
+  return num::to_float(f, num::from_float(f, x, num::round_spec{}).bits) == x;
+}
+
+precision_policy policy_with(const std::string& preset, std::vector<std::pair<std::string, std::string>> keys) {
+  precision_config c;
+  c.preset = preset;
+  for (const auto& [k, v] : keys) set_precision_value(c, k, v, "test");
+  return c.resolve();
+}
+
+TEST(PrecisionConfig, PresetsAndRefinementsResolveInAnyOrder) {
+  const auto p = policy_with("bf16-mixed", {{"layers.conv1.precision", "fp32"},
+                                            {"rounding.update", "sr"},
+                                            {"rounding", "rz"},
+                                            {"partials", "low"},
+                                            {"partials_block", "64"},
+                                            {"autocast.norm", "low"},
+                                            {"loss_scaling", "dynamic"}});
+  EXPECT_EQ(p.low, num::bfloat16_format);
+  EXPECT_TRUE(p.master_weights);
+  EXPECT_EQ(p.of(op_class::matmul), class_precision::low);
+  EXPECT_EQ(p.of(op_class::norm), class_precision::low);
+  EXPECT_EQ(p.of(op_class::loss), class_precision::fp32);
+  EXPECT_EQ(p.of(op_class::elementwise), class_precision::follow);
+  ASSERT_TRUE(p.layers.contains("conv1"));
+  EXPECT_FALSE(p.layers.at("conv1").has_value());
+  // The general `rounding` applies first even though it came later.
+  EXPECT_EQ(p.spec(tensor_role::update).mode, num::rounding::stochastic);
+  EXPECT_EQ(p.spec(tensor_role::activation).mode, num::rounding::toward_zero);
+  EXPECT_EQ(p.partials, accumulation::low);
+  EXPECT_EQ(p.partials_block, 64u);
+  EXPECT_EQ(p.scaling.mode, loss_scaling::kind::dynamic);
+  EXPECT_EQ(p.scaling.scale, 65536.0);
+  EXPECT_EQ(p.scaling.growth_interval, 2000u);
+  const auto pure = precision_preset("16.16");
+  EXPECT_FALSE(pure.master_weights);
+  EXPECT_EQ(pure.of(op_class::optimizer), class_precision::low);
+}
+
+TEST(PrecisionConfig, BadValuesNameKeyAndSource) {
+  precision_config c;
+  try {
+    set_precision_value(c, "rounding.update", "sideways", "cfg.yml:4");
+    FAIL() << "no error";
+  } catch (const input_error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("cfg.yml:4"), std::string::npos) << m;
+    EXPECT_NE(m.find("rounding.update"), std::string::npos) << m;
+  }
+  EXPECT_THROW(set_precision_value(c, "precision", "fp12", "x"), input_error);
+  EXPECT_THROW(set_precision_value(c, "autocast.attention", "low", "x"), input_error);
+  EXPECT_THROW(set_precision_value(c, "loss_scale", "-1", "x"), input_error);
+  train_config t;
+  set_config_value(t, "precision", "fp16-mixed", "--precision");
+  set_config_value(t, "loss_scale", "256", "--loss-scale");
+  EXPECT_EQ(t.precision.resolve().name, "fp16-mixed");
+  EXPECT_NE(to_yaml(t).find("loss_scale: 256"), std::string::npos);
+}
+
+TEST(MasterWeights, MixedPolicyUpdatesFp32MastersAndComputesWithFp16Copies) {
+  // Identical gradients through a plain fp32 optimizer and through the mixed
+  // policy's: the masters must agree bit for bit (fp32 updates, never
+  // rounded to fp16), while every weight the layer computes with is fp16.
+  dense plain("fc", 16, 4), mixed("fc", 16, 4);
+  rng init(3);
+  plain.initialise(init);
+  for (std::size_t i = 0; i < plain.kernel().value.size(); ++i) mixed.kernel().value[i] = plain.kernel().value[i];
+  precision_hook hook(precision_preset("fp16-mixed"), 1);
+  hook.store_parameters(mixed.parameters());
+  optimizer_settings s;
+  optimizer opt_plain(s, plain.parameters()), opt_mixed(s, mixed.parameters());
+  for (int step = 0; step < 5; ++step) {
+    for (std::size_t i = 0; i < plain.kernel().grad.size(); ++i) {
+      const float g = std::sin(static_cast<float>(i + 7 * step)) * 1e-3f;
+      plain.kernel().grad[i] = mixed.kernel().grad[i] = g;
+    }
+    opt_plain.step(op_context{}, 1e-3f);
+    opt_mixed.step(hook.context(), 1e-3f);
+  }
+  std::size_t not_fp16 = 0;
+  for (std::size_t i = 0; i < plain.kernel().value.size(); ++i) {
+    ASSERT_EQ(mixed.kernel().value[i], plain.kernel().value[i]) << i;
+    not_fp16 += representable(num::binary16, mixed.kernel().value[i]) ? 0 : 1;
+  }
+  EXPECT_GT(not_fp16, plain.kernel().value.size() / 2);
+  const auto working = hook.weight(mixed.kernel().site(), mixed.kernel().value.values());
+  for (float w : working) EXPECT_TRUE(representable(num::binary16, w)) << w;
+}
+
+TEST(PureUpdate, NearestEvenSwampsSmallDeltasAndStochasticKeepsTheirMean) {
+  // w = 1 has fp16 ulp 2^-10; delta = 2^-12 is a quarter ulp: nearest-even
+  // keeps 1 (swamped); stochastic rounding moves up with probability 1/4.
+  const std::size_t n = 20000;
+  parameter p = make_parameter("fc", "dense", "kernel", {n}, true);
+  const float delta_value = std::ldexp(1.0f, -12);
+  std::vector<float> delta(n, delta_value);
+  for (num::rounding mode : {num::rounding::nearest_even, num::rounding::stochastic}) {
+    auto policy = precision_preset("fp16");
+    policy.rounding[static_cast<std::size_t>(tensor_role::update)].mode = mode;
+    precision_hook hook(policy, 5);
+    for (auto& w : p.value.values()) w = 1.0f;
+    hook.update(p.site(), p.value.values(), delta);
+    std::size_t up = 0;
+    for (float w : p.value.values()) {
+      ASSERT_TRUE(w == 1.0f || w == 1.0f + std::ldexp(1.0f, -10)) << w;
+      up += w != 1.0f ? 1 : 0;
+    }
+    EXPECT_EQ(hook.tally().updates.elements, n);
+    EXPECT_EQ(hook.tally().updates.swamped, n - up);
+    if (mode == num::rounding::nearest_even) {
+      EXPECT_EQ(up, 0u);
+    } else {
+      // Binomial(20000, 1/4): mean 5000, sd 61; 5 sd either way.
+      EXPECT_NEAR(static_cast<double>(up), 5000.0, 306.0);
+    }
+  }
+}
+
+TEST(Traps, FirstOverflowStopsWithOpLayerStepAndValues) {
+  auto policy = policy_with("fp16-mixed", {{"traps", "overflow,invalid"}});
+  precision_hook hook(policy, 1);
+  hook.begin_step(42);
+  std::vector<float> v = {1.0f, 70000.0f, -2.0f};
+  try {
+    hook.produce({"conv2", "conv2d", "output"}, tensor_role::activation, v);
+    FAIL() << "no trap";
+  } catch (const precision_trap& t) {
+    EXPECT_EQ(t.kind, num::flags::overflow);
+    EXPECT_EQ(t.layer, "conv2");
+    EXPECT_EQ(t.op, "conv2d");
+    EXPECT_EQ(t.step, 42u);
+    ASSERT_EQ(t.values.size(), 1u);
+    EXPECT_EQ(t.values[0].index, 1u);
+    EXPECT_EQ(t.values[0].before, 70000.0f);
+    EXPECT_TRUE(std::isinf(t.values[0].after));
+    EXPECT_NE(std::string(t.what()).find("conv2"), std::string::npos);
+  }
+  // fp32 ops (the loss in a mixed policy) trap on NaN as invalid.
+  std::vector<float> nan = {0.0f, std::nanf("")};
+  EXPECT_THROW(hook.produce({"loss", "softmax_cross_entropy", "loss"}, tensor_role::activation, nan), precision_trap);
+  // Saturation instead of a trap when overflow is not trapped.
+  auto saturating = policy_with("fp16-mixed", {{"overflow", "saturate"}});
+  precision_hook quiet(saturating, 1);
+  std::vector<float> big = {70000.0f};
+  quiet.produce({"conv2", "conv2d", "output"}, tensor_role::activation, big);
+  EXPECT_EQ(big[0], 65504.0f);
+}
+
+TEST(Warnings, AdamEpsilonAndLearningRateThatTheFormatLoses) {
+  optimizer_settings adam;
+  adam.eps = 1e-8f;
+  const auto w = precision_warnings(precision_preset("fp16"), adam, 1e-3f);
+  ASSERT_FALSE(w.empty());
+  EXPECT_NE(w[0].find("rounds to 0 in fp16"), std::string::npos) << w[0];
+  // 1e-8 is a normal bf16 number, and mixed policies keep Adam in fp32.
+  EXPECT_TRUE(precision_warnings(precision_preset("bf16"), adam, 1e-3f).empty());
+  EXPECT_TRUE(precision_warnings(precision_preset("fp16-mixed"), adam, 1e-3f).empty());
+  optimizer_settings sgd;
+  sgd.kind = optimizer_kind::sgd;
+  const auto divided =
+      precision_warnings(policy_with("fp16", {{"loss_scaling", "static"}, {"loss_scale", "1e6"},
+                                              {"loss_scale_method", "divide_lr"}}),
+                         sgd, 1e-3f);
+  ASSERT_EQ(divided.size(), 1u);
+  EXPECT_NE(divided[0].find("learning rate / loss scale"), std::string::npos) << divided[0];
+}
+
+TEST(LossScaler, GradScalerFollowsAScriptedSequence) {
+  loss_scaling s;
+  s.mode = loss_scaling::kind::dynamic;
+  s.scale = 65536.0;
+  s.growth_interval = 3;
+  loss_scaler scaler(s);
+  // (overflow?, scale after update, skipped so far), derived by hand from
+  // GradScaler's rules: backoff x0.5 and reset on overflow, x2 after 3 clean.
+  const struct {
+    bool inf;
+    double scale;
+    std::uint64_t skipped;
+  } script[] = {{false, 65536, 0}, {false, 65536, 0}, {false, 131072, 0}, {true, 65536, 1},
+                {false, 65536, 1}, {false, 65536, 1}, {true, 32768, 2},   {true, 16384, 3},
+                {false, 16384, 3}, {false, 16384, 3}, {false, 32768, 3},  {false, 32768, 3}};
+  for (const auto& s_ : script) {
+    scaler.update(s_.inf);
+    EXPECT_EQ(scaler.scale(), s_.scale);
+    EXPECT_EQ(scaler.skipped(), s_.skipped);
+  }
+}
+
+TEST(LossScaler, MindSporeWindowCountsLikeDynamicLossScaleManager) {
+  precision_config c;
+  set_precision_value(c, "loss_scaling", "mindspore", "t");
+  set_precision_value(c, "loss_scale_interval", "4", "t");
+  auto s = c.resolve().scaling;
+  EXPECT_EQ(s.scale, 16777216.0);
+  s.scale = 4.0;
+  loss_scaler scaler(s);
+  // update_loss_scale with cur_iter from 1, last_overflow_iter -1, window 4:
+  // growth when (iter + 1) % 4 == 0 -> iter 3; overflow at iter 5 -> /2;
+  // growth again at iter 9; the scale never drops below 1.
+  const double expected[] = {4, 4, 8, 8, 4, 4, 4, 4, 8};
+  for (int iter = 1; iter <= 9; ++iter) {
+    scaler.update(iter == 5);
+    EXPECT_EQ(scaler.scale(), expected[iter - 1]) << "iteration " << iter;
+  }
+  for (int i = 0; i < 10; ++i) scaler.update(true);
+  EXPECT_EQ(scaler.scale(), 1.0);
+}
+
+TEST(LossScaler, UnscaleMultipliesByTheFp32ReciprocalAndFindsInf) {
+  loss_scaling s;
+  s.mode = loss_scaling::kind::dynamic;
+  s.scale = 3.0;  // 1/3 is inexact: GradScaler multiplies by float(1/3)
+  loss_scaler scaler(s);
+  parameter p = make_parameter("fc", "dense", "kernel", {2}, true);
+  p.grad[0] = 3.0f;
+  p.grad[1] = 1.5f;
+  EXPECT_FALSE(scaler.unscale({&p}));
+  EXPECT_EQ(p.grad[0], 3.0f * static_cast<float>(1.0 / 3.0));
+  EXPECT_EQ(p.grad[1], 1.5f * static_cast<float>(1.0 / 3.0));
+  p.grad[1] = INFINITY;
+  EXPECT_TRUE(scaler.unscale({&p}));
+}
+
+train_config tiny_config(const std::string& precision) {
+  train_config c;
+  c.model = "mlp";
+  c.hidden = {16};
+  c.dataset = "synthetic";
+  c.train_limit = 256;
+  c.test_limit = 64;
+  c.batch_size = 32;
+  c.epochs = 1;
+  c.threads = 1;
+  set_config_value(c, "precision", precision, "test");
+  return c;
+}
+
+std::vector<float> trained_weights(const train_config& c) {
+  trainer t(c, load_data(c));
+  t.run();
+  std::vector<float> all;
+  for (auto* p : t.model().parameters()) all.insert(all.end(), p->value.values().begin(), p->value.values().end());
+  return all;
+}
+
+TEST(Stochastic, OneSeedGivesBitIdenticalRunsAndAnotherSeedDiffers) {
+  auto c = tiny_config("bf16");
+  set_config_value(c, "rounding", "sr", "test");
+  set_config_value(c, "rounding_bits", "8", "test");
+  const auto a = trained_weights(c);
+  const auto b = trained_weights(c);
+  EXPECT_EQ(a, b);
+  for (float w : a) ASSERT_TRUE(representable(num::bfloat16_format, w)) << w;
+  set_config_value(c, "precision_seed", "99", "test");
+  EXPECT_NE(trained_weights(c), a);
+}
+
+TEST(Trainer, DynamicScalingSkipsOverflowingUpdatesAndBacksOff) {
+  // A scale of 2^40 overflows fp16 gradients at once: GradScaler semantics
+  // skip those updates and halve the scale until the gradients fit.
+  auto c = tiny_config("fp16-mixed");
+  set_config_value(c, "loss_scaling", "dynamic", "test");
+  set_config_value(c, "loss_scale", "1099511627776", "test");
+  trainer t(c, load_data(c));
+  t.run();
+  EXPECT_GT(t.scaler().skipped(), 0u);
+  EXPECT_LT(t.scaler().scale(), 1099511627776.0);
+  EXPECT_EQ(t.scaler().scale() * std::pow(2.0, static_cast<double>(t.scaler().skipped())), 1099511627776.0);
+}
+
+}  // namespace
+}  // namespace lab
