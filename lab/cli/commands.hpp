@@ -13,5 +13,6 @@ void add_round_command(CLI::App& app);
 void add_testfloat_command(CLI::App& app);
 void add_inspect_command(CLI::App& app);
 void add_train_command(CLI::App& app);
+void add_experiment_command(CLI::App& app);
 
 }  // namespace numlab::cli

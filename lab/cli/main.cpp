@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   numlab::cli::add_testfloat_command(app);
   numlab::cli::add_inspect_command(app);
   numlab::cli::add_train_command(app);
+  numlab::cli::add_experiment_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,63 @@
+// The experiment interface: what `numlab experiment NAME` runs.
+//
+// An experiment is a named function from run options to tables plus checks
+// against the values its tutorial printed. Each lives in one source file in
+// experiments/ and is listed once in experiments/registry.cpp.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "table.hpp"
+
+namespace numlab::experiments {
+
+/// How to run an experiment.
+struct run_options {
+  std::filesystem::path output_dir = "results";  ///< where NAME.md/.csv (and run databases) go
+  bool full = false;        ///< the tutorial's full sizes instead of the 2-core defaults
+  std::uint64_t seed = 1;   ///< seed of every random choice (stochastic rounding, data order, init)
+  bool tiny = false;        ///< smallest size that still shows the effect (smoke tests)
+};
+
+/// One value the tutorial printed, beside what numlab computes for it.
+struct reference_check {
+  std::string quantity;   ///< what was computed, e.g. "0.0004 + 0.25 - 0.25 in fp16"
+  std::string source;     ///< where it was published, e.g. "Graphcore fp16 tutorial"
+  std::string published;  ///< the printed value, verbatim
+  std::string computed;   ///< numlab's value, printed the same way
+  bool matches = false;   ///< decided by comparing the two, never set by hand
+  std::string verdict;    ///< one line: "matches" or "differs: why"
+};
+
+/// Everything one run produces.
+struct experiment_result {
+  std::vector<std::string> settings;  ///< sizes, seeds, streams, modes actually used
+  std::vector<table> tables;
+  std::vector<reference_check> checks;
+  std::vector<std::string> findings;  ///< one line each: what the tables show
+
+  /// The table with this id; throws std::out_of_range.
+  const table& find_table(std::string_view id) const;
+};
+
+/// A reproducible experiment.
+struct experiment {
+  std::string_view name;         ///< command-line name, e.g. "swamping-add"
+  std::string_view description;  ///< one line for `numlab experiment list`
+  bool fast = true;              ///< part of `numlab experiment all`
+  experiment_result (*run)(const run_options&) = nullptr;
+};
+
+/// Every experiment, in the order `list` and `all` show them.
+std::span<const experiment> all_experiments();
+
+/// The experiment called `name`; throws std::invalid_argument naming it and
+/// listing the known names.
+const experiment& find_experiment(std::string_view name);
+
+}  // namespace numlab::experiments

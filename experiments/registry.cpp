@@ -1,0 +1,28 @@
+// The one list of experiments. Adding an experiment: write experiments/NAME.cpp
+// defining `experiment NAME_experiment()` (returning its descriptor), then add
+// its declaration and its entry below.
+#include <array>
+
+#include "experiments/experiment.hpp"
+
+namespace numlab::experiments {
+
+experiment swamping_add_experiment();
+experiment swamping_sum_experiment();
+experiment formats_experiment();
+experiment optimizer_epsilon_experiment();
+experiment harmonic_experiment();
+
+std::span<const experiment> all_experiments() {
+  // Built once on first use and never changed afterwards.
+  static const std::array list{
+      swamping_add_experiment(),
+      swamping_sum_experiment(),
+      formats_experiment(),
+      optimizer_epsilon_experiment(),
+      harmonic_experiment(),
+  };
+  return list;
+}
+
+}  // namespace numlab::experiments

@@ -1,0 +1,210 @@
+// Runs every experiment at its tiny size and checks the shape of its tables
+// and the values of experiments 1-4 and 10 against hand-derived values and an
+// independent rounding oracle (rounding_oracle.hpp), never against libnum.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <set>
+#include <string>
+
+#include "experiments/experiment.hpp"
+#include "experiments/output.hpp"
+#include "rounding_oracle.hpp"
+
+namespace numlab::experiments {
+namespace {
+
+using testing::bf16;
+using testing::fp16;
+using testing::round_nearest_even;
+
+run_options tiny_options() {
+  run_options o;
+  o.tiny = true;
+  o.seed = 1;
+  return o;
+}
+
+experiment_result run_tiny(const char* name) { return find_experiment(name).run(tiny_options()); }
+
+std::size_t row_where(const table& t, const std::string& column, const std::string& value) {
+  for (std::size_t r = 0; r < t.rows().size(); ++r) {
+    if (t.cell(r, column) == value) return r;
+  }
+  ADD_FAILURE() << "no row with " << column << " = " << value << " in " << t.id();
+  return 0;
+}
+
+std::string printf_g(double x, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*g", digits, x);
+  return buffer;
+}
+
+TEST(ExperimentRegistry, NamesAreUniqueAndEveryFastOneRunsTiny) {
+  std::set<std::string> names;
+  for (const experiment& e : all_experiments()) {
+    EXPECT_TRUE(names.insert(std::string(e.name)).second) << e.name;
+    EXPECT_FALSE(e.description.empty()) << e.name;
+    EXPECT_NE(e.run, nullptr) << e.name;
+  }
+  for (const char* expected : {"swamping-add", "swamping-sum", "formats", "optimizer-epsilon", "harmonic"}) {
+    EXPECT_EQ(names.count(expected), 1u) << expected;
+  }
+  EXPECT_THROW((void)find_experiment("nonsense"), std::invalid_argument);
+}
+
+TEST(SwampingAdd, Fp16ResultsAreTheHandDerivedOnes) {
+  const experiment_result r = run_tiny("swamping-add");
+  const table& t = r.find_table("fp16-tutorial");
+  ASSERT_EQ(t.rows().size(), 6u);
+  // 0.0004 + 0.25 is 0.2504, 1.64 ulps (2^-12) above 0.25: it rounds to 0.25 + 2 * 2^-12.
+  EXPECT_EQ(t.cell(0, "result, exact"), "0.00048828125");
+  EXPECT_EQ(t.cell(0, "result, 7 decimals"), "0.0004883");
+  const char* expected_errors[] = {"+22.1%", "-0.0%", "+0.1%", "-2.3%", "+22.1%", "-100.0%"};
+  const double inputs[] = {0.0004, 0.2, 0.02, 0.002, 0.0002, 0.0001};
+  for (std::size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(std::stod(t.cell(i, "result, exact")), fp16(fp16(fp16(inputs[i]) + 0.25) - 0.25)) << inputs[i];
+    EXPECT_EQ(t.cell(i, "relative error"), expected_errors[i]) << inputs[i];
+  }
+  EXPECT_EQ(t.cell(1, "result, exact"), "0.199951171875");
+  EXPECT_EQ(t.cell(2, "result, exact"), "0.02001953125");
+  EXPECT_EQ(t.cell(5, "result, exact"), "0");
+  // Rounding up, 0.0001 + 0.25 becomes 0.25 + 2^-12.
+  const table& modes = r.find_table("modes");
+  EXPECT_EQ(modes.rows().size(), 1u + 7u + 7u);
+  EXPECT_EQ(modes.cell(4, "rounding"), "ru");
+  EXPECT_EQ(modes.cell(4, "x = 0.0001").rfind("0.0002441406 ", 0), 0u);
+  EXPECT_EQ(r.checks.size(), 7u);
+  EXPECT_FALSE(r.checks[0].matches);  // the tutorial's 0.0004833
+  EXPECT_TRUE(r.checks.back().matches);
+}
+
+TEST(SwampingSum, NearestEvenSumsStallWhereTheOracleDoes) {
+  const experiment_result r = run_tiny("swamping-sum");
+  const table& t = r.find_table("nearest-even");
+  ASSERT_EQ(t.rows().size(), 3u);
+  double half = 0, brain = 0;
+  int half_stall = 0;
+  float single = 0;
+  const double a16 = fp16(0.0001), a_bf = bf16(0.0001);
+  for (int i = 1; i <= 10000; ++i) {
+    const double next = fp16(half + a16);
+    if (next == half && half_stall == 0) half_stall = i;
+    half = next;
+    brain = bf16(brain + a_bf);
+    single += 0.0001f;
+  }
+  EXPECT_EQ(half, 0.25);
+  EXPECT_EQ(t.cell(0, "sum"), "0.25");
+  EXPECT_EQ(t.cell(0, "first addition that changes nothing"), std::to_string(half_stall));
+  EXPECT_EQ(std::stod(t.cell(1, "sum")), brain);
+  EXPECT_EQ(t.cell(2, "sum"), printf_g(single, 8));
+  double sum = 0, compensation = 0;
+  for (int i = 0; i < 10000; ++i) {
+    const double y = fp16(a16 - compensation);
+    const double s = fp16(sum + y);
+    compensation = fp16(fp16(s - sum) - y);
+    sum = s;
+  }
+  EXPECT_EQ(std::stod(t.cell(0, "Kahan-compensated sum")), sum);
+
+  EXPECT_EQ(r.find_table("stochastic-runs").rows().size(), 4u);
+  const double mean = std::stod(r.find_table("stochastic-summary").cell(0, "mean"));
+  EXPECT_NEAR(mean, 1.0, 0.03);
+  // With one random bit, rounding up needs floor(2f) = 1: at 0.25 the addend is
+  // 0.41 ulp, so the sum stops there; with two bits it stops at 0.5 (0.2 ulp).
+  const table& bits = r.find_table("random-bits");
+  EXPECT_EQ(bits.cell(0, "min"), "0.2500");
+  EXPECT_EQ(bits.cell(0, "max"), "0.2500");
+  EXPECT_EQ(bits.cell(1, "min"), "0.5000");
+  EXPECT_EQ(bits.cell(1, "max"), "0.5000");
+  EXPECT_TRUE(r.checks.front().matches);
+}
+
+TEST(Formats, ParametersAreTheHandDerivedOnes) {
+  const experiment_result r = run_tiny("formats");
+  const table& t = r.find_table("parameters");
+  ASSERT_EQ(t.rows().size(), 6u);
+  EXPECT_EQ(t.cell(0, "max"), "65504");
+  EXPECT_EQ(t.cell(0, "min normal"), "6.1035e-05 = 2^-14");
+  EXPECT_EQ(t.cell(0, "min subnormal"), "5.9605e-08 = 2^-24");
+  EXPECT_EQ(t.cell(0, "epsilon (1 to next)"), "0.00097656 = 2^-10");
+  EXPECT_EQ(t.cell(1, "epsilon (1 to next)"), "0.0078125 = 2^-7");
+  EXPECT_EQ(t.cell(2, "max"), "448");
+  EXPECT_EQ(t.cell(3, "max"), "57344");
+  EXPECT_EQ(t.cell(5, "min subnormal"), "1.4013e-45 = 2^-149");
+  const char* bits[] = {"16", "16", "8", "8", "19", "32"};
+  for (std::size_t i = 0; i < 6; ++i) EXPECT_EQ(t.cell(i, "bits"), bits[i]);
+  const table& c = r.find_table("conversions");
+  EXPECT_EQ(c.cell(row_where(c, "input", "65520"), "fp16"), "inf");
+  EXPECT_EQ(c.cell(row_where(c, "input", "65519"), "fp16"), "65504");
+  EXPECT_EQ(c.cell(row_where(c, "input", "1e-08"), "fp16"), "0");
+}
+
+TEST(OptimizerEpsilon, Fp16LosesEpsilonAndTheSecondMoment) {
+  const experiment_result r = run_tiny("optimizer-epsilon");
+  const table& t = r.find_table("first-step");
+  ASSERT_EQ(t.rows().size(), 30u);
+  const auto row = [&](const char* format, const char* eps, const char* g) {
+    for (std::size_t i = 0; i < t.rows().size(); ++i) {
+      if (t.cell(i, "format") == format && t.cell(i, "eps") == eps && t.cell(i, "gradient g") == g) return i;
+    }
+    ADD_FAILURE() << format << " " << eps << " " << g;
+    return std::size_t{0};
+  };
+  // 1e-8 is below 2^-25, half of fp16's smallest subnormal: it rounds to 0.
+  EXPECT_EQ(t.cell(row("fp16", "1e-08", "0.0001"), "eps stored"), "0");
+  EXPECT_EQ(t.cell(row("fp16", "1e-08", "0.0001"), "step"), "inf");
+  EXPECT_EQ(t.cell(row("fp16", "1e-08", "0"), "step"), "nan");
+  EXPECT_EQ(t.cell(row("bf16", "1e-08", "0.0001"), "eps stored"), "1e-08");
+  // fp16, eps 1e-4, g 1e-4: g*g = 1e-8 underflows, so step = m^ / eps.
+  const double g = fp16(1e-4), c1 = fp16(0.1);
+  const double step = fp16(fp16(fp16(c1 * g) / c1) / fp16(1e-4));
+  EXPECT_EQ(std::stod(t.cell(row("fp16", "0.0001", "0.0001"), "step")), std::stod(printf_g(step, 4)));
+  EXPECT_EQ(t.cell(row("fp16", "0.0001", "0.0001"), "step, real arithmetic"), "0.5");
+  EXPECT_TRUE(r.checks.front().matches);
+}
+
+TEST(Harmonic, NearestEvenStallsWhereTheOracleDoes) {
+  const experiment_result r = run_tiny("harmonic");
+  const table& t = r.find_table("nearest-even");
+  ASSERT_EQ(t.rows().size(), 6u);
+  const struct {
+    int precision, emin;
+  } formats[] = {{11, -14}, {8, -126}, {4, -6}, {3, -14}, {11, -126}};
+  for (std::size_t i = 0; i < 5; ++i) {
+    double sum = 0;
+    int n = 1;
+    for (;; ++n) {
+      const double next = round_nearest_even(sum + round_nearest_even(1.0 / n, formats[i].precision, formats[i].emin),
+                                             formats[i].precision, formats[i].emin);
+      if (next == sum) break;
+      sum = next;
+    }
+    EXPECT_EQ(std::stod(t.cell(i, "final sum (exact)")), sum) << i;
+    EXPECT_EQ(t.cell(i, "first term that changes nothing"), std::to_string(n)) << i;
+  }
+  EXPECT_EQ(t.cell(0, "final sum (exact)"), "7.0859375");
+  EXPECT_EQ(t.cell(0, "first term that changes nothing"), "513");
+  EXPECT_EQ(t.cell(1, "final sum (exact)"), "5.0625");
+  EXPECT_EQ(t.cell(1, "first term that changes nothing"), "65");
+  EXPECT_EQ(r.find_table("fixed-terms").rows().size(), 6u);
+  EXPECT_TRUE(r.checks.at(0).matches);
+  EXPECT_TRUE(r.checks.at(1).matches);
+}
+
+TEST(ExperimentOutput, CsvHasOneHeaderPerTableAndOneLinePerRow) {
+  const experiment& e = find_experiment("formats");
+  const experiment_result r = e.run(tiny_options());
+  const std::string csv = render_csv(r);
+  std::size_t lines = 0;
+  for (const char c : csv) lines += c == '\n';
+  std::size_t expected = r.tables.size() - 1;  // blank lines between tables
+  for (const table& t : r.tables) expected += 1 + t.rows().size();
+  EXPECT_EQ(lines, expected);
+  EXPECT_NE(render_markdown(e, r).find("| fp16 | 16 | 16 | 5 | 10 | 65504 |"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace numlab::experiments
