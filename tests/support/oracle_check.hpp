@@ -85,6 +85,14 @@ class mismatch_log {
     check(got.bits == want.bits && got.raised == want.raised,
           [&] { return describe() + ": got " + describe_result(got) + ", want " + describe_result(want); });
   }
+  /// Adds counts kept elsewhere (by a worker thread).
+  void absorb(std::uint64_t cases, std::uint64_t mismatches, const std::vector<std::string>& examples) {
+    cases_ += cases;
+    mismatches_ += mismatches;
+    for (const std::string& e : examples) {
+      if (examples_.size() < 12) examples_.push_back(e);
+    }
+  }
   std::uint64_t cases() const { return cases_; }
 
  private:
