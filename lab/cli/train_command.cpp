@@ -106,7 +106,8 @@ void add_train_command(CLI::App& app) {
   for (const auto& key : lab::config_keys()) {
     const std::string name = key.name;
     cmd->add_option_function<std::string>(
-        "--" + kebab(name), [opt, name](const std::string& value) { opt->overrides[name] = value; }, key.help);
+            "--" + kebab(name), [opt, name](const std::string& value) { opt->overrides[name] = value; }, key.help)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a later --key wins, as in most CLIs
   }
   cmd->callback([opt] { run_train(*opt); });
 }
