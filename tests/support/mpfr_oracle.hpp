@@ -213,7 +213,9 @@ expected round_result(const num::format& f, num::rounding mode, int random_bits,
     mp unbounded(f.precision);
     op(unbounded, rnd);
     double u = std::fabs(mpfr_get_d(unbounded, MPFR_RNDZ));
-    if (!native && u != 0) {
+    // One step away at most doubles u: below 2^(emin-1) it stays tiny (and
+    // the step could fall below double's range).
+    if (!native && u >= min_normal / 2) {
       const double q = std::ldexp(1.0, std::ilogb(u) - f.precision + 1);
       if (derived_step(mode, random_bits, word, wide, wide_inexact, u, q).away) u += q;
     }
