@@ -1,5 +1,6 @@
 // Array kernels: option checking, the plan of constants, path selection.
 #include <bit>
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <stdexcept>
@@ -35,10 +36,11 @@ domain_constants make_domain(const format& f, const round_spec& spec, int M, int
                              std::uint64_t infinity, std::uint64_t quiet_nan) {
   const int fb = f.fraction_bits();
   domain_constants c;
-  c.min_normal = pattern(f.min_normal());
-  c.half_min_normal = pattern(f.min_normal() / 2);
-  c.max_finite = pattern(f.max());
-  c.low_quantum = pattern(f.min_subnormal());
+  // std::ldexp rather than format's constexpr pow2 loops: this runs on every call.
+  c.min_normal = pattern(std::ldexp(1.0, f.emin));
+  c.half_min_normal = pattern(std::ldexp(1.0, f.emin - 1));
+  c.max_finite = pattern(std::ldexp(static_cast<double>(f.max_significand()), f.emax - fb));
+  c.low_quantum = pattern(std::ldexp(1.0, f.subnormals ? f.emin - fb : f.emin));
   const std::uint64_t infinity_like = f.infinities ? infinity : quiet_nan;
   auto overflow_value = [&](bool negative) {
     switch (spec.overflow) {

@@ -67,15 +67,19 @@ namespace {
 // ne/rd/ru/rz, NaNs included); round_f32 converts back with vcvtph2ps.
 template <int Imm>
 void fp16_chunk(const kernel_plan& plan, const chunk& c) {
+  // Locals, so the compiler need not reload them after each store.
   const auto* in = static_cast<const float*>(c.in);
+  auto* out_values = static_cast<float*>(c.out);
+  auto* out_codes = static_cast<std::uint16_t*>(c.out);
+  const std::size_t n = c.n;
   const bool values = plan.op == operation::round_f32;
   std::size_t i = 0;
-  for (; i + 8 <= c.n; i += 8) {
+  for (; i + 8 <= n; i += 8) {
     const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(in + i), Imm);
     if (values) {
-      _mm256_storeu_ps(static_cast<float*>(c.out) + i, _mm256_cvtph_ps(h));
+      _mm256_storeu_ps(out_values + i, _mm256_cvtph_ps(h));
     } else {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(static_cast<std::uint16_t*>(c.out) + i), h);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out_codes + i), h);
     }
   }
   if (i < c.n) {
@@ -111,17 +115,20 @@ NUMLAB_INLINE u32v bf16_nearest(u32v x) {
 void bf16_chunk(const kernel_plan& plan, const chunk& c) {
   const auto* in = static_cast<const float*>(c.in);
   const bool values = plan.op == operation::round_f32;
-  for (std::size_t i = 0; i < c.n; i += lanes) {
-    const std::size_t k = c.n - i < lanes ? c.n - i : lanes;
-    u32v x{};
-    __builtin_memcpy(&x, in + i, 4 * k);
-    const u32v code = bf16_nearest(x);
+  auto store = [&](std::size_t i, u32v code, std::size_t k) __attribute__((always_inline)) {
     if (values) {
       const u32v v = code << 16;
       __builtin_memcpy(static_cast<float*>(c.out) + i, &v, 4 * k);
     } else {
       store_codes(static_cast<std::uint16_t*>(c.out) + i, code, 2, k);
     }
+  };
+  std::size_t i = 0;
+  for (; i + lanes <= c.n; i += lanes) store(i, bf16_nearest(load_vector<u32v>(in + i)), lanes);
+  if (i < c.n) {
+    u32v x{};
+    __builtin_memcpy(&x, in + i, 4 * (c.n - i));
+    store(i, bf16_nearest(x), c.n - i);
   }
 }
 

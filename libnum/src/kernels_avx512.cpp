@@ -70,15 +70,19 @@ namespace {
 // ne/rd/ru/rz, NaNs included); round_f32 converts back with vcvtph2ps.
 template <int Imm>
 void fp16_chunk(const kernel_plan& plan, const chunk& c) {
+  // Locals, so the compiler need not reload them after each store.
   const auto* in = static_cast<const float*>(c.in);
+  auto* out_values = static_cast<float*>(c.out);
+  auto* out_codes = static_cast<std::uint16_t*>(c.out);
+  const std::size_t n = c.n;
   const bool values = plan.op == operation::round_f32;
   std::size_t i = 0;
-  for (; i + 16 <= c.n; i += 16) {
+  for (; i + 16 <= n; i += 16) {
     const __m256i h = _mm512_cvtps_ph(_mm512_loadu_ps(in + i), Imm);
     if (values) {
-      _mm512_storeu_ps(static_cast<float*>(c.out) + i, _mm512_cvtph_ps(h));
+      _mm512_storeu_ps(out_values + i, _mm512_cvtph_ps(h));
     } else {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<std::uint16_t*>(c.out) + i), h);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out_codes + i), h);
     }
   }
   if (i < c.n) {
@@ -119,42 +123,58 @@ NUMLAB_INLINE __mmask16 subnormal_lanes(__m512i x) {
   return small == 0 ? small : _mm512_mask_test_epi32_mask(small, x, _mm512_set1_epi32(0x007FFFFF));
 }
 
-void bf16_values_chunk(const kernel_plan&, const chunk& c) {
+// Full blocks of 16 with plain loads and stores (masked stores are slow on
+// some cores), the tail masked. `convert(x)` gives the 16 results.
+template <class Convert>
+NUMLAB_INLINE void bf16_blocks(const chunk& c, bool values, Convert convert) {
   const auto* in = static_cast<const float*>(c.in);
-  auto* out = static_cast<float*>(c.out);
-  for (std::size_t i = 0; i < c.n; i += 16) {
-    const auto mask = static_cast<__mmask16>(c.n - i >= 16 ? 0xFFFFu : (1u << (c.n - i)) - 1);
-    const __m512i x = _mm512_maskz_loadu_epi32(mask, in + i);
-    _mm512_mask_storeu_epi32(out + i, mask, _mm512_slli_epi32(bf16_nearest_integer(x), 16));
-  }
-}
-
-void bf16_codes_integer_chunk(const chunk& c) {
-  const auto* in = static_cast<const float*>(c.in);
-  auto* out = static_cast<std::uint16_t*>(c.out);
-  for (std::size_t i = 0; i < c.n; i += 16) {
-    const auto mask = static_cast<__mmask16>(c.n - i >= 16 ? 0xFFFFu : (1u << (c.n - i)) - 1);
-    const __m512i x = _mm512_maskz_loadu_epi32(mask, in + i);
-    _mm256_mask_storeu_epi16(out + i, mask, _mm512_cvtepi32_epi16(bf16_nearest_integer(x)));
-  }
-}
-
-// vcvtneps2bf16 flushes subnormal inputs, so blocks holding any go the integer way.
-__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512bf16,avx2,f16c,fma,bmi2")))
-void bf16_codes_hardware_chunk(const chunk& c) {
-  const auto* in = static_cast<const float*>(c.in);
-  auto* out = static_cast<std::uint16_t*>(c.out);
-  for (std::size_t i = 0; i < c.n; i += 16) {
-    const auto mask = static_cast<__mmask16>(c.n - i >= 16 ? 0xFFFFu : (1u << (c.n - i)) - 1);
-    const __m512i x = _mm512_maskz_loadu_epi32(mask, in + i);
-    __m256i code;
-    if (subnormal_lanes(x) != 0) {
-      code = _mm512_cvtepi32_epi16(bf16_nearest_integer(x));
+  std::size_t i = 0;
+  for (; i + 16 <= c.n; i += 16) {
+    const __m512i x = _mm512_loadu_si512(in + i);
+    if (values) {
+      _mm512_storeu_si512(static_cast<float*>(c.out) + i, _mm512_slli_epi32(_mm512_cvtepu16_epi32(convert(x)), 16));
     } else {
-      code = reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(_mm512_castsi512_ps(x)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<std::uint16_t*>(c.out) + i), convert(x));
     }
-    _mm256_mask_storeu_epi16(out + i, mask, code);
   }
+  if (i < c.n) {
+    const auto tail = static_cast<__mmask16>((1u << (c.n - i)) - 1);
+    const __m512i x = _mm512_maskz_loadu_epi32(tail, in + i);
+    if (values) {
+      _mm512_mask_storeu_epi32(static_cast<float*>(c.out) + i, tail,
+                               _mm512_slli_epi32(_mm512_cvtepu16_epi32(convert(x)), 16));
+    } else {
+      _mm256_mask_storeu_epi16(static_cast<std::uint16_t*>(c.out) + i, tail, convert(x));
+    }
+  }
+}
+
+void bf16_integer_chunk(const chunk& c, bool values) {
+  bf16_blocks(c, values, [](__m512i x) __attribute__((always_inline)) { return _mm512_cvtepi32_epi16(bf16_nearest_integer(x)); });
+}
+
+#define NUMLAB_BF16_TARGET "avx512f,avx512bw,avx512dq,avx512vl,avx512bf16,avx2,f16c,fma,bmi2"
+
+// vcvtneps2bf16 flushes subnormal inputs, so blocks holding any go the
+// integer way (the same loop as bf16_blocks, spelt out because the
+// instruction needs a wider target than the template's).
+__attribute__((target(NUMLAB_BF16_TARGET), always_inline)) inline __m256i bf16_hardware(__m512i x) {
+  if (subnormal_lanes(x) != 0) return _mm512_cvtepi32_epi16(bf16_nearest_integer(x));
+  return reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(_mm512_castsi512_ps(x)));
+}
+
+__attribute__((target(NUMLAB_BF16_TARGET))) void bf16_hardware_chunk(const chunk& c, bool values) {
+  const auto* in = static_cast<const float*>(c.in);
+  std::size_t i = 0;
+  for (; i + 16 <= c.n; i += 16) {
+    const __m256i code = bf16_hardware(_mm512_loadu_si512(in + i));
+    if (values) {
+      _mm512_storeu_si512(static_cast<float*>(c.out) + i, _mm512_slli_epi32(_mm512_cvtepu16_epi32(code), 16));
+    } else {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<std::uint16_t*>(c.out) + i), code);
+    }
+  }
+  if (i < c.n) bf16_integer_chunk({in + i, static_cast<unsigned char*>(c.out) + i * (values ? 4 : 2), c.n - i, 0}, values);
 }
 
 }  // namespace
@@ -163,12 +183,10 @@ tally run_avx512(const kernel_plan& plan, const chunk& c) {
   switch (plan.shortcut) {
     case hardware_shortcut::fp16_convert: fp16_dispatch(plan, c); return {};
     case hardware_shortcut::bf16_nearest:
-      if (plan.op == operation::round_f32) {
-        bf16_values_chunk(plan, c);
-      } else if (cpu_has_avx512_bf16()) {
-        bf16_codes_hardware_chunk(c);
+      if (cpu_has_avx512_bf16()) {
+        bf16_hardware_chunk(c, plan.op == operation::round_f32);
       } else {
-        bf16_codes_integer_chunk(c);
+        bf16_integer_chunk(c, plan.op == operation::round_f32);
       }
       return {};
     case hardware_shortcut::none: break;
