@@ -1,0 +1,240 @@
+// fp32 -> fp16 / bf16 conversion throughput: libnum's array kernels against
+// the CPU's own instructions in a plain loop, Imath::half, Eigen::half and
+// Eigen::bfloat16 element by element, and a plain memcpy (bandwidth ceiling).
+// Sizes: 16K elements (in cache) and 16M (out of cache). Data: magnitudes
+// log-uniform over 2^-30 .. 2^10 with random signs.
+#include <Eigen/Core>
+#include <Imath/half.h>
+#include <benchmark/benchmark.h>
+
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_*(), which its
+// -Wmaybe-uninitialized reports once inlined (GCC bug 105593).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "libnum/array.hpp"
+
+namespace {
+
+constexpr std::size_t in_cache = std::size_t{1} << 14;
+constexpr std::size_t out_of_cache = std::size_t{1} << 24;
+
+const std::vector<float>& realistic_data() {
+  static const std::vector<float> data = [] {
+    std::mt19937 rng(2024);
+    std::uniform_real_distribution<double> exponent(-30.0, 10.0);
+    std::vector<float> v(out_of_cache);
+    for (float& x : v) x = static_cast<float>((rng() % 2 ? -1.0 : 1.0) * std::exp2(exponent(rng)));
+    return v;
+  }();
+  return data;
+}
+
+// Elements/s and bytes/s (bytes read plus written).
+void count(benchmark::State& state, std::size_t n, std::size_t bytes_per_element) {
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * n * bytes_per_element));
+}
+
+std::size_t size_of(const benchmark::State& state) { return static_cast<std::size_t>(state.range(0)); }
+
+void BM_memcpy_fp32(benchmark::State& state) {
+  const std::size_t n = size_of(state);
+  const float* in = realistic_data().data();
+  std::vector<float> out(n);
+  for (auto _ : state) {
+    std::memcpy(out.data(), in, n * sizeof(float));
+    benchmark::ClobberMemory();
+  }
+  count(state, n, 8);
+}
+
+// The plain hardware loops (the targets' reference).
+__attribute__((target("avx512f"))) void BM_hw_vcvtps2ph_zmm(benchmark::State& state) {
+  const std::size_t n = size_of(state);
+  const float* in = realistic_data().data();
+  std::vector<std::uint16_t> out(n);
+  for (auto _ : state) {
+    for (std::size_t i = 0; i < n; i += 16) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.data() + i),
+                          _mm512_cvtps_ph(_mm512_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT));
+    }
+    benchmark::ClobberMemory();
+  }
+  count(state, n, 6);
+}
+
+__attribute__((target("avx2,f16c"))) void BM_hw_vcvtps2ph_ymm(benchmark::State& state) {
+  const std::size_t n = size_of(state);
+  const float* in = realistic_data().data();
+  std::vector<std::uint16_t> out(n);
+  for (auto _ : state) {
+    for (std::size_t i = 0; i < n; i += 8) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out.data() + i),
+                       _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT));
+    }
+    benchmark::ClobberMemory();
+  }
+  count(state, n, 6);
+}
+
+__attribute__((target("avx512f,f16c"))) void BM_hw_fp16_round_trip_zmm(benchmark::State& state) {
+  const std::size_t n = size_of(state);
+  const float* in = realistic_data().data();
+  std::vector<float> out(n);
+  for (auto _ : state) {
+    for (std::size_t i = 0; i < n; i += 16) {
+      _mm512_storeu_ps(out.data() + i,
+                       _mm512_cvtph_ps(_mm512_cvtps_ph(_mm512_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT)));
+    }
+    benchmark::ClobberMemory();
+  }
+  count(state, n, 8);
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void BM_hw_vcvtneps2bf16_zmm(
+    benchmark::State& state) {
+  if (!__builtin_cpu_supports("avx512bf16")) {
+    state.SkipWithError("no AVX512-BF16 on this CPU");
+    return;
+  }
+  const std::size_t n = size_of(state);
+  const float* in = realistic_data().data();
+  std::vector<std::uint16_t> out(n);
+  for (auto _ : state) {
+    for (std::size_t i = 0; i < n; i += 16) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.data() + i),
+                          reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(_mm512_loadu_ps(in + i))));
+    }
+    benchmark::ClobberMemory();
+  }
+  count(state, n, 6);
+}
+
+// Element-by-element libraries.
+void BM_imath_half(benchmark::State& state) {
+  const std::size_t n = size_of(state);
+  const float* in = realistic_data().data();
+  std::vector<std::uint16_t> out(n);
+  for (auto _ : state) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = Imath::half(in[i]).bits();
+    benchmark::ClobberMemory();
+  }
+  count(state, n, 6);
+}
+
+void BM_eigen_half(benchmark::State& state) {
+  const std::size_t n = size_of(state);
+  const float* in = realistic_data().data();
+  std::vector<std::uint16_t> out(n);
+  for (auto _ : state) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = Eigen::numext::bit_cast<std::uint16_t>(Eigen::half(in[i]));
+    benchmark::ClobberMemory();
+  }
+  count(state, n, 6);
+}
+
+void BM_eigen_bfloat16(benchmark::State& state) {
+  const std::size_t n = size_of(state);
+  const float* in = realistic_data().data();
+  std::vector<std::uint16_t> out(n);
+  for (auto _ : state) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = Eigen::numext::bit_cast<std::uint16_t>(Eigen::bfloat16(in[i]));
+    benchmark::ClobberMemory();
+  }
+  count(state, n, 6);
+}
+
+// libnum kernels. Arguments: size, then threads (1 or 0 = all).
+num::array_options options(const benchmark::State& state, num::format f, num::rounding mode, int r = 32) {
+  num::array_options o;
+  o.target = f;
+  o.spec.mode = mode;
+  o.spec.random_bits = r;
+  o.seed = 42;
+  o.threads = static_cast<unsigned>(state.range(1));
+  if (o.threads != 1) o.parallel_threshold = 0;
+  return o;
+}
+
+void encode_bits(benchmark::State& state, num::format f, num::rounding mode, int r = 32) {
+  const std::size_t n = size_of(state);
+  const std::span<const float> in(realistic_data().data(), n);
+  std::vector<std::uint16_t> out(n);
+  const num::array_options o = options(state, f, mode, r);
+  for (auto _ : state) {
+    num::encode_array(in, std::span<std::uint16_t>(out), o);
+    benchmark::ClobberMemory();
+  }
+  count(state, n, 6);
+}
+
+void round_values(benchmark::State& state, num::format f, num::rounding mode, int r = 32) {
+  const std::size_t n = size_of(state);
+  const std::span<const float> in(realistic_data().data(), n);
+  std::vector<float> out(n);
+  const num::array_options o = options(state, f, mode, r);
+  for (auto _ : state) {
+    num::round_array(in, std::span<float>(out), o);
+    benchmark::ClobberMemory();
+  }
+  count(state, n, 8);
+}
+
+void BM_libnum_fp16_ne_bits(benchmark::State& s) { encode_bits(s, num::binary16, num::rounding::nearest_even); }
+void BM_libnum_bf16_ne_bits(benchmark::State& s) { encode_bits(s, num::bfloat16_format, num::rounding::nearest_even); }
+void BM_libnum_fp16_ne_round(benchmark::State& s) { round_values(s, num::binary16, num::rounding::nearest_even); }
+void BM_libnum_bf16_ne_round(benchmark::State& s) {
+  round_values(s, num::bfloat16_format, num::rounding::nearest_even);
+}
+void BM_libnum_fp16_rz_bits(benchmark::State& s) { encode_bits(s, num::binary16, num::rounding::toward_zero); }
+void BM_libnum_fp16_ru_bits(benchmark::State& s) { encode_bits(s, num::binary16, num::rounding::toward_positive); }
+void BM_libnum_bf16_rz_bits(benchmark::State& s) { encode_bits(s, num::bfloat16_format, num::rounding::toward_zero); }
+void BM_libnum_fp16_na_bits(benchmark::State& s) { encode_bits(s, num::binary16, num::rounding::nearest_away); }
+void BM_libnum_fp16_sr32_bits(benchmark::State& s) { encode_bits(s, num::binary16, num::rounding::stochastic, 32); }
+void BM_libnum_fp16_sr8_bits(benchmark::State& s) { encode_bits(s, num::binary16, num::rounding::stochastic, 8); }
+void BM_libnum_bf16_sr32_bits(benchmark::State& s) {
+  encode_bits(s, num::bfloat16_format, num::rounding::stochastic, 32);
+}
+void BM_libnum_fp16_sr32_round(benchmark::State& s) { round_values(s, num::binary16, num::rounding::stochastic, 32); }
+void BM_libnum_fp16_sr8_round(benchmark::State& s) { round_values(s, num::binary16, num::rounding::stochastic, 8); }
+
+void sizes(benchmark::internal::Benchmark* b) {
+  for (auto n : {in_cache, out_of_cache}) b->Args({static_cast<std::int64_t>(n), 1});
+}
+void sizes_and_threads(benchmark::internal::Benchmark* b) {
+  for (auto n : {in_cache, out_of_cache}) {
+    for (std::int64_t threads : {1, 0}) b->Args({static_cast<std::int64_t>(n), threads});
+  }
+}
+
+}  // namespace
+
+BENCHMARK(BM_memcpy_fp32)->Apply(sizes);
+BENCHMARK(BM_hw_vcvtps2ph_zmm)->Apply(sizes);
+BENCHMARK(BM_hw_vcvtps2ph_ymm)->Apply(sizes);
+BENCHMARK(BM_hw_fp16_round_trip_zmm)->Apply(sizes);
+BENCHMARK(BM_hw_vcvtneps2bf16_zmm)->Apply(sizes);
+BENCHMARK(BM_imath_half)->Apply(sizes);
+BENCHMARK(BM_eigen_half)->Apply(sizes);
+BENCHMARK(BM_eigen_bfloat16)->Apply(sizes);
+BENCHMARK(BM_libnum_fp16_ne_bits)->Apply(sizes_and_threads);
+BENCHMARK(BM_libnum_bf16_ne_bits)->Apply(sizes_and_threads);
+BENCHMARK(BM_libnum_fp16_ne_round)->Apply(sizes_and_threads);
+BENCHMARK(BM_libnum_bf16_ne_round)->Apply(sizes_and_threads);
+BENCHMARK(BM_libnum_fp16_rz_bits)->Apply(sizes_and_threads);
+BENCHMARK(BM_libnum_fp16_ru_bits)->Apply(sizes_and_threads);
+BENCHMARK(BM_libnum_bf16_rz_bits)->Apply(sizes_and_threads);
+BENCHMARK(BM_libnum_fp16_na_bits)->Apply(sizes_and_threads);
+BENCHMARK(BM_libnum_fp16_sr32_bits)->Apply(sizes_and_threads);
+BENCHMARK(BM_libnum_fp16_sr8_bits)->Apply(sizes_and_threads);
+BENCHMARK(BM_libnum_bf16_sr32_bits)->Apply(sizes_and_threads);
+BENCHMARK(BM_libnum_fp16_sr32_round)->Apply(sizes_and_threads);
+BENCHMARK(BM_libnum_fp16_sr8_round)->Apply(sizes_and_threads);
+BENCHMARK_MAIN();
