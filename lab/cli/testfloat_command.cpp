@@ -118,16 +118,19 @@ void run_cases(const function_info& f, const evaluation_options& options, std::i
 }  // namespace
 
 void add_testfloat_command(CLI::App& app) {
-  auto* command = app.add_subcommand(
-      "testfloat",
-      "Evaluate Berkeley TestFloat test cases read on stdin (hex operands per line, further fields ignored) and "
-      "write 'operands result flags' lines for testfloat_ver; flags: 01 inexact, 02 underflow, 04 overflow, "
-      "08 divide-by-zero, 10 invalid");
+  auto* command = app.add_subcommand("testfloat", "Evaluate Berkeley TestFloat test cases from stdin for testfloat_ver");
   auto function_name = std::make_shared<std::string>();
   command->add_option("function", *function_name, "TestFloat function name, e.g. f16_add, bf16_to_f32")
       ->required();
   command->allow_extras();  // TestFloat's single-dash options are parsed here, not by CLI11
-  command->footer(std::string(option_help));
+  command->footer(
+      "Reads lines of hex operands (further fields ignored) and writes 'operands result flags', flags as two hex "
+      "digits: 01 inexact, 02 underflow, 04 overflow, 08 divide-by-zero, 10 invalid. Use as\n"
+      "  testfloat_gen f16_add | numlab testfloat f16_add | testfloat_ver f16_add\n"
+      "functions (F = f16 or bf16): F_add F_sub F_mul F_div F_sqrt F_mulAdd F_eq F_le F_lt F_eq_signaling "
+      "F_le_quiet F_lt_quiet F_roundToInt F_to_i32 F_to_i64 F_to_i32_r_minMag F_to_i64_r_minMag F_to_f32 F_to_f64 "
+      "i32_to_F i64_to_F f32_to_F f64_to_F\n" +
+      std::string(option_help));
   command->callback([command, function_name] {
     const function_info* f = testfloat::find_function(*function_name);
     if (f == nullptr) {
