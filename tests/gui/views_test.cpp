@@ -3,6 +3,7 @@
 // the database holds, read back independently through rundb::reader.
 #include <QElapsedTimer>
 #include <QProcess>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -141,6 +142,24 @@ class views_test : public QObject {
     QCOMPARE(window.histograms()->shown_step(), std::int64_t{30});
     const auto bins = rundb_test::sample_bins(30, 0);
     QCOMPARE(window.histograms()->bar_values(), std::vector<double>(bins.begin(), bins.end()));
+  }
+
+  void events_jump_to_the_histogram_and_files_are_remembered() {
+    QSettings().remove("files/recent");
+    main_window window;
+    QSignalSpy events_loaded(window.events(), &events_view::loaded);
+    QSignalSpy histogram_loaded(window.histograms(), &histogram_view::loaded);
+    window.open_file(file_);
+    QVERIFY(events_loaded.wait(10000));
+    QTRY_VERIFY_WITH_TIMEOUT(histogram_loaded.count() >= 1, 10000);
+    histogram_loaded.clear();
+    // Row 0: the step skipped at 16 because of conv2.
+    emit window.events()->table()->cellDoubleClicked(0, 1);
+    QVERIFY(histogram_loaded.wait(10000));
+    QCOMPARE(window.tabs()->currentWidget(), static_cast<QWidget*>(window.histograms()));
+    QCOMPARE(window.histograms()->data().layer, std::string("conv2"));
+    QCOMPARE(window.histograms()->shown_step(), std::int64_t{15});  // newest recorded step <= 16
+    QCOMPARE(QSettings().value("files/recent").toStringList().value(0), QFileInfo(file_).absoluteFilePath());
   }
 
   void bad_files_show_a_clear_message() {
