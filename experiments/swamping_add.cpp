@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <libnum/small_float.hpp>
 
@@ -38,15 +39,15 @@ trip<F> add_then_subtract(double x, const num::environment& ops) {
   return {stored, sum, sum - b};
 }
 
-/// The mean of x + big - big over `runs` stochastic runs (run k on Philox stream k).
+/// x + big - big over `runs` stochastic runs (run k on Philox stream k).
 template <num::format F>
-double stochastic_mean(double x, std::uint64_t seed, int runs) {
-  double total = 0;
+sample_summary stochastic_results(double x, std::uint64_t seed, int runs) {
+  std::vector<double> results;
   for (int k = 0; k < runs; ++k) {
     const auto env = rounding_environment(num::rounding::stochastic, 32, seed, static_cast<std::uint64_t>(k));
-    total += static_cast<double>(add_then_subtract<F>(x, env).result);
+    results.push_back(static_cast<double>(add_then_subtract<F>(x, env).result));
   }
-  return total / runs;
+  return summarize(results);
 }
 
 std::string value_and_error(double value, double x) {
@@ -72,16 +73,19 @@ table tutorial_table() {
 
 template <num::format F>
 void add_mode_rows(table& t, const std::string& format_name, bool every_mode, const run_options& options,
-                   int stochastic_runs) {
+                   int stochastic_runs_count) {
   for (const num::rounding mode : num::all_roundings) {
     if (!every_mode && mode != num::rounding::nearest_even) continue;
     std::vector<std::string> row{format_name, std::string(num::rounding_name(mode))};
-    if (mode == num::rounding::stochastic) row[1] += ", mean of " + std::to_string(stochastic_runs) + " runs";
+    if (mode == num::rounding::stochastic) row[1] += ", mean of " + std::to_string(stochastic_runs_count) + " runs +- standard error";
     for (const double x : small_numbers) {
-      const double value = mode == num::rounding::stochastic
-                               ? stochastic_mean<F>(x, options.seed, stochastic_runs)
-                               : static_cast<double>(add_then_subtract<F>(x, rounding_environment(mode)).result);
-      row.push_back(value_and_error(value, x));
+      if (mode != num::rounding::stochastic) {
+        row.push_back(value_and_error(static_cast<double>(add_then_subtract<F>(x, rounding_environment(mode)).result), x));
+        continue;
+      }
+      const sample_summary s = stochastic_results<F>(x, options.seed, stochastic_runs_count);
+      const double standard_error = s.standard_deviation / std::sqrt(static_cast<double>(s.count));
+      row.push_back(value_and_error(s.mean, x) + " +-" + fixed(100 * standard_error / x, 1) + "%");
     }
     t.add_row(std::move(row));
   }
@@ -166,8 +170,8 @@ experiment_result run(const run_options& options) {
   r.settings = {
       "Inputs x and 0.25 are rounded to the format with nearest-even (NumPy's astype on the host); the addition "
       "and the subtraction round in the mode of the row.",
-      "Stochastic rounding: 32 random bits; run k draws from Philox stream (seed " + std::to_string(options.seed) +
-          ", stream k), k = 0.." + std::to_string(stochastic_runs - 1) + "; each cell is the mean of the runs.",
+      "Stochastic rounding: 32 random bits; " + stochastic_runs_note(options.seed, stochastic_runs) +
+          "; each cell is the mean of the runs with its standard error.",
       "Relative error = (result - x) / x with x the exact decimal input, as the tutorial computes it."};
   r.tables.push_back(tutorial_table());
   r.tables.push_back(modes_table(options, stochastic_runs));

@@ -124,8 +124,7 @@ experiment_result run(const run_options& options) {
   r.settings = {
       "0.0001 is rounded into each format with nearest-even (as NumPy / feed_dict do on the host), then added "
       "10,000 times to a running sum that starts at 0; every addition rounds in the format.",
-      "Stochastic rounding: run k (k = 0.." + std::to_string(runs - 1) + ") draws its random words from Philox4x32-10 "
-      "with seed " + std::to_string(options.seed) + " and stream k, one word per addition; the r-bit table reuses "
+      "Stochastic rounding: " + stochastic_runs_note(options.seed, runs) + ", one word per addition; the r-bit table reuses "
       "the same streams for every r.",
       "Kahan summation: sum and compensation both in the format, nearest-even."};
   r.tables.push_back(nearest_even_table());

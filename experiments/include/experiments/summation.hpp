@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include <libnum/environment.hpp>
 #include <libnum/rounding.hpp>
@@ -15,6 +16,10 @@ namespace numlab::experiments {
 /// bits drawn from the Philox stream (seed, stream) from its start.
 num::environment rounding_environment(num::rounding mode, int random_bits = 32,
                                       std::uint64_t seed = 0, std::uint64_t stream = 0);
+
+/// Says how `runs` stochastic runs draw their random words: "run k (k = 0..runs-1)
+/// draws from Philox4x32-10 with seed `seed` and stream k".
+std::string stochastic_runs_note(std::uint64_t seed, int runs);
 
 /// Kahan's compensated sum in T: every operation is one rounded operation
 /// of T, the compensation carries the low part each addition lost.
