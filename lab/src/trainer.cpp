@@ -88,7 +88,7 @@ trainer::trainer(train_config config, train_data data, op_context ctx)
     micro_steps_done_ = h.micro_steps_done;
     optimizer_->set_steps(h.updates_done);
   }
-  install_precision(os);
+  install_precision(os, spec);
 }
 
 std::string trainer::fingerprint() const {
@@ -134,6 +134,7 @@ double trainer::train_batch(const batch& b, float grad_scale, std::size_t& corre
     loss = softmax_cross_entropy(ctx, logits_, b.labels, config_.label_smoothing, grad_scale, grad_logits_);
   }
   model_->backward(ctx, b.images, logits_, grad_logits_, nullptr);
+  if (shadow_) run_shadow(b, grad_scale);
   ++micro_steps_done_;
   return loss;
 }

@@ -290,5 +290,30 @@ TEST(Trainer, DynamicScalingSkipsOverflowingUpdatesAndBacksOff) {
   EXPECT_EQ(t.scaler().scale() * std::pow(2.0, static_cast<double>(t.scaler().skipped())), 1099511627776.0);
 }
 
+TEST(Shadow, ReportsPerLayerErrorsOfTheSizeTheFormatImplies) {
+  auto c = tiny_config("bf16-mixed");
+  set_config_value(c, "shadow", "true", "test");
+  trainer t(c, load_data(c));
+  t.run();
+  const auto errors = t.shadow_errors();
+  ASSERT_FALSE(errors.empty());
+  bool saw_logits = false;
+  for (const auto& e : errors) {
+    EXPECT_EQ(e.steps, 8u) << e.layer << "/" << e.tensor;  // 256 samples / batch 32
+    if (e.layer == "logits" && e.tensor == "output") {
+      saw_logits = true;
+      // bf16 keeps 8 bits: relative errors of a few 2^-9 per element, far
+      // below 10% and well above fp32's 2^-24.
+      EXPECT_GT(e.mean, 1e-4);
+      EXPECT_LT(e.mean, 0.1);
+    }
+  }
+  EXPECT_TRUE(saw_logits);
+  // Without shadow mode nothing is compared.
+  auto plain = tiny_config("bf16-mixed");
+  trainer u(plain, load_data(plain));
+  EXPECT_TRUE(u.shadow_errors().empty());
+}
+
 }  // namespace
 }  // namespace lab

@@ -13,11 +13,13 @@
 #include "lab/checkpoint.hpp"
 #include "lab/dataset.hpp"
 #include "lab/loss_scaler.hpp"
+#include "lab/models.hpp"
 #include "lab/op_context.hpp"
 #include "lab/optimizer.hpp"
 #include "lab/precision_hook.hpp"
 #include "lab/schedule.hpp"
 #include "lab/sequential.hpp"
+#include "lab/shadow.hpp"
 #include "lab/train_config.hpp"
 
 namespace lab {
@@ -88,13 +90,18 @@ class trainer {
   [[nodiscard]] bool last_update_skipped() const { return last_update_skipped_; }
   /// Warnings about the configuration (also sent to the progress sink).
   [[nodiscard]] const std::vector<std::string>& warnings() const { return warnings_; }
+  /// Shadow mode (config shadow: true): per-site relative errors of
+  /// activations and gradients against the fp32 shadow model, accumulated
+  /// over the training batches so far; empty when off.
+  [[nodiscard]] std::vector<shadow_error> shadow_errors() const;
 
  private:
   double train_batch(const batch& b, float grad_scale, std::size_t& correct);
   void apply_update();
   [[nodiscard]] std::vector<named_tensor> checkpoint_tensors() const;
   [[nodiscard]] std::string fingerprint() const;
-  void install_precision(const optimizer_settings& os);  // trainer_precision.cpp
+  void install_precision(const optimizer_settings& os, const model_spec& spec);  // trainer_precision.cpp
+  void run_shadow(const batch& b, float grad_scale);                               // trainer_precision.cpp
 
   train_config config_;
   train_data data_;
@@ -111,6 +118,8 @@ class trainer {
   std::unique_ptr<loss_scaler> scaler_;
   std::vector<std::string> warnings_;
   bool last_update_skipped_ = false;
+  std::unique_ptr<tensor_recorder> recorder_;  // shadow mode: what the low-precision model produced
+  std::unique_ptr<shadow_model> shadow_;
 };
 
 }  // namespace lab
