@@ -15,7 +15,7 @@ namespace {
 
 void check_conversion(const num::format& from, const num::format& to) {
   oracle::mismatch_log log(num::format_name(from) + " -> " + num::format_name(to) +
-                           ", all patterns x 7 modes x 6 variants");
+                           ", all patterns x 7 modes x tininess/overflow variants");
   for (std::uint32_t bits = 0; bits < oracle::pattern_count(from); ++bits) {
     for (const oracle::mode_choice& m : oracle::modes_for_case(bits)) {
       const oracle::expected want = oracle::convert(from, bits, to, m);

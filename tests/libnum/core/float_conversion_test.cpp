@@ -19,7 +19,7 @@ namespace {
 
 void check_doubles(const num::format& f, const std::vector<double>& inputs, const std::string& what) {
   oracle::mismatch_log log(num::format_name(f) + " from " + what + " (" + std::to_string(inputs.size()) +
-                           " inputs x 7 modes x 6 variants)");
+                           " inputs x 7 modes x tininess/overflow variants)");
   std::uint64_t index = 0;
   for (double x : inputs) {
     ++index;

@@ -16,7 +16,7 @@ std::string operand_text(const num::format& f, const char* op, std::uint32_t bit
 }
 
 void check_sqrt(const num::format& f) {
-  mismatch_log log(num::format_name(f) + " sqrt, all patterns x 7 modes x 6 variants");
+  mismatch_log log(num::format_name(f) + " sqrt, all patterns x 7 modes x tininess/overflow variants");
   for (std::uint32_t bits = 0; bits < oracle::pattern_count(f); ++bits) {
     for (const oracle::mode_choice& m : oracle::modes_for_case(bits)) {
       const oracle::expected want = oracle::arithmetic(f, oracle::operation::sqrt, {bits, 0, 0}, m);
