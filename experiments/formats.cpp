@@ -37,7 +37,7 @@ void add_format_row(table& t, const std::string& name) {
 }
 
 table parameters_table() {
-  table t("parameters", "Format parameters (values are exact; shortest decimals that read back exactly)",
+  table t("parameters", "Format parameters (5 significant digits, with the exact power of two where the value is one)",
           {"format", "bits", "stored in bits", "exponent bits", "fraction bits", "max", "min normal",
            "min subnormal", "epsilon (1 to next)", "infinities"});
   add_format_row<num::binary16>(t, "fp16");

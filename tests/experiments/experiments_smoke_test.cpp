@@ -54,6 +54,18 @@ TEST(ExperimentRegistry, NamesAreUniqueAndEveryFastOneRunsTiny) {
   EXPECT_THROW((void)find_experiment("nonsense"), std::invalid_argument);
 }
 
+TEST(ExperimentRegistry, EveryExperimentRunsTinyAndFillsItsTables) {
+  for (const experiment& e : all_experiments()) {
+    const experiment_result r = e.run(tiny_options());
+    EXPECT_FALSE(r.tables.empty()) << e.name;
+    for (const table& t : r.tables) EXPECT_FALSE(t.rows().empty()) << e.name << " " << t.id();
+    for (const reference_check& c : r.checks) {
+      EXPECT_EQ(c.verdict.rfind(c.matches ? "matches" : "differs", 0), 0u) << e.name << " " << c.quantity;
+    }
+    EXPECT_EQ(render_markdown(e, r).rfind("## " + std::string(e.name) + "\n", 0), 0u) << e.name;
+  }
+}
+
 TEST(SwampingAdd, Fp16ResultsAreTheHandDerivedOnes) {
   const experiment_result r = run_tiny("swamping-add");
   const table& t = r.find_table("fp16-tutorial");
