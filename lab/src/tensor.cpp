@@ -5,7 +5,6 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "lab/errors.hpp"
 
 namespace lab {
 
@@ -35,15 +34,16 @@ std::string shape::str() const {
 
 void tensor::resize(const lab::shape& s) {
   shape_ = s;
-  data_.resize(s.elements());
+  size_ = s.elements();
+  if (data_.size() < size_) data_.resize(size_);
 }
 
 void tensor::reshape(const lab::shape& s) {
-  if (s.elements() != data_.size())
+  if (s.elements() != size_)
     throw std::logic_error("tensor::reshape: " + shape_.str() + " cannot become " + s.str());
   shape_ = s;
 }
 
-void tensor::zero() { std::fill(data_.begin(), data_.end(), 0.0f); }
+void tensor::zero() { std::fill(data_.begin(), data_.begin() + static_cast<std::ptrdiff_t>(size_), 0.0f); }
 
 }  // namespace lab

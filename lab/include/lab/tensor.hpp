@@ -43,19 +43,20 @@ class tensor {
  public:
   tensor() = default;
   /// A zero-filled tensor of the given shape.
-  explicit tensor(lab::shape s) : shape_(std::move(s)), data_(shape_.elements(), 0.0f) {}
+  explicit tensor(lab::shape s) : shape_(std::move(s)), size_(shape_.elements()), data_(size_, 0.0f) {}
 
   [[nodiscard]] const lab::shape& shape() const { return shape_; }
-  [[nodiscard]] std::size_t size() const { return data_.size(); }
+  [[nodiscard]] std::size_t size() const { return size_; }
   [[nodiscard]] float* data() { return data_.data(); }
   [[nodiscard]] const float* data() const { return data_.data(); }
-  [[nodiscard]] std::span<float> values() { return data_; }
-  [[nodiscard]] std::span<const float> values() const { return data_; }
+  [[nodiscard]] std::span<float> values() { return {data_.data(), size_}; }
+  [[nodiscard]] std::span<const float> values() const { return {data_.data(), size_}; }
   float& operator[](std::size_t i) { return data_[i]; }
   float operator[](std::size_t i) const { return data_[i]; }
 
   /// Gives the tensor a new shape, keeping the allocation when it is big
-  /// enough; contents are unspecified afterwards (callers overwrite them).
+  /// enough (buffers that alternate between shapes are not re-zeroed on
+  /// every call); contents are unspecified afterwards (callers overwrite).
   void resize(const lab::shape& s);
   /// Changes the shape without touching data; element counts must agree.
   void reshape(const lab::shape& s);
@@ -64,6 +65,7 @@ class tensor {
 
  private:
   lab::shape shape_;
+  std::size_t size_ = 0;     // shape_.elements(); data_ may be longer
   std::vector<float> data_;
 };
 

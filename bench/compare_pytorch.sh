@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Trains the tutorial conv model (batch 32) and ResNet-8 (batch 128) in fp32
+# with numlab (bench/train_bench) and with PyTorch (bench/pytorch_train.py,
+# Debian's python3-torch) on the same number of threads, and prints images/s
+# and the ratio numlab / PyTorch.
+#
+# Usage: bench/compare_pytorch.sh [BUILD_DIR] [THREADS]   (defaults: build, 2)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+build="${1:-$here/../build}"
+threads="${2:-2}"
+bench="$build/bench/train_bench"
+if [ ! -x "$bench" ]; then
+  echo "compare_pytorch: $bench not found; build the train_bench target (Release) first" >&2
+  exit 2
+fi
+if ! python3 -c "import torch" 2>/dev/null; then
+  echo "compare_pytorch: PyTorch is not installed (apt-get install python3-torch)" >&2
+  exit 2
+fi
+numlab_json="$(mktemp)"
+trap 'rm -f "$numlab_json"' EXIT
+"$bench" --benchmark_filter="/$threads/real_time\$" --benchmark_min_time=5 \
+  --benchmark_format=json >"$numlab_json" 2>/dev/null
+torch_out="$(OMP_NUM_THREADS="$threads" python3 "$here/pytorch_train.py" --threads "$threads" --seconds 10)"
+python3 - "$numlab_json" "$threads" <<PY
+import json, sys
+runs = {b["name"].split("/")[0]: b["images/s"] for b in json.load(open(sys.argv[1]))["benchmarks"]}
+torch = dict(line.split() for line in """$torch_out""".strip().splitlines())
+rows = [("tutorial conv, batch 32", runs["BM_TutorialConvBatch32"], float(torch["tutorial_conv_b32"])),
+        ("ResNet-8, batch 128", runs["BM_ResNet8Batch128"], float(torch["resnet8_b128"]))]
+print(f"threads: {sys.argv[2]}")
+print(f"{'model':<26}{'numlab img/s':>14}{'PyTorch img/s':>15}{'ratio':>8}")
+for name, ours, theirs in rows:
+    print(f"{name:<26}{ours:>14.0f}{theirs:>15.0f}{ours / theirs:>8.2f}")
+PY
