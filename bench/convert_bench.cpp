@@ -44,111 +44,86 @@ void count(benchmark::State& state, std::size_t n, std::size_t bytes_per_element
 
 std::size_t size_of(const benchmark::State& state) { return static_cast<std::size_t>(state.range(0)); }
 
+// Times convert(in, out, n) over the realistic data into an array of Out.
+template <class Out, class Convert>
+void time_conversion(benchmark::State& state, std::size_t bytes_per_element, Convert convert) {
+  const std::size_t n = size_of(state);
+  const float* in = realistic_data().data();
+  std::vector<Out> out(n);
+  for (auto _ : state) {
+    convert(in, out.data(), n);
+    benchmark::ClobberMemory();
+  }
+  count(state, n, bytes_per_element);
+}
+
 void BM_memcpy_fp32(benchmark::State& state) {
-  const std::size_t n = size_of(state);
-  const float* in = realistic_data().data();
-  std::vector<float> out(n);
-  for (auto _ : state) {
-    std::memcpy(out.data(), in, n * sizeof(float));
-    benchmark::ClobberMemory();
-  }
-  count(state, n, 8);
+  time_conversion<float>(state, 8, [](const float* in, float* out, std::size_t n) {
+    std::memcpy(out, in, n * sizeof(float));
+  });
 }
 
-// The plain hardware loops (the targets' reference).
-__attribute__((target("avx512f"))) void BM_hw_vcvtps2ph_zmm(benchmark::State& state) {
-  const std::size_t n = size_of(state);
-  const float* in = realistic_data().data();
-  std::vector<std::uint16_t> out(n);
-  for (auto _ : state) {
+// The plain hardware loops (the targets' reference); n is a multiple of 16.
+void BM_hw_vcvtps2ph_zmm(benchmark::State& state) {
+  time_conversion<std::uint16_t>(
+      state, 6, [](const float* in, std::uint16_t* out, std::size_t n) __attribute__((target("avx512f"))) {
+        for (std::size_t i = 0; i < n; i += 16) {
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
+                              _mm512_cvtps_ph(_mm512_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT));
+        }
+      });
+}
+
+void BM_hw_vcvtps2ph_ymm(benchmark::State& state) {
+  time_conversion<std::uint16_t>(
+      state, 6, [](const float* in, std::uint16_t* out, std::size_t n) __attribute__((target("avx2,f16c"))) {
+        for (std::size_t i = 0; i < n; i += 8) {
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
+                           _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT));
+        }
+      });
+}
+
+void BM_hw_fp16_round_trip_zmm(benchmark::State& state) {
+  time_conversion<float>(state, 8, [](const float* in, float* out, std::size_t n) __attribute__((target("avx512f"))) {
     for (std::size_t i = 0; i < n; i += 16) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.data() + i),
-                          _mm512_cvtps_ph(_mm512_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT));
+      _mm512_storeu_ps(out + i, _mm512_cvtph_ps(_mm512_cvtps_ph(_mm512_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT)));
     }
-    benchmark::ClobberMemory();
-  }
-  count(state, n, 6);
+  });
 }
 
-__attribute__((target("avx2,f16c"))) void BM_hw_vcvtps2ph_ymm(benchmark::State& state) {
-  const std::size_t n = size_of(state);
-  const float* in = realistic_data().data();
-  std::vector<std::uint16_t> out(n);
-  for (auto _ : state) {
-    for (std::size_t i = 0; i < n; i += 8) {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out.data() + i),
-                       _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT));
-    }
-    benchmark::ClobberMemory();
-  }
-  count(state, n, 6);
-}
-
-__attribute__((target("avx512f,f16c"))) void BM_hw_fp16_round_trip_zmm(benchmark::State& state) {
-  const std::size_t n = size_of(state);
-  const float* in = realistic_data().data();
-  std::vector<float> out(n);
-  for (auto _ : state) {
-    for (std::size_t i = 0; i < n; i += 16) {
-      _mm512_storeu_ps(out.data() + i,
-                       _mm512_cvtph_ps(_mm512_cvtps_ph(_mm512_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT)));
-    }
-    benchmark::ClobberMemory();
-  }
-  count(state, n, 8);
-}
-
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void BM_hw_vcvtneps2bf16_zmm(
-    benchmark::State& state) {
+void BM_hw_vcvtneps2bf16_zmm(benchmark::State& state) {
   if (!__builtin_cpu_supports("avx512bf16")) {
     state.SkipWithError("no AVX512-BF16 on this CPU");
     return;
   }
-  const std::size_t n = size_of(state);
-  const float* in = realistic_data().data();
-  std::vector<std::uint16_t> out(n);
-  for (auto _ : state) {
-    for (std::size_t i = 0; i < n; i += 16) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.data() + i),
-                          reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(_mm512_loadu_ps(in + i))));
-    }
-    benchmark::ClobberMemory();
-  }
-  count(state, n, 6);
+  time_conversion<std::uint16_t>(
+      state, 6,
+      [](const float* in, std::uint16_t* out, std::size_t n) __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) {
+        for (std::size_t i = 0; i < n; i += 16) {
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
+                              reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(_mm512_loadu_ps(in + i))));
+        }
+      });
 }
 
 // Element-by-element libraries.
 void BM_imath_half(benchmark::State& state) {
-  const std::size_t n = size_of(state);
-  const float* in = realistic_data().data();
-  std::vector<std::uint16_t> out(n);
-  for (auto _ : state) {
+  time_conversion<std::uint16_t>(state, 6, [](const float* in, std::uint16_t* out, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) out[i] = Imath::half(in[i]).bits();
-    benchmark::ClobberMemory();
-  }
-  count(state, n, 6);
+  });
 }
 
 void BM_eigen_half(benchmark::State& state) {
-  const std::size_t n = size_of(state);
-  const float* in = realistic_data().data();
-  std::vector<std::uint16_t> out(n);
-  for (auto _ : state) {
+  time_conversion<std::uint16_t>(state, 6, [](const float* in, std::uint16_t* out, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) out[i] = Eigen::numext::bit_cast<std::uint16_t>(Eigen::half(in[i]));
-    benchmark::ClobberMemory();
-  }
-  count(state, n, 6);
+  });
 }
 
 void BM_eigen_bfloat16(benchmark::State& state) {
-  const std::size_t n = size_of(state);
-  const float* in = realistic_data().data();
-  std::vector<std::uint16_t> out(n);
-  for (auto _ : state) {
+  time_conversion<std::uint16_t>(state, 6, [](const float* in, std::uint16_t* out, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) out[i] = Eigen::numext::bit_cast<std::uint16_t>(Eigen::bfloat16(in[i]));
-    benchmark::ClobberMemory();
-  }
-  count(state, n, 6);
+  });
 }
 
 // libnum kernels. Arguments: size, then threads (1 or 0 = all).
@@ -164,27 +139,17 @@ num::array_options options(const benchmark::State& state, num::format f, num::ro
 }
 
 void encode_bits(benchmark::State& state, num::format f, num::rounding mode, int r = 32) {
-  const std::size_t n = size_of(state);
-  const std::span<const float> in(realistic_data().data(), n);
-  std::vector<std::uint16_t> out(n);
   const num::array_options o = options(state, f, mode, r);
-  for (auto _ : state) {
-    num::encode_array(in, std::span<std::uint16_t>(out), o);
-    benchmark::ClobberMemory();
-  }
-  count(state, n, 6);
+  time_conversion<std::uint16_t>(state, 6, [&o](const float* in, std::uint16_t* out, std::size_t n) {
+    num::encode_array(std::span<const float>(in, n), std::span<std::uint16_t>(out, n), o);
+  });
 }
 
 void round_values(benchmark::State& state, num::format f, num::rounding mode, int r = 32) {
-  const std::size_t n = size_of(state);
-  const std::span<const float> in(realistic_data().data(), n);
-  std::vector<float> out(n);
   const num::array_options o = options(state, f, mode, r);
-  for (auto _ : state) {
-    num::round_array(in, std::span<float>(out), o);
-    benchmark::ClobberMemory();
-  }
-  count(state, n, 8);
+  time_conversion<float>(state, 8, [&o](const float* in, float* out, std::size_t n) {
+    num::round_array(std::span<const float>(in, n), std::span<float>(out, n), o);
+  });
 }
 
 void BM_libnum_fp16_ne_bits(benchmark::State& s) { encode_bits(s, num::binary16, num::rounding::nearest_even); }

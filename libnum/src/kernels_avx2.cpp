@@ -58,6 +58,7 @@ void philox_words(const kernel_plan& plan, std::uint64_t position, std::uint32_t
 }  // namespace
 }  // namespace num::kernels
 
+#include "kernel_fp16_immediate.hpp"
 #include "kernel_lanes.hpp"
 
 namespace num::kernels {
@@ -96,15 +97,6 @@ void fp16_chunk(const kernel_plan& plan, const chunk& c) {
   }
 }
 
-void fp16_dispatch(const kernel_plan& plan, const chunk& c) {
-  switch (plan.hardware_rounding_immediate) {
-    case 0: return fp16_chunk<_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC>(plan, c);
-    case 1: return fp16_chunk<_MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC>(plan, c);
-    case 2: return fp16_chunk<_MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC>(plan, c);
-    default: return fp16_chunk<_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC>(plan, c);
-  }
-}
-
 // bf16 nearest-even by integer rounding of the pattern (right for
 // subnormals, unlike vcvtneps2bf16); NaNs keep their top payload, quieted.
 NUMLAB_INLINE u32v bf16_nearest(u32v x) {
@@ -136,7 +128,9 @@ void bf16_chunk(const kernel_plan& plan, const chunk& c) {
 
 tally run_avx2(const kernel_plan& plan, const chunk& c) {
   switch (plan.shortcut) {
-    case hardware_shortcut::fp16_convert: fp16_dispatch(plan, c); return {};
+    case hardware_shortcut::fp16_convert:
+      with_fp16_immediate(plan, [&](auto imm) { fp16_chunk<decltype(imm)::value>(plan, c); });
+      return {};
     case hardware_shortcut::bf16_nearest: bf16_chunk(plan, c); return {};
     case hardware_shortcut::none: break;
   }

@@ -61,6 +61,7 @@ void philox_words(const kernel_plan& plan, std::uint64_t position, std::uint32_t
 }  // namespace
 }  // namespace num::kernels
 
+#include "kernel_fp16_immediate.hpp"
 #include "kernel_lanes.hpp"
 
 namespace num::kernels {
@@ -93,15 +94,6 @@ void fp16_chunk(const kernel_plan& plan, const chunk& c) {
     } else {
       _mm256_mask_storeu_epi16(static_cast<std::uint16_t*>(c.out) + i, tail, h);
     }
-  }
-}
-
-void fp16_dispatch(const kernel_plan& plan, const chunk& c) {
-  switch (plan.hardware_rounding_immediate) {
-    case 0: return fp16_chunk<_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC>(plan, c);
-    case 1: return fp16_chunk<_MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC>(plan, c);
-    case 2: return fp16_chunk<_MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC>(plan, c);
-    default: return fp16_chunk<_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC>(plan, c);
   }
 }
 
@@ -181,7 +173,9 @@ __attribute__((target(NUMLAB_BF16_TARGET))) void bf16_hardware_chunk(const chunk
 
 tally run_avx512(const kernel_plan& plan, const chunk& c) {
   switch (plan.shortcut) {
-    case hardware_shortcut::fp16_convert: fp16_dispatch(plan, c); return {};
+    case hardware_shortcut::fp16_convert:
+      with_fp16_immediate(plan, [&](auto imm) { fp16_chunk<decltype(imm)::value>(plan, c); });
+      return {};
     case hardware_shortcut::bf16_nearest:
       if (cpu_has_avx512_bf16()) {
         bf16_hardware_chunk(c, plan.op == operation::round_f32);
