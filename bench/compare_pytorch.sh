@@ -5,16 +5,20 @@
 # and the ratio numlab / PyTorch.
 #
 # Usage: bench/compare_pytorch.sh [BUILD_DIR] [THREADS]   (defaults: build, 2)
+#        PYTHON=/path/to/python3 selects the interpreter that has torch.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="${1:-$here/../build}"
 threads="${2:-2}"
+# Debian's python3-torch lives under /usr/bin/python3's dist-packages, which a
+# pyenv or venv python3 earlier on PATH would not see.
+python="${PYTHON:-/usr/bin/python3}"
 bench="$build/bench/train_bench"
 if [ ! -x "$bench" ]; then
   echo "compare_pytorch: $bench not found; build the train_bench target (Release) first" >&2
   exit 2
 fi
-if ! python3 -c "import torch" 2>/dev/null; then
+if ! "$python" -c "import torch" 2>/dev/null; then
   echo "compare_pytorch: PyTorch is not installed (apt-get install python3-torch)" >&2
   exit 2
 fi
@@ -22,7 +26,7 @@ numlab_json="$(mktemp)"
 trap 'rm -f "$numlab_json"' EXIT
 "$bench" --benchmark_filter="/$threads/real_time\$" --benchmark_min_time=5 \
   --benchmark_format=json >"$numlab_json" 2>/dev/null
-torch_out="$(OMP_NUM_THREADS="$threads" python3 "$here/pytorch_train.py" --threads "$threads" --seconds 10)"
+torch_out="$(OMP_NUM_THREADS="$threads" "$python" "$here/pytorch_train.py" --threads "$threads" --seconds 10)"
 python3 - "$numlab_json" "$threads" <<PY
 import json, sys
 runs = {b["name"].split("/")[0]: b["images/s"] for b in json.load(open(sys.argv[1]))["benchmarks"]}

@@ -211,5 +211,24 @@ TEST(Training, ImpossibleConfigsAreInputErrors) {
   }
 }
 
+TEST(Training, ShippedFp32ConfigsAreValidAndBuildTheirModels) {
+  std::size_t checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(NUMLAB_SOURCE_DIR) / "configs")) {
+    const std::string name = entry.path().filename().string();
+    if (!name.ends_with("_fp32.yml")) continue;
+    train_config c;
+    apply_config_file(c, entry.path());
+    EXPECT_NO_THROW(validate(c)) << name;
+    model_spec spec;
+    spec.name = c.model;
+    spec.depth = c.depth;
+    spec.hidden = c.hidden;
+    spec.dropout = c.dropout;
+    EXPECT_NO_THROW(make_model(spec)) << name;
+    ++checked;
+  }
+  EXPECT_GE(checked, 4u);
+}
+
 }  // namespace
 }  // namespace lab
