@@ -101,7 +101,7 @@ num::array_options precision_hook::options(const site& where, tensor_role role, 
   o.seed = seed_;
   o.stream = stream_of(where, role, step_);
   o.threads = threads_;
-  o.want_counts = true;
+  o.want_counts = counting_ || policy_.traps != num::flags::none;
   return o;
 }
 

@@ -59,7 +59,8 @@ struct update_tally {
   std::uint64_t swamped = 0;        ///< delta != 0 but the stored value did not change
 };
 
-/// What rounding did since the last reset, by tensor role.
+/// What rounding did since the last reset, by tensor role (conversion
+/// counts only while counting is on, see precision_hook::set_counting).
 struct precision_tally {
   std::array<num::conversion_counts, 7> by_role{};  ///< indexed by tensor_role
   std::array<std::uint64_t, 7> elements{};          ///< elements rounded, by role
@@ -99,6 +100,11 @@ class precision_hook : public tensor_hook {
   [[nodiscard]] const precision_policy& policy() const { return policy_; }
   [[nodiscard]] const precision_tally& tally() const { return tally_; }
   void reset_tally() { tally_ = {}; }
+  /// Whether rounding gathers libnum's conversion counts into tally()
+  /// (underflows, overflows, ...). Off by default: counting rules out the
+  /// F16C/AVX-512 conversion shortcuts, which is most of the policy's cost.
+  /// Traps count regardless. Update tallies are always kept.
+  void set_counting(bool on) { counting_ = on; }
   [[nodiscard]] std::uint64_t step() const { return step_; }
 
  private:
@@ -131,6 +137,7 @@ class precision_hook : public tensor_hook {
   std::vector<double> exact_;
   std::vector<float> rounded_;
   precision_tally tally_;
+  bool counting_ = false;
 };
 
 }  // namespace lab

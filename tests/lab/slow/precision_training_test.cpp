@@ -64,6 +64,7 @@ step_log train(const std::string& config_name, std::size_t train_limit,
   config.threads = 1;
   for (const auto& [k, v] : overrides) set_config_value(config, k, v, "test");
   trainer t(config, load_data(config));
+  if (t.precision() != nullptr) t.precision()->set_counting(true);
   step_log log;
   log.owner = &t;
   t.run(&log);
