@@ -87,7 +87,7 @@ void map_view::reload() {
   const std::string role = role_.toStdString();
   const map_metric metric = this->metric();
   run_query<map_grid>(
-      this, [run, role, metric] { return load_map(run, role, metric); },
+      this, [run, role, metric] { return load_map(run, role, metric, max_columns); },
       [this, generation](query_result<map_grid> result) {
         if (generation != generation_) return;
         if (!result.value) {

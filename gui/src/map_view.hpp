@@ -37,6 +37,9 @@ class map_view : public QWidget {
   /// Acts as if the user clicked that cell.
   void activate_cell(std::size_t layer, std::size_t column);
 
+  /// Most step columns drawn; longer runs merge consecutive steps per column.
+  static constexpr std::size_t max_columns = 2000;
+
  signals:
   void loaded();
   void failed(const QString& message);

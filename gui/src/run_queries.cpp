@@ -23,6 +23,18 @@ std::string preferred_role(const std::vector<std::string>& roles, const std::str
   return roles.empty() ? std::string() : roles.front();
 }
 
+rundb::counted_stat counted(map_metric metric) {
+  switch (metric) {
+    case map_metric::overflow: return rundb::counted_stat::overflows;
+    case map_metric::underflow: return rundb::counted_stat::underflows;
+    case map_metric::subnormal: return rundb::counted_stat::subnormals;
+    case map_metric::nan: return rundb::counted_stat::nans;
+    case map_metric::swamped: return rundb::counted_stat::swamped;
+    case map_metric::partially_swamped: return rundb::counted_stat::partially_swamped;
+  }
+  return rundb::counted_stat::overflows;
+}
+
 std::uint64_t metric_count(const rundb::tensor_stats_record& s, map_metric metric) {
   switch (metric) {
     case map_metric::overflow: return s.overflows;
@@ -72,31 +84,25 @@ overview_series load_overview(const run_ref& run, std::size_t max_points) {
   return series;
 }
 
-map_grid load_map(const run_ref& run, const std::string& role, map_metric metric) {
+map_grid load_map(const run_ref& run, const std::string& role, map_metric metric, std::size_t max_columns) {
   auto db = open(run.file);
   map_grid grid;
   grid.roles = db.roles(run.id);
   const std::string chosen = preferred_role(grid.roles, role);
   if (chosen.empty()) return grid;
-  const auto records = db.tensor_stats({.run = run.id, .role = chosen});
+  const auto cells = db.counts_by_layer_and_step(run.id, chosen, counted(metric), max_columns);
   std::map<std::string, std::size_t> layer_index;
-  for (const auto& r : records) {
-    if (layer_index.emplace(r.layer, grid.layers.size()).second) grid.layers.push_back(r.layer);
-    if (grid.steps.empty() || grid.steps.back() != r.step) grid.steps.push_back(r.step);  // rows come by step
+  for (const auto& c : cells) {
+    if (layer_index.emplace(c.layer, grid.layers.size()).second) grid.layers.push_back(c.layer);
+    if (grid.steps.empty() || grid.steps.back() != c.step) grid.steps.push_back(c.step);  // cells come by step
   }
-  // Several ops of one layer may report the same role: the cell pools them.
-  std::vector<double> part(grid.layers.size() * grid.steps.size(), 0.0);
-  std::vector<double> whole(part.size(), 0.0);
+  grid.fractions.assign(grid.layers.size() * grid.steps.size(), std::numeric_limits<double>::quiet_NaN());
   std::size_t column = 0;
-  for (const auto& r : records) {
-    while (grid.steps[column] != r.step) ++column;
-    const std::size_t cell = layer_index[r.layer] * grid.steps.size() + column;
-    part[cell] += static_cast<double>(metric_count(r, metric));
-    whole[cell] += static_cast<double>(r.count);
-  }
-  grid.fractions.resize(part.size());
-  for (std::size_t i = 0; i < part.size(); ++i) {
-    grid.fractions[i] = whole[i] > 0 ? part[i] / whole[i] : std::numeric_limits<double>::quiet_NaN();
+  for (const auto& c : cells) {
+    while (grid.steps[column] != c.step) ++column;
+    // Several ops of one layer may report the same role: the cell pools them.
+    grid.fractions[layer_index[c.layer] * grid.steps.size() + column] =
+        c.values > 0 ? c.counted / c.values : std::numeric_limits<double>::quiet_NaN();
   }
   return grid;
 }

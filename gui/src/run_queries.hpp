@@ -11,8 +11,9 @@ namespace numlab_gui {
 file_listing load_listing(const QString& file);
 /// Overview series of one run, at most `max_points` plotted steps.
 overview_series load_overview(const run_ref& run, std::size_t max_points);
-/// The map of one role (the first role with data when `role` is empty).
-map_grid load_map(const run_ref& run, const std::string& role, map_metric metric);
+/// The map of one role (grad_weight, else the first role with data, when
+/// `role` is absent), with at most `max_columns` step columns.
+map_grid load_map(const run_ref& run, const std::string& role, map_metric metric, std::size_t max_columns);
 /// Every histogram of layer/role, selecting the largest recorded step <= `step`. Empty
 /// layer or role pick the first available; a negative step picks the last.
 histogram_data load_histogram(const run_ref& run, const std::string& layer, const std::string& role,

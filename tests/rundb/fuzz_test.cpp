@@ -25,6 +25,7 @@ void read_everything(const std::filesystem::path& file) {
     r.stats_steps(run.id);
     r.roles(run.id);
     r.totals_by_layer(run.id);
+    r.counts_by_layer_and_step(run.id, "grad_weight", rundb::counted_stat::overflows, 3);
     r.tensor_stats({.run = run.id, .with_histograms = true});
     for (const auto& layer : r.layers(run.id)) r.histogram(run.id, layer, "grad_weight", 1000);
     r.events(run.id);

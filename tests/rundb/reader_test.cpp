@@ -138,6 +138,36 @@ TEST(RundbReader, TotalsByLayerSumOverSteps) {
   }
 }
 
+TEST(RundbReader, CountsByLayerAndStepSumAndMergeSteps) {
+  scratch_dir dir("grid");
+  const auto id = write_sample(dir / "run.db");
+  rundb::reader r(dir / "run.db");
+  const auto cells = r.counts_by_layer_and_step(id, "grad_weight", rundb::counted_stat::overflows);
+  ASSERT_EQ(cells.size(), 10u * 3);
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const auto layer = i % 3;
+    EXPECT_EQ(cells[i].layer, sample_layers()[layer]);
+    EXPECT_EQ(cells[i].step, static_cast<std::int64_t>(i / 3) * sample_stats_every);
+    EXPECT_EQ(cells[i].counted, static_cast<double>(sample_overflows(cells[i].step, layer)));
+    EXPECT_EQ(cells[i].values, 1000.0);
+  }
+  // Steps 0..45 into at most 4 columns: buckets of 12 steps starting at 0, 12, 24, 36.
+  const auto merged = r.counts_by_layer_and_step(id, "grad_weight", rundb::counted_stat::overflows, 4);
+  ASSERT_EQ(merged.size(), 4u * 3);
+  const std::vector<std::vector<std::int64_t>> members{{0, 5, 10}, {15, 20}, {25, 30, 35}, {40, 45}};
+  for (std::size_t b = 0; b < members.size(); ++b) {
+    const auto& fc = merged[b * 3 + 2];
+    EXPECT_EQ(fc.step, static_cast<std::int64_t>(b) * 12);
+    double overflows = 0;
+    for (auto step : members[b]) overflows += static_cast<double>(sample_overflows(step, 2));
+    EXPECT_EQ(fc.counted, overflows);
+    EXPECT_EQ(fc.values, 1000.0 * static_cast<double>(members[b].size()));
+  }
+  const auto swamped = r.counts_by_layer_and_step(id, "update", rundb::counted_stat::swamped);
+  EXPECT_EQ(swamped[2].counted, 20.0);  // fc: 10 * layer index
+  EXPECT_TRUE(r.counts_by_layer_and_step(id, "activation", rundb::counted_stat::nans, 4).empty());
+}
+
 TEST(RundbReader, EventsEvaluationsShadowErrorsAndFormats) {
   scratch_dir dir("events");
   const auto id = write_sample(dir / "run.db");

@@ -258,6 +258,42 @@ std::vector<std::string> reader::roles(run_id run) {
   return out;
 }
 
+std::vector<layer_step_cell> reader::counts_by_layer_and_step(run_id run, std::string_view role, counted_stat stat,
+                                                              std::size_t max_columns) {
+  // Fixed identifiers, never user text.
+  static constexpr std::array<const char*, 8> columns{"zeros",    "subnormals", "underflows", "overflows",
+                                                      "nans",     "infs",       "swamped",    "partially_swamped"};
+  const char* column = columns.at(static_cast<std::size_t>(stat));
+  std::int64_t first = 0, bucket = 1;
+  if (max_columns > 0) {
+    statement extent(*db_,
+        "SELECT count(DISTINCT step), min(step), max(step) FROM tensor_stats WHERE run_id = ?1 AND role = ?2");
+    extent.bind(1, run).bind(2, role);
+    if (!extent.step() || extent.column_int(0) == 0) return {};
+    first = extent.column_int(1);
+    if (static_cast<std::uint64_t>(extent.column_int(0)) > max_columns) {
+      const std::uint64_t span = static_cast<std::uint64_t>(extent.column_int(2)) - static_cast<std::uint64_t>(first);
+      bucket = static_cast<std::int64_t>(
+          std::min<std::uint64_t>(span / max_columns + 1, std::numeric_limits<std::int64_t>::max()));
+    }
+  }
+  const std::string sql = std::string("SELECT layer, (step - ?3) / ?4 AS bucket, total(") + column +
+                          "), total(count) FROM tensor_stats WHERE run_id = ?1 AND role = ?2 "
+                          "GROUP BY bucket, layer ORDER BY bucket, min(id)";
+  statement s(*db_, sql.c_str());
+  s.bind(1, run).bind(2, role).bind(3, first).bind(4, bucket);
+  std::vector<layer_step_cell> out;
+  while (s.step()) {
+    // Every layer of a bucket reports the same step: the bucket's start.
+    // Unsigned arithmetic, wrapping instead of overflowing on damaged steps.
+    const auto start = static_cast<std::int64_t>(static_cast<std::uint64_t>(first) +
+                                                 static_cast<std::uint64_t>(s.column_int(1)) *
+                                                     static_cast<std::uint64_t>(bucket));
+    out.push_back({s.column_text(0), start, s.column_double(2), s.column_double(3)});
+  }
+  return out;
+}
+
 std::vector<layer_totals> reader::totals_by_layer(run_id run) {
   statement s(*db_,
       "SELECT layer, role, count(*), total(count), total(underflows), total(overflows), "

@@ -54,6 +54,17 @@ struct layer_totals {
   std::uint64_t partially_swamped = 0;
 };
 
+/// A count column of tensor_stats that can be mapped over layers and steps.
+enum class counted_stat { zeros, subnormals, underflows, overflows, nans, infs, swamped, partially_swamped };
+
+/// One cell of a layers x steps map: sums over the records of one layer in one step bucket.
+struct layer_step_cell {
+  std::string layer{};
+  std::int64_t step = 0;  ///< the step, or where its bucket starts when steps are merged
+  double counted = 0;     ///< sum of the counted_stat column
+  double values = 0;      ///< sum of `count`; counted / values is the fraction
+};
+
 /// One value of a generic table row: NULL, integer, real, text, or decoded histogram counts.
 using cell = std::variant<std::monostate, std::int64_t, double, std::string, std::vector<std::uint64_t>>;
 
@@ -105,6 +116,12 @@ class reader {
   std::vector<std::string> layers(run_id run);
   /// Roles with statistics, sorted.
   std::vector<std::string> roles(run_id run);
+  /// Sums of `stat` and of `count` per layer and step for one role, ordered by
+  /// step then layer. With max_columns > 0 and more distinct steps than that,
+  /// consecutive steps are merged into at most max_columns buckets, so a map of
+  /// any run stays small. Aggregated in SQL: no record is materialised.
+  std::vector<layer_step_cell> counts_by_layer_and_step(run_id run, std::string_view role, counted_stat stat,
+                                                        std::size_t max_columns = 0);
   /// Totals per layer and role over the run, in layer order.
   std::vector<layer_totals> totals_by_layer(run_id run);
 
