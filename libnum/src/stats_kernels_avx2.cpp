@@ -1,7 +1,10 @@
 // AVX2 statistics kernel: two groups of 8 fp32 inputs per step (16 fp64 sum
 // lanes, as in the portable kernel), the same classification as the AVX-512
-// kernel with compare-and-blend instead of mask registers.
+// kernel with compare-and-blend instead of mask registers and permutes for
+// the carry table.
 #include <immintrin.h>
+
+#include <bit>
 
 #include "stats_kernel.hpp"
 
@@ -9,12 +12,11 @@ namespace num::detail {
 namespace {
 
 struct bounds_vectors {
-  __m256i nonzero, normal, overflow, carry;
+  __m256i nonzero, overflow;
 };
 
 __attribute__((target("avx2"))) bounds_vectors broadcast(const rounding_bounds& b) {
-  return {_mm256_set1_epi32(static_cast<int>(b.nonzero)), _mm256_set1_epi32(static_cast<int>(b.normal)),
-          _mm256_set1_epi32(static_cast<int>(b.overflow)), _mm256_set1_epi32(static_cast<int>(b.carry))};
+  return {_mm256_set1_epi32(static_cast<int>(b.nonzero)), _mm256_set1_epi32(static_cast<int>(b.overflow))};
 }
 
 // Per-lane choice by the lane's sign (all-ones lanes in `negative`).
@@ -25,6 +27,22 @@ __attribute__((target("avx2"))) __m256i select(__m256i negative, __m256i positiv
 // All-ones where a >= b (both below 2^31).
 __attribute__((target("avx2"))) __m256i at_least(__m256i a, __m256i b) {
   return _mm256_xor_si256(_mm256_cmpgt_epi32(b, a), _mm256_set1_epi32(-1));
+}
+
+// table[idx] for a 32-entry table held in four registers (idx in [0, 31]):
+// in-register permutes, cheaper than a gather.
+// b where the selector's lane has its top bit set, else a.
+__attribute__((target("avx2"))) __m256i pick(__m256i a, __m256i b, __m256i selector) {
+  return _mm256_castps_si256(
+      _mm256_blendv_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _mm256_castsi256_ps(selector)));
+}
+
+__attribute__((target("avx2"))) __m256i lookup32(const __m256i (&table)[4], __m256i idx) {
+  const __m256i low = pick(_mm256_permutevar8x32_epi32(table[0], idx), _mm256_permutevar8x32_epi32(table[1], idx),
+                           _mm256_slli_epi32(idx, 28));
+  const __m256i high = pick(_mm256_permutevar8x32_epi32(table[2], idx), _mm256_permutevar8x32_epi32(table[3], idx),
+                            _mm256_slli_epi32(idx, 28));
+  return pick(low, high, _mm256_slli_epi32(idx, 27));
 }
 
 // The moments of 8 inputs for sum lanes [4k, 4k + 8).
@@ -52,13 +70,16 @@ __attribute__((target("avx2"))) void accumulate_avx2(std::span<const float> valu
   const __m256i abs_mask = _mm256_set1_epi32(static_cast<int>(fp32_abs_mask));
   const __m256i inf = _mm256_set1_epi32(static_cast<int>(fp32_inf_bits));
   const __m256i one = _mm256_set1_epi32(1);
-  const __m256i emin_field = _mm256_set1_epi32(static_cast<int>(layout.emin_field));
-  const __m256i normal_base = _mm256_set1_epi32(static_cast<int>(layout.normal_base));
   const __m256i zero_vector = _mm256_setzero_si256();
-  __m256i subnormal_pos[23], subnormal_neg[23];
-  for (std::uint32_t j = 0; j < layout.subnormal_binades; ++j) {
-    subnormal_pos[j] = _mm256_set1_epi32(static_cast<int>(plan.bounds(false).subnormal_binade[j]));
-    subnormal_neg[j] = _mm256_set1_epi32(static_cast<int>(plan.bounds(true).subnormal_binade[j]));
+  const __m256i smallest_normal = _mm256_set1_epi32(0x00800000);
+  const __m256i last_index = _mm256_set1_epi32(31);
+  const __m256i field_base = _mm256_set1_epi32(static_cast<int>(layout.emin_field) - 24);
+  const __m256i slot_bias = _mm256_set1_epi32(plan.lowest_binade() + 127 - 1);
+  const bool symmetric = plan.bounds(false) == plan.bounds(true);
+  __m256i carry_pos[4], carry_neg[4];
+  for (std::size_t k = 0; k < 4; ++k) {
+    carry_pos[k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(&plan.bounds(false).carry_by_binade[8 * k]));
+    carry_neg[k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(&plan.bounds(true).carry_by_binade[8 * k]));
   }
 
   std::array<std::array<std::uint64_t, stats_slots>, 4> counts{};
@@ -85,25 +106,31 @@ __attribute__((target("avx2"))) void accumulate_avx2(std::span<const float> valu
     const __m256i infinite = _mm256_cmpeq_epi32(a, inf);
     const __m256i underflow = _mm256_andnot_si256(zero, _mm256_cmpgt_epi32(select(negative, pos.nonzero, neg.nonzero), a));
     const __m256i overflow = _mm256_and_si256(finite, at_least(a, select(negative, pos.overflow, neg.overflow)));
-    const __m256i subnormal = _mm256_andnot_si256(_mm256_or_si256(underflow, zero),
-                                                  _mm256_cmpgt_epi32(select(negative, pos.normal, neg.normal), a));
 
-    const __m256i field = _mm256_srli_epi32(_mm256_add_epi32(a, select(negative, pos.carry, neg.carry)), 23);
-    __m256i slot = _mm256_add_epi32(normal_base, _mm256_max_epi32(_mm256_sub_epi32(field, emin_field), zero_vector));
-    if (_mm256_movemask_epi8(subnormal) != 0) {
-      __m256i sub_slot = one;
-      for (std::uint32_t j = 1; j < layout.subnormal_binades; ++j) {
-        const __m256i reached = at_least(a, select(negative, subnormal_pos[j], subnormal_neg[j]));
-        sub_slot = _mm256_sub_epi32(sub_slot, reached);  // reached lanes are -1
-      }
-      slot = _mm256_blendv_epi8(slot, sub_slot, subnormal);
-    }
+    // The rounded binade: exponent field of bits(|x|) + carry, the carry
+    // looked up by |x|'s binade as in the AVX-512 kernel; fp32 subnormals that
+    // survive rounding are classified one by one below.
+    const __m256i binade = _mm256_min_epi32(
+        _mm256_max_epi32(_mm256_sub_epi32(_mm256_srli_epi32(a, 23), field_base), zero_vector), last_index);
+    const __m256i carry = symmetric ? lookup32(carry_pos, binade)
+                                    : select(negative, lookup32(carry_pos, binade), lookup32(carry_neg, binade));
+    __m256i slot = _mm256_max_epi32(_mm256_sub_epi32(_mm256_srli_epi32(_mm256_add_epi32(a, carry), 23), slot_bias), one);
+    const __m256i tiny = _mm256_andnot_si256(_mm256_or_si256(underflow, zero), _mm256_cmpgt_epi32(smallest_normal, a));
     slot = _mm256_blendv_epi8(slot, zero_vector, underflow);
     slot = _mm256_blendv_epi8(slot, _mm256_set1_epi32(static_cast<int>(layout.overflow_slot)), overflow);
     slot = _mm256_blendv_epi8(slot, _mm256_set1_epi32(static_cast<int>(layout.zero_slot)), zero);
     slot = _mm256_blendv_epi8(slot, _mm256_set1_epi32(static_cast<int>(layout.nan_slot)), nan);
     slot = _mm256_blendv_epi8(slot, _mm256_set1_epi32(static_cast<int>(layout.inf_slot)), infinite);
     _mm256_store_si256(reinterpret_cast<__m256i*>(slots), slot);
+    if (_mm256_movemask_epi8(tiny) != 0) {
+      for (std::size_t k = 0; k < 8; ++k) {
+        const auto b = std::bit_cast<std::uint32_t>(values[i + k]);
+        const std::uint32_t mag = b & fp32_abs_mask;
+        if (mag != 0 && mag < 0x00800000u && mag >= plan.bounds((b >> 31) != 0).nonzero) {
+          slots[k] = deterministic_slot(b, layout, plan);
+        }
+      }
+    }
     for (std::size_t k = 0; k < 8; k += 4) {
       ++counts[0][slots[k]];
       ++counts[1][slots[k + 1]];
