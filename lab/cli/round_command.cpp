@@ -27,6 +27,7 @@
 #include "cli_table.hpp"
 #include "commands.hpp"
 #include "cli_text.hpp"
+#include "round_stats.hpp"
 
 namespace numlab::cli {
 namespace {
@@ -41,13 +42,14 @@ struct round_options {
   std::uint64_t samples = 0;
   std::string tininess = "after";
   std::string overflow = "ieee";
+  std::string stats_file;  ///< --stats: statistics of a dumped tensor
+  bool raw = false;        ///< --raw: the --stats file is little-endian fp32
 };
 
 void add_round_options(CLI::App& command, round_options& o) {
   command.add_option("values", o.values,
                      "numbers to round: decimal or hex-float (0.1, -1e-8, 0x1.8p3, inf, nan), or a bit pattern "
-                     "of the format (0x3c00) taken as is")
-      ->required();
+                     "of the format (0x3c00) taken as is");
   command.add_option("--format,-f", o.format,
                      "fp16 bf16 e4m3 e5m2 tf32 fp32, eXmY, or p=..,emin=..,emax=..[,subnormals=0|1][,inf=0|1]")
       ->capture_default_str();
@@ -67,6 +69,10 @@ void add_round_options(CLI::App& command, round_options& o) {
   command.add_option("--overflow", o.overflow, "overflow: ieee (inf or max by direction), saturate, nan")
       ->check(CLI::IsMember({"ieee", "saturate", "nan"}))
       ->capture_default_str();
+  command.add_option("--stats", o.stats_file,
+                     "print tensor statistics (zeros, underflows, subnormals, overflows, histogram) of the numbers "
+                     "in FILE, one per line, as rounded into the format with each mode");
+  command.add_flag("--raw", o.raw, "with --stats: FILE is raw little-endian fp32");
 }
 
 /// The options resolved into libnum's terms.
@@ -243,9 +249,17 @@ void print_stochastic_samples(const rounding_setup& s, const std::string& text, 
 // Everything is written to `out` at the end, so bad input leaves no partial table.
 void run_round(const round_options& o, std::ostream& out) {
   const rounding_setup s = resolve(o);
+  if (o.values.empty() && o.stats_file.empty()) throw lab::input_error("round: give values to round or --stats FILE");
+  if (o.raw && o.stats_file.empty()) throw lab::input_error("round: --raw needs --stats FILE");
   std::ostringstream text;
   text << format_title(s.format) << ", tininess " << o.tininess << " rounding, overflow " << o.overflow << "\n\n";
-  print_rounding_table(s, o.values, text);
+  if (!o.stats_file.empty()) {
+    const std::vector<float> values = read_stats_values(o.stats_file, o.raw);
+    for (const num::rounding mode : s.modes) {
+      print_round_stats(o.stats_file, values, s.format, with_mode(s, mode), s.random, text);
+    }
+  }
+  if (!o.values.empty()) print_rounding_table(s, o.values, text);
   if (s.samples > 0) {
     for (const std::string& value : o.values) print_stochastic_samples(s, value, text);
   }
