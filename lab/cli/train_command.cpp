@@ -73,6 +73,19 @@ class epoch_printer : public lab::progress_sink {
   std::unique_ptr<lab::progress_sink> bar_;
 };
 
+// Loss-scale outcome and, in shadow mode, each site's error against fp32.
+void print_precision_summary(const lab::trainer& t) {
+  if (t.scaler().settings().mode == lab::loss_scaling::kind::dynamic)
+    std::printf("loss scale %g, %llu updates skipped for inf/NaN gradients\n", t.scaler().scale(),
+                static_cast<unsigned long long>(t.scaler().skipped()));
+  const auto shadow = t.shadow_errors();
+  if (shadow.empty()) return;
+  std::printf("shadow mode: relative error against the fp32 model (mean, max over training batches)\n");
+  for (const auto& e : shadow)
+    std::printf("  %-28s %-14s %-12s %.3e  %.3e\n", e.layer.c_str(), e.tensor.c_str(),
+                std::string(lab::role_name(e.role)).c_str(), e.mean, e.max);
+}
+
 struct train_options {
   std::string config;
   bool print_config = false;
@@ -94,6 +107,7 @@ void run_train(const train_options& opt) {
   epoch_printer printer(std::move(bar));
   const auto reports = t.run(&printer);
   if (!reports.empty()) std::printf("test accuracy %.2f%%\n", 100.0 * reports.back().test.accuracy);
+  print_precision_summary(t);
 }
 
 }  // namespace
