@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "lab/errors.hpp"
+#include "parallel.hpp"
 
 namespace lab {
 
@@ -39,42 +40,45 @@ void batch_norm::forward(const op_context& ctx, const tensor& in, tensor& out) {
   used_batch_stats_ = ctx.training;
   const auto gamma = ctx.weight(site("gamma"), gamma_.value.values());
   const auto beta = ctx.weight(site("beta"), beta_.value.values());
-  for (std::size_t c = 0; c < channels_; ++c) {
-    float mean = running_mean_[c];
-    float var = running_var_[c];
-    if (ctx.training) {
-      if (count < 2)
-        throw input_error("layer " + name() + " (batch_norm): training needs more than one value per channel, got " +
-                          in.shape().str());
-      // Two passes in double: the mean first, then squared deviations, so the
-      // variance does not suffer the cancellation of E[x^2] - E[x]^2.
-      double sum = 0.0;
-      for (std::size_t i = 0; i < n; ++i) {
-        const float* x = in.data() + (i * channels_ + c) * plane;
-        for (std::size_t p = 0; p < plane; ++p) sum += x[p];
+  if (ctx.training && count < 2)
+    throw input_error("layer " + name() + " (batch_norm): training needs more than one value per channel, got " +
+                      in.shape().str());
+  // Channels are independent, so workers take disjoint channel ranges.
+  detail::parallel_for(ctx.threads, channels_, [&](std::size_t, std::size_t c_begin, std::size_t c_end) {
+    for (std::size_t c = c_begin; c < c_end; ++c) {
+      float mean = running_mean_[c];
+      float var = running_var_[c];
+      if (ctx.training) {
+        // Two passes in double: the mean first, then squared deviations, so the
+        // variance does not suffer the cancellation of E[x^2] - E[x]^2.
+        double sum = 0.0;
+        for (std::size_t i = 0; i < n; ++i) {
+          const float* x = in.data() + (i * channels_ + c) * plane;
+          for (std::size_t p = 0; p < plane; ++p) sum += x[p];
+        }
+        const double m = sum / static_cast<double>(count);
+        double sq = 0.0;
+        for (std::size_t i = 0; i < n; ++i) {
+          const float* x = in.data() + (i * channels_ + c) * plane;
+          for (std::size_t p = 0; p < plane; ++p) sq += (x[p] - m) * (x[p] - m);
+        }
+        mean = static_cast<float>(m);
+        var = static_cast<float>(sq / static_cast<double>(count));
+        const auto unbiased = static_cast<float>(sq / static_cast<double>(count - 1));
+        running_mean_[c] = (1.0f - momentum_) * running_mean_[c] + momentum_ * mean;
+        running_var_[c] = (1.0f - momentum_) * running_var_[c] + momentum_ * unbiased;
       }
-      const double m = sum / static_cast<double>(count);
-      double sq = 0.0;
+      const float inv_std = 1.0f / std::sqrt(var + eps_);
+      mean_[c] = mean;
+      inv_std_[c] = inv_std;
+      const float scale = gamma[c] * inv_std;
+      const float shift = beta[c] - mean * scale;
       for (std::size_t i = 0; i < n; ++i) {
-        const float* x = in.data() + (i * channels_ + c) * plane;
-        for (std::size_t p = 0; p < plane; ++p) sq += (x[p] - m) * (x[p] - m);
+        const std::size_t base = (i * channels_ + c) * plane;
+        for (std::size_t p = 0; p < plane; ++p) out[base + p] = in[base + p] * scale + shift;
       }
-      mean = static_cast<float>(m);
-      var = static_cast<float>(sq / static_cast<double>(count));
-      const auto unbiased = static_cast<float>(sq / static_cast<double>(count - 1));
-      running_mean_[c] = (1.0f - momentum_) * running_mean_[c] + momentum_ * mean;
-      running_var_[c] = (1.0f - momentum_) * running_var_[c] + momentum_ * unbiased;
     }
-    const float inv_std = 1.0f / std::sqrt(var + eps_);
-    mean_[c] = mean;
-    inv_std_[c] = inv_std;
-    const float scale = gamma[c] * inv_std;
-    const float shift = beta[c] - mean * scale;
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::size_t base = (i * channels_ + c) * plane;
-      for (std::size_t p = 0; p < plane; ++p) out[base + p] = in[base + p] * scale + shift;
-    }
-  }
+  });
   ctx.produce(site("output"), tensor_role::activation, out.values());
 }
 
@@ -85,34 +89,36 @@ void batch_norm::backward(const op_context& ctx, const tensor& in, const tensor&
   const auto count = static_cast<float>(n * plane);
   const auto gamma = ctx.weight(site("gamma"), gamma_.value.values());
   if (grad_in != nullptr) grad_in->resize(in.shape());
-  for (std::size_t c = 0; c < channels_; ++c) {
-    const float mean = mean_[c], inv_std = inv_std_[c];
-    float sum_dy = 0.0f, sum_dy_xhat = 0.0f;
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::size_t base = (i * channels_ + c) * plane;
-      for (std::size_t p = 0; p < plane; ++p) {
-        const float dy = grad_out[base + p];
-        sum_dy += dy;
-        sum_dy_xhat += dy * (in[base + p] - mean) * inv_std;
+  detail::parallel_for(ctx.threads, channels_, [&](std::size_t, std::size_t c_begin, std::size_t c_end) {
+    for (std::size_t c = c_begin; c < c_end; ++c) {
+      const float mean = mean_[c], inv_std = inv_std_[c];
+      float sum_dy = 0.0f, sum_dy_xhat = 0.0f;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t base = (i * channels_ + c) * plane;
+        for (std::size_t p = 0; p < plane; ++p) {
+          const float dy = grad_out[base + p];
+          sum_dy += dy;
+          sum_dy_xhat += dy * (in[base + p] - mean) * inv_std;
+        }
       }
-    }
-    gamma_.grad[c] += sum_dy_xhat;
-    beta_.grad[c] += sum_dy;
-    if (grad_in == nullptr) continue;
-    const float k = gamma[c] * inv_std;
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::size_t base = (i * channels_ + c) * plane;
-      for (std::size_t p = 0; p < plane; ++p) {
-        const float dy = grad_out[base + p];
-        if (used_batch_stats_) {
-          const float xhat = (in[base + p] - mean) * inv_std;
-          (*grad_in)[base + p] = k * (dy - sum_dy / count - xhat * sum_dy_xhat / count);
-        } else {
-          (*grad_in)[base + p] = k * dy;
+      gamma_.grad[c] += sum_dy_xhat;
+      beta_.grad[c] += sum_dy;
+      if (grad_in == nullptr) continue;
+      const float k = gamma[c] * inv_std;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t base = (i * channels_ + c) * plane;
+        for (std::size_t p = 0; p < plane; ++p) {
+          const float dy = grad_out[base + p];
+          if (used_batch_stats_) {
+            const float xhat = (in[base + p] - mean) * inv_std;
+            (*grad_in)[base + p] = k * (dy - sum_dy / count - xhat * sum_dy_xhat / count);
+          } else {
+            (*grad_in)[base + p] = k * dy;
+          }
         }
       }
     }
-  }
+  });
   ctx.produce(site("gamma"), tensor_role::grad_weight, gamma_.grad.values());
   ctx.produce(site("beta"), tensor_role::grad_weight, beta_.grad.values());
   if (grad_in != nullptr) ctx.produce(site("grad_input"), tensor_role::grad_input, grad_in->values());

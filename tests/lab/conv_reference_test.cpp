@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "gradient_check.hpp"
+#include "lab/batch_norm.hpp"
 #include "lab/conv2d.hpp"
 #include "lab/errors.hpp"
 #include "lab/pooling.hpp"
@@ -85,6 +86,22 @@ TEST(ConvReference, ThreadCountDoesNotChangeForwardResults) {
   conv.forward(three, x, b);
   ASSERT_EQ(a.shape(), b.shape());
   for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], b[i]);
+}
+
+TEST(ConvReference, ThreadCountDoesNotChangeBatchNormResults) {
+  batch_norm one_bn("bn", 5), three_bn("bn", 5);
+  const tensor x = testing::random_input({6, 5, 3, 3}, 12);
+  tensor dy = testing::random_input({6, 5, 3, 3}, 13);
+  op_context one, three;
+  three.threads = 3;
+  tensor a, b, da, db;
+  one_bn.forward(one, x, a);
+  three_bn.forward(three, x, b);
+  one_bn.backward(one, x, a, dy, &da);
+  three_bn.backward(three, x, b, dy, &db);
+  for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], b[i]);
+  for (std::size_t i = 0; i < da.size(); ++i) ASSERT_EQ(da[i], db[i]);
+  for (std::size_t c = 0; c < 5; ++c) ASSERT_EQ(one_bn.running_var()[c], three_bn.running_var()[c]);
 }
 
 TEST(PoolingReference, MaxAndAveragePickTheRightWindows) {
