@@ -102,6 +102,7 @@ void run_train(const train_options& opt) {
     return;
   }
   lab::trainer t(config, lab::load_data(config));
+  if (t.precision() != nullptr) std::printf("precision %s\n", lab::describe(t.precision()->policy()).c_str());
   std::unique_ptr<lab::progress_sink> bar;
   if (isatty(STDERR_FILENO) != 0) bar = std::make_unique<terminal_progress>();
   epoch_printer printer(std::move(bar));
