@@ -29,12 +29,17 @@ trap 'rm -f "$numlab_json"' EXIT
 torch_out="$(OMP_NUM_THREADS="$threads" "$python" "$here/pytorch_train.py" --threads "$threads" --seconds 10)"
 python3 - "$numlab_json" "$threads" <<PY
 import json, sys
-runs = {b["name"].split("/")[0]: b["images/s"] for b in json.load(open(sys.argv[1]))["benchmarks"]}
-torch = dict(line.split() for line in """$torch_out""".strip().splitlines())
-rows = [("tutorial conv, batch 32", runs["BM_TutorialConvBatch32"], float(torch["tutorial_conv_b32"])),
-        ("ResNet-8, batch 128", runs["BM_ResNet8Batch128"], float(torch["resnet8_b128"]))]
-print(f"threads: {sys.argv[2]}")
-print(f"{'model':<26}{'numlab img/s':>14}{'PyTorch img/s':>15}{'ratio':>8}")
+runs = {}
+for b in json.load(open(sys.argv[1]))["benchmarks"]:
+    batch = 32 if b["name"].startswith("BM_TutorialConv") else 128
+    cpu_s = b["cpu_time"] / {"ns": 1e9, "us": 1e6, "ms": 1e3, "s": 1.0}[b["time_unit"]]
+    runs[b["name"].split("/")[0]] = (b["images/s"], batch / cpu_s)
+torch = {line.split()[0]: tuple(map(float, line.split()[1:])) for line in """$torch_out""".strip().splitlines()}
+rows = [("tutorial conv, batch 32", runs["BM_TutorialConvBatch32"], torch["tutorial_conv_b32"]),
+        ("ResNet-8, batch 128", runs["BM_ResNet8Batch128"], torch["resnet8_b128"])]
+print(f"threads: {sys.argv[2]}  (CPU-time columns: numlab counts its main thread only, so use them with 1 thread)")
+print(f"{'model':<26}{'numlab img/s':>14}{'PyTorch img/s':>15}{'ratio':>7}{'numlab cpu':>12}{'PyTorch cpu':>13}{'ratio':>7}")
 for name, ours, theirs in rows:
-    print(f"{name:<26}{ours:>14.0f}{theirs:>15.0f}{ours / theirs:>8.2f}")
+    print(f"{name:<26}{ours[0]:>14.0f}{theirs[0]:>15.0f}{ours[0] / theirs[0]:>7.2f}"
+          f"{ours[1]:>12.0f}{theirs[1]:>13.0f}{ours[1] / theirs[1]:>7.2f}")
 PY

@@ -1,7 +1,12 @@
 #include "im2col.hpp"
 
 #include <algorithm>
-#include <cstring>
+
+// Rows here are short (an output row of a 28x28 image is 28 floats), so a
+// memset/memcpy call per row segment costs more than the copy itself. GCC
+// turns plain fill/copy loops into such calls; the attribute below keeps them
+// as inline (vectorised) loops.
+#define LAB_INLINE_LOOPS __attribute__((optimize("no-tree-loop-distribute-patterns")))
 
 namespace lab::detail {
 namespace {
@@ -22,7 +27,8 @@ void valid_range(const window_geometry& g, std::size_t s, std::size_t& lo, std::
 
 }  // namespace
 
-void im2col(const float* image, std::size_t channels, const window_geometry& g, float* col, std::size_t ld) {
+LAB_INLINE_LOOPS void im2col(const float* image, std::size_t channels, const window_geometry& g, float* col,
+                             std::size_t ld) {
   const std::size_t plane = g.in_h * g.in_w;
   for (std::size_t c = 0; c < channels; ++c) {
     const float* src = image + c * plane;
@@ -32,27 +38,29 @@ void im2col(const float* image, std::size_t channels, const window_geometry& g, 
         std::size_t lo = 0, hi = 0;
         valid_range(g, s, lo, hi);
         for (std::size_t oh = 0; oh < g.out_h; ++oh) {
-          float* dst = row + oh * g.out_w;
+          float* __restrict dst = row + oh * g.out_w;
           const long long ih = static_cast<long long>(oh * g.stride + r) - static_cast<long long>(g.pad_top);
           if (ih < 0 || ih >= static_cast<long long>(g.in_h)) {
-            std::fill(dst, dst + g.out_w, 0.0f);
+            for (std::size_t ow = 0; ow < g.out_w; ++ow) dst[ow] = 0.0f;
             continue;
           }
-          const float* line = src + static_cast<std::size_t>(ih) * g.in_w;
-          std::fill(dst, dst + lo, 0.0f);
+          const float* __restrict line = src + static_cast<std::size_t>(ih) * g.in_w;
+          for (std::size_t ow = 0; ow < lo; ++ow) dst[ow] = 0.0f;
           if (g.stride == 1) {
-            if (hi > lo) std::memcpy(dst + lo, line + lo + s - g.pad_left, (hi - lo) * sizeof(float));
+            const float* __restrict shifted = line + lo + s - g.pad_left;  // in bounds: lo + s >= pad_left
+            for (std::size_t ow = lo; ow < hi; ++ow) dst[ow] = shifted[ow - lo];
           } else {
             for (std::size_t ow = lo; ow < hi; ++ow) dst[ow] = line[ow * g.stride + s - g.pad_left];
           }
-          std::fill(dst + hi, dst + g.out_w, 0.0f);
+          for (std::size_t ow = hi; ow < g.out_w; ++ow) dst[ow] = 0.0f;
         }
       }
     }
   }
 }
 
-void col2im_add(const float* col, std::size_t ld, std::size_t channels, const window_geometry& g, float* image) {
+LAB_INLINE_LOOPS void col2im_add(const float* col, std::size_t ld, std::size_t channels, const window_geometry& g,
+                                 float* image) {
   const std::size_t plane = g.in_h * g.in_w;
   for (std::size_t c = 0; c < channels; ++c) {
     float* dst_plane = image + c * plane;
@@ -61,13 +69,15 @@ void col2im_add(const float* col, std::size_t ld, std::size_t channels, const wi
         const float* row = col + ((c * g.kernel_h + r) * g.kernel_w + s) * ld;
         std::size_t lo = 0, hi = 0;
         valid_range(g, s, lo, hi);
+        if (hi <= lo) continue;
         for (std::size_t oh = 0; oh < g.out_h; ++oh) {
           const long long ih = static_cast<long long>(oh * g.stride + r) - static_cast<long long>(g.pad_top);
           if (ih < 0 || ih >= static_cast<long long>(g.in_h)) continue;
-          float* line = dst_plane + static_cast<std::size_t>(ih) * g.in_w;
-          const float* src = row + oh * g.out_w;
+          float* __restrict line = dst_plane + static_cast<std::size_t>(ih) * g.in_w;
+          const float* __restrict src = row + oh * g.out_w;
           if (g.stride == 1) {
-            for (std::size_t ow = lo; ow < hi; ++ow) line[ow + s - g.pad_left] += src[ow];
+            float* __restrict shifted = line + lo + s - g.pad_left;
+            for (std::size_t ow = lo; ow < hi; ++ow) shifted[ow - lo] += src[ow];
           } else {
             for (std::size_t ow = lo; ow < hi; ++ow) line[ow * g.stride + s - g.pad_left] += src[ow];
           }
