@@ -76,6 +76,8 @@ kernels::encoding_constants make_encoding(const format& f, const round_spec& spe
   e.nan_all_ones = f.sign_mask() - 1;
   e.ieee_nans = f.nans() == nan_encoding::ieee;
   e.subnormals = f.subnormals;
+  e.fp32_prefix = f.emin == -126 && f.emax == 127 && f.subnormals && f.infinities;
+  e.is_binary16 = f == binary16;
   e.decode_rebias = static_cast<std::uint32_t>(126 + f.emin) << 23;
   e.decode_linear_shift = f.emin - fb + 149;
   e.decode_scale_down = static_cast<std::uint32_t>(fb - f.emin) << 23;

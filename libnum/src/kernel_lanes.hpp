@@ -3,7 +3,9 @@
 // Included once by each kernels_<path>.cpp after it has defined NUMLAB_LANES
 // (the number of 32-bit lanes) and, inside the file's target region,
 // `philox_words(plan, position, out)` (4 * NUMLAB_LANES words from a position
-// that is a multiple of 4). Everything here has internal linkage, so each path
+// that is a multiple of 4), `exact_fp16_encode_available` and
+// `exact_fp16_encode(u32v)` (fp16 encodings of fp32 patterns that hold fp16
+// values, ±inf or NaN). Everything here has internal linkage, so each path
 // keeps its own instruction set.
 //
 // The algorithm works on the input's bit pattern with integers only (so it
@@ -386,6 +388,9 @@ void round_chunk(const kernel_plan& plan, const chunk& c, tally& t) {
   const std::size_t out_size = values ? 4 : static_cast<std::size_t>(plan.width);
   lane_counts<D> counts;
   alignas(64) std::uint32_t words[block] = {};
+  const bool fp32_prefix = plan.encoding.fp32_prefix;
+  const bool is_binary16 = plan.encoding.is_binary16;
+  const int prefix_shift = 23 - plan.encoding.fraction_bits;
 
   // One vector of n <= lanes elements starting at element i, words at w.
   auto one_vector = [&](std::size_t i, const std::uint32_t* w, std::size_t n) __attribute__((always_inline)) {
@@ -406,7 +411,20 @@ void round_chunk(const kernel_plan& plan, const chunk& c, tally& t) {
         return;
       }
     }
-    const u32v code = encode(r);
+    u32v code;
+    if constexpr (D::W == 32) {
+      // Rounded fp32 values of the format encode exactly by a shift or by
+      // the CPU's conversion, far cheaper than the general encoder.
+      if (fp32_prefix) {
+        code = r >> prefix_shift;
+      } else if (exact_fp16_encode_available && is_binary16) {
+        code = exact_fp16_encode(r);
+      } else {
+        code = encode(r);
+      }
+    } else {
+      code = encode(r);
+    }
     if (values) {
       const u32v v = decode(code);
       __builtin_memcpy(out + i * 4, &v, 4 * n);

@@ -57,6 +57,10 @@ struct encoding_constants {
   std::int32_t decode_linear_shift = 0;  ///< fp32 pattern of a subnormal below 2^-126: fraction << this
   std::uint32_t decode_scale_down = 0;   ///< subtracted from float(fraction)'s pattern otherwise
   flags infinity_flags = flags::none;    ///< flags an infinite input raises
+  /// The encoding is the top bits of the fp32 pattern (bf16, tf32, fp32), so
+  /// an fp32 holding a value of the format encodes by a shift.
+  bool fp32_prefix = false;
+  bool is_binary16 = false;  ///< vcvtps2ph encodes rounded values exactly
 };
 
 /// Everything a kernel needs, decided before any element is touched.

@@ -55,6 +55,15 @@ void philox_words(const kernel_plan& plan, std::uint64_t position, std::uint32_t
   philox_four_blocks(plan, position / 4 + 4, out + 16);
 }
 
+typedef std::uint32_t u32x8 __attribute__((vector_size(32)));
+
+// vcvtps2ph of fp32 patterns holding fp16 values (exact in any mode).
+constexpr bool exact_fp16_encode_available = true;
+inline __attribute__((always_inline)) u32x8 exact_fp16_encode(u32x8 value) {
+  const __m128i h = _mm256_cvtps_ph(reinterpret_cast<__m256>(value), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  return reinterpret_cast<u32x8>(_mm256_cvtepu16_epi32(h));
+}
+
 }  // namespace
 }  // namespace num::kernels
 

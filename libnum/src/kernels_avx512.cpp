@@ -58,6 +58,15 @@ void philox_words(const kernel_plan& plan, std::uint64_t position, std::uint32_t
   philox_eight_blocks(plan, position / 4 + 8, out + 32);
 }
 
+typedef std::uint32_t u32x16 __attribute__((vector_size(64)));
+
+// vcvtps2ph of fp32 patterns holding fp16 values (exact in any mode).
+constexpr bool exact_fp16_encode_available = true;
+inline __attribute__((always_inline)) u32x16 exact_fp16_encode(u32x16 value) {
+  const __m256i h = _mm512_cvtps_ph(reinterpret_cast<__m512>(value), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  return reinterpret_cast<u32x16>(_mm512_cvtepu16_epi32(h));
+}
+
 }  // namespace
 }  // namespace num::kernels
 

@@ -15,6 +15,13 @@ void philox_words(const kernel_plan& plan, std::uint64_t position, std::uint32_t
   fill_random_words(plan, position, out, 4 * NUMLAB_LANES);
 }
 
+// No conversion instruction on the portable path.
+constexpr bool exact_fp16_encode_available = false;
+template <class V>
+V exact_fp16_encode(V value) {
+  return value;
+}
+
 }  // namespace
 }  // namespace num::kernels
 
