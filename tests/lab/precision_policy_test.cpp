@@ -6,9 +6,12 @@
 #include <libnum/convert.hpp>
 
 #include <cmath>
+#include <map>
 #include <vector>
 
 #include "lab/dense.hpp"
+#include "lab/relu.hpp"
+#include "lab/sequential.hpp"
 #include "lab/errors.hpp"
 #include "lab/loss_scaler.hpp"
 #include "lab/precision_hook.hpp"
@@ -313,6 +316,42 @@ TEST(Shadow, ReportsPerLayerErrorsOfTheSizeTheFormatImplies) {
   auto plain = tiny_config("bf16-mixed");
   trainer u(plain, load_data(plain));
   EXPECT_TRUE(u.shadow_errors().empty());
+}
+
+TEST(Autocast, PerLayerOverrideAndElementwiseOpsFollowingTheirInput) {
+  // a (dense, forced fp32) -> r (relu, follows a: fp32) -> b (dense, fp16)
+  // -> s (relu, follows b: fp16).
+  sequential net("net");
+  net.emplace<dense>("a", 12, 12);
+  net.emplace<relu>("r");
+  net.emplace<dense>("b", 12, 12);
+  net.emplace<relu>("s");
+  rng init(4);
+  net.initialise(init);
+  precision_hook hook(policy_with("fp16-mixed", {{"layers.a.precision", "fp32"}}), 1);
+  tensor x({8, 12}), y;
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i)) * 0.7f;
+  struct recorder : tensor_hook {
+    std::map<std::string, std::vector<float>> outputs;
+    void produce(const site& w, tensor_role role, std::span<float> v) override {
+      if (role == tensor_role::activation) outputs[std::string(w.layer)].assign(v.begin(), v.end());
+    }
+    std::span<const float> weight(const site&, std::span<const float> m) override { return m; }
+    void update(const site&, std::span<float>, std::span<const float>) override {}
+  } seen;
+  precision_hook chained(hook.policy(), 1, &seen);
+  net.forward(chained.context(), x, y);
+  auto all_fp16 = [](const std::vector<float>& v) {
+    for (float f : v)
+      if (!representable(num::binary16, f)) return false;
+    return true;
+  };
+  EXPECT_FALSE(all_fp16(seen.outputs.at("a")));
+  EXPECT_FALSE(all_fp16(seen.outputs.at("r")));
+  EXPECT_TRUE(all_fp16(seen.outputs.at("b")));
+  EXPECT_TRUE(all_fp16(seen.outputs.at("s")));
+  EXPECT_FALSE(chained.format_of({"a", "dense", "kernel"}, tensor_role::weight).has_value());
+  EXPECT_EQ(chained.format_of({"b", "dense", "kernel"}, tensor_role::weight), num::binary16);
 }
 
 }  // namespace
