@@ -38,6 +38,21 @@ b_rows rows_of_b(const gemm_args& g) {
   return out;
 }
 
+// The starting partial sums beta * C of rows [i0, i0 + rows), packed n per row.
+void load_start(const gemm_args& g, std::size_t i0, std::size_t rows, std::vector<float>& out) {
+  out.assign(rows * g.n, 0.0f);
+  if (g.beta == 0.0f) return;
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t j = 0; j < g.n; ++j) out[r * g.n + j] = g.beta * g.c[(i0 + r) * g.ldc + j];
+}
+
+// Writes packed rows back into C.
+void store_rows(const gemm_args& g, std::size_t i0, std::size_t rows, const std::vector<float>& in) {
+  for (std::size_t r = 0; r < rows; ++r)
+    std::copy(in.begin() + static_cast<std::ptrdiff_t>(r * g.n), in.begin() + static_cast<std::ptrdiff_t>((r + 1) * g.n),
+              g.c + (i0 + r) * g.ldc);
+}
+
 float a_at(const gemm_args& g, std::size_t i, std::size_t p) {
   return g.trans_a ? g.a[p * g.lda + i] : g.a[i * g.lda + p];
 }
@@ -54,10 +69,8 @@ class row_block {
   }
 
   void run() {
-    std::vector<float> c(len_, 0.0f);
-    if (g_.beta != 0.0f)
-      for (std::size_t r = 0; r < rows_; ++r)
-        for (std::size_t j = 0; j < g_.n; ++j) c[r * g_.n + j] = g_.beta * g_.c[(i0_ + r) * g_.ldc + j];
+    std::vector<float> c;
+    load_start(g_, i0_, rows_, c);
     if (acc_.block == 0) {
       for (std::size_t p = 0; p < g_.k; ++p) add_products(c, p);
     } else {
@@ -69,9 +82,7 @@ class row_block {
         round_into(c, g_.k * g_.m * g_.n + blk * g_.m * g_.n);
       }
     }
-    for (std::size_t r = 0; r < rows_; ++r)
-      std::copy(c.begin() + static_cast<std::ptrdiff_t>(r * g_.n), c.begin() + static_cast<std::ptrdiff_t>((r + 1) * g_.n),
-                g_.c + (i0_ + r) * g_.ldc);
+    store_rows(g_, i0_, rows_, c);
   }
 
  private:
@@ -130,10 +141,7 @@ void gemm_low_accumulation(const gemm_args& g, const low_accumulation& acc) {
   std::vector<float> partial, inner;
   for (std::size_t i0 = 0; i0 < g.m; i0 += step) {
     const std::size_t rows = std::min(step, g.m - i0);
-    partial.assign(rows * g.n, 0.0f);
-    if (g.beta != 0.0f)
-      for (std::size_t r = 0; r < rows; ++r)
-        for (std::size_t j = 0; j < g.n; ++j) partial[r * g.n + j] = g.beta * g.c[(i0 + r) * g.ldc + j];
+    load_start(g, i0, rows, partial);
     const detail::fp16_block blk{g.trans_a ? g.a + i0 : g.a + i0 * g.lda,
                                  g.trans_a ? std::size_t{1} : g.lda,
                                  g.trans_a ? g.lda : std::size_t{1},
@@ -148,9 +156,7 @@ void gemm_low_accumulation(const gemm_args& g, const low_accumulation& acc) {
         detail::fp16_add(partial.data(), inner.data(), rows * g.n);
       }
     }
-    for (std::size_t r = 0; r < rows; ++r)
-      std::copy(partial.begin() + static_cast<std::ptrdiff_t>(r * g.n),
-                partial.begin() + static_cast<std::ptrdiff_t>((r + 1) * g.n), g.c + (i0 + r) * g.ldc);
+    store_rows(g, i0, rows, partial);
   }
 }
 

@@ -54,9 +54,7 @@ precision_hook::precision_hook(precision_policy policy, std::uint64_t run_seed, 
     : policy_(std::move(policy)), seed_(policy_.seed != 0 ? policy_.seed : run_seed), next_(next), threads_(threads),
       engine_(*this) {}
 
-op_context precision_hook::context() const {
-  return op_context(const_cast<precision_hook*>(this), &engine_);
-}
+op_context precision_hook::context() { return op_context(this, &engine_); }
 
 void precision_hook::begin_step(std::uint64_t step) { step_ = step; }
 

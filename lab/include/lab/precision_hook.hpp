@@ -81,7 +81,7 @@ class precision_hook : public tensor_hook {
   std::span<const float> operand(const site& where, tensor_role role, std::span<const float> values) override;
 
   /// An op_context routing tensors through this hook and GEMMs through its engine.
-  [[nodiscard]] op_context context() const;
+  [[nodiscard]] op_context context();
   /// The GEMM engine: sgemm, or low-format partials for low-precision sites.
   [[nodiscard]] const gemm_engine* engine() const { return &engine_; }
   /// Sets the step from which stochastic streams are derived (call before

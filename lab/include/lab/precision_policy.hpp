@@ -114,7 +114,7 @@ struct precision_policy {
 
   /// True when nothing is ever rounded (every class fp32, no layer override).
   [[nodiscard]] bool is_fp32() const;
-  /// The format the op class computes in, or nullopt for fp32 and follow.
+  /// How op class c computes.
   [[nodiscard]] class_precision of(op_class c) const { return classes[static_cast<std::size_t>(c)]; }
   /// The rounding of a role.
   [[nodiscard]] const num::round_spec& spec(tensor_role r) const { return rounding[static_cast<std::size_t>(r)]; }
