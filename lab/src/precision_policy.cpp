@@ -336,13 +336,24 @@ std::string describe(const precision_policy& p) {
   std::string out = p.name + " (" + num::format_name(p.low) + "):";
   for (std::size_t i = 0; i < op_class_count; ++i) {
     const auto c = p.classes[i];
-    out += " " + std::string(class_names[i]) + "=" +
-           (c == class_precision::fp32 ? "fp32" : c == class_precision::low ? "low" : "follow");
+    // Appended piecewise: GCC 12's -Wrestrict misfires on `"lit" + std::string&&` at -O3.
+    out += ' ';
+    out += class_names[i];
+    out += '=';
+    out += c == class_precision::fp32 ? "fp32" : c == class_precision::low ? "low" : "follow";
   }
-  for (const auto& [layer, f] : p.layers) out += " " + layer + "=" + (f ? num::format_name(*f) : "fp32");
+  for (const auto& [layer, f] : p.layers) {
+    out += ' ';
+    out += layer;
+    out += '=';
+    out += f ? num::format_name(*f) : "fp32";
+  }
   out += p.master_weights ? "; fp32 master weights" : "; weights stored in the format";
   out += p.partials == accumulation::fp32 ? "; fp32 partials" : "; low partials";
-  if (p.partials == accumulation::low && p.partials_block) out += " in blocks of " + std::to_string(p.partials_block);
+  if (p.partials == accumulation::low && p.partials_block) {
+    out += " in blocks of ";
+    out += std::to_string(p.partials_block);
+  }
   out += "; update rounding " + std::string(num::rounding_name(p.spec(tensor_role::update).mode));
   return out;
 }
