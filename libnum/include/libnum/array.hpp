@@ -74,8 +74,9 @@ struct array_options {
   std::uint64_t stream = 0;  ///< ... and its stream number
   std::uint64_t first_index = 0;  ///< element i takes word first_index + i
   bool want_counts = false;       ///< gather flags and counts (costs a little)
-  /// Treat subnormal inputs as zero of the same sign (no flag raised; they
-  /// still count as underflow_to_zero).
+  /// Treat subnormal inputs (subnormal in the input's own type, fp32 or
+  /// fp64) as zero of the same sign (no flag raised; they still count as
+  /// underflow_to_zero).
   bool flush_subnormal_inputs = false;
   /// Replace subnormal results by zero of the same sign, raising underflow
   /// and inexact (the core's result is rounded first, then flushed).
