@@ -1,0 +1,86 @@
+// The tracer: a tensor_hook that announces every tensor of a training run to
+// a num::stats_hooks registry, so whatever sinks are attached there (the run
+// database's rundb_sink, a test's collector) receive libnum's statistics.
+//
+// Chained after the precision policy (lab::trainer does this for a hook
+// handed in through its op_context), it sees the values the low-precision
+// machine holds, and announces each with the format the policy stores it in
+// (binary32 where the policy keeps fp32) and the policy's rounding of that
+// role. Sites are named "<layer>.<tensor>" ("conv1.output",
+// "conv1.grad_input", "conv1.kernel"), which is what sink filters match.
+//
+// Roles: activation and grad_input from produce(); grad_weight from
+// produce(); weight from weight(); master_weight after every optimizer update;
+// update as the statistics of the delta followed by the swamping statistics
+// of the performed write (announce_update, ulp taken in the storage format).
+// The optimizer's internal state is not announced.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <libnum/format.hpp>
+#include <libnum/hooks.hpp>
+#include <libnum/rounding.hpp>
+
+#include "lab/op_context.hpp"
+
+namespace lab {
+
+class precision_hook;
+
+/// How a traced site is labelled in a run database: the layer column (the
+/// layer for its output and input gradient, "<layer>.<tensor>" for a
+/// parameter) and the op kind.
+struct site_label {
+  std::string layer;
+  std::string op;
+};
+
+/// Announces every tensor it sees to a stats_hooks registry (see file comment).
+class run_tracer : public tensor_hook {
+ public:
+  /// Announces to `hooks` (not owned; must outlive the tracer).
+  explicit run_tracer(num::stats_hooks& hooks) : hooks_(hooks) {}
+
+  /// Takes storage formats and roundings from `policy` (null: everything fp32).
+  void set_policy(const precision_hook* policy) { policy_ = policy; }
+  /// The optimizer step the following tensors belong to.
+  void begin_step(std::uint64_t step) { step_ = step; }
+  /// Pauses announcing (evaluation passes are not training steps).
+  void set_enabled(bool on) { enabled_ = on; }
+  [[nodiscard]] std::uint64_t step() const { return step_; }
+
+  void produce(const site& where, tensor_role role, std::span<float> values) override;
+  std::span<const float> weight(const site& where, std::span<const float> master) override;
+  /// Without a precision policy in front: w <- w + delta in fp32, observed.
+  void update(const site& where, std::span<float> weight, std::span<const float> delta) override;
+  void observe_update(const site& where, std::span<const float> before, std::span<const float> delta,
+                      std::span<const float> after) override;
+
+  /// "<layer>.<tensor>".
+  static std::string site_name(const site& where);
+  /// The label of a site name announced so far; nullopt for one never seen.
+  [[nodiscard]] std::optional<site_label> label(std::string_view site_name) const;
+
+ private:
+  /// The format `role` of `where` is stored in, and the rounding that produced it.
+  [[nodiscard]] std::pair<num::format, num::round_spec> storage(const site& where, tensor_role role) const;
+  void announce(const site& where, tensor_role role, std::span<const float> values);
+  const std::string& remember(const site& where, tensor_role role);
+
+  num::stats_hooks& hooks_;
+  const precision_hook* policy_ = nullptr;
+  std::uint64_t step_ = 0;
+  bool enabled_ = true;
+  std::map<std::string, site_label, std::less<>> labels_;
+  std::string name_;            // scratch: the current site's name
+  std::vector<float> before_;   // scratch: weights before an fp32 update
+};
+
+}  // namespace lab

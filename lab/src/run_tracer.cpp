@@ -1,0 +1,96 @@
+#include "lab/run_tracer.hpp"
+
+
+#include "lab/precision_hook.hpp"
+
+namespace lab {
+namespace {
+
+std::optional<num::tensor_role> libnum_role(tensor_role role) {
+  switch (role) {
+    case tensor_role::activation: return num::tensor_role::activation;
+    case tensor_role::grad_input: return num::tensor_role::grad_input;
+    case tensor_role::grad_weight: return num::tensor_role::grad_weight;
+    case tensor_role::weight: return num::tensor_role::weight;
+    case tensor_role::master_weight: return num::tensor_role::master_weight;
+    case tensor_role::update: return num::tensor_role::update;
+    case tensor_role::optimizer_state: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+bool is_parameter_role(tensor_role role) {
+  return role == tensor_role::grad_weight || role == tensor_role::weight || role == tensor_role::master_weight ||
+         role == tensor_role::update;
+}
+
+}  // namespace
+
+std::string run_tracer::site_name(const site& where) {
+  std::string name;
+  name.reserve(where.layer.size() + 1 + where.tensor.size());
+  name.append(where.layer).append(".").append(where.tensor);
+  return name;
+}
+
+std::optional<site_label> run_tracer::label(std::string_view name) const {
+  const auto it = labels_.find(name);
+  if (it == labels_.end()) return std::nullopt;
+  return it->second;
+}
+
+const std::string& run_tracer::remember(const site& where, tensor_role role) {
+  name_.assign(where.layer).append(".").append(where.tensor);
+  if (!labels_.contains(name_))
+    labels_.emplace(name_, site_label{is_parameter_role(role) ? name_ : std::string(where.layer), std::string(where.op)});
+  return name_;
+}
+
+std::pair<num::format, num::round_spec> run_tracer::storage(const site& where, tensor_role role) const {
+  if (policy_ == nullptr) return {num::binary32, {}};
+  // Mixed policies keep fp32 master weights: the update is an fp32 write.
+  if ((role == tensor_role::master_weight || role == tensor_role::update) && !policy_->stored_in_format(where))
+    return {num::binary32, {}};
+  const auto f = policy_->format_of(where, role);
+  if (!f) return {num::binary32, {}};
+  return {*f, policy_->policy().spec(role)};
+}
+
+void run_tracer::announce(const site& where, tensor_role role, std::span<const float> values) {
+  const auto r = libnum_role(role);
+  if (!enabled_ || !r || hooks_.empty()) return;
+  const std::string& name = remember(where, role);
+  if (!hooks_.wants(name, *r, step_)) return;
+  const auto [f, spec] = storage(where, role);
+  hooks_.announce(name, *r, step_, f, spec, values);
+}
+
+void run_tracer::produce(const site& where, tensor_role role, std::span<float> values) {
+  announce(where, role, values);
+}
+
+std::span<const float> run_tracer::weight(const site& where, std::span<const float> master) {
+  announce(where, tensor_role::weight, master);
+  return master;
+}
+
+void run_tracer::update(const site& where, std::span<float> weight, std::span<const float> delta) {
+  const bool observed = enabled_ && !hooks_.empty();
+  if (observed) before_.assign(weight.begin(), weight.end());
+  for (std::size_t i = 0; i < weight.size(); ++i) weight[i] += delta[i];
+  if (observed) observe_update(where, before_, delta, weight);
+}
+
+void run_tracer::observe_update(const site& where, std::span<const float> before, std::span<const float> delta,
+                                std::span<const float> after) {
+  if (!enabled_ || hooks_.empty()) return;
+  const std::string& name = remember(where, tensor_role::update);
+  if (!hooks_.wants(name, num::tensor_role::update, step_)) return;
+  const auto [f, spec] = storage(where, tensor_role::update);
+  // The delta's own statistics first, then the swamping of the write; the
+  // rundb sink joins the two into one row.
+  hooks_.announce(name, num::tensor_role::update, step_, f, spec, delta);
+  hooks_.announce_update(name, step_, f, before, delta, after);
+}
+
+}  // namespace lab
