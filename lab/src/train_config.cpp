@@ -177,6 +177,7 @@ const std::vector<config_key>& config_keys() {
     std::vector<config_key> out;
     for (const auto& e : entries()) out.push_back(e.key);
     for (auto& [name, help] : precision_config_keys()) out.push_back({name, help});
+    for (auto& [name, help] : trace_config_keys()) out.push_back({name, help});
     return out;
   }();
   return keys;
@@ -186,6 +187,10 @@ void set_config_value(train_config& config, const std::string& key, const std::s
                       const std::string& where) {
   if (is_precision_key(key)) {
     set_precision_value(config.precision, key, value, where);
+    return;
+  }
+  if (is_trace_key(key)) {
+    set_trace_value(config.trace, key, value, where);
     return;
   }
   const key_entry* e = find_entry(key);
@@ -262,6 +267,7 @@ std::string to_yaml(const train_config& config) {
   std::string out;
   for (const auto& e : entries()) out += e.key.name + ": " + e.get(config) + "\n";
   out += precision_yaml(config.precision);
+  out += trace_yaml(config.trace);
   return out;
 }
 

@@ -24,6 +24,14 @@ std::size_t count_correct(const tensor& logits, std::span<const std::int32_t> la
   return correct;
 }
 
+// Names the first gradient that is not finite (why a step is skipped).
+std::string non_finite_gradient(const std::vector<parameter*>& params) {
+  for (const auto* p : params)
+    for (const float g : p->grad.values())
+      if (!std::isfinite(g)) return std::string(std::isnan(g) ? "NaN" : "inf") + " in grad_weight of " + p->name;
+  return "inf/NaN in gradients";
+}
+
 void one_hot(std::span<const std::int32_t> labels, std::size_t classes, tensor& out) {
   out.resize({labels.size(), classes});
   out.zero();
@@ -147,9 +155,18 @@ void trainer::apply_update() {
   // inf/NaN; the scale changes only here, at effective-batch boundaries.
   const bool found_inf = scaler_->unscale(params_);
   last_update_skipped_ = found_inf && scaler_->skips_non_finite();
+  const float lr = schedule_.at(updates_done_) * static_cast<float>(scaler_->lr_factor());
+  if (observer_ != nullptr) {
+    last_step_.step = updates_done_;
+    last_step_.loss_scale = scaler_->scale();
+    last_step_.grad_norm = gradient_norm(params_);
+    last_step_.skipped = last_update_skipped_;
+    last_step_.skip_reason = last_update_skipped_ ? non_finite_gradient(params_) : std::string();
+    last_step_.lr = last_update_skipped_ ? 0.0 : lr;
+  }
   if (!last_update_skipped_) {
     if (config_.clip_norm > 0.0f) clip_gradient_norm(params_, config_.clip_norm);
-    optimizer_->step(ctx, schedule_.at(updates_done_) * static_cast<float>(scaler_->lr_factor()));
+    optimizer_->step(ctx, lr);
   }
   scaler_->update(found_inf);
   zero_gradients(params_);
@@ -160,6 +177,7 @@ std::vector<epoch_report> trainer::run(progress_sink* sink) {
   std::vector<epoch_report> reports;
   batch b;
   zero_gradients(params_);
+  interrupted_ = false;
   if (sink != nullptr)
     for (const auto& w : warnings_) sink->on_warning(w);
   for (std::size_t epoch = epochs_done_; epoch < config_.epochs; ++epoch) {
@@ -167,7 +185,7 @@ std::vector<epoch_report> trainer::run(progress_sink* sink) {
     loader_->start_epoch(epoch);
     const std::size_t batches = loader_->batches_per_epoch();
     const auto start = std::chrono::steady_clock::now();
-    double loss_sum = 0.0;
+    double loss_sum = 0.0, group_loss = 0.0;
     std::size_t correct = 0, seen = 0, in_group = 0, trained_batches = 0;
     for (std::size_t i = 0; i < batches; ++i) {
       if (config_.max_steps && updates_done_ >= config_.max_steps) break;
@@ -176,22 +194,34 @@ std::vector<epoch_report> trainer::run(progress_sink* sink) {
       // so a group of `accumulate` batches equals one batch of that total size
       // (for equal batch sizes). The epoch's last group may be shorter.
       const std::size_t group = std::min(config_.accumulate, batches - (i - in_group));
+      if (in_group == 0 && observer_ != nullptr) observer_->on_step_begin(updates_done_);
       const double loss = train_batch(b, 1.0f / static_cast<float>(group), correct);
       if (!std::isfinite(loss))
         throw std::runtime_error("training diverged: loss is " + std::to_string(loss) + " at epoch " +
                                  std::to_string(epoch + 1) + " batch " + std::to_string(i + 1));
       loss_sum += loss;
+      group_loss += loss;
       seen += b.labels.size();
       ++trained_batches;
       if (++in_group == group) {
         apply_update();
         in_group = 0;
+        if (observer_ != nullptr) {
+          last_step_.epoch = epoch;
+          last_step_.loss = group_loss / static_cast<double>(group);
+          observer_->on_step(last_step_);
+        }
+        group_loss = 0.0;
+        // The one process-wide flag (set by numlab train's SIGINT handler):
+        // stop between steps, so the interrupted step is complete.
+        if (stop_flag_ != nullptr && *stop_flag_ != 0) interrupted_ = true;
       }
       if (sink != nullptr) {
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         sink->on_batch(epoch + 1, i + 1, batches, loss_sum / static_cast<double>(trained_batches),
                        secs > 0 ? static_cast<double>(seen) / secs : 0.0);
       }
+      if (interrupted_) return reports;
     }
     if (in_group > 0) {  // stopped by max_steps inside a group: drop the partial gradient
       zero_gradients(params_);
@@ -204,12 +234,15 @@ std::vector<epoch_report> trainer::run(progress_sink* sink) {
     r.train_accuracy = seen ? static_cast<double>(correct) / static_cast<double>(seen) : 0.0;
     r.train_seconds = secs;
     r.images_per_second = secs > 0 ? static_cast<double>(seen) / secs : 0.0;
+    if (observer_ != nullptr) observer_->on_evaluation(true);
     r.test = evaluate(data_.test);
+    if (observer_ != nullptr) observer_->on_evaluation(false);
     r.updates = updates_done_;
     const bool complete = trained_batches == batches;
     if (complete) epochs_done_ = epoch + 1;
     if (complete && !config_.checkpoint.empty()) save(config_.checkpoint);
     if (sink != nullptr) sink->on_epoch(r);
+    if (observer_ != nullptr) observer_->on_epoch(r);
     reports.push_back(r);
   }
   return reports;

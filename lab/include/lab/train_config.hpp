@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lab/precision_policy.hpp"
+#include "lab/trace_config.hpp"
 
 namespace lab {
 
@@ -58,6 +59,8 @@ struct train_config {
   std::string resume;               ///< continue from this checkpoint
   // precision (keys: see precision_policy.hpp, precision_config_keys())
   precision_config precision;
+  // tracing into a run database (keys: see trace_config.hpp)
+  trace_config trace;
 };
 
 /// One configurable key: its name and a one-line description.

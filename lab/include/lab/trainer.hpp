@@ -5,8 +5,10 @@
 // step) rather than carried along.
 #pragma once
 
+#include <csignal>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "lab/batches.hpp"
@@ -62,6 +64,33 @@ class progress_sink {
   virtual void on_warning(const std::string& message);
 };
 
+/// What one optimizer step did (for run recorders such as lab::run_recorder).
+struct step_info {
+  std::uint64_t step = 0;   ///< 0-based optimizer step
+  std::size_t epoch = 0;    ///< 0-based epoch
+  double loss = 0.0;        ///< mean training loss over the step's micro-batches
+  double loss_scale = 1.0;  ///< loss scale in force during the step
+  bool skipped = false;     ///< update skipped for inf/NaN gradients
+  std::string skip_reason;  ///< which gradient was not finite, when skipped
+  double lr = 0.0;          ///< learning rate applied (0 when skipped)
+  double grad_norm = 0.0;   ///< global L2 norm of the unscaled gradients, before clipping
+};
+
+/// Observes the training loop step by step. Every call comes from the
+/// training thread.
+class step_observer {
+ public:
+  virtual ~step_observer() = default;
+  /// Before the first micro-batch of optimizer step `step`.
+  virtual void on_step_begin(std::uint64_t step) = 0;
+  /// After the step's update (or its skipping).
+  virtual void on_step(const step_info& info) = 0;
+  /// An evaluation pass starts (true) or ends (false); its tensors are not a step's.
+  virtual void on_evaluation(bool /*running*/) {}
+  /// After each epoch's evaluation.
+  virtual void on_epoch(const epoch_report& /*report*/) {}
+};
+
 /// Owns a model, its optimizer and data; runs training.
 class trainer {
  public:
@@ -72,6 +101,13 @@ class trainer {
   std::vector<epoch_report> run(progress_sink* sink = nullptr);
   /// Loss and accuracy on `data` in evaluation mode.
   evaluation evaluate(const dataset& data);
+  /// Reports every step to `observer` (not owned; null: none).
+  void set_observer(step_observer* observer) { observer_ = observer; }
+  /// run() polls `flag` after every optimizer step and returns early, with
+  /// interrupted() true, once it is nonzero (set by a SIGINT handler).
+  void stop_when(const volatile std::sig_atomic_t* flag) { stop_flag_ = flag; }
+  /// Whether the latest run() stopped because the stop flag was raised.
+  [[nodiscard]] bool interrupted() const { return interrupted_; }
 
   [[nodiscard]] sequential& model() { return *model_; }
   [[nodiscard]] const train_data& data() const { return data_; }
@@ -120,6 +156,10 @@ class trainer {
   bool last_update_skipped_ = false;
   std::unique_ptr<tensor_recorder> recorder_;  // shadow mode: what the low-precision model produced
   std::unique_ptr<shadow_model> shadow_;
+  step_observer* observer_ = nullptr;
+  const volatile std::sig_atomic_t* stop_flag_ = nullptr;
+  bool interrupted_ = false;
+  step_info last_step_;  // filled by apply_update while an observer is set
 };
 
 }  // namespace lab
