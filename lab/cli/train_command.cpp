@@ -1,30 +1,53 @@
 // `numlab train`: trains a model from a YAML config (configs/*.yml) with any
 // key overridable on the command line (--batch-size 64 --epochs 2 --lr 0.01).
 // Prints one line per epoch to stdout; draws a progress bar on stderr only
-// when stderr is a terminal.
+// when stderr is a terminal. With trace.db set (--trace-db FILE) the run is
+// recorded into a run database; SIGINT then ends it after the current step,
+// committed and marked interrupted (exit code 130).
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
 
 #include "commands.hpp"
+#include "lab/run_recorder.hpp"
 #include "lab/train_config.hpp"
 #include "lab/trainer.hpp"
 
 #ifndef NUMLAB_CONFIG_DIR
 #define NUMLAB_CONFIG_DIR ""
 #endif
+#ifndef NUMLAB_VERSION
+#define NUMLAB_VERSION "unknown"
+#endif
 
 namespace numlab::cli {
 namespace {
+
+// The one sanctioned process-wide mutable flag: SIGINT's handler may only
+// set a sig_atomic_t, and the trainer polls it between steps.
+volatile std::sig_atomic_t interrupt_requested = 0;
+
+extern "C" void request_interrupt(int /*signal*/) { interrupt_requested = 1; }
 
 std::string kebab(std::string key) {
   for (char& c : key)
     if (c == '_') c = '-';
   return key;
+}
+
+// Option names of a key: --trace.db is also --trace-db.
+std::string option_names(const std::string& key) {
+  std::string names = "--" + kebab(key), dashed = names;
+  for (char& c : dashed)
+    if (c == '.') c = '-';
+  return dashed == names ? names : names + "," + dashed;
 }
 
 // Progress bar on a terminal: redrawn at most ten times a second.
@@ -92,23 +115,50 @@ struct train_options {
   std::map<std::string, std::string> overrides;
 };
 
-void run_train(const train_options& opt) {
+std::string run_name(const train_options& opt) {
+  return opt.config.empty() ? std::string("numlab train") : std::filesystem::path(opt.config).stem().string();
+}
+
+// Returns true when SIGINT interrupted the run.
+bool run_train(const train_options& opt) {
   lab::train_config config;
   if (!opt.config.empty()) lab::apply_config_file(config, lab::resolve_config(opt.config, NUMLAB_CONFIG_DIR));
   for (const auto& [key, value] : opt.overrides) lab::set_config_value(config, key, value, "--" + kebab(key));
   lab::validate(config);
   if (opt.print_config) {
     std::printf("%s", lab::to_yaml(config).c_str());
-    return;
+    return false;
   }
-  lab::trainer t(config, lab::load_data(config));
-  if (t.precision() != nullptr) std::printf("precision %s\n", lab::describe(t.precision()->policy()).c_str());
-  std::unique_ptr<lab::progress_sink> bar;
-  if (isatty(STDERR_FILENO) != 0) bar = std::make_unique<terminal_progress>();
-  epoch_printer printer(std::move(bar));
-  const auto reports = t.run(&printer);
-  if (!reports.empty()) std::printf("test accuracy %.2f%%\n", 100.0 * reports.back().test.accuracy);
-  print_precision_summary(t);
+  lab::train_data data = lab::load_data(config);
+  std::unique_ptr<lab::run_recorder> recorder;
+  if (config.trace.enabled()) recorder = std::make_unique<lab::run_recorder>(config, run_name(opt), NUMLAB_VERSION);
+  try {
+    lab::trainer t(config, std::move(data), recorder ? recorder->context() : lab::op_context{});
+    if (recorder) recorder->attach(t);
+    if (t.precision() != nullptr) std::printf("precision %s\n", lab::describe(t.precision()->policy()).c_str());
+    std::unique_ptr<lab::progress_sink> bar;
+    if (isatty(STDERR_FILENO) != 0) bar = std::make_unique<terminal_progress>();
+    epoch_printer printer(std::move(bar));
+    interrupt_requested = 0;
+    t.stop_when(&interrupt_requested);
+    std::signal(SIGINT, request_interrupt);
+    const auto reports = t.run(&printer);
+    std::signal(SIGINT, SIG_DFL);
+    if (t.interrupted()) {
+      if (recorder) recorder->finish(rundb::run_status::interrupted);
+      std::printf("interrupted after %llu updates\n", static_cast<unsigned long long>(t.updates_done()));
+      std::fflush(stdout);
+      return true;
+    }
+    if (recorder) recorder->finish(rundb::run_status::finished);
+    if (!reports.empty()) std::printf("test accuracy %.2f%%\n", 100.0 * reports.back().test.accuracy);
+    print_precision_summary(t);
+  } catch (const std::exception& e) {
+    std::signal(SIGINT, SIG_DFL);
+    if (recorder) recorder->fail(e);
+    throw;
+  }
+  return false;
 }
 
 }  // namespace
@@ -121,10 +171,12 @@ void add_train_command(CLI::App& app) {
   for (const auto& key : lab::config_keys()) {
     const std::string name = key.name;
     cmd->add_option_function<std::string>(
-            "--" + kebab(name), [opt, name](const std::string& value) { opt->overrides[name] = value; }, key.help)
+            option_names(name), [opt, name](const std::string& value) { opt->overrides[name] = value; }, key.help)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a later --key wins, as in most CLIs
   }
-  cmd->callback([opt] { run_train(*opt); });
+  cmd->callback([opt] {
+    if (run_train(*opt)) std::exit(130);  // 128 + SIGINT, as shells report an interrupted program
+  });
 }
 
 }  // namespace numlab::cli
