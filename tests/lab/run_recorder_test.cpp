@@ -1,0 +1,116 @@
+// A trainer recorded through run_recorder: every step's scalars, tensor
+// statistics at the configured cadence in the policy's formats, events,
+// evaluations, and the final status, read back through rundb::reader.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include <rundb/reader.hpp>
+
+#include "lab/run_recorder.hpp"
+#include "lab/trainer.hpp"
+#include "temp_dir.hpp"
+
+namespace lab {
+namespace {
+
+train_config tiny(const std::filesystem::path& db) {
+  train_config c;
+  c.model = "mlp";
+  c.hidden = {16};
+  c.dataset = "synthetic";
+  c.train_limit = 64;
+  c.test_limit = 32;
+  c.batch_size = 16;  // 4 updates per epoch
+  c.epochs = 2;
+  c.threads = 1;
+  set_config_value(c, "precision", "fp16-mixed", "test");
+  set_config_value(c, "trace.db", db.string(), "test");
+  return c;
+}
+
+rundb::run_id record(const train_config& config) {
+  run_recorder recorder(config, "tiny", "test");
+  trainer t(config, load_data(config), recorder.context());
+  recorder.attach(t);
+  t.run();
+  recorder.finish(rundb::run_status::finished);
+  return recorder.run();
+}
+
+TEST(RunRecorder, RecordsStepsStatisticsAndEvaluations) {
+  lab::testing::temp_dir dir;
+  train_config config = tiny(dir / "run.db");
+  set_config_value(config, "trace.every", "3", "test");
+  const auto id = record(config);
+
+  rundb::reader r(dir / "run.db");
+  const auto run = r.run(id);
+  EXPECT_EQ(run.status, rundb::run_status::finished);
+  EXPECT_NE(run.config_yaml.find("trace.every: 3"), std::string::npos) << run.config_yaml;
+  EXPECT_NE(run.config_yaml.find("precision: fp16-mixed"), std::string::npos);
+  const auto steps = r.steps(id);
+  ASSERT_EQ(steps.size(), 8u);
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    EXPECT_EQ(steps[i].step, static_cast<std::int64_t>(i));
+    EXPECT_EQ(steps[i].epoch, static_cast<std::int64_t>(i / 4));
+    EXPECT_FALSE(steps[i].skipped);
+    EXPECT_EQ(*steps[i].lr, static_cast<double>(0.001f));  // the trainer applies an fp32 learning rate
+    EXPECT_GT(*steps[i].grad_norm, 0.0);
+    EXPECT_DOUBLE_EQ(*steps[i].loss_scale, 1.0);
+  }
+  EXPECT_EQ(r.stats_steps(id), (std::vector<std::int64_t>{0, 3, 6}));
+  std::vector<std::string> roles = r.roles(id);
+  EXPECT_EQ(roles, (std::vector<std::string>{"activation", "grad_input", "grad_weight", "master_weight", "update",
+                                             "weight"}));
+  // fp16-mixed: dense computes in fp16, the loss in fp32, master weights stay fp32.
+  const auto rows = r.tensor_stats({.run = id, .steps = {3, 3}});
+  std::set<std::string> checked;
+  for (const auto& s : rows) {
+    std::string expected;
+    if (s.role == "master_weight" || s.role == "update") expected = "fp32";
+    else if (s.role == "weight" || (s.layer == "dense1" && s.role == "activation")) expected = "fp16";
+    else if (s.layer == "loss") expected = "fp32";
+    else continue;
+    EXPECT_EQ(s.format, expected) << s.layer << " " << s.role;
+    checked.insert(s.layer + "/" + s.role);
+  }
+  EXPECT_TRUE(checked.contains("dense1/activation"));
+  EXPECT_TRUE(checked.contains("loss/activation"));
+  EXPECT_TRUE(checked.contains("dense1.kernel/weight"));
+  EXPECT_TRUE(checked.contains("dense1.kernel/update"));
+  const auto evals = r.evaluations(id);
+  ASSERT_EQ(evals.size(), 2u);
+  EXPECT_EQ(evals[0].epoch, 1);
+  EXPECT_EQ(evals[0].step, 4);
+  EXPECT_EQ(evals[1].step, 8);
+}
+
+TEST(RunRecorder, SkippedStepsCarryTheirReasonAndAnEvent) {
+  lab::testing::temp_dir dir;
+  train_config config = tiny(dir / "run.db");
+  config.epochs = 1;
+  // 2^40 overflows fp16 gradients: dynamic scaling skips and backs off by 2 per step.
+  set_config_value(config, "loss_scaling", "dynamic", "test");
+  set_config_value(config, "loss_scale", "1099511627776", "test");
+  set_config_value(config, "trace.sites", "dense1", "test");
+  const auto id = record(config);
+
+  rundb::reader r(dir / "run.db");
+  const auto steps = r.steps(id);
+  ASSERT_EQ(steps.size(), 4u);
+  EXPECT_TRUE(steps[0].skipped);
+  EXPECT_NE(steps[0].skip_reason.find("grad_weight of"), std::string::npos) << steps[0].skip_reason;
+  EXPECT_DOUBLE_EQ(*steps[0].loss_scale, 1099511627776.0);
+  EXPECT_DOUBLE_EQ(*steps[1].loss_scale, 549755813888.0);
+  std::size_t skipped_events = 0;
+  for (const auto& e : r.events(id)) skipped_events += e.kind == rundb::event_kind::skipped ? 1 : 0;
+  EXPECT_EQ(skipped_events, static_cast<std::size_t>(std::count_if(
+                                steps.begin(), steps.end(), [](const auto& s) { return s.skipped; })));
+  // The site filter keeps only dense1's tensors.
+  for (const auto& layer : r.layers(id)) EXPECT_TRUE(layer.starts_with("dense1")) << layer;
+}
+
+}  // namespace
+}  // namespace lab

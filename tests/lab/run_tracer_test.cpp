@@ -1,0 +1,201 @@
+// The tracer announces every tensor with its site, role, step and storage
+// format; the rundb sink turns the announcements into run-database rows.
+// Expected statistics are derived by hand from the values fed in.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include <rundb/reader.hpp>
+#include <rundb/writer.hpp>
+
+#include "lab/precision_hook.hpp"
+#include "lab/rundb_sink.hpp"
+#include "lab/run_tracer.hpp"
+#include "temp_dir.hpp"
+
+namespace lab {
+namespace {
+
+struct seen {
+  std::string site;
+  num::tensor_role role;
+  std::uint64_t step;
+  num::tensor_stats stats;
+};
+
+struct collector : num::stats_sink {
+  std::vector<seen> records;
+  std::vector<num::swamping_stats> swamping;
+  void on_stats(const num::stats_record& r) override {
+    records.push_back({std::string(r.site), r.role, r.step, r.stats});
+  }
+  void on_swamping(const num::swamping_record& r) override { swamping.push_back(r.stats); }
+};
+
+const site conv1_output{"conv1", "conv2d", "output"};
+const site conv1_kernel{"conv1", "conv2d", "kernel"};
+
+TEST(RunTracer, AnnouncesSiteRoleStepAndValues) {
+  num::stats_hooks hooks;
+  auto sink = std::make_shared<collector>();
+  hooks.attach(sink);
+  run_tracer tracer(hooks);
+  tracer.begin_step(7);
+  std::vector<float> out = {0.0f, 1.0f, -4.0f, 0.5f};
+  tracer.produce(conv1_output, tensor_role::activation, out);
+  ASSERT_EQ(sink->records.size(), 1u);
+  const auto& r = sink->records[0];
+  EXPECT_EQ(r.site, "conv1.output");
+  EXPECT_EQ(r.role, num::tensor_role::activation);
+  EXPECT_EQ(r.step, 7u);
+  EXPECT_EQ(r.stats.target, num::binary32);  // no policy: everything is fp32
+  EXPECT_EQ(r.stats.count, 4u);
+  EXPECT_EQ(r.stats.zeros, 1u);
+  EXPECT_EQ(r.stats.max_abs, 4.0f);
+  EXPECT_EQ(r.stats.min_nonzero_abs, 0.5f);
+  EXPECT_DOUBLE_EQ(r.stats.mean(), -2.5 / 4.0);
+  EXPECT_EQ(r.stats.binade(2), 1u);   // |-4| in [4, 8)
+  EXPECT_EQ(r.stats.binade(-1), 1u);  // 0.5 in [0.5, 1)
+  const auto label = tracer.label("conv1.output");
+  ASSERT_TRUE(label.has_value());
+  EXPECT_EQ(label->layer, "conv1");
+  EXPECT_EQ(label->op, "conv2d");
+}
+
+TEST(RunTracer, WeightIsHandedThroughAndLabelledAsAParameter) {
+  num::stats_hooks hooks;
+  auto sink = std::make_shared<collector>();
+  hooks.attach(sink);
+  run_tracer tracer(hooks);
+  const std::vector<float> master = {0.25f, -0.75f};
+  const auto used = tracer.weight(conv1_kernel, master);
+  EXPECT_EQ(used.data(), master.data());
+  ASSERT_EQ(sink->records.size(), 1u);
+  EXPECT_EQ(sink->records[0].role, num::tensor_role::weight);
+  EXPECT_EQ(tracer.label("conv1.kernel")->layer, "conv1.kernel");
+}
+
+TEST(RunTracer, FilterCadenceAndEvaluationPauseAreRespected) {
+  num::stats_hooks hooks;
+  auto sink = std::make_shared<collector>();
+  hooks.attach(sink, {.site = "conv1.grad*", .roles = num::all_roles, .every = 3});
+  run_tracer tracer(hooks);
+  std::vector<float> g = {1.0f};
+  for (std::uint64_t step = 0; step < 7; ++step) {
+    tracer.begin_step(step);
+    tracer.produce({"conv1", "conv2d", "grad_input"}, tensor_role::grad_input, g);
+    tracer.produce(conv1_output, tensor_role::activation, g);  // filtered out by site
+  }
+  tracer.set_enabled(false);
+  tracer.begin_step(9);
+  tracer.produce({"conv1", "conv2d", "grad_input"}, tensor_role::grad_input, g);
+  ASSERT_EQ(sink->records.size(), 3u);  // steps 0, 3, 6
+  EXPECT_EQ(sink->records[0].step, 0u);
+  EXPECT_EQ(sink->records[1].step, 3u);
+  EXPECT_EQ(sink->records[2].step, 6u);
+  // Optimizer state is not a traced role.
+  tracer.set_enabled(true);
+  tracer.begin_step(0);
+  tracer.produce({"conv1", "adam", "kernel.m"}, tensor_role::optimizer_state, g);
+  EXPECT_EQ(sink->records.size(), 3u);
+}
+
+TEST(RunTracer, Fp32UpdateIsPerformedAndItsSwampingMeasured) {
+  num::stats_hooks hooks;
+  auto sink = std::make_shared<collector>();
+  hooks.attach(sink);
+  run_tracer tracer(hooks);
+  // ulp(1) in fp32 is 2^-23: 2^-26 is below half an ulp and is lost; 0.5 is exact.
+  std::vector<float> w = {1.0f, 1.0f};
+  const std::vector<float> delta = {std::ldexp(1.0f, -26), 0.5f};
+  tracer.update(conv1_kernel, w, delta);
+  EXPECT_EQ(w[0], 1.0f);
+  EXPECT_EQ(w[1], 1.5f);
+  ASSERT_EQ(sink->records.size(), 1u);
+  EXPECT_EQ(sink->records[0].role, num::tensor_role::update);
+  EXPECT_EQ(sink->records[0].stats.max_abs, 0.5f);
+  ASSERT_EQ(sink->swamping.size(), 1u);
+  EXPECT_EQ(sink->swamping[0].updates, 2u);
+  EXPECT_EQ(sink->swamping[0].total_swamped, 1u);
+}
+
+TEST(RunTracer, ReportsThePolicysStorageFormat) {
+  num::stats_hooks hooks;
+  auto sink = std::make_shared<collector>();
+  hooks.attach(sink);
+  run_tracer tracer(hooks);
+  precision_config pc;
+  pc.preset = "fp16-mixed";
+  precision_hook policy(pc.resolve(), 1, &tracer);
+  tracer.set_policy(&policy);
+  // 2^-30 is below fp16's smallest subnormal 2^-24 / 2: it rounds to zero.
+  std::vector<float> out = {std::ldexp(1.0f, -30), 3.0f};
+  policy.produce(conv1_output, tensor_role::activation, out);
+  ASSERT_EQ(sink->records.size(), 1u);
+  EXPECT_EQ(sink->records[0].stats.target, num::binary16);
+  EXPECT_EQ(sink->records[0].stats.zeros, 1u);  // the tracer sees the rounded tensor
+  // Mixed precision keeps fp32 master weights: their update is an fp32 write.
+  std::vector<float> w = {1.0f};
+  const std::vector<float> d = {0.25f};
+  policy.update(conv1_kernel, w, d);
+  ASSERT_EQ(sink->swamping.size(), 1u);
+  EXPECT_EQ(sink->swamping[0].target, num::binary32);
+}
+
+TEST(RundbSink, WritesRowsWithLabelsFormatsHistogramsAndEvents) {
+  lab::testing::temp_dir dir;
+  const auto file = dir / "sink.db";
+  {
+    rundb::writer db(file);
+    const auto run = db.begin_run({.name = "sink"});
+    num::stats_hooks hooks;
+    run_tracer tracer(hooks);
+    auto sink = std::make_shared<rundb_sink>(db, run, true, [&](std::string_view s) { return tracer.label(s); });
+    hooks.attach(sink);
+    tracer.begin_step(4);
+    std::vector<float> out = {1.0f, std::numeric_limits<float>::quiet_NaN(), 2.0f};
+    tracer.produce(conv1_output, tensor_role::activation, out);
+    std::vector<float> w = {1.0f, 2.0f};
+    const std::vector<float> delta = {std::ldexp(1.0f, -26), 0.0f};
+    tracer.update(conv1_kernel, w, delta);
+    sink->flush();
+    db.finish_run(run, rundb::run_status::finished);
+  }
+  rundb::reader r(file);
+  const auto run = r.runs().at(0).id;
+  const auto rows = r.tensor_stats({.run = run, .with_histograms = true});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].layer, "conv1");
+  EXPECT_EQ(rows[0].op, "conv2d");
+  EXPECT_EQ(rows[0].role, "activation");
+  EXPECT_EQ(rows[0].step, 4);
+  EXPECT_EQ(rows[0].format, "fp32");
+  EXPECT_EQ(rows[0].count, 3u);
+  EXPECT_EQ(rows[0].nans, 1u);
+  EXPECT_EQ(rows[0].max_abs, 2.0);
+  // Two finite values in binades 0 and 1 of fp32, whose lowest binade is -149.
+  ASSERT_EQ(rows[0].hist.bins.size(), num::stats_plan(num::binary32).bin_count());
+  EXPECT_EQ(rows[0].hist.first_exponent, -149);
+  EXPECT_EQ(rows[0].hist.bins[1 + 149], 1u);
+  EXPECT_EQ(rows[0].hist.bins[1 + 150], 1u);
+  // The update's delta statistics and its swamping joined into one row.
+  EXPECT_EQ(rows[1].layer, "conv1.kernel");
+  EXPECT_EQ(rows[1].role, "update");
+  EXPECT_EQ(rows[1].count, 2u);
+  EXPECT_EQ(rows[1].zeros, 1u);
+  EXPECT_EQ(rows[1].swamped, 1u);
+  EXPECT_FALSE(rows[1].ulp_ratio.bins.empty());
+  const auto fmt = r.format("fp32");
+  ASSERT_TRUE(fmt.has_value());
+  EXPECT_EQ(fmt->precision, 24);
+  EXPECT_EQ(fmt->emax, 127);
+  const auto events = r.events(run);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].kind, rundb::event_kind::nan);
+  EXPECT_EQ(events[0].layer, "conv1");
+}
+
+}  // namespace
+}  // namespace lab
