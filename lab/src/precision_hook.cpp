@@ -225,6 +225,9 @@ void precision_hook::update(const site& where, std::span<float> weight, std::spa
     t.nonzero_delta += moved ? 1 : 0;
     t.unchanged += same ? 1 : 0;
     t.swamped += (moved && same) ? 1 : 0;
+    const double d = delta[i];
+    t.requested += std::fabs(d);
+    t.applied += (static_cast<double>(rounded_[i]) - weight[i]) * (d > 0.0 ? 1.0 : d < 0.0 ? -1.0 : 0.0);
   }
   if (next_ != nullptr) {
     trap_scratch_.assign(weight.begin(), weight.end());

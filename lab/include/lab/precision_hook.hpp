@@ -57,6 +57,11 @@ struct update_tally {
   std::uint64_t nonzero_delta = 0;  ///< elements with delta != 0
   std::uint64_t unchanged = 0;      ///< elements whose stored value did not change
   std::uint64_t swamped = 0;        ///< delta != 0 but the stored value did not change
+  /// sum of |delta| asked for, and sum of (after - before) * sign(delta)
+  /// actually applied: applied / requested is 1 for exact updates, below 1
+  /// where rounding swallows updates, and about 1 for unbiased stochastic
+  /// rounding (in double).
+  double requested = 0.0, applied = 0.0;
 };
 
 /// What rounding did since the last reset, by tensor role (conversion
