@@ -11,6 +11,11 @@ experiment swamping_add_experiment();
 experiment swamping_sum_experiment();
 experiment formats_experiment();
 experiment optimizer_epsilon_experiment();
+experiment loss_scaling_experiment();
+experiment master_weights_experiment();
+experiment stochastic_rounding_experiment();
+experiment amp_mlp_experiment();
+experiment amp_levels_experiment();
 experiment harmonic_experiment();
 
 std::span<const experiment> all_experiments() {
@@ -20,6 +25,11 @@ std::span<const experiment> all_experiments() {
       swamping_sum_experiment(),
       formats_experiment(),
       optimizer_epsilon_experiment(),
+      loss_scaling_experiment(),
+      master_weights_experiment(),
+      stochastic_rounding_experiment(),
+      amp_mlp_experiment(),
+      amp_levels_experiment(),
       harmonic_experiment(),
   };
   return list;

@@ -1,0 +1,133 @@
+// stochastic-rounding: Graphcore's stochastic_rounding.py: ResNet-8 and
+// ResNet-14 (6N+2, N = 1, 2) in pure fp16 with nearest-even and with
+// stochastic rounding, against fp32; momentum SGD whose learning rate is
+// divided by the loss scale. Loss per epoch, accuracy and the fraction of
+// weight updates that fp16 storage swallowed, per layer.
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <libnum/small_float.hpp>
+
+#include "experiments/experiment.hpp"
+#include "experiments/printing.hpp"
+#include "experiments/reference.hpp"
+#include "experiments/training.hpp"
+
+namespace numlab::experiments {
+namespace {
+
+constexpr const char* graphcore = "Graphcore TF1 fp16 tutorial (stochastic_rounding.py)";
+constexpr double learning_rate = 0.01;
+constexpr double loss_scale = 256;
+
+using named_runs = std::vector<std::pair<std::string, training_run>>;
+
+lab::train_config resnet_config(const run_options& options, const training_sizes& sizes, std::size_t depth) {
+  lab::train_config c = sized_config(options, sizes);
+  c.model = "resnet";
+  c.depth = depth;
+  c.batch_size = 32;
+  c.optimizer = "sgd";
+  c.lr = static_cast<float>(learning_rate);
+  c.momentum = 0.9f;
+  return c;
+}
+
+named_runs train_depth(const lab::train_config& base, const lab::train_data& data) {
+  const std::string depth = std::to_string(base.depth);
+  const std::vector<std::pair<std::string, std::string>> scaled{
+      {"loss_scaling", "static"}, {"loss_scale", "256"}, {"loss_scale_method", "divide_lr"}};
+  auto stochastic = scaled;
+  stochastic.emplace_back("rounding", "sr");
+  named_runs runs;
+  runs.emplace_back("ResNet-" + depth + " fp32", train_and_trace(with_precision(base, "fp32"), data));
+  runs.emplace_back("ResNet-" + depth + " fp16 nearest-even", train_and_trace(with_precision(base, "fp16", scaled), data));
+  runs.emplace_back("ResNet-" + depth + " fp16 stochastic", train_and_trace(with_precision(base, "fp16", stochastic), data));
+  return runs;
+}
+
+const update_census* find_layer(const training_run& run, const std::string& layer) {
+  for (const auto& [name, c] : run.updates) {
+    if (name == layer) return &c;
+  }
+  return nullptr;
+}
+
+/// One row per layer: the swamped fraction of each run of one depth.
+table swamping_table(const named_runs& runs, std::size_t first, const std::string& depth) {
+  std::vector<std::string> columns{"layer"};
+  for (std::size_t i = first; i < first + 3; ++i) columns.push_back(runs[i].first);
+  table t("swamped-updates-resnet" + depth,
+          "ResNet-" + depth + ": weight updates with delta != 0 that left the stored weight unchanged", columns);
+  for (const auto& [layer, unused] : runs[first].second.updates) {
+    std::vector<std::string> row{layer};
+    for (std::size_t i = first; i < first + 3; ++i) {
+      const update_census* c = find_layer(runs[i].second, layer);
+      row.push_back(c == nullptr ? "-" : percent_of(c->swamped, c->nonzero_delta));
+    }
+    t.add_row(std::move(row));
+  }
+  return t;
+}
+
+update_census total(const training_run& run) {
+  update_census sum;
+  for (const auto& [layer, c] : run.updates) {
+    sum.nonzero_delta += c.nonzero_delta;
+    sum.swamped += c.swamped;
+  }
+  return sum;
+}
+
+experiment_result run(const run_options& options) {
+  const training_sizes sizes = pick_sizes(options, {32, 32, 1}, {320, 320, 2}, {0, 0, 5});
+  named_runs runs;
+  const lab::train_data data = lab::load_data(resnet_config(options, sizes, 8));
+  for (const std::size_t depth : {std::size_t{8}, std::size_t{14}}) {
+    for (auto& run : train_depth(resnet_config(options, sizes, depth), data)) runs.push_back(std::move(run));
+  }
+  experiment_result r;
+  r.settings = {describe_sizes(sizes, "Fashion-MNIST (no CIFAR-10 on this machine; first images of each split)") +
+                    (options.full ? "" : "; --full: all 60000/10000 images, 5 epochs"),
+                "ResNet-(6N+2), N = 1, 2: conv3x3x16-bn-relu, 3 stages of N basic blocks (16/32/64 channels), "
+                "global average pooling, dense10; batch 32, seed " + std::to_string(options.seed) + ", one BLAS thread",
+                "momentum SGD (0.9), loss scale 256 kept in the gradients and the learning rate divided by it: "
+                "lr 0.01/256 (as the tutorial's training loop does)",
+                "fp16 runs are pure fp16 (every op, weights, momentum and w + delta in fp16), nearest-even or "
+                "stochastic rounding (Philox streams keyed by the seed, the step and the tensor)"};
+  r.tables.push_back(loss_per_epoch_table("loss-per-epoch", "Average training loss per epoch", runs));
+  r.tables.push_back(outcome_table("accuracy", "Test accuracy after the last epoch", runs));
+  r.tables.push_back(swamping_table(runs, 0, "8"));
+  r.tables.push_back(swamping_table(runs, 3, "14"));
+
+  for (std::size_t first : {std::size_t{0}, std::size_t{3}}) {
+    const update_census ne = total(runs[first + 1].second), sr = total(runs[first + 2].second);
+    r.findings.push_back(runs[first].first.substr(0, runs[first].first.find(' ')) + ": nearest-even swallowed " +
+                         percent_of(ne.swamped, ne.nonzero_delta) + " of nonzero updates, stochastic " +
+                         percent_of(sr.swamped, sr.nonzero_delta) + "; test accuracy fp32 " +
+                         fixed(100 * runs[first].second.final_accuracy(), 2) + "%, nearest-even " +
+                         fixed(100 * runs[first + 1].second.final_accuracy(), 2) + "%, stochastic " +
+                         fixed(100 * runs[first + 2].second.final_accuracy(), 2) + "%.");
+  }
+  const num::small_float<num::binary16> lr16{learning_rate / loss_scale};
+  const bool subnormal = num::classify(num::binary16, lr16.bits()) == num::value_class::subnormal;
+  r.findings.push_back("The divided learning rate 0.01/256 = 3.90625e-05 is stored in fp16 as " + shown(lr16) + ".");
+  r.checks.push_back(check_printed(
+      {"learning rate 0.01 divided by loss scale 256, in fp16", graphcore,
+       "causing the learning rate to underflow in FP16",
+       "0.01/256 is still a normal fp16 number"},
+      subnormal ? "causing the learning rate to underflow in FP16" : "stays normal: " + shown(lr16)));
+  return r;
+}
+
+}  // namespace
+
+experiment stochastic_rounding_experiment() {
+  return {"stochastic-rounding",
+          "ResNet-8/14 in pure fp16, nearest-even vs stochastic rounding vs fp32: loss, accuracy, swamped updates per layer",
+          false, &run};
+}
+
+}  // namespace numlab::experiments

@@ -1,0 +1,205 @@
+// Training runs for the training experiments: sizes, configs, a tracer that
+// counts what the precision policy stored, and the tables every training
+// experiment shares.
+#include "experiments/training.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <exception>
+
+#include <lab/precision_hook.hpp>
+
+#include "experiments/printing.hpp"
+
+namespace numlab::experiments {
+namespace {
+
+/// fp16's smallest normal, 2^-14: nonzero values below it are subnormal.
+constexpr float fp16_min_normal = 6.103515625e-05f;
+
+template <class Census>
+Census& entry_for(std::vector<std::pair<std::string, Census>>& entries, std::string_view layer) {
+  for (auto& [name, census] : entries) {
+    if (name == layer) return census;
+  }
+  return entries.emplace_back(std::string(layer), Census{}).second;
+}
+
+/// Chained after the precision policy (or alone in fp32): counts gradient
+/// zeros, underflows and subnormals and swamped updates per layer, and
+/// collects steps and epoch reports (which survive a diverging run).
+class training_tracer final : public lab::tensor_hook, public lab::step_observer {
+ public:
+  explicit training_tracer(training_run& out) : out_(out) {}
+
+  /// The trainer's policy hook, whose conversion counts give underflows.
+  void watch(lab::precision_hook* policy) {
+    policy_ = policy;
+    if (policy_ != nullptr) policy_->set_counting(true);
+  }
+
+  void produce(const lab::site& where, lab::tensor_role role, std::span<float> values) override {
+    if (role != lab::tensor_role::grad_weight && role != lab::tensor_role::grad_input) return;
+    // Under a policy, only gradients it holds in a low format are counted;
+    // in fp32 runs every gradient is (as what fp16 would make of it).
+    if (policy_ != nullptr && !policy_->format_of(where, role)) return;
+    gradient_census& c = entry_for(out_.gradients, where.layer);
+    c.elements += values.size();
+    for (const float v : values) {
+      const float a = std::fabs(v);
+      c.zeros += a == 0.0f ? 1 : 0;
+      c.subnormal += (a > 0.0f && a < fp16_min_normal) ? 1 : 0;
+    }
+    if (policy_ != nullptr) {
+      // The policy rounded this tensor just before calling us, so the growth
+      // of its counter since the previous gradient is this tensor's.
+      const auto& counts = policy_->tally().by_role[static_cast<std::size_t>(role)];
+      std::uint64_t& seen = role == lab::tensor_role::grad_weight ? seen_weight_ : seen_input_;
+      c.underflow_to_zero += counts.underflow_to_zero - seen;
+      seen = counts.underflow_to_zero;
+    }
+  }
+
+  std::span<const float> weight(const lab::site&, std::span<const float> master) override { return master; }
+
+  void update(const lab::site& where, std::span<float> weight, std::span<const float> delta) override {
+    before_.assign(weight.begin(), weight.end());
+    for (std::size_t i = 0; i < weight.size(); ++i) weight[i] += delta[i];
+    observe_update(where, before_, delta, weight);
+  }
+
+  void observe_update(const lab::site& where, std::span<const float> before, std::span<const float> delta,
+                      std::span<const float> after) override {
+    update_census& c = entry_for(out_.updates, where.layer);
+    for (std::size_t i = 0; i < delta.size(); ++i) {
+      const bool moved = delta[i] != 0.0f;
+      c.nonzero_delta += moved ? 1 : 0;
+      c.swamped += (moved && after[i] == before[i]) ? 1 : 0;
+    }
+  }
+
+  void on_step_begin(std::uint64_t) override {}
+  void on_step(const lab::step_info& info) override { out_.steps.push_back(info); }
+  void on_epoch(const lab::epoch_report& report) override { out_.epochs.push_back(report); }
+
+ private:
+  training_run& out_;
+  lab::precision_hook* policy_ = nullptr;
+  std::uint64_t seen_weight_ = 0, seen_input_ = 0;
+  std::vector<float> before_;
+};
+
+}  // namespace
+
+training_sizes pick_sizes(const run_options& options, training_sizes tiny, training_sizes default_size,
+                          training_sizes full) {
+  return options.tiny ? tiny : options.full ? full : default_size;
+}
+
+std::string describe_sizes(const training_sizes& sizes, const std::string& data) {
+  const auto count = [](std::size_t n) { return n == 0 ? std::string("all") : std::to_string(n); };
+  return data + ": " + count(sizes.train_limit) + " training images, " + count(sizes.test_limit) +
+         " test images, " + std::to_string(sizes.epochs) + " epoch(s)";
+}
+
+lab::train_config sized_config(const run_options& options, const training_sizes& sizes) {
+  lab::train_config c;
+  c.train_limit = sizes.train_limit;
+  c.test_limit = sizes.test_limit;
+  c.epochs = sizes.epochs;
+  c.seed = options.seed;
+  c.threads = 1;
+  return c;
+}
+
+lab::train_config with_precision(lab::train_config config, const std::string& preset,
+                                 const std::vector<std::pair<std::string, std::string>>& refinements) {
+  config.precision.preset = preset;
+  for (const auto& [key, value] : refinements) {
+    lab::set_precision_value(config.precision, key, value, "experiment");
+  }
+  return config;
+}
+
+training_run train_and_trace(const lab::train_config& config, const lab::train_data& data) {
+  training_run out;
+  training_tracer tracer(out);
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    lab::trainer t(config, data, lab::op_context(&tracer));
+    tracer.watch(t.precision());
+    t.set_observer(&tracer);
+    t.run();
+  } catch (const std::exception& e) {
+    out.failure = e.what();
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+std::size_t training_run::skipped_steps() const {
+  std::size_t n = 0;
+  for (const auto& s : steps) n += s.skipped ? 1 : 0;
+  return n;
+}
+
+double training_run::final_accuracy() const { return epochs.empty() ? 0.0 : epochs.back().test.accuracy; }
+
+std::string percent_of(std::uint64_t part, std::uint64_t whole, int decimals) {
+  const double fraction = whole == 0 ? 0.0 : static_cast<double>(part) / static_cast<double>(whole);
+  return fixed(100.0 * fraction, decimals) + "%";
+}
+
+std::string loss_cell(double loss) { return std::isfinite(loss) ? fixed(loss, 4) : fixed(loss, 0); }
+
+table loss_per_epoch_table(const std::string& id, const std::string& title,
+                           std::span<const std::pair<std::string, training_run>> runs) {
+  std::vector<std::string> columns{"epoch"};
+  std::size_t epochs = 0;
+  for (const auto& [name, run] : runs) {
+    columns.push_back(name);
+    epochs = std::max(epochs, run.epochs.size());
+  }
+  table t(id, title, columns);
+  for (std::size_t e = 0; e < epochs; ++e) {
+    std::vector<std::string> row{std::to_string(e + 1)};
+    for (const auto& [name, run] : runs) {
+      row.push_back(e < run.epochs.size() ? loss_cell(run.epochs[e].train_loss) : "stopped");
+    }
+    t.add_row(std::move(row));
+  }
+  return t;
+}
+
+table outcome_table(const std::string& id, const std::string& title,
+                    std::span<const std::pair<std::string, training_run>> runs) {
+  table t(id, title, {"run", "test accuracy", "test loss", "steps", "skipped steps", "seconds", "stopped by"});
+  for (const auto& [name, run] : runs) {
+    const bool trained = !run.epochs.empty();
+    t.add_row({name, trained ? fixed(100.0 * run.final_accuracy(), 2) + "%" : "-",
+               trained ? loss_cell(run.epochs.back().test.loss) : "-", std::to_string(run.steps.size()),
+               std::to_string(run.skipped_steps()), fixed(run.seconds, 2),
+               run.failure.empty() ? "-" : run.failure});
+  }
+  return t;
+}
+
+/// The first step, every step where the scale changed or the update was
+/// skipped (at most `limit` of them), and the last step.
+table trajectory_table(const std::string& id, const training_run& run, std::size_t limit) {
+  table t(id, "Dynamic loss scale: first step, every change or skipped step, last step",
+          {"step", "loss scale", "skipped", "why"});
+  const auto& steps = run.steps;
+  std::size_t listed = 0;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const bool changed = i > 0 && steps[i].loss_scale != steps[i - 1].loss_scale;
+    const bool edge = i == 0 || i + 1 == steps.size();
+    if (!edge && !changed && !steps[i].skipped) continue;
+    if (!edge && ++listed > limit) continue;
+    t.add_row({std::to_string(steps[i].step), significant(steps[i].loss_scale, 8), steps[i].skipped ? "yes" : "no",
+               steps[i].skip_reason.empty() ? "-" : steps[i].skip_reason});
+  }
+  return t;
+}
+
+}  // namespace numlab::experiments
