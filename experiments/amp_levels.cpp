@@ -36,17 +36,8 @@ table diagnosis_table(const named_runs& runs) {
           {"level", "gradient values", "underflowed to zero", "fp16 subnormal", "nonzero updates",
            "swamped updates", "skipped steps"});
   for (const auto& [name, run] : runs) {
-    gradient_census g;
-    for (const auto& [layer, c] : run.gradients) {
-      g.elements += c.elements;
-      g.underflow_to_zero += c.underflow_to_zero;
-      g.subnormal += c.subnormal;
-    }
-    update_census u;
-    for (const auto& [layer, c] : run.updates) {
-      u.nonzero_delta += c.nonzero_delta;
-      u.swamped += c.swamped;
-    }
+    const gradient_census g = total_gradients(run);
+    const update_census u = total_updates(run);
     t.add_row({name, std::to_string(g.elements), percent_of(g.underflow_to_zero, g.elements, 3),
                percent_of(g.subnormal, g.elements, 3), std::to_string(u.nonzero_delta),
                percent_of(u.swamped, u.nonzero_delta, 3), std::to_string(run.skipped_steps())});
@@ -82,11 +73,18 @@ experiment_result run(const run_options& options) {
 
   const training_run& o0 = runs[0].second;
   const training_run& o3 = runs[2].second;
-  r.findings = {"O3 " + (o3.failure.empty() ? std::string("trained to ") + fixed(100 * o3.final_accuracy(), 2) +
-                                                  "% vs O0's " + fixed(100 * o0.final_accuracy(), 2) + "%"
-                                            : "stopped: " + o3.failure) +
-                "; its diagnosis row shows the fp16 gradients that underflowed without a loss scale and the "
-                "updates fp16 weights swallowed."};
+  const update_census o3_updates = total_updates(o3), o0_updates = total_updates(o0);
+  r.findings = {
+      "O3 " + (o3.failure.empty() ? "did not fail at these sizes: test accuracy " + fixed(100 * o3.final_accuracy(), 2) +
+                                        "% vs O0's " + fixed(100 * o0.final_accuracy(), 2) + "%"
+                                  : "stopped: " + o3.failure) +
+          ".",
+      "Where O3 loses: fp16 weights swallowed " + percent_of(o3_updates.swamped, o3_updates.nonzero_delta) +
+          " of its nonzero Momentum updates (O0: " + percent_of(o0_updates.swamped, o0_updates.nonzero_delta) +
+          " left fp32 weights unchanged), and " + percent_of(total_gradients(o3).underflow_to_zero,
+                                                              total_gradients(o3).elements, 3) +
+          " of its gradient values underflowed to zero without a loss scale; longer training (--full) is where "
+          "the swallowed updates accumulate."};
   const lab::precision_policy o2 = lab::precision_preset("fp16-mixed");
   const bool fp32_loss = o2.of(lab::op_class::loss) == lab::class_precision::fp32 &&
                          o2.of(lab::op_class::norm) == lab::class_precision::fp32;

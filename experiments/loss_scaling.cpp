@@ -18,16 +18,6 @@ namespace {
 constexpr const char* graphcore = "Graphcore TF1 fp16 tutorial (Underflowing gradients and loss scaling)";
 constexpr const char* growth_interval = "50";
 
-lab::train_config tutorial_config(const run_options& options, const training_sizes& sizes) {
-  lab::train_config c = sized_config(options, sizes);
-  c.model = "tutorial_conv";
-  c.batch_size = 32;
-  c.optimizer = "adam";
-  c.lr = 0.01f;
-  c.eps = 1e-4f;
-  return c;
-}
-
 using named_runs = std::vector<std::pair<std::string, training_run>>;
 
 named_runs train_all(const lab::train_config& base) {
@@ -56,15 +46,9 @@ table gradient_table(const named_runs& runs) {
   return t;
 }
 
-std::uint64_t total_underflows(const training_run& run) {
-  std::uint64_t n = 0;
-  for (const auto& [layer, c] : run.gradients) n += c.underflow_to_zero;
-  return n;
-}
-
 experiment_result run(const run_options& options) {
   const training_sizes sizes = pick_sizes(options, {64, 64, 1}, {1000, 500, 1}, {0, 0, 5});
-  const named_runs runs = train_all(tutorial_config(options, sizes));
+  const named_runs runs = train_all(tutorial_conv_config(options, sizes));
   experiment_result r;
   r.settings = {describe_sizes(sizes, "Fashion-MNIST (first images of each split)") +
                     (options.full ? "" : "; --full: all 60000/10000 images, 5 epochs"),
@@ -81,10 +65,10 @@ experiment_result run(const run_options& options) {
   r.tables.push_back(loss_per_epoch_table("loss-per-epoch", "Average training loss per epoch", runs));
   r.tables.push_back(outcome_table("accuracy", "Test accuracy after the last epoch", runs));
 
-  const std::uint64_t none = total_underflows(runs[0].second);
+  const std::uint64_t none = total_gradients(runs[0].second).underflow_to_zero;
   r.findings = {"Gradient values that underflowed to zero, all layers: " + std::to_string(none) +
-                    " without scaling, " + std::to_string(total_underflows(runs[1].second)) + " with 256, " +
-                    std::to_string(total_underflows(runs[2].second)) + " with dynamic scaling.",
+                    " without scaling, " + std::to_string(total_gradients(runs[1].second).underflow_to_zero) + " with 256, " +
+                    std::to_string(total_gradients(runs[2].second).underflow_to_zero) + " with dynamic scaling.",
                 "Dynamic scaling skipped " + std::to_string(runs[2].second.skipped_steps()) + " of " +
                     std::to_string(runs[2].second.steps.size()) + " steps and ended at scale " +
                     (runs[2].second.steps.empty() ? std::string("-")

@@ -18,16 +18,6 @@ namespace {
 
 constexpr const char* graphcore = "Graphcore TF1 fp16 tutorial (float32_master_weights.py)";
 
-lab::train_config tutorial_config(const run_options& options, const training_sizes& sizes) {
-  lab::train_config c = sized_config(options, sizes);
-  c.model = "tutorial_conv";
-  c.batch_size = 32;
-  c.optimizer = "adam";
-  c.lr = 0.01f;
-  c.eps = 1e-4f;
-  return c;
-}
-
 const std::vector<std::pair<std::string, std::string>> static_256{{"loss_scaling", "static"}, {"loss_scale", "256"}};
 
 std::vector<std::pair<std::string, training_run>> train_all(const lab::train_config& base) {
@@ -57,7 +47,7 @@ table swamping_table(const std::vector<std::pair<std::string, training_run>>& ru
 
 experiment_result run(const run_options& options) {
   const training_sizes sizes = pick_sizes(options, {32, 32, 1}, {500, 200, 2}, {0, 0, 5});
-  const auto runs = train_all(tutorial_config(options, sizes));
+  const auto runs = train_all(tutorial_conv_config(options, sizes));
   experiment_result r;
   r.settings = {describe_sizes(sizes, "Fashion-MNIST (first images of each split)") +
                     (options.full ? " (the tutorial's sizes)" : "; --full: all 60000/10000 images, 5 epochs as in the tutorial"),

@@ -72,15 +72,6 @@ table swamping_table(const named_runs& runs, std::size_t first, const std::strin
   return t;
 }
 
-update_census total(const training_run& run) {
-  update_census sum;
-  for (const auto& [layer, c] : run.updates) {
-    sum.nonzero_delta += c.nonzero_delta;
-    sum.swamped += c.swamped;
-  }
-  return sum;
-}
-
 experiment_result run(const run_options& options) {
   const training_sizes sizes = pick_sizes(options, {32, 32, 1}, {320, 320, 2}, {0, 0, 5});
   named_runs runs;
@@ -103,7 +94,7 @@ experiment_result run(const run_options& options) {
   r.tables.push_back(swamping_table(runs, 3, "14"));
 
   for (std::size_t first : {std::size_t{0}, std::size_t{3}}) {
-    const update_census ne = total(runs[first + 1].second), sr = total(runs[first + 2].second);
+    const update_census ne = total_updates(runs[first + 1].second), sr = total_updates(runs[first + 2].second);
     r.findings.push_back(runs[first].first.substr(0, runs[first].first.find(' ')) + ": nearest-even swallowed " +
                          percent_of(ne.swamped, ne.nonzero_delta) + " of nonzero updates, stochastic " +
                          percent_of(sr.swamped, sr.nonzero_delta) + "; test accuracy fp32 " +

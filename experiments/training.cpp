@@ -202,4 +202,34 @@ table trajectory_table(const std::string& id, const training_run& run, std::size
   return t;
 }
 
+lab::train_config tutorial_conv_config(const run_options& options, const training_sizes& sizes) {
+  lab::train_config c = sized_config(options, sizes);
+  c.model = "tutorial_conv";
+  c.batch_size = 32;
+  c.optimizer = "adam";
+  c.lr = 0.01f;
+  c.eps = 1e-4f;
+  return c;
+}
+
+gradient_census total_gradients(const training_run& run) {
+  gradient_census sum;
+  for (const auto& [layer, c] : run.gradients) {
+    sum.elements += c.elements;
+    sum.zeros += c.zeros;
+    sum.underflow_to_zero += c.underflow_to_zero;
+    sum.subnormal += c.subnormal;
+  }
+  return sum;
+}
+
+update_census total_updates(const training_run& run) {
+  update_census sum;
+  for (const auto& [layer, c] : run.updates) {
+    sum.nonzero_delta += c.nonzero_delta;
+    sum.swamped += c.swamped;
+  }
+  return sum;
+}
+
 }  // namespace numlab::experiments

@@ -94,4 +94,12 @@ table outcome_table(const std::string& id, const std::string& title,
 /// the last step.
 table trajectory_table(const std::string& id, const training_run& run, std::size_t limit);
 
+/// The Graphcore tutorial's training settings for its conv model
+/// (conv3x3x32 - relu - conv3x3x32 - dense10): batch 32, Adam lr 0.01, eps 1e-4.
+lab::train_config tutorial_conv_config(const run_options& options, const training_sizes& sizes);
+
+/// The censuses of all layers added up.
+gradient_census total_gradients(const training_run& run);
+update_census total_updates(const training_run& run);
+
 }  // namespace numlab::experiments
