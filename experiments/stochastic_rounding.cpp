@@ -102,6 +102,9 @@ experiment_result run(const run_options& options) {
                          fixed(100 * runs[first + 1].second.final_accuracy(), 2) + "%, stochastic " +
                          fixed(100 * runs[first + 2].second.final_accuracy(), 2) + "%.");
   }
+  r.findings.push_back("Under stochastic rounding an unchanged weight is not a lost update: w + delta rounds away "
+                       "from w with probability |delta|/ulp, so the expected update survives; under nearest-even "
+                       "every delta below half an ulp is lost on every step.");
   const num::small_float<num::binary16> lr16{learning_rate / loss_scale};
   const bool subnormal = num::classify(num::binary16, lr16.bits()) == num::value_class::subnormal;
   r.findings.push_back("The divided learning rate 0.01/256 = 3.90625e-05 is stored in fp16 as " + shown(lr16) + ".");
