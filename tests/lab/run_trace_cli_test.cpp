@@ -76,6 +76,20 @@ std::vector<std::string> endless_run(const std::filesystem::path& db) {
           "--trace-db", db.string(), "--trace-every", "1"};
 }
 
+// Runs endless_run into `db`, sends `signal` once `steps` steps are
+// committed, and returns the child's wait status (-1 if it never got there).
+int signal_after_steps(const lab::testing::temp_dir& dir, const std::filesystem::path& db, std::int64_t steps,
+                       int signal) {
+  const pid_t child = spawn_numlab(endless_run(db), dir / "log.txt");
+  if (!wait_for_steps(db, steps, child)) {
+    kill(child, SIGKILL);
+    wait_for(child);
+    return -1;
+  }
+  if (kill(child, signal) != 0) return -1;
+  return wait_for(child);
+}
+
 void expect_contiguous_steps(rundb::reader& r, rundb::run_id run) {
   const auto steps = r.steps(run);
   for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -89,10 +103,8 @@ void expect_contiguous_steps(rundb::reader& r, rundb::run_id run) {
 TEST(TraceCli, SigkillLeavesEveryCommittedStepAndStatusRunning) {
   lab::testing::temp_dir dir;
   const auto db = dir / "killed.db";
-  const pid_t child = spawn_numlab(endless_run(db), dir / "log.txt");
-  ASSERT_TRUE(wait_for_steps(db, 20, child)) << "the trainer did not commit 20 steps";
-  ASSERT_EQ(kill(child, SIGKILL), 0);
-  const int status = wait_for(child);
+  const int status = signal_after_steps(dir, db, 20, SIGKILL);
+  ASSERT_NE(status, -1) << "the trainer did not commit 20 steps";
   ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 
   rundb::reader r(db);
@@ -109,10 +121,8 @@ TEST(TraceCli, SigkillLeavesEveryCommittedStepAndStatusRunning) {
 TEST(TraceCli, SigintFinishesTheStepAndMarksTheRunInterrupted) {
   lab::testing::temp_dir dir;
   const auto db = dir / "interrupted.db";
-  const pid_t child = spawn_numlab(endless_run(db), dir / "log.txt");
-  ASSERT_TRUE(wait_for_steps(db, 10, child)) << "the trainer did not commit 10 steps";
-  ASSERT_EQ(kill(child, SIGINT), 0);
-  const int status = wait_for(child);
+  const int status = signal_after_steps(dir, db, 10, SIGINT);
+  ASSERT_NE(status, -1) << "the trainer did not commit 10 steps";
   ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
   EXPECT_EQ(WEXITSTATUS(status), 130);
 
