@@ -17,6 +17,9 @@ run_recorder::run_recorder(const train_config& config, std::string name, std::st
   filter.site = config.trace.sites;
   filter.every = every_;
   hooks_.attach(sink_, filter);
+  // Silent until attach() names the policy: the trainer's constructor already
+  // reports parameters, and without the policy their formats would read fp32.
+  tracer_.set_enabled(false);
 }
 
 run_recorder::~run_recorder() {
@@ -26,6 +29,7 @@ run_recorder::~run_recorder() {
 void run_recorder::attach(trainer& t) {
   trainer_ = &t;
   tracer_.set_policy(t.precision());
+  tracer_.set_enabled(true);
   for (const auto& w : t.warnings()) db_.add_event({run_, 0, rundb::event_kind::warning, {}, w});
   t.set_observer(this);
 }
