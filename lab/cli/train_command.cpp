@@ -165,7 +165,7 @@ bool run_train(const train_options& opt) {
 
 void add_train_command(CLI::App& app) {
   auto opt = std::make_shared<train_options>();
-  auto* cmd = app.add_subcommand("train", "Train a model in fp32 from a YAML config (configs/*.yml)");
+  auto* cmd = app.add_subcommand("train", "Train a model under a precision policy from a YAML config (configs/*.yml), optionally traced into a run database");
   cmd->add_option("--config,-c", opt->config, "config name (configs/NAME.yml) or path to a YAML file");
   cmd->add_flag("--print-config", opt->print_config, "print the resolved configuration and exit");
   for (const auto& key : lab::config_keys()) {
