@@ -1,7 +1,7 @@
 // Registration of the `numlab` subcommands. Each subcommand lives in its own
 // file in lab/cli/ and adds itself to the CLI11 application here; main.cpp
-// calls them all. A command reports bad input by throwing num::usage_error
-// (or any std::exception): main prints one line and exits with code 2.
+// calls them all. A command reports bad input by throwing lab::input_error
+// (any std::exception works): main prints one line and exits with code 2.
 #pragma once
 
 #include <CLI/CLI.hpp>
