@@ -3,6 +3,7 @@
 // Eigen::bfloat16 element by element, and a plain memcpy (bandwidth ceiling).
 // Sizes: 16K elements (in cache) and 16M (out of cache). Data: magnitudes
 // log-uniform over 2^-30 .. 2^10 with random signs.
+#include <libnum/cpu_features.hpp>
 #include <Eigen/Core>
 #include <Imath/half.h>
 #include <benchmark/benchmark.h>
@@ -93,7 +94,7 @@ void BM_hw_fp16_round_trip_zmm(benchmark::State& state) {
 }
 
 void BM_hw_vcvtneps2bf16_zmm(benchmark::State& state) {
-  if (!__builtin_cpu_supports("avx512bf16")) {
+  if (!num::cpu_has_avx512bf16()) {
     state.SkipWithError("no AVX512-BF16 on this CPU");
     return;
   }

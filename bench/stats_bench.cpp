@@ -8,6 +8,7 @@
 // The tensor is gradient-like: normal values scaled by 2^u, u uniform in
 // [-24, 0], so magnitudes spread over ~30 binades, a share of them in fp16's
 // subnormal range and below.
+#include <libnum/cpu_features.hpp>
 #include <immintrin.h>
 
 #include <cmath>
@@ -44,7 +45,7 @@ __attribute__((target("avx2,f16c"))) void round_to_fp16_f16c(const float* in, st
 }
 
 void BM_reference_round_fp16_f16c(benchmark::State& state) {
-  if (!__builtin_cpu_supports("f16c")) {
+  if (!num::cpu_has_f16c()) {
     state.SkipWithError("no F16C");
     return;
   }

@@ -1,4 +1,5 @@
 // Array kernels: option checking, the plan of constants, path selection.
+#include "libnum/cpu_features.hpp"
 #include <bit>
 #include <cmath>
 #include <cstdlib>
@@ -177,8 +178,8 @@ bool cpu_supports(simd_path p) {
     case simd_path::automatic:
     case simd_path::scalar: return true;
     case simd_path::avx2:
-      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") && __builtin_cpu_supports("fma") &&
-             __builtin_cpu_supports("bmi2");
+      return __builtin_cpu_supports("avx2") && cpu_has_f16c() && __builtin_cpu_supports("fma") &&
+             cpu_has_bmi2();
     case simd_path::avx512:
       return cpu_supports(simd_path::avx2) && __builtin_cpu_supports("avx512f") &&
              __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
@@ -286,7 +287,7 @@ void fill_random_words(const kernel_plan& plan, std::uint64_t first, std::uint32
 }
 
 bool cpu_has_avx512_bf16() {
-  static const bool has = __builtin_cpu_supports("avx512bf16");
+  static const bool has = cpu_has_avx512bf16();
   return has;
 }
 

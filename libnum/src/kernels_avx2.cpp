@@ -8,8 +8,10 @@
 
 #include "kernel_plan.hpp"
 
+#ifndef __clang__  // clang gets the same features as per-file flags (libnum/CMakeLists.txt)
 #pragma GCC push_options
 #pragma GCC target("avx2,f16c,fma,bmi2")
+#endif
 
 #define NUMLAB_LANES 8
 
@@ -148,4 +150,6 @@ tally run_avx2(const kernel_plan& plan, const chunk& c) {
 
 }  // namespace num::kernels
 
+#ifndef __clang__
 #pragma GCC pop_options
+#endif

@@ -11,11 +11,15 @@
 // -Wuninitialized reports once inlined (GCC bug 105593); nothing here reads
 // an undefined value.
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#ifndef __clang__
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
+#ifndef __clang__  // clang gets the same features as per-file flags (libnum/CMakeLists.txt)
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2,f16c,fma,bmi2")
+#endif
 
 #define NUMLAB_LANES 16
 
@@ -199,4 +203,6 @@ tally run_avx512(const kernel_plan& plan, const chunk& c) {
 
 }  // namespace num::kernels
 
+#ifndef __clang__
 #pragma GCC pop_options
+#endif

@@ -6,7 +6,9 @@
 // GCC 12 reports the undefined pass-through operand inside the unmasked
 // AVX-512 intrinsics as uninitialized (GCC bug 105593); the operand is unused.
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#ifndef __clang__
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 #include <algorithm>

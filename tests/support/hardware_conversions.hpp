@@ -4,6 +4,7 @@
 // called only where the CPU reports it (has_f16c / has_avx512bf16).
 #pragma once
 
+#include <libnum/cpu_features.hpp>
 #include <immintrin.h>
 
 #include <bit>
@@ -19,9 +20,9 @@
 
 namespace hardware {
 
-inline bool has_f16c() { return __builtin_cpu_supports("f16c"); }
+inline bool has_f16c() { return num::cpu_has_f16c(); }
 inline bool has_avx512bf16() {
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16") &&
+  return __builtin_cpu_supports("avx512f") && num::cpu_has_avx512bf16() &&
          __builtin_cpu_supports("avx512vl");
 }
 
