@@ -6,7 +6,12 @@
 // memset/memcpy call per row segment costs more than the copy itself. GCC
 // turns plain fill/copy loops into such calls; the attribute below keeps them
 // as inline (vectorised) loops.
+// Clang has no such pass-level attribute (nor the transformation to undo).
+#if defined(__clang__)
+#define LAB_INLINE_LOOPS
+#else
 #define LAB_INLINE_LOOPS __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
 
 namespace lab::detail {
 namespace {

@@ -70,8 +70,9 @@ void shadow_model::accumulate(const tensor_recorder& recorded) {
       norm += r * r;
     }
     const double rel = norm > 0.0 ? std::sqrt(diff / norm) : (diff > 0.0 ? INFINITY : 0.0);
-    auto found = std::find_if(errors_.begin(), errors_.end(), [&](const shadow_error& e) {
-      return e.layer == ref.layer && e.tensor == ref.tensor && e.role == ref.role;
+    const auto& entry = ref;  // clang 14 cannot capture structured bindings in a lambda
+    auto found = std::find_if(errors_.begin(), errors_.end(), [&entry](const shadow_error& e) {
+      return e.layer == entry.layer && e.tensor == entry.tensor && e.role == entry.role;
     });
     if (found == errors_.end()) {
       errors_.push_back({ref.layer, ref.op, ref.tensor, ref.role, 0.0, 0.0, 0.0, 0});
