@@ -7,6 +7,7 @@
 #include <QString>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <optional>
@@ -37,6 +38,24 @@ void run_query(QObject* owner, std::function<T()> query, std::function<void(quer
       return {std::nullopt, QString::fromStdString(e.what())};
     }
   }));
+}
+
+/// A view's reload: runs `query` in the background and, unless a later reload
+/// has begun meanwhile (`generation`, a member of `owner`, moved on), hands the
+/// value to `apply` or the error message to `fail`, both on the UI thread.
+template <typename T>
+void run_latest_query(QObject* owner, std::uint64_t& generation, std::function<T()> query,
+                      std::function<void(T)> apply, std::function<void(const QString&)> fail) {
+  const std::uint64_t mine = ++generation;
+  run_query<T>(owner, std::move(query),
+               [&generation, mine, apply = std::move(apply), fail = std::move(fail)](query_result<T> result) {
+                 if (mine != generation) return;
+                 if (!result.value) {
+                   fail(result.error);
+                   return;
+                 }
+                 apply(std::move(*result.value));
+               });
 }
 
 }  // namespace numlab_gui

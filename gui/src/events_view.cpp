@@ -47,20 +47,15 @@ void events_view::set_run(const run_ref& run) {
 
 void events_view::reload() {
   if (run_.file.isEmpty()) return;
-  const auto generation = ++generation_;
   const run_ref run = run_;
-  run_query<event_list>(
-      this, [run] { return load_events(run); },
-      [this, generation](query_result<event_list> result) {
-        if (generation != generation_) return;
-        if (!result.value) {
-          emit failed(result.error);
-          return;
-        }
-        data_ = std::move(*result.value);
+  run_latest_query<event_list>(
+      this, generation_, [run] { return load_events(run); },
+      [this](event_list value) {
+        data_ = std::move(value);
         show_data();
         emit loaded();
-      });
+      },
+      [this](const QString& error) { emit failed(error); });
 }
 
 void events_view::show_data() {

@@ -132,22 +132,17 @@ void histogram_view::show_at(const QString& layer, const QString& role, std::int
 
 void histogram_view::reload() {
   if (run_.file.isEmpty()) return;
-  const auto generation = ++generation_;
   const run_ref run = run_;
   const std::string layer = data_.layer, role = data_.role;
   const std::int64_t step = requested_step_;
-  run_query<histogram_data>(
-      this, [=] { return load_histogram(run, layer, role, step); },
-      [this, generation](query_result<histogram_data> result) {
-        if (generation != generation_) return;
-        if (!result.value) {
-          emit failed(result.error);
-          return;
-        }
-        data_ = std::move(*result.value);
+  run_latest_query<histogram_data>(
+      this, generation_, [=] { return load_histogram(run, layer, role, step); },
+      [this](histogram_data value) {
+        data_ = std::move(value);
         show_data();
         emit loaded();
-      });
+      },
+      [this](const QString& error) { emit failed(error); });
 }
 
 std::int64_t histogram_view::shown_step() const {

@@ -82,22 +82,17 @@ map_metric map_view::metric() const { return static_cast<map_metric>(metric_box_
 
 void map_view::reload() {
   if (run_.file.isEmpty()) return;
-  const auto generation = ++generation_;
   const run_ref run = run_;
   const std::string role = role_.toStdString();
   const map_metric metric = this->metric();
-  run_query<map_grid>(
-      this, [run, role, metric] { return load_map(run, role, metric, max_columns); },
-      [this, generation](query_result<map_grid> result) {
-        if (generation != generation_) return;
-        if (!result.value) {
-          emit failed(result.error);
-          return;
-        }
-        grid_ = std::move(*result.value);
+  run_latest_query<map_grid>(
+      this, generation_, [run, role, metric] { return load_map(run, role, metric, max_columns); },
+      [this](map_grid value) {
+        grid_ = std::move(value);
         show_grid();
         emit loaded();
-      });
+      },
+      [this](const QString& error) { emit failed(error); });
 }
 
 void map_view::show_grid() {

@@ -41,20 +41,15 @@ void swamping_view::set_run(const run_ref& run) {
 
 void swamping_view::reload() {
   if (run_.file.isEmpty()) return;
-  const auto generation = ++generation_;
   const run_ref run = run_;
-  run_query<swamping_data>(
-      this, [run] { return load_swamping(run); },
-      [this, generation](query_result<swamping_data> result) {
-        if (generation != generation_) return;
-        if (!result.value) {
-          emit failed(result.error);
-          return;
-        }
-        data_ = std::move(*result.value);
+  run_latest_query<swamping_data>(
+      this, generation_, [run] { return load_swamping(run); },
+      [this](swamping_data value) {
+        data_ = std::move(value);
         show_data();
         emit loaded();
-      });
+      },
+      [this](const QString& error) { emit failed(error); });
 }
 
 void swamping_view::show_data() {
