@@ -158,9 +158,10 @@ void precision_hook::produce(const site& where, tensor_role role, std::span<floa
       if (class_of(where.op) == op_class::loss) forward_format_.reset();
     }
   }
-  if (f)
+  if (f) {
+    if (next_ != nullptr) next_->before_rounding(where, role, values);
     round(where, role, *f, values, values);
-  else
+  } else
     check_finite(where, role, values);
   if (next_ != nullptr) next_->produce(where, role, values);
 }
@@ -171,6 +172,7 @@ std::span<const float> precision_hook::weight(const site& where, std::span<const
     if (const auto f = site_format(where)) {
       auto& buf = buffer(where, tensor_role::weight);
       buf.resize(master.size());
+      if (next_ != nullptr) next_->before_rounding(where, tensor_role::weight, master);
       round(where, tensor_role::weight, *f, master, buf);
       result = buf;
     }
@@ -183,6 +185,11 @@ std::span<const float> precision_hook::operand(const site& where, tensor_role ro
   if (const auto f = site_format(where)) {
     auto& buf = buffer(where, role);
     buf.resize(values.size());
+    // The incoming gradient's cast is where mixed precision loses small
+    // gradients (the fp32 loss gradient meets an fp16 matmul): shown to the
+    // next hook. A forward input's cast repeats its producer's output rounding
+    // (and happens again in backward), so it is not.
+    if (next_ != nullptr && role == tensor_role::grad_input) next_->before_rounding(where, role, values);
     round(where, role, *f, values, buf);
     result = buf;
   }

@@ -1,6 +1,5 @@
 #include "lab/run_tracer.hpp"
 
-
 #include "lab/precision_hook.hpp"
 
 namespace lab {
@@ -19,9 +18,11 @@ std::optional<num::tensor_role> libnum_role(tensor_role role) {
   return std::nullopt;
 }
 
-bool is_parameter_role(tensor_role role) {
-  return role == tensor_role::grad_weight || role == tensor_role::weight || role == tensor_role::master_weight ||
-         role == tensor_role::update;
+// An op's own outputs (activations, the loss, its input gradient) are
+// labelled with the bare layer name; parameters, and the gradient a matmul
+// or conv receives (named "grad_output" by those ops), with "<layer>.<tensor>".
+bool labelled_by_layer(const site& where, tensor_role role) {
+  return (role == tensor_role::activation || role == tensor_role::grad_input) && where.tensor != "grad_output";
 }
 
 }  // namespace
@@ -42,7 +43,8 @@ std::optional<site_label> run_tracer::label(std::string_view name) const {
 const std::string& run_tracer::remember(const site& where, tensor_role role) {
   name_.assign(where.layer).append(".").append(where.tensor);
   if (!labels_.contains(name_))
-    labels_.emplace(name_, site_label{is_parameter_role(role) ? name_ : std::string(where.layer), std::string(where.op)});
+    labels_.emplace(name_, site_label{labelled_by_layer(where, role) ? std::string(where.layer) : name_,
+                                      std::string(where.op)});
   return name_;
 }
 
@@ -65,12 +67,32 @@ void run_tracer::announce(const site& where, tensor_role role, std::span<const f
   hooks_.announce(name, *r, step_, f, spec, values);
 }
 
+bool run_tracer::take_announced_before_rounding(const site& where, tensor_role role) {
+  if (!announced_before_rounding_ || announced_before_rounding_->second != role) return false;
+  const std::string& name = announced_before_rounding_->first;
+  const bool same = name.size() == where.layer.size() + 1 + where.tensor.size() && name.starts_with(where.layer) &&
+                    name.ends_with(where.tensor) && name[where.layer.size()] == '.';
+  if (same) announced_before_rounding_.reset();
+  return same;
+}
+
+void run_tracer::before_rounding(const site& where, tensor_role role, std::span<const float> values) {
+  announce(where, role, values);
+  announced_before_rounding_.emplace(site_name(where), role);
+}
+
 void run_tracer::produce(const site& where, tensor_role role, std::span<float> values) {
+  if (take_announced_before_rounding(where, role)) return;
   announce(where, role, values);
 }
 
+std::span<const float> run_tracer::operand(const site& where, tensor_role role, std::span<const float> values) {
+  take_announced_before_rounding(where, role);
+  return values;
+}
+
 std::span<const float> run_tracer::weight(const site& where, std::span<const float> master) {
-  announce(where, tensor_role::weight, master);
+  if (!take_announced_before_rounding(where, tensor_role::weight)) announce(where, tensor_role::weight, master);
   return master;
 }
 

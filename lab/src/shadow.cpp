@@ -44,6 +44,10 @@ void tensor_recorder::observe_update(const site& where, std::span<const float> b
   if (next_ != nullptr) next_->observe_update(where, before, delta, after);
 }
 
+void tensor_recorder::before_rounding(const site& where, tensor_role role, std::span<const float> values) {
+  if (next_ != nullptr) next_->before_rounding(where, role, values);
+}
+
 shadow_model::shadow_model(std::unique_ptr<sequential> model) : model_(std::move(model)) {}
 
 void shadow_model::sync_from(sequential& main) {

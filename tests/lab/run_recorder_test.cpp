@@ -112,5 +112,42 @@ TEST(RunRecorder, SkippedStepsCarryTheirReasonAndAnEvent) {
   for (const auto& layer : r.layers(id)) EXPECT_TRUE(layer.starts_with("dense1")) << layer;
 }
 
+TEST(RunRecorder, RecordsWhatThePoliciesRoundingFlushesToZeroAndOverflows) {
+  lab::testing::temp_dir dir;
+  train_config config = tiny(dir / "run.db");
+  config.epochs = 1;
+  // fp16-mixed: the loss runs in fp32 and hands its gradient to the fp16
+  // matmul of `logits`, which casts it (site logits.grad_output). A static
+  // loss scale of 2^-40 puts every such gradient far below fp16's smallest
+  // subnormal 2^-24: the cast flushes them all to zero, and the run database
+  // must count them as underflows (the tracer sees values before rounding).
+  // A dynamic scale starting at 2^40 overflows them instead (and skips
+  // those steps rather than diverging).
+  set_config_value(config, "loss_scaling", "static", "test");
+  set_config_value(config, "loss_scale", "9.094947017729282e-13", "test");
+  const auto tiny_scale = record(config);
+  set_config_value(config, "loss_scaling", "dynamic", "test");
+  set_config_value(config, "loss_scale", "1099511627776", "test");
+  const auto huge_scale = record(config);
+
+  rundb::reader r(dir / "run.db");
+  const auto totals = [&](rundb::run_id id, const std::string& layer, const std::string& role) {
+    for (const auto& t : r.totals_by_layer(id))
+      if (t.layer == layer && t.role == role) return t;
+    ADD_FAILURE() << "no totals for " << layer << " " << role;
+    return rundb::layer_totals{};
+  };
+  const auto flushed = totals(tiny_scale, "logits.grad_output", "grad_input");
+  EXPECT_EQ(flushed.count, 4u * 16u * 10u);  // 4 steps of 16 samples x 10 classes
+  // Only exact zeros of the loss gradient (none: softmax is never exactly one-hot) escape.
+  EXPECT_EQ(flushed.underflows, flushed.count);
+  EXPECT_EQ(flushed.overflows, 0u);
+  const auto overflowed = totals(huge_scale, "logits.grad_output", "grad_input");
+  EXPECT_GT(overflowed.overflows, 0u);
+  EXPECT_EQ(overflowed.underflows, 0u);
+  // Nothing of the sort in the loss gradient itself, which stays fp32.
+  EXPECT_EQ(totals(tiny_scale, "loss", "grad_input").underflows, 0u);
+}
+
 }  // namespace
 }  // namespace lab

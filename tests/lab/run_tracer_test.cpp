@@ -135,13 +135,48 @@ TEST(RunTracer, ReportsThePolicysStorageFormat) {
   policy.produce(conv1_output, tensor_role::activation, out);
   ASSERT_EQ(sink->records.size(), 1u);
   EXPECT_EQ(sink->records[0].stats.target, num::binary16);
-  EXPECT_EQ(sink->records[0].stats.zeros, 1u);  // the tracer sees the rounded tensor
+  // The tracer sees the tensor before the policy rounds it: the value the
+  // rounding flushes to zero counts as an underflow, not as an input zero,
+  // and the rounded copy handed on afterwards is not announced a second time.
+  EXPECT_EQ(sink->records[0].stats.zeros, 0u);
+  EXPECT_EQ(sink->records[0].stats.underflows, 1u);
+  EXPECT_EQ(sink->records[0].stats.histogram[0], 1u);
+  EXPECT_EQ(out[0], 0.0f);  // while the op's output itself is rounded
   // Mixed precision keeps fp32 master weights: their update is an fp32 write.
   std::vector<float> w = {1.0f};
   const std::vector<float> d = {0.25f};
   policy.update(conv1_kernel, w, d);
   ASSERT_EQ(sink->swamping.size(), 1u);
   EXPECT_EQ(sink->swamping[0].target, num::binary32);
+}
+
+TEST(RunTracer, CountsWhatTheCastOfMasterWeightsAndGradientsLoses) {
+  num::stats_hooks hooks;
+  auto sink = std::make_shared<collector>();
+  hooks.attach(sink);
+  run_tracer tracer(hooks);
+  precision_config pc;
+  pc.preset = "fp16-mixed";
+  precision_hook policy(pc.resolve(), 1, &tracer);
+  tracer.set_policy(&policy);
+  // fp16's largest finite value is 65504; 65520 is the midpoint to 2^16 and
+  // rounds (to even) to infinity. 1e-8 is below 2^-25 and rounds to zero.
+  const std::vector<float> master = {1e-8f, 65520.0f, 1.0f};
+  const auto used = policy.weight(conv1_kernel, master);
+  EXPECT_EQ(used[0], 0.0f);
+  EXPECT_TRUE(std::isinf(used[1]));
+  ASSERT_EQ(sink->records.size(), 1u);
+  EXPECT_EQ(sink->records[0].role, num::tensor_role::weight);
+  EXPECT_EQ(sink->records[0].stats.underflows, 1u);
+  EXPECT_EQ(sink->records[0].stats.overflows, 1u);
+  EXPECT_EQ(sink->records[0].stats.infs, 0u);
+  // A gradient's subnormal: 2^-20 is nonzero in fp16 but below 2^-14.
+  std::vector<float> grad = {std::ldexp(1.0f, -20), 0.0f};
+  policy.produce({"conv1", "conv2d", "grad_input"}, tensor_role::grad_input, grad);
+  ASSERT_EQ(sink->records.size(), 2u);
+  EXPECT_EQ(sink->records[1].stats.subnormals, 1u);
+  EXPECT_EQ(sink->records[1].stats.zeros, 1u);
+  EXPECT_EQ(sink->records[1].stats.underflows, 0u);
 }
 
 TEST(RundbSink, WritesRowsWithLabelsFormatsHistogramsAndEvents) {

@@ -93,6 +93,12 @@ class tensor_hook {
   /// nothing.
   virtual void observe_update(const site& /*where*/, std::span<const float> /*before*/,
                               std::span<const float> /*delta*/, std::span<const float> /*after*/) {}
+  /// Sees the values a precision policy is about to round into its format
+  /// for `role` at `where` (called on the hook chained after the policy, just
+  /// before the produce() or weight() call that hands over the rounded
+  /// values): a tracer takes its statistics here, so what the rounding
+  /// flushes to zero or overflows shows. Default: nothing.
+  virtual void before_rounding(const site& /*where*/, tensor_role /*role*/, std::span<const float> /*values*/) {}
 };
 
 /// One matrix product C = op(A) * op(B) + beta * C of row-major matrices

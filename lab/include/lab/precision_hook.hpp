@@ -8,10 +8,12 @@
 // (begin_step), the site (layer, tensor) and the role, and element i takes
 // word i: two runs with one seed are bit-identical.
 //
-// Chaining: a tracer passed as `next` sees every call after the policy has
-// rounded the values (produce), with the rounded copies (weight, operand) and
-// after the rounded update, so it records what the low-precision machine
-// actually holds.
+// Chaining: a hook passed as `next` is first shown the values about to be
+// rounded (before_rounding: a tracer's statistics then count what the
+// rounding flushes to zero or overflows), then sees every call after the
+// policy has rounded the values (produce), with the rounded copies (weight,
+// operand) and after the rounded update, so it also sees what the
+// low-precision machine actually holds (the shadow comparison uses that).
 #pragma once
 
 #include <array>

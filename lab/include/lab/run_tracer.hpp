@@ -3,14 +3,21 @@
 // database's rundb_sink, a test's collector) receive libnum's statistics.
 //
 // Chained after the precision policy (lab::trainer does this for a hook
-// handed in through its op_context), it sees the values the low-precision
-// machine holds, and announces each with the format the policy stores it in
-// (binary32 where the policy keeps fp32) and the policy's rounding of that
-// role. Sites are named "<layer>.<tensor>" ("conv1.output",
+// handed in through its op_context), it announces each tensor with the format
+// the policy stores it in (binary32 where the policy keeps fp32) and the
+// policy's rounding of that role. Where the policy rounds a tensor, the
+// tracer announces the values *before* that rounding (before_rounding), and
+// skips the rounded copy that follows: statistics of x as rounded into the
+// format are those of the rounded tensor, and in addition count what the
+// rounding flushed to zero (underflows) or overflowed. Under stochastic
+// rounding those two counts are drawn from the statistics' own random words,
+// so they match the policy's in distribution, not element for element. Sites are named "<layer>.<tensor>" ("conv1.output",
 // "conv1.grad_input", "conv1.kernel"), which is what sink filters match.
 //
 // Roles: activation and grad_input from produce(); grad_weight from
-// produce(); weight from weight(); master_weight after every optimizer update;
+// produce(); the gradient a matmul/conv receives, where the policy casts it
+// to the op's format (operand, site "<layer>.grad_output", role grad_input);
+// weight from weight(); master_weight after every optimizer update;
 // update as the statistics of the delta followed by the swamping statistics
 // of the performed write (announce_update, ulp taken in the storage format).
 // The optimizer's internal state is not announced.
@@ -36,7 +43,7 @@ class precision_hook;
 
 /// How a traced site is labelled in a run database: the layer column (the
 /// layer for its output and input gradient, "<layer>.<tensor>" for a
-/// parameter) and the op kind.
+/// parameter and for the received gradient "<layer>.grad_output") and the op kind.
 struct site_label {
   std::string layer;
   std::string op;
@@ -62,6 +69,9 @@ class run_tracer : public tensor_hook {
   void update(const site& where, std::span<float> weight, std::span<const float> delta) override;
   void observe_update(const site& where, std::span<const float> before, std::span<const float> delta,
                       std::span<const float> after) override;
+  void before_rounding(const site& where, tensor_role role, std::span<const float> values) override;
+  /// Hands `values` through (they were announced by before_rounding, if cast).
+  std::span<const float> operand(const site& where, tensor_role role, std::span<const float> values) override;
 
   /// "<layer>.<tensor>".
   static std::string site_name(const site& where);
@@ -73,6 +83,8 @@ class run_tracer : public tensor_hook {
   [[nodiscard]] std::pair<num::format, num::round_spec> storage(const site& where, tensor_role role) const;
   void announce(const site& where, tensor_role role, std::span<const float> values);
   const std::string& remember(const site& where, tensor_role role);
+  /// True (and forgets it) when `where`/`role` was just announced by before_rounding.
+  bool take_announced_before_rounding(const site& where, tensor_role role);
 
   num::stats_hooks& hooks_;
   const precision_hook* policy_ = nullptr;
@@ -81,6 +93,8 @@ class run_tracer : public tensor_hook {
   std::map<std::string, site_label, std::less<>> labels_;
   std::string name_;            // scratch: the current site's name
   std::vector<float> before_;   // scratch: weights before an fp32 update
+  // The tensor before_rounding announced, until its rounded copy arrives.
+  std::optional<std::pair<std::string, tensor_role>> announced_before_rounding_;
 };
 
 }  // namespace lab

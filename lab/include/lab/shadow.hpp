@@ -34,6 +34,7 @@ class tensor_recorder : public tensor_hook {
   std::span<const float> operand(const site& where, tensor_role role, std::span<const float> values) override;
   void observe_update(const site& where, std::span<const float> before, std::span<const float> delta,
                       std::span<const float> after) override;
+  void before_rounding(const site& where, tensor_role role, std::span<const float> values) override;
 
   /// Recorded activations and gradients keyed "layer/tensor#role", in key order.
   [[nodiscard]] const std::map<std::string, entry>& entries() const { return entries_; }
