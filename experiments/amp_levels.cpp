@@ -19,8 +19,6 @@ namespace {
 
 constexpr const char* mindspore = "MindSpore r1.7 mixed precision tutorial";
 
-using named_runs = std::vector<std::pair<std::string, training_run>>;
-
 lab::train_config lenet_config(const run_options& options, const training_sizes& sizes) {
   lab::train_config c = sized_config(options, sizes);
   c.model = "lenet5";
@@ -50,10 +48,9 @@ experiment_result run(const run_options& options) {
   const lab::train_config base = lenet_config(options, sizes);
   const lab::train_data data = lab::load_data(base);
   named_runs runs;
-  runs.emplace_back("O0 (fp32)", train_and_trace(with_precision(base, "fp32"), data));
-  runs.emplace_back("O2 (fp16, fp32 loss/bn/master, dynamic scale)",
-                    train_and_trace(with_precision(base, "fp16-mixed", {{"loss_scaling", "mindspore"}}), data));
-  runs.emplace_back("O3 (all fp16)", train_and_trace(with_precision(base, "fp16"), data));
+  train_into(runs, "O0 (fp32)", with_precision(base, "fp32"), data);
+  train_into(runs, "O2 (fp16, fp32 loss/bn/master, dynamic scale)", with_precision(base, "fp16-mixed", {{"loss_scaling", "mindspore"}}), data);
+  train_into(runs, "O3 (all fp16)", with_precision(base, "fp16"), data);
 
   experiment_result r;
   r.settings = {describe_sizes(sizes, "Fashion-MNIST (the tutorial uses MNIST; first images of each split)") +

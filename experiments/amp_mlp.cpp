@@ -17,8 +17,6 @@ namespace {
 
 constexpr const char* pytorch = "PyTorch recipe: Automatic Mixed Precision";
 
-using named_runs = std::vector<std::pair<std::string, training_run>>;
-
 lab::train_config mlp_config(const run_options& options, const training_sizes& sizes, std::size_t width) {
   lab::train_config c = sized_config(options, sizes);
   c.model = "mlp";
@@ -71,10 +69,9 @@ experiment_result run(const run_options& options) {
   const lab::train_config base = mlp_config(options, sizes, width);
   const lab::train_data data = lab::load_data(base);
   named_runs runs;
-  runs.emplace_back("fp32", train_and_trace(with_precision(base, "fp32"), data));
-  runs.emplace_back("autocast fp16 + GradScaler",
-                    train_and_trace(with_precision(base, "fp16-mixed", {{"loss_scaling", "dynamic"}}), data));
-  runs.emplace_back("autocast bf16", train_and_trace(with_precision(base, "bf16-mixed"), data));
+  train_into(runs, "fp32", with_precision(base, "fp32"), data);
+  train_into(runs, "autocast fp16 + GradScaler", with_precision(base, "fp16-mixed", {{"loss_scaling", "dynamic"}}), data);
+  train_into(runs, "autocast bf16", with_precision(base, "bf16-mixed"), data);
 
   experiment_result r;
   r.settings = {describe_sizes(sizes, "synthetic 28x28 images of 10 classes (lab's learnable synthetic set)") +

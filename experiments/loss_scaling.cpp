@@ -18,18 +18,12 @@ namespace {
 constexpr const char* graphcore = "Graphcore TF1 fp16 tutorial (Underflowing gradients and loss scaling)";
 constexpr const char* growth_interval = "50";
 
-using named_runs = std::vector<std::pair<std::string, training_run>>;
-
 named_runs train_all(const lab::train_config& base) {
   const lab::train_data data = lab::load_data(base);
   named_runs runs;
-  runs.emplace_back("no loss scaling", train_and_trace(with_precision(base, "fp16-mixed"), data));
-  runs.emplace_back("static 256", train_and_trace(with_precision(base, "fp16-mixed", {{"loss_scaling", "static"},
-                                                                                      {"loss_scale", "256"}}),
-                                                  data));
-  runs.emplace_back("dynamic", train_and_trace(with_precision(base, "fp16-mixed", {{"loss_scaling", "dynamic"},
-                                                                                   {"loss_scale_interval", growth_interval}}),
-                                               data));
+  train_into(runs, "no loss scaling", with_precision(base, "fp16-mixed"), data);
+  train_into(runs, "static 256", with_precision(base, "fp16-mixed", {{"loss_scaling", "static"}, {"loss_scale", "256"}}), data);
+  train_into(runs, "dynamic", with_precision(base, "fp16-mixed", {{"loss_scaling", "dynamic"}, {"loss_scale_interval", growth_interval}}), data);
   return runs;
 }
 

@@ -20,16 +20,15 @@ constexpr const char* graphcore = "Graphcore TF1 fp16 tutorial (float32_master_w
 
 const std::vector<std::pair<std::string, std::string>> static_256{{"loss_scaling", "static"}, {"loss_scale", "256"}};
 
-std::vector<std::pair<std::string, training_run>> train_all(const lab::train_config& base) {
+named_runs train_all(const lab::train_config& base) {
   const lab::train_data data = lab::load_data(base);
   auto half_partials = static_256;
   half_partials.emplace_back("partials", "low");
-  std::vector<std::pair<std::string, training_run>> runs;
-  runs.emplace_back("fp32", train_and_trace(with_precision(base, "fp32"), data));
-  runs.emplace_back("fp16, fp32 master weights", train_and_trace(with_precision(base, "fp16-mixed", static_256), data));
-  runs.emplace_back("fp16, fp32 master, fp16 partials",
-                    train_and_trace(with_precision(base, "fp16-mixed", half_partials), data));
-  runs.emplace_back("pure fp16, nearest-even", train_and_trace(with_precision(base, "fp16", static_256), data));
+  named_runs runs;
+  train_into(runs, "fp32", with_precision(base, "fp32"), data);
+  train_into(runs, "fp16, fp32 master weights", with_precision(base, "fp16-mixed", static_256), data);
+  train_into(runs, "fp16, fp32 master, fp16 partials", with_precision(base, "fp16-mixed", half_partials), data);
+  train_into(runs, "pure fp16, nearest-even", with_precision(base, "fp16", static_256), data);
   return runs;
 }
 

@@ -22,8 +22,6 @@ constexpr const char* graphcore = "Graphcore TF1 fp16 tutorial (stochastic_round
 constexpr double learning_rate = 0.01;
 constexpr double loss_scale = 256;
 
-using named_runs = std::vector<std::pair<std::string, training_run>>;
-
 lab::train_config resnet_config(const run_options& options, const training_sizes& sizes, std::size_t depth) {
   lab::train_config c = sized_config(options, sizes);
   c.model = "resnet";
@@ -42,9 +40,9 @@ named_runs train_depth(const lab::train_config& base, const lab::train_data& dat
   auto stochastic = scaled;
   stochastic.emplace_back("rounding", "sr");
   named_runs runs;
-  runs.emplace_back("ResNet-" + depth + " fp32", train_and_trace(with_precision(base, "fp32"), data));
-  runs.emplace_back("ResNet-" + depth + " fp16 nearest-even", train_and_trace(with_precision(base, "fp16", scaled), data));
-  runs.emplace_back("ResNet-" + depth + " fp16 stochastic", train_and_trace(with_precision(base, "fp16", stochastic), data));
+  train_into(runs, "ResNet-" + depth + " fp32", with_precision(base, "fp32"), data);
+  train_into(runs, "ResNet-" + depth + " fp16 nearest-even", with_precision(base, "fp16", scaled), data);
+  train_into(runs, "ResNet-" + depth + " fp16 stochastic", with_precision(base, "fp16", stochastic), data);
   return runs;
 }
 

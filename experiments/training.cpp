@@ -3,11 +3,15 @@
 // experiment shares.
 #include "experiments/training.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <memory>
 #include <cmath>
 #include <exception>
 
 #include <lab/precision_hook.hpp>
+#include <lab/run_recorder.hpp>
+#include <lab/version.hpp>
 
 #include "experiments/printing.hpp"
 
@@ -16,6 +20,9 @@ namespace {
 
 /// fp16's smallest normal, 2^-14: nonzero values below it are subnormal.
 constexpr float fp16_min_normal = 6.103515625e-05f;
+
+/// Steps of a recorded run whose tensor statistics go into its run database.
+constexpr std::size_t traced_steps_per_run = 100;
 
 template <class Census>
 Census& entry_for(std::vector<std::pair<std::string, Census>>& entries, std::string_view layer) {
@@ -27,10 +34,17 @@ Census& entry_for(std::vector<std::pair<std::string, Census>>& entries, std::str
 
 /// Chained after the precision policy (or alone in fp32): counts gradient
 /// zeros, underflows and subnormals and swamped updates per layer, and
-/// collects steps and epoch reports (which survive a diverging run).
+/// collects steps and epoch reports (which survive a diverging run). Every
+/// call is passed on to a run database's recorder when one is chained.
 class training_tracer final : public lab::tensor_hook, public lab::step_observer {
  public:
   explicit training_tracer(training_run& out) : out_(out) {}
+
+  /// Passes every tensor and step on to `recorder` (not owned; may be null).
+  void chain(lab::run_recorder* recorder) {
+    recorder_ = recorder;
+    next_ = recorder != nullptr ? recorder->context().hook() : nullptr;
+  }
 
   /// The trainer's policy hook, whose conversion counts give underflows.
   void watch(lab::precision_hook* policy) {
@@ -39,6 +53,7 @@ class training_tracer final : public lab::tensor_hook, public lab::step_observer
   }
 
   void produce(const lab::site& where, lab::tensor_role role, std::span<float> values) override {
+    if (next_ != nullptr) next_->produce(where, role, values);
     if (role != lab::tensor_role::grad_weight && role != lab::tensor_role::grad_input) return;
     // Under a policy, only gradients it holds in a low format are counted;
     // in fp32 runs every gradient is (as what fp16 would make of it).
@@ -60,7 +75,18 @@ class training_tracer final : public lab::tensor_hook, public lab::step_observer
     }
   }
 
-  std::span<const float> weight(const lab::site&, std::span<const float> master) override { return master; }
+  std::span<const float> weight(const lab::site& where, std::span<const float> master) override {
+    return next_ != nullptr ? next_->weight(where, master) : master;
+  }
+
+  std::span<const float> operand(const lab::site& where, lab::tensor_role role,
+                                 std::span<const float> values) override {
+    return next_ != nullptr ? next_->operand(where, role, values) : values;
+  }
+
+  void before_rounding(const lab::site& where, lab::tensor_role role, std::span<const float> values) override {
+    if (next_ != nullptr) next_->before_rounding(where, role, values);
+  }
 
   void update(const lab::site& where, std::span<float> weight, std::span<const float> delta) override {
     before_.assign(weight.begin(), weight.end());
@@ -70,6 +96,7 @@ class training_tracer final : public lab::tensor_hook, public lab::step_observer
 
   void observe_update(const lab::site& where, std::span<const float> before, std::span<const float> delta,
                       std::span<const float> after) override {
+    if (next_ != nullptr) next_->observe_update(where, before, delta, after);
     update_census& c = entry_for(out_.updates, where.layer);
     for (std::size_t i = 0; i < delta.size(); ++i) {
       const bool moved = delta[i] != 0.0f;
@@ -78,12 +105,25 @@ class training_tracer final : public lab::tensor_hook, public lab::step_observer
     }
   }
 
-  void on_step_begin(std::uint64_t) override {}
-  void on_step(const lab::step_info& info) override { out_.steps.push_back(info); }
-  void on_epoch(const lab::epoch_report& report) override { out_.epochs.push_back(report); }
+  void on_step_begin(std::uint64_t step) override {
+    if (recorder_ != nullptr) recorder_->on_step_begin(step);
+  }
+  void on_step(const lab::step_info& info) override {
+    if (recorder_ != nullptr) recorder_->on_step(info);
+    out_.steps.push_back(info);
+  }
+  void on_evaluation(bool running) override {
+    if (recorder_ != nullptr) recorder_->on_evaluation(running);
+  }
+  void on_epoch(const lab::epoch_report& report) override {
+    if (recorder_ != nullptr) recorder_->on_epoch(report);
+    out_.epochs.push_back(report);
+  }
 
  private:
   training_run& out_;
+  lab::run_recorder* recorder_ = nullptr;
+  lab::tensor_hook* next_ = nullptr;
   lab::precision_hook* policy_ = nullptr;
   std::uint64_t seen_weight_ = 0, seen_input_ = 0;
   std::vector<float> before_;
@@ -109,6 +149,7 @@ lab::train_config sized_config(const run_options& options, const training_sizes&
   c.epochs = sizes.epochs;
   c.seed = options.seed;
   c.threads = 1;
+  c.trace.db = options.run_database.string();
   return c;
 }
 
@@ -121,20 +162,32 @@ lab::train_config with_precision(lab::train_config config, const std::string& pr
   return config;
 }
 
-training_run train_and_trace(const lab::train_config& config, const lab::train_data& data) {
+void train_into(named_runs& runs, std::string name, const lab::train_config& config, const lab::train_data& data) {
   training_run out;
   training_tracer tracer(out);
+  lab::train_config recorded = config;
+  std::unique_ptr<lab::run_recorder> recorder;
+  if (!config.trace.db.empty()) {
+    const std::size_t batch = std::max<std::size_t>(1, config.batch_size);
+    const std::size_t steps = (data.train.size() + batch - 1) / batch * config.epochs;
+    recorded.trace.every = std::max<std::size_t>(1, steps / traced_steps_per_run);
+    recorder = std::make_unique<lab::run_recorder>(recorded, name, std::string(lab::numlab_version()));
+    tracer.chain(recorder.get());
+  }
   const auto start = std::chrono::steady_clock::now();
   try {
-    lab::trainer t(config, data, lab::op_context(&tracer));
+    lab::trainer t(recorded, data, lab::op_context(&tracer));
     tracer.watch(t.precision());
+    if (recorder) recorder->attach(t);
     t.set_observer(&tracer);
     t.run();
+    if (recorder) recorder->finish(rundb::run_status::finished);
   } catch (const std::exception& e) {
     out.failure = e.what();
+    if (recorder) recorder->fail(e);
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return out;
+  runs.emplace_back(std::move(name), std::move(out));
 }
 
 std::size_t training_run::skipped_steps() const {

@@ -1,5 +1,6 @@
 // `numlab experiment list | all | NAME`: runs the reproduced tutorial
-// experiments, prints their tables and writes OUT/NAME.md and OUT/NAME.csv;
+// experiments, prints their tables and writes OUT/NAME.md and OUT/NAME.csv
+// (and OUT/NAME.db, the run database, for experiments that train);
 // with --experiments-md it also regenerates the top-level EXPERIMENTS.md.
 #include <cstdio>
 #include <memory>
@@ -44,11 +45,17 @@ void run_experiments(const experiment_settings& s) {
   options.tiny = s.tiny;
   options.seed = s.seed;
   for (const experiments::experiment* e : chosen) {
+    experiments::staged_run_database database(options.output_dir, e->name);
+    options.run_database = database.path();
     const experiments::experiment_result result = e->run(options);
     std::fputs(experiments::render_markdown(*e, result).c_str(), stdout);
     experiments::write_results(*e, result, options.output_dir);
     const std::filesystem::path base = options.output_dir / std::string(e->name);
-    std::printf("wrote %s.md and %s.csv\n\n", base.string().c_str(), base.string().c_str());
+    std::printf("wrote %s.md and %s.csv\n", base.string().c_str(), base.string().c_str());
+    if (const auto recorded = database.commit())
+      std::printf("wrote %s (its training runs: numlab inspect %s, or numlab-gui)\n", recorded->string().c_str(),
+                  recorded->string().c_str());
+    std::printf("\n");
     std::fflush(stdout);
   }
   if (!s.experiments_md.empty()) {
@@ -64,7 +71,7 @@ void add_experiment_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "experiment", "Reproduce the mixed-precision tutorials' experiments: list, all (the fast ones) or NAME");
   command->add_option("target", settings->target, "list, all, or an experiment's name")->required();
-  command->add_option("--out", settings->output_dir, "folder for NAME.md and NAME.csv (default: results)");
+  command->add_option("--out", settings->output_dir, "folder for NAME.md, NAME.csv and NAME.db (default: results)");
   command->add_option("--seed", settings->seed, "seed of every random choice (default: 1)");
   command->add_flag("--full", settings->full, "the tutorials' full sizes instead of the 2-core defaults");
   command->add_flag("--tiny", settings->tiny, "the smallest sizes (smoke tests)");

@@ -19,12 +19,10 @@
 #include "lab/run_recorder.hpp"
 #include "lab/train_config.hpp"
 #include "lab/trainer.hpp"
+#include "lab/version.hpp"
 
 #ifndef NUMLAB_CONFIG_DIR
 #define NUMLAB_CONFIG_DIR ""
-#endif
-#ifndef NUMLAB_VERSION
-#define NUMLAB_VERSION "unknown"
 #endif
 
 namespace numlab::cli {
@@ -131,7 +129,8 @@ bool run_train(const train_options& opt) {
   }
   lab::train_data data = lab::load_data(config);
   std::unique_ptr<lab::run_recorder> recorder;
-  if (config.trace.enabled()) recorder = std::make_unique<lab::run_recorder>(config, run_name(opt), NUMLAB_VERSION);
+  if (config.trace.enabled())
+    recorder = std::make_unique<lab::run_recorder>(config, run_name(opt), std::string(lab::numlab_version()));
   try {
     lab::trainer t(config, std::move(data), recorder ? recorder->context() : lab::op_context{});
     if (recorder) recorder->attach(t);

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string>
 
+#include <rundb/reader.hpp>
+
 namespace {
 
 struct command_result {
@@ -68,6 +70,34 @@ TEST(ExperimentCommand, WritesMarkdownCsvAndExperimentsMd) {
   const std::string all = read_file(summary);
   EXPECT_NE(all.find(md), std::string::npos);
   EXPECT_NE(all.find("Not generated yet: run `numlab experiment harmonic"), std::string::npos);
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    EXPECT_EQ(entry.path().string().find(".partial"), std::string::npos) << entry.path();
+  }
+  std::filesystem::remove_all(folder);
+}
+
+TEST(ExperimentCommand, TrainingExperimentWritesARunDatabaseWithEachTrainingRun) {
+  const auto folder = fresh_folder("amp-mlp");
+  const command_result r = run_numlab("experiment amp-mlp --tiny --out " + folder.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto file = folder / "amp-mlp.db";
+  EXPECT_NE(r.output.find("wrote " + file.string()), std::string::npos) << r.output;
+  rundb::reader db(file);
+  const auto runs = db.runs();
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[0].name, "fp32");
+  EXPECT_EQ(runs[1].name, "autocast fp16 + GradScaler");
+  EXPECT_EQ(runs[2].name, "autocast bf16");
+  for (const auto& run : runs) {
+    EXPECT_EQ(run.status, rundb::run_status::finished) << run.name;
+    EXPECT_FALSE(db.steps(run.id).empty()) << run.name;
+    EXPECT_FALSE(db.tensor_stats({.run = run.id}).empty()) << run.name;
+    EXPECT_EQ(db.evaluations(run.id).size(), 1u) << run.name;  // one epoch at the tiny size
+  }
+  // The fp16 run's tensors are recorded in fp16 where autocast computes in it.
+  bool fp16_rows = false;
+  for (const auto& row : db.tensor_stats({.run = runs[1].id})) fp16_rows = fp16_rows || row.format == "fp16";
+  EXPECT_TRUE(fp16_rows);
   for (const auto& entry : std::filesystem::directory_iterator(folder)) {
     EXPECT_EQ(entry.path().string().find(".partial"), std::string::npos) << entry.path();
   }

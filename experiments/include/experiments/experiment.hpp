@@ -22,6 +22,9 @@ struct run_options {
   bool full = false;        ///< the tutorial's full sizes instead of the 2-core defaults
   std::uint64_t seed = 1;   ///< seed of every random choice (stochastic rounding, data order, init)
   bool tiny = false;        ///< smallest size that still shows the effect (smoke tests)
+  /// Where training experiments record each of their training runs (one run
+  /// database, lab/SCHEMA.md; empty: not recorded).
+  std::filesystem::path run_database{};
 };
 
 /// One value the tutorial printed, beside what numlab computes for it.

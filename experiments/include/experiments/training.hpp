@@ -31,8 +31,8 @@ training_sizes pick_sizes(const run_options& options, training_sizes tiny, train
 /// "train N images (of 60000) , test M, E epochs" for a settings line.
 std::string describe_sizes(const training_sizes& sizes, const std::string& data);
 
-/// A config with `sizes`, the options' seed and one BLAS thread (so results
-/// do not depend on the machine's core count).
+/// A config with `sizes`, the options' seed, one BLAS thread (so results
+/// do not depend on the machine's core count) and the options' run database.
 lab::train_config sized_config(const run_options& options, const training_sizes& sizes);
 
 /// Per-layer counts of gradient values (roles grad_weight and grad_input)
@@ -66,10 +66,17 @@ struct training_run {
   [[nodiscard]] double final_accuracy() const;
 };
 
+/// Training runs by name, in the order they were trained.
+using named_runs = std::vector<std::pair<std::string, training_run>>;
+
 /// Trains `config` on `data` with a tracer chained after the precision
-/// policy that fills the censuses; exceptions from training are caught and
-/// kept in `failure` (so a diverging fp16 run is a result, not an abort).
-training_run train_and_trace(const lab::train_config& config, const lab::train_data& data);
+/// policy that fills the censuses, and appends the result to `runs` as
+/// `name`. Exceptions from training are caught and kept in `failure` (so a
+/// diverging fp16 run is a result, not an abort). When config.trace.db is
+/// set (sized_config takes it from run_options::run_database) the run is
+/// also recorded there under `name`: every step, and tensor statistics with
+/// histograms at about 100 evenly spaced steps.
+void train_into(named_runs& runs, std::string name, const lab::train_config& config, const lab::train_data& data);
 
 /// `preset` plus refinements, e.g. with_precision(c, "fp16-mixed", {{"loss_scaling", "static"}}).
 lab::train_config with_precision(lab::train_config config, const std::string& preset,
