@@ -6,6 +6,36 @@
 #include "parallel.hpp"
 
 namespace lab {
+namespace {
+
+// Independent partial sums per channel: element p of a plane goes to lane
+// p % lanes and the lanes are added in order at the end, a fixed order whose
+// additions pipeline instead of waiting on one another.
+constexpr std::size_t lanes = 16;
+
+// Plane i of channel c of an [N, C, ...] tensor.
+const float* plane_of(const tensor& t, std::size_t i, std::size_t c) {
+  const std::size_t channels = t.shape()[1];
+  return t.data() + (i * channels + c) * (t.size() / (t.shape()[0] * channels));
+}
+
+// Sum of term(x) over the n planes of `plane` values that plane_at(i) points to.
+template <typename T, typename PlaneAt, typename Term>
+T channel_sum(std::size_t n, std::size_t plane, PlaneAt plane_at, Term term) {
+  T lane[lanes] = {};
+  for (std::size_t i = 0; i < n; ++i) {
+    const float* __restrict x = plane_at(i);
+    std::size_t p = 0;
+    for (; p + lanes <= plane; p += lanes)
+      for (std::size_t j = 0; j < lanes; ++j) lane[j] += term(x[p + j]);
+    for (; p < plane; ++p) lane[p % lanes] += term(x[p]);
+  }
+  T total = 0;
+  for (std::size_t j = 0; j < lanes; ++j) total += lane[j];
+  return total;
+}
+
+}  // namespace
 
 batch_norm::batch_norm(std::string name, std::size_t channels, float momentum, float eps)
     : layer(std::move(name)), channels_(channels), momentum_(momentum), eps_(eps),
@@ -51,17 +81,10 @@ void batch_norm::forward(const op_context& ctx, const tensor& in, tensor& out) {
       if (ctx.training) {
         // Two passes in double: the mean first, then squared deviations, so the
         // variance does not suffer the cancellation of E[x^2] - E[x]^2.
-        double sum = 0.0;
-        for (std::size_t i = 0; i < n; ++i) {
-          const float* x = in.data() + (i * channels_ + c) * plane;
-          for (std::size_t p = 0; p < plane; ++p) sum += x[p];
-        }
-        const double m = sum / static_cast<double>(count);
-        double sq = 0.0;
-        for (std::size_t i = 0; i < n; ++i) {
-          const float* x = in.data() + (i * channels_ + c) * plane;
-          for (std::size_t p = 0; p < plane; ++p) sq += (x[p] - m) * (x[p] - m);
-        }
+        const auto planes = [&](std::size_t i) { return plane_of(in, i, c); };
+        const double m = channel_sum<double>(n, plane, planes, [](float x) { return static_cast<double>(x); }) /
+                         static_cast<double>(count);
+        const double sq = channel_sum<double>(n, plane, planes, [m](float x) { return (x - m) * (x - m); });
         mean = static_cast<float>(m);
         var = static_cast<float>(sq / static_cast<double>(count));
         const auto unbiased = static_cast<float>(sq / static_cast<double>(count - 1));
@@ -74,8 +97,9 @@ void batch_norm::forward(const op_context& ctx, const tensor& in, tensor& out) {
       const float scale = gamma[c] * inv_std;
       const float shift = beta[c] - mean * scale;
       for (std::size_t i = 0; i < n; ++i) {
-        const std::size_t base = (i * channels_ + c) * plane;
-        for (std::size_t p = 0; p < plane; ++p) out[base + p] = in[base + p] * scale + shift;
+        const float* __restrict x = plane_of(in, i, c);
+        float* __restrict y = out.data() + (i * channels_ + c) * plane;
+        for (std::size_t p = 0; p < plane; ++p) y[p] = x[p] * scale + shift;
       }
     }
   });
@@ -93,12 +117,25 @@ void batch_norm::backward(const op_context& ctx, const tensor& in, const tensor&
     for (std::size_t c = c_begin; c < c_end; ++c) {
       const float mean = mean_[c], inv_std = inv_std_[c];
       float sum_dy = 0.0f, sum_dy_xhat = 0.0f;
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::size_t base = (i * channels_ + c) * plane;
-        for (std::size_t p = 0; p < plane; ++p) {
-          const float dy = grad_out[base + p];
-          sum_dy += dy;
-          sum_dy_xhat += dy * (in[base + p] - mean) * inv_std;
+      {
+        float lane_dy[lanes] = {}, lane_dy_xhat[lanes] = {};
+        for (std::size_t i = 0; i < n; ++i) {
+          const float* __restrict x = plane_of(in, i, c);
+          const float* __restrict dy = plane_of(grad_out, i, c);
+          std::size_t p = 0;
+          for (; p + lanes <= plane; p += lanes)
+            for (std::size_t j = 0; j < lanes; ++j) {
+              lane_dy[j] += dy[p + j];
+              lane_dy_xhat[j] += dy[p + j] * (x[p + j] - mean) * inv_std;
+            }
+          for (; p < plane; ++p) {
+            lane_dy[p % lanes] += dy[p];
+            lane_dy_xhat[p % lanes] += dy[p] * (x[p] - mean) * inv_std;
+          }
+        }
+        for (std::size_t j = 0; j < lanes; ++j) {
+          sum_dy += lane_dy[j];
+          sum_dy_xhat += lane_dy_xhat[j];
         }
       }
       gamma_.grad[c] += sum_dy_xhat;
@@ -106,15 +143,17 @@ void batch_norm::backward(const op_context& ctx, const tensor& in, const tensor&
       if (grad_in == nullptr) continue;
       const float k = gamma[c] * inv_std;
       for (std::size_t i = 0; i < n; ++i) {
-        const std::size_t base = (i * channels_ + c) * plane;
-        for (std::size_t p = 0; p < plane; ++p) {
-          const float dy = grad_out[base + p];
-          if (used_batch_stats_) {
-            const float xhat = (in[base + p] - mean) * inv_std;
-            (*grad_in)[base + p] = k * (dy - sum_dy / count - xhat * sum_dy_xhat / count);
-          } else {
-            (*grad_in)[base + p] = k * dy;
+        const float* __restrict x = plane_of(in, i, c);
+        const float* __restrict dy = plane_of(grad_out, i, c);
+        float* __restrict dx = grad_in->data() + (i * channels_ + c) * plane;
+        if (used_batch_stats_) {
+          const float mean_dy = sum_dy / count;
+          for (std::size_t p = 0; p < plane; ++p) {
+            const float xhat = (x[p] - mean) * inv_std;
+            dx[p] = k * (dy[p] - mean_dy - xhat * sum_dy_xhat / count);
           }
+        } else {
+          for (std::size_t p = 0; p < plane; ++p) dx[p] = k * dy[p];
         }
       }
     }

@@ -50,9 +50,11 @@ window_geometry conv2d::geometry(const shape& in) const {
 }
 
 std::size_t conv2d::images_per_chunk(const window_geometry& g) const {
-  // About 8K columns per sgemm: wide enough for full efficiency, small
-  // enough that a chunk's im2col matrix stays within a few MB.
-  constexpr std::size_t target_columns = 8192;
+  // About 512 columns per GEMM: wide enough for full efficiency, small enough
+  // that a chunk's im2col matrix stays in the L2 cache while the GEMM packs
+  // it. Images with that many output pixels go one at a time, which lets the
+  // GEMMs read and write the NCHW tensors in place.
+  constexpr std::size_t target_columns = 512;
   return std::max<std::size_t>(1, target_columns / (g.out_h * g.out_w));
 }
 
@@ -80,14 +82,19 @@ void conv2d::forward(const op_context& ctx, const tensor& in, tensor& out) {
     for (std::size_t chunk = first; chunk < last; ++chunk) {
       const std::size_t i0 = chunk * per_chunk, m = std::min(per_chunk, n - i0), cols = m * ohw;
       ws.col.resize(crs * cols);
-      ws.rows.resize(out_c_ * cols);
       for (std::size_t j = 0; j < m; ++j)
         detail::im2col(x.data() + (i0 + j) * in_plane, in_c_, g, ws.col.data() + j * ohw, cols);
-      ctx.gemm(site("output"), {false, false, out_c_, cols, crs, w.data(), crs, ws.col.data(), cols, 0.0f,
-                                ws.rows.data(), cols});
+      // A single image's [K, OH*OW] product is its NCHW output already.
+      float* rows = out.data() + i0 * out_c_ * ohw;
+      if (m > 1) {
+        ws.rows.resize(out_c_ * cols);
+        rows = ws.rows.data();
+      }
+      ctx.gemm(site("output"), {false, false, out_c_, cols, crs, w.data(), crs, ws.col.data(), cols, 0.0f, rows, cols});
+      if (m == 1 && !has_bias_) continue;
       for (std::size_t j = 0; j < m; ++j)
         for (std::size_t k = 0; k < out_c_; ++k) {
-          const float* src = ws.rows.data() + k * cols + j * ohw;
+          const float* src = rows + k * cols + j * ohw;
           float* dst = out.data() + ((i0 + j) * out_c_ + k) * ohw;
           const float bias = has_bias_ ? b[k] : 0.0f;
           for (std::size_t p = 0; p < ohw; ++p) dst[p] = src[p] + bias;
@@ -119,20 +126,25 @@ void conv2d::backward(const op_context& ctx, const tensor& in, const tensor& /*o
     for (std::size_t chunk = first; chunk < last; ++chunk) {
       const std::size_t i0 = chunk * per_chunk, m = std::min(per_chunk, n - i0), cols = m * ohw;
       ws.col.resize(crs * cols);
-      ws.rows.resize(out_c_ * cols);
-      for (std::size_t j = 0; j < m; ++j) {
+      for (std::size_t j = 0; j < m; ++j)
         detail::im2col(x.data() + (i0 + j) * in_plane, in_c_, g, ws.col.data() + j * ohw, cols);
-        for (std::size_t k = 0; k < out_c_; ++k) {
-          const float* src = dy.data() + ((i0 + j) * out_c_ + k) * ohw;
-          std::copy(src, src + ohw, ws.rows.data() + k * cols + j * ohw);
-        }
+      // A single image's output gradient is already the [K, OH*OW] matrix.
+      const float* rows = dy.data() + i0 * out_c_ * ohw;
+      if (m > 1) {
+        ws.rows.resize(out_c_ * cols);
+        for (std::size_t j = 0; j < m; ++j)
+          for (std::size_t k = 0; k < out_c_; ++k) {
+            const float* src = dy.data() + ((i0 + j) * out_c_ + k) * ohw;
+            std::copy(src, src + ohw, ws.rows.data() + k * cols + j * ohw);
+          }
+        rows = ws.rows.data();
       }
       // dW[k, crs] += dY[k, cols] * col[crs, cols]^T
-      ctx.gemm(site("kernel"), {false, true, out_c_, crs, cols, ws.rows.data(), cols, ws.col.data(), cols, 1.0f,
+      ctx.gemm(site("kernel"), {false, true, out_c_, crs, cols, rows, cols, ws.col.data(), cols, 1.0f,
                                 ws.dkernel.data(), crs});
       if (has_bias_)
         for (std::size_t k = 0; k < out_c_; ++k) {
-          const float* row = ws.rows.data() + k * cols;
+          const float* row = rows + k * cols;
           float sum = 0.0f;
           for (std::size_t p = 0; p < cols; ++p) sum += row[p];
           ws.dbias[k] += sum;
@@ -140,7 +152,7 @@ void conv2d::backward(const op_context& ctx, const tensor& in, const tensor& /*o
       if (grad_in == nullptr) continue;
       // dcol[crs, cols] = W[k, crs]^T * dY[k, cols]
       ws.dcol.resize(crs * cols);
-      ctx.gemm(site("grad_input"), {true, false, crs, cols, out_c_, w.data(), crs, ws.rows.data(), cols, 0.0f,
+      ctx.gemm(site("grad_input"), {true, false, crs, cols, out_c_, w.data(), crs, rows, cols, 0.0f,
                                     ws.dcol.data(), cols});
       for (std::size_t j = 0; j < m; ++j) {
         float* dx = grad_in->data() + (i0 + j) * in_plane;

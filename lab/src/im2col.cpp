@@ -30,10 +30,108 @@ void valid_range(const window_geometry& g, std::size_t s, std::size_t& lo, std::
   hi = static_cast<std::size_t>(std::max(first, last));
 }
 
+// The rows of an output plane [oh_lo, oh_hi) whose input row oh*stride + r - pad_top lies inside [0, in_h).
+void valid_rows(const window_geometry& g, std::size_t r, std::size_t& lo, std::size_t& hi) {
+  const long long pad = static_cast<long long>(g.pad_top) - static_cast<long long>(r);
+  const auto stride = static_cast<long long>(g.stride);
+  long long first = pad <= 0 ? 0 : (pad + stride - 1) / stride;
+  long long last = (static_cast<long long>(g.in_h) - 1 + pad) / stride;
+  first = std::min<long long>(first, static_cast<long long>(g.out_h));
+  last = std::min<long long>(last + 1, static_cast<long long>(g.out_h));
+  lo = static_cast<std::size_t>(first);
+  hi = static_cast<std::size_t>(std::max(first, last));
+}
+
+// With stride 1 and out_w == in_w (a 'same' convolution), the input pixel of
+// tap (r, s) for output pixel p = oh*W + ow is p + shift in the flattened
+// plane, so a tap's whole col row is one contiguous copy of the plane (or a
+// contiguous add back into it) over the valid output rows; only the up to
+// |s - pad_left| columns per row that wrap around to the neighbouring image
+// row need fixing. This walks the taps of one channel and hands each one's
+// col row, flat shift and valid ranges to `tap`.
+bool flat_taps(const window_geometry& g) { return g.stride == 1 && g.out_w == g.in_w; }
+
+struct flat_tap {
+  std::size_t row_lo, row_hi;  // valid output rows
+  std::size_t col_lo, col_hi;  // valid output columns
+  std::size_t p0, p1;          // flat output range whose input index p + shift lies inside the plane
+  long long shift;
+};
+
+flat_tap make_flat_tap(const window_geometry& g, std::size_t r, std::size_t s) {
+  flat_tap t{};
+  valid_rows(g, r, t.row_lo, t.row_hi);
+  valid_range(g, s, t.col_lo, t.col_hi);
+  const auto w = static_cast<long long>(g.in_w);
+  t.shift = (static_cast<long long>(r) - static_cast<long long>(g.pad_top)) * w + static_cast<long long>(s) -
+            static_cast<long long>(g.pad_left);
+  const long long plane = static_cast<long long>(g.in_h) * w;
+  const long long rows_end = static_cast<long long>(t.row_hi) * w;
+  const long long p0 = std::min(std::max(static_cast<long long>(t.row_lo) * w, -t.shift), rows_end);
+  const long long p1 = std::min(rows_end, plane - t.shift);
+  t.p0 = static_cast<std::size_t>(p0);
+  t.p1 = static_cast<std::size_t>(std::max(p1, p0));
+  return t;
+}
+
+// Sets the wrapped (invalid) columns of the valid rows of one col row to zero.
+LAB_INLINE_LOOPS void zero_wrapped_columns(const window_geometry& g, const flat_tap& t, float* row) {
+  if (t.col_lo == 0 && t.col_hi == g.out_w) return;
+  for (std::size_t oh = t.row_lo; oh < t.row_hi; ++oh) {
+    float* line = row + oh * g.out_w;
+    for (std::size_t ow = 0; ow < t.col_lo; ++ow) line[ow] = 0.0f;
+    for (std::size_t ow = t.col_hi; ow < g.out_w; ++ow) line[ow] = 0.0f;
+  }
+}
+
+void im2col_flat(const float* image, std::size_t channels, const window_geometry& g, float* col, std::size_t ld) {
+  const std::size_t plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
+  for (std::size_t r = 0; r < g.kernel_h; ++r)
+    for (std::size_t s = 0; s < g.kernel_w; ++s) {
+      const flat_tap t = make_flat_tap(g, r, s);
+      for (std::size_t c = 0; c < channels; ++c) {
+        const float* src = image + c * plane;
+        float* row = col + ((c * g.kernel_h + r) * g.kernel_w + s) * ld;
+        std::fill(row, row + t.p0, 0.0f);
+        if (t.p1 > t.p0) {
+          const float* from = src + static_cast<long long>(t.p0) + t.shift;
+          std::copy(from, from + (t.p1 - t.p0), row + t.p0);
+        }
+        std::fill(row + t.p1, row + out_plane, 0.0f);
+        zero_wrapped_columns(g, t, row);
+      }
+    }
+}
+
+// The adjoint of im2col_flat. The wrapped columns of `col` are set to zero
+// first, so the contiguous add puts +0 where they wrap to, which leaves every
+// value (and its sign) as it was: each pixel receives the same additions in
+// the same order as with a per-row loop.
+LAB_INLINE_LOOPS void col2im_flat(float* col, std::size_t ld, std::size_t channels, const window_geometry& g,
+                                  float* image) {
+  const std::size_t plane = g.in_h * g.in_w;
+  for (std::size_t c = 0; c < channels; ++c)
+    for (std::size_t r = 0; r < g.kernel_h; ++r)
+      for (std::size_t s = 0; s < g.kernel_w; ++s) {
+        const flat_tap t = make_flat_tap(g, r, s);
+        if (t.p1 <= t.p0) continue;
+        float* row = col + ((c * g.kernel_h + r) * g.kernel_w + s) * ld;
+        zero_wrapped_columns(g, t, row);
+        const float* __restrict src = row + t.p0;
+        float* __restrict dst = image + c * plane + static_cast<long long>(t.p0) + t.shift;
+        const std::size_t count = t.p1 - t.p0;
+        for (std::size_t i = 0; i < count; ++i) dst[i] += src[i];
+      }
+}
+
 }  // namespace
 
 LAB_INLINE_LOOPS void im2col(const float* image, std::size_t channels, const window_geometry& g, float* col,
                              std::size_t ld) {
+  if (flat_taps(g)) {
+    im2col_flat(image, channels, g, col, ld);
+    return;
+  }
   const std::size_t plane = g.in_h * g.in_w;
   for (std::size_t c = 0; c < channels; ++c) {
     const float* src = image + c * plane;
@@ -64,8 +162,12 @@ LAB_INLINE_LOOPS void im2col(const float* image, std::size_t channels, const win
   }
 }
 
-LAB_INLINE_LOOPS void col2im_add(const float* col, std::size_t ld, std::size_t channels, const window_geometry& g,
+LAB_INLINE_LOOPS void col2im_add(float* col, std::size_t ld, std::size_t channels, const window_geometry& g,
                                  float* image) {
+  if (flat_taps(g)) {
+    col2im_flat(col, ld, channels, g, image);
+    return;
+  }
   const std::size_t plane = g.in_h * g.in_w;
   for (std::size_t c = 0; c < channels; ++c) {
     float* dst_plane = image + c * plane;

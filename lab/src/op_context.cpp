@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <stdexcept>
 
+#include "sgemm_avx512.hpp"
+
 namespace lab {
 
 std::string_view role_name(tensor_role role) {
@@ -30,6 +32,13 @@ void op_context::update(const site& where, std::span<float> weight, std::span<co
 }
 
 void sgemm(const gemm_args& g) {
+  // Checked here, in a file compiled without AVX-512 flags.
+  static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                             __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (avx512) {
+    detail::sgemm_avx512(g);
+    return;
+  }
   cblas_sgemm(CblasRowMajor, g.trans_a ? CblasTrans : CblasNoTrans, g.trans_b ? CblasTrans : CblasNoTrans,
               static_cast<int>(g.m), static_cast<int>(g.n), static_cast<int>(g.k), 1.0f, g.a, static_cast<int>(g.lda),
               g.b, static_cast<int>(g.ldb), g.beta, g.c, static_cast<int>(g.ldc));

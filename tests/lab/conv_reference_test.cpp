@@ -72,7 +72,12 @@ INSTANTIATE_TEST_SUITE_P(Shapes, ConvReference,
                                            case_t{3, 3, 4, 9, 7, 3, 2, padding_mode::same, 2},
                                            case_t{2, 2, 3, 8, 8, 4, 2, padding_mode::same, 1},
                                            case_t{2, 3, 5, 10, 11, 5, 1, padding_mode::valid, 2},
-                                           case_t{20, 2, 3, 6, 6, 1, 2, padding_mode::valid, 3}));
+                                           case_t{20, 2, 3, 6, 6, 1, 2, padding_mode::valid, 3},
+                                           // stride 1 and out_w == in_w: the flat (shifted-plane) im2col
+                                           case_t{2, 3, 4, 7, 6, 4, 1, padding_mode::same, 2},
+                                           case_t{3, 2, 5, 6, 9, 2, 1, padding_mode::same, 1},
+                                           case_t{2, 4, 3, 5, 5, 1, 1, padding_mode::same, 1},
+                                           case_t{1, 2, 3, 2, 3, 5, 1, padding_mode::same, 1}));
 
 TEST(ConvReference, ThreadCountDoesNotChangeForwardResults) {
   conv2d conv("conv", 3, 8, 3, 1, padding_mode::same, false);

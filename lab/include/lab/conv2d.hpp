@@ -1,8 +1,9 @@
 // 2-D convolution (cross-correlation, as in every DL framework) on NCHW
-// tensors, by im2col + OpenBLAS sgemm. Kernel layout [K, C, R, S]. Images
+// tensors, by im2col + lab::sgemm. Kernel layout [K, C, R, S]. Small images
 // are processed in chunks whose im2col matrices sit side by side, so each
-// sgemm is wide enough to run near the machine's peak, and chunks are split
-// between ctx.threads workers (BLAS itself single-threaded).
+// GEMM is wide enough to run near the machine's peak; chunks (single images
+// from 512 output pixels on) are split between ctx.threads workers (the GEMM
+// itself single-threaded).
 #pragma once
 
 #include <vector>
