@@ -3,11 +3,24 @@
 #include "lab/precision_hook.hpp"
 
 namespace lab {
+namespace {
+
+// The config as stored with the run: without the database's own path (see
+// lab/SCHEMA.md, runs.config_yaml).
+std::string stored_yaml(const train_config& config) {
+  std::string yaml = to_yaml(config);
+  const std::string key = "trace.db: ";
+  if (const auto at = yaml.find(key); at != std::string::npos && (at == 0 || yaml[at - 1] == '\n'))
+    yaml.erase(at, yaml.find('\n', at) + 1 - at);
+  return yaml;
+}
+
+}  // namespace
 
 run_recorder::run_recorder(const train_config& config, std::string name, std::string numlab_version)
     : db_(config.trace.db),
       run_(db_.begin_run({.name = std::move(name),
-                          .config_yaml = to_yaml(config),
+                          .config_yaml = stored_yaml(config),
                           .numlab_version = std::move(numlab_version)})),
       every_(config.trace.every == 0 ? 1 : config.trace.every),
       tracer_(hooks_) {

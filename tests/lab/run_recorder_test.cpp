@@ -50,6 +50,8 @@ TEST(RunRecorder, RecordsStepsStatisticsAndEvaluations) {
   EXPECT_EQ(run.status, rundb::run_status::finished);
   EXPECT_NE(run.config_yaml.find("trace.every: 3"), std::string::npos) << run.config_yaml;
   EXPECT_NE(run.config_yaml.find("precision: fp16-mixed"), std::string::npos);
+  // The stored config does not point back at the file (it may be moved, and a rerun must not append to it).
+  EXPECT_EQ(run.config_yaml.find("run.db"), std::string::npos) << run.config_yaml;
   const auto steps = r.steps(id);
   ASSERT_EQ(steps.size(), 8u);
   for (std::size_t i = 0; i < steps.size(); ++i) {
