@@ -121,15 +121,28 @@ TEST(RunTracer, Fp32UpdateIsPerformedAndItsSwampingMeasured) {
   EXPECT_EQ(sink->swamping[0].total_swamped, 1u);
 }
 
-TEST(RunTracer, ReportsThePolicysStorageFormat) {
+// A tracer chained after an fp16-mixed policy, collecting what it announces.
+struct traced_fp16_mixed {
   num::stats_hooks hooks;
-  auto sink = std::make_shared<collector>();
-  hooks.attach(sink);
-  run_tracer tracer(hooks);
-  precision_config pc;
-  pc.preset = "fp16-mixed";
-  precision_hook policy(pc.resolve(), 1, &tracer);
-  tracer.set_policy(&policy);
+  std::shared_ptr<collector> sink = std::make_shared<collector>();
+  run_tracer tracer{hooks};
+  precision_hook policy{mixed_policy(), 1, &tracer};
+
+  traced_fp16_mixed() {
+    hooks.attach(sink);
+    tracer.set_policy(&policy);
+  }
+  static precision_policy mixed_policy() {
+    precision_config pc;
+    pc.preset = "fp16-mixed";
+    return pc.resolve();
+  }
+};
+
+TEST(RunTracer, ReportsThePolicysStorageFormat) {
+  traced_fp16_mixed t;
+  auto& policy = t.policy;
+  auto& sink = t.sink;
   // 2^-30 is below fp16's smallest subnormal 2^-24 / 2: it rounds to zero.
   std::vector<float> out = {std::ldexp(1.0f, -30), 3.0f};
   policy.produce(conv1_output, tensor_role::activation, out);
@@ -151,14 +164,9 @@ TEST(RunTracer, ReportsThePolicysStorageFormat) {
 }
 
 TEST(RunTracer, CountsWhatTheCastOfMasterWeightsAndGradientsLoses) {
-  num::stats_hooks hooks;
-  auto sink = std::make_shared<collector>();
-  hooks.attach(sink);
-  run_tracer tracer(hooks);
-  precision_config pc;
-  pc.preset = "fp16-mixed";
-  precision_hook policy(pc.resolve(), 1, &tracer);
-  tracer.set_policy(&policy);
+  traced_fp16_mixed t;
+  auto& policy = t.policy;
+  auto& sink = t.sink;
   // fp16's largest finite value is 65504; 65520 is the midpoint to 2^16 and
   // rounds (to even) to infinity. 1e-8 is below 2^-25 and rounds to zero.
   const std::vector<float> master = {1e-8f, 65520.0f, 1.0f};
