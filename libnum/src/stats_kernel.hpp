@@ -41,9 +41,10 @@ struct stats_layout {
 struct stats_accumulator {
   std::array<double, stats_lanes> sum{};
   std::array<double, stats_lanes> sum_squares{};
-  std::uint32_t min_abs = fp32_inf_bits;          // over finite inputs
+  // Extremes as bits(|x|). The smallest finite |x| is 0 if the zero slot is
+  // nonempty and min_nonzero_abs otherwise, so it needs no tracking of its own.
   std::uint32_t max_abs = 0;                      // over finite inputs
-  std::uint32_t min_nonzero_minus_one = ~0u;      // bits(|x|) - 1 over finite inputs (0 wraps away)
+  std::uint32_t min_nonzero_abs = fp32_inf_bits;  // over nonzero finite inputs (inf: none)
   std::array<std::uint64_t, stats_slots> slots{};
   std::uint64_t position = 0;                     // elements consumed so far
 };
@@ -81,10 +82,8 @@ inline void accumulate_moments(std::uint32_t bits, std::size_t lane, stats_accum
   const double d = x;
   acc.sum[lane] += d;
   acc.sum_squares[lane] += d * d;  // exact: 48 significant bits
-  acc.min_abs = a < acc.min_abs ? a : acc.min_abs;
   acc.max_abs = a > acc.max_abs ? a : acc.max_abs;
-  const std::uint32_t m = a - 1;
-  acc.min_nonzero_minus_one = m < acc.min_nonzero_minus_one ? m : acc.min_nonzero_minus_one;
+  if (a != 0 && a < acc.min_nonzero_abs) acc.min_nonzero_abs = a;
 }
 
 /// The kernels. All take the plan of a deterministic mode except the
@@ -94,8 +93,9 @@ void accumulate_portable(std::span<const float> values, const stats_plan& plan, 
                          stats_accumulator& acc);
 void accumulate_avx2(std::span<const float> values, const stats_plan& plan, stats_accumulator& acc);
 void accumulate_avx512(std::span<const float> values, const stats_plan& plan, stats_accumulator& acc);
-/// Below this many elements the AVX-512 kernel's pair table (slots^2
-/// counters to clear and fold) costs more than the portable kernel.
+/// Below this many elements the AVX-512 kernel's fixed costs (the bit
+/// counter's final fold, or for targets of more than 64 slots the pair
+/// table's slots^2 counters to clear and fold) outweigh its speed.
 std::size_t avx512_minimum_length(const stats_plan& plan);
 
 }  // namespace num::detail

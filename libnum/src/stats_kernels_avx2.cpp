@@ -88,12 +88,9 @@ __attribute__((target("avx2"))) void accumulate_avx2(std::span<const float> valu
     m.sum[k] = _mm256_loadu_pd(&acc.sum[4 * static_cast<std::size_t>(k)]);
     m.squares[k] = _mm256_loadu_pd(&acc.sum_squares[4 * static_cast<std::size_t>(k)]);
   }
-  // Extremes are tracked on magnitudes offset by 2^31 so that signed
-  // min/max order them as unsigned (min_nonzero_minus_one wraps to ~0).
-  const __m256i offset = _mm256_set1_epi32(static_cast<int>(0x80000000u));
-  __m256i min_abs = _mm256_set1_epi32(static_cast<int>(acc.min_abs));
+  // Magnitudes are below 2^31: signed min/max order them.
   __m256i max_abs = _mm256_set1_epi32(static_cast<int>(acc.max_abs));
-  __m256i min_nonzero = _mm256_xor_si256(_mm256_set1_epi32(static_cast<int>(acc.min_nonzero_minus_one)), offset);
+  __m256i min_nonzero = _mm256_set1_epi32(static_cast<int>(acc.min_nonzero_abs));
   alignas(32) std::uint32_t slots[8];
 
   for (std::size_t i = 0; i < values.size(); i += 8) {
@@ -141,22 +138,19 @@ __attribute__((target("avx2"))) void accumulate_avx2(std::span<const float> valu
     add_moments(_mm256_castsi256_ps(_mm256_and_si256(finite, bits)), m, static_cast<int>((i / 8) % 2));
     const __m256i finite_abs = _mm256_and_si256(finite, a);
     max_abs = _mm256_max_epi32(max_abs, finite_abs);
-    min_abs = _mm256_min_epi32(min_abs, _mm256_blendv_epi8(inf, a, finite));
-    min_nonzero = _mm256_min_epi32(min_nonzero, _mm256_xor_si256(_mm256_sub_epi32(finite_abs, one), offset));
+    min_nonzero = _mm256_min_epi32(min_nonzero, _mm256_blendv_epi8(inf, a, _mm256_andnot_si256(zero, finite)));
   }
 
   for (int k = 0; k < 4; ++k) {
     _mm256_storeu_pd(&acc.sum[4 * static_cast<std::size_t>(k)], m.sum[k]);
     _mm256_storeu_pd(&acc.sum_squares[4 * static_cast<std::size_t>(k)], m.squares[k]);
   }
-  alignas(32) std::uint32_t lanes[3][8];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[0]), min_abs);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[1]), max_abs);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[2]), _mm256_xor_si256(min_nonzero, offset));
+  alignas(32) std::uint32_t lanes[2][8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[0]), max_abs);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[1]), min_nonzero);
   for (int k = 0; k < 8; ++k) {
-    acc.min_abs = lanes[0][k] < acc.min_abs ? lanes[0][k] : acc.min_abs;
-    acc.max_abs = lanes[1][k] > acc.max_abs ? lanes[1][k] : acc.max_abs;
-    acc.min_nonzero_minus_one = lanes[2][k] < acc.min_nonzero_minus_one ? lanes[2][k] : acc.min_nonzero_minus_one;
+    acc.max_abs = lanes[0][k] > acc.max_abs ? lanes[0][k] : acc.max_abs;
+    acc.min_nonzero_abs = lanes[1][k] < acc.min_nonzero_abs ? lanes[1][k] : acc.min_nonzero_abs;
   }
   for (std::size_t s = 0; s < stats_slots; ++s) {
     acc.slots[s] += counts[0][s] + counts[1][s] + counts[2][s] + counts[3][s];

@@ -3,6 +3,8 @@
 // (vpermt2d); underflow and overflow are compares against the plan's
 // thresholds. Same slots, lanes and additions as the portable kernel (which
 // classifies by threshold search instead), so the results are identical.
+// Counting goes through stats_slot_counter.hpp's carry-save tree for targets
+// of at most 64 slots and through a table of slot pairs for wider ones.
 // GCC 12 reports the undefined pass-through operand inside the unmasked
 // AVX-512 intrinsics as uninitialized (GCC bug 105593); the operand is unused.
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "stats_kernel.hpp"
+#include "stats_slot_counter.hpp"
 
 namespace num::detail {
 namespace {
@@ -23,11 +26,13 @@ namespace {
 // Sums and extremes of 16 lanes, kept in registers across the loop.
 struct moment_vectors {
   __m512d sum_low, sum_high, squares_low, squares_high;
-  __m512i min_abs, max_abs, min_nonzero_minus_one;
+  __m512i max_abs, min_nonzero_abs;
 };
 
-__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))) inline void add_moments(
-    moment_vectors& m, __m512i bits, __m512i a, __mmask16 finite) {
+// Adds the lanes in `finite` to the sums and maximum, and those in
+// `nonzero_finite` to the nonzero minimum.
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), always_inline)) inline void add_moments(
+    moment_vectors& m, __m512i bits, __m512i a, __mmask16 finite, __mmask16 nonzero_finite) {
   const __m512 x = _mm512_castsi512_ps(_mm512_maskz_mov_epi32(finite, bits));
   const __m512d low = _mm512_cvtps_pd(_mm512_castps512_ps256(x));
   const __m512d high = _mm512_cvtps_pd(_mm512_extractf32x8_ps(x, 1));
@@ -35,12 +40,8 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))) inline void add_mo
   m.sum_high = _mm512_add_pd(m.sum_high, high);
   m.squares_low = _mm512_add_pd(m.squares_low, _mm512_mul_pd(low, low));
   m.squares_high = _mm512_add_pd(m.squares_high, _mm512_mul_pd(high, high));
-  const __m512i finite_abs = _mm512_maskz_mov_epi32(finite, a);
-  m.max_abs = _mm512_max_epu32(m.max_abs, finite_abs);
-  m.min_abs = _mm512_min_epu32(m.min_abs, _mm512_mask_mov_epi32(_mm512_set1_epi32(static_cast<int>(fp32_inf_bits)),
-                                                                 finite, a));
-  m.min_nonzero_minus_one =
-      _mm512_min_epu32(m.min_nonzero_minus_one, _mm512_sub_epi32(finite_abs, _mm512_set1_epi32(1)));
+  m.max_abs = _mm512_mask_max_epu32(m.max_abs, finite, m.max_abs, a);
+  m.min_nonzero_abs = _mm512_mask_min_epu32(m.min_nonzero_abs, nonzero_finite, m.min_nonzero_abs, a);
 }
 
 // Per-sign constants; for symmetric modes only the positive set is used.
@@ -48,95 +49,172 @@ struct sign_constants {
   __m512i nonzero, overflow, carry_low, carry_high;
 };
 
-__attribute__((target("avx512f"))) sign_constants load_constants(const rounding_bounds& b) {
+// The bounds as vectors, `offset` added to every carry (wrapping).
+__attribute__((target("avx512f"))) sign_constants load_constants(const rounding_bounds& b, std::uint32_t offset) {
+  const __m512i add = _mm512_set1_epi32(static_cast<int>(offset));
   return {_mm512_set1_epi32(static_cast<int>(b.nonzero)), _mm512_set1_epi32(static_cast<int>(b.overflow)),
-          _mm512_loadu_si512(&b.carry_by_binade[0]), _mm512_loadu_si512(&b.carry_by_binade[16])};
+          _mm512_add_epi32(_mm512_loadu_si512(&b.carry_by_binade[0]), add),
+          _mm512_add_epi32(_mm512_loadu_si512(&b.carry_by_binade[16]), add)};
 }
 
-// Counting: lanes 2k and 2k+1 increment one counter of a table indexed by
-// their pair of slots (half the memory updates of one per lane), later
-// folded into per-slot counts. A counter sees at most 8 increments per step,
-// so 32-bit counters cannot overflow within a block of 2^24 steps.
+// The slots of 16 inputs at a time (the classification every counting
+// scheme shares), adding their sums and extremes on the way.
+//
+// With FoldedBias the carry table also subtracts the slot bias (the fp32
+// exponent field of the binade below the lowest one) in the exponent field,
+// which saves an operation per step. For finite |x| below the overflow
+// threshold the signed sum cannot wrap when the bias is non-negative (lowest
+// binade >= -126), which folded_bias_fits checks; the other lanes' slots are
+// replaced in rare_slots.
+template <bool Directed, bool FoldedBias>
+class step_classifier {
+ public:
+  static bool folded_bias_fits(const stats_plan& plan) { return slot_bias_of(plan) >= 0; }
+
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))) explicit step_classifier(const stats_plan& plan)
+      : plan_(plan),
+        layout_(plan),
+        pos_(load_constants(plan.bounds(false), carry_offset(plan))),
+        neg_(load_constants(plan.bounds(true), carry_offset(plan))),
+        field_base_(_mm512_set1_epi32(static_cast<int>(layout_.emin_field) - 24)),
+        slot_bias_(_mm512_set1_epi32(slot_bias_of(plan))) {}
+
+  const stats_layout& layout() const { return layout_; }
+
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), always_inline)) __m512i slots(const float* values,
+                                                                                           moment_vectors& m) const {
+    const __m512i bits = _mm512_loadu_si512(values);
+    const __m512i a = _mm512_and_si512(bits, _mm512_set1_epi32(static_cast<int>(fp32_abs_mask)));
+    const __m512i field = _mm512_srli_epi32(a, 23);
+    // Binades below the carry table (negative before the unsigned minimum)
+    // take its last entry instead of 0. Either carry is below 2^23, so they
+    // still land in slot 1 or lower, which the masked maximum below turns
+    // into 1 or, for underflows, 0.
+    const __m512i binade = _mm512_min_epu32(_mm512_sub_epi32(field, field_base_), _mm512_set1_epi32(31));
+    __m512i carry = _mm512_permutex2var_epi32(pos_.carry_low, binade, pos_.carry_high);
+    __m512i nonzero = pos_.nonzero;
+    __m512i overflow = pos_.overflow;
+    if constexpr (Directed) {
+      const __mmask16 negative = _mm512_movepi32_mask(bits);
+      carry = _mm512_mask_blend_epi32(negative, carry,
+                                      _mm512_permutex2var_epi32(neg_.carry_low, binade, neg_.carry_high));
+      nonzero = _mm512_mask_blend_epi32(negative, nonzero, neg_.nonzero);
+      overflow = _mm512_mask_blend_epi32(negative, overflow, neg_.overflow);
+    }
+    // |x| < 2^31, so signed compares order the magnitudes.
+    const __mmask16 kept = _mm512_cmpge_epi32_mask(a, nonzero);        // zeros underflow
+    const __mmask16 overflowing = _mm512_cmpge_epi32_mask(a, overflow);  // NaN and inf included
+    const __m512i slot = _mm512_maskz_max_epi32(kept, rounded_field_minus_bias(a, carry), _mm512_set1_epi32(1));
+    // Zeros, fp32 subnormals, NaNs, infinities and overflows: rare, or
+    // cheap when not.
+    const __mmask16 small = _mm512_testn_epi32_mask(field, field);
+    if (__builtin_expect(_kortestz_mask16_u8(small, overflowing) != 0, 1)) {
+      add_moments(m, bits, a, 0xFFFF, 0xFFFF);
+      return slot;
+    }
+    const __mmask16 nonfinite = _mm512_cmpge_epi32_mask(a, _mm512_set1_epi32(static_cast<int>(fp32_inf_bits)));
+    const __mmask16 zero = _mm512_testn_epi32_mask(a, a);
+    add_moments(m, bits, a, static_cast<__mmask16>(~nonfinite), static_cast<__mmask16>(~(nonfinite | zero)));
+    return rare_slots(values, a, slot, plan_, layout_);
+  }
+
+ private:
+  static int slot_bias_of(const stats_plan& plan) { return plan.lowest_binade() + 127 - 1; }
+  static std::uint32_t carry_offset(const stats_plan& plan) {
+    return FoldedBias ? std::uint32_t{0} - (static_cast<std::uint32_t>(slot_bias_of(plan)) << 23) : 0;
+  }
+
+  // The rounded value's fp32 exponent field minus the slot bias: the slot
+  // for binades from the lowest up.
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), always_inline)) __m512i rounded_field_minus_bias(
+      __m512i a, __m512i carry) const {
+    if constexpr (FoldedBias) return _mm512_srai_epi32(_mm512_add_epi32(a, carry), 23);
+    return _mm512_sub_epi32(_mm512_srli_epi32(_mm512_add_epi32(a, carry), 23), slot_bias_);
+  }
+
+  // Overflows, zeros, NaNs, infinities and fp32 subnormals, the last one by
+  // one. Kept out of line and static (it takes no vector member), so the
+  // caller's loop keeps its moments and constants in registers.
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), noinline)) static __m512i rare_slots(
+      const float* values, __m512i a, __m512i slot, const stats_plan& plan, const stats_layout& layout) {
+    const __m512i bits = _mm512_loadu_si512(values);
+    const rounding_bounds& positive = plan.bounds(false);
+    const rounding_bounds& negative = plan.bounds(true);
+    const __mmask16 sign = _mm512_movepi32_mask(bits);
+    const __m512i nonzero = _mm512_mask_blend_epi32(sign, _mm512_set1_epi32(static_cast<int>(positive.nonzero)),
+                                                    _mm512_set1_epi32(static_cast<int>(negative.nonzero)));
+    const __m512i overflow = _mm512_mask_blend_epi32(sign, _mm512_set1_epi32(static_cast<int>(positive.overflow)),
+                                                     _mm512_set1_epi32(static_cast<int>(negative.overflow)));
+    const __mmask16 underflow = _mm512_cmplt_epi32_mask(a, nonzero);
+    const __mmask16 overflowing = _mm512_cmpge_epi32_mask(a, overflow);
+    const __mmask16 small = _mm512_cmplt_epi32_mask(a, _mm512_set1_epi32(0x00800000));
+    const __mmask16 nonfinite = _mm512_cmpge_epi32_mask(a, _mm512_set1_epi32(static_cast<int>(fp32_inf_bits)));
+    const __mmask16 infinite = _mm512_cmpeq_epi32_mask(a, _mm512_set1_epi32(static_cast<int>(fp32_inf_bits)));
+    const __mmask16 zero = _mm512_testn_epi32_mask(a, a);
+    slot = _mm512_mask_mov_epi32(slot, overflowing, _mm512_set1_epi32(static_cast<int>(layout.overflow_slot)));
+    slot = _mm512_mask_mov_epi32(slot, zero, _mm512_set1_epi32(static_cast<int>(layout.zero_slot)));
+    slot = _mm512_mask_mov_epi32(slot, nonfinite & static_cast<__mmask16>(~infinite),
+                                 _mm512_set1_epi32(static_cast<int>(layout.nan_slot)));
+    slot = _mm512_mask_mov_epi32(slot, infinite, _mm512_set1_epi32(static_cast<int>(layout.inf_slot)));
+    // fp32 subnormals that survive rounding are classified one by one.
+    const __mmask16 tiny = small & static_cast<__mmask16>(~underflow);
+    if (tiny != 0) {
+      alignas(64) std::uint32_t lane_slots[stats_lanes];
+      _mm512_store_si512(lane_slots, slot);
+      for (unsigned lane = 0; lane < stats_lanes; ++lane) {
+        if ((tiny >> lane) & 1u) {
+          lane_slots[lane] = deterministic_slot(std::bit_cast<std::uint32_t>(values[lane]), layout, plan);
+        }
+      }
+      slot = _mm512_load_si512(lane_slots);
+    }
+    return slot;
+  }
+
+  const stats_plan& plan_;
+  stats_layout layout_;
+  sign_constants pos_, neg_;
+  __m512i field_base_, slot_bias_;
+};
+
+// Counting for targets with at most 64 slots (fp16, the fp8s): one set bit per
+// lane summed by a carry-save tree, a few vector ops per 16 inputs.
+template <bool Directed>
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))) void count_by_bits(
+    std::span<const float> values, const step_classifier<Directed, true>& classify, moment_vectors& m,
+    stats_accumulator& acc) {
+  slot_counter counter;
+  const float* next_values = values.data();
+  const auto next = [&]() __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), always_inline)) {
+    const __m512i slot = classify.slots(next_values, m);
+    next_values += stats_lanes;
+    return slot;
+  };
+  const std::size_t steps = values.size() / stats_lanes;
+  const std::size_t grouped = steps / slot_counter::group_steps * slot_counter::group_steps;
+  for (std::size_t step = 0; step < grouped; step += slot_counter::group_steps) counter.add_group(next);
+  for (std::size_t step = grouped; step < steps; ++step) counter.add_one(next());
+  counter.add_to(std::span<std::uint64_t, slot_counter::max_slots>(acc.slots.data(), slot_counter::max_slots));
+}
+
+// Counting for wider targets: lanes 2k and 2k+1 increment one counter of a
+// table indexed by their pair of slots (half the memory updates of one per
+// lane), later folded into per-slot counts. A counter sees at most 8
+// increments per step, so 32-bit counters cannot overflow within a block of
+// 2^24 steps.
 constexpr std::size_t block_steps = std::size_t{1} << 24;
 
 template <bool Directed>
-__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))) void accumulate_avx512_mode(
-    std::span<const float> values, const stats_plan& plan, stats_accumulator& acc) {
-  const stats_layout layout(plan);
-  const sign_constants pos = load_constants(plan.bounds(false));
-  const sign_constants neg = load_constants(plan.bounds(true));
-  const __m512i abs_mask = _mm512_set1_epi32(static_cast<int>(fp32_abs_mask));
-  const __m512i inf = _mm512_set1_epi32(static_cast<int>(fp32_inf_bits));
-  const __m512i smallest_normal = _mm512_set1_epi32(0x00800000);
-  const __m512i one = _mm512_set1_epi32(1);
-  const __m512i zero_vector = _mm512_setzero_si512();
-  const __m512i last_index = _mm512_set1_epi32(31);
-  const __m512i field_base = _mm512_set1_epi32(static_cast<int>(layout.emin_field) - 24);
-  // slot = rounded fp32 exponent field - (lowest binade's field - 1)
-  const __m512i slot_bias = _mm512_set1_epi32(plan.lowest_binade() + 127 - 1);
-  const __m512i overflow_slot = _mm512_set1_epi32(static_cast<int>(layout.overflow_slot));
-
-  const std::size_t used = layout.inf_slot + 1;
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))) void count_by_pairs(
+    std::span<const float> values, const step_classifier<Directed, false>& classify, moment_vectors& m,
+    stats_accumulator& acc) {
+  const std::size_t used = classify.layout().inf_slot + 1;
   const __m512i width = _mm512_set1_epi64(static_cast<long long>(used));
   std::vector<std::uint32_t> pairs(used * used);
-  moment_vectors m{_mm512_loadu_pd(&acc.sum[0]),
-                   _mm512_loadu_pd(&acc.sum[8]),
-                   _mm512_loadu_pd(&acc.sum_squares[0]),
-                   _mm512_loadu_pd(&acc.sum_squares[8]),
-                   _mm512_set1_epi32(static_cast<int>(acc.min_abs)),
-                   _mm512_set1_epi32(static_cast<int>(acc.max_abs)),
-                   _mm512_set1_epi32(static_cast<int>(acc.min_nonzero_minus_one))};
-
   for (std::size_t block = 0; block < values.size(); block += block_steps * stats_lanes) {
     const std::size_t end = std::min(values.size(), block + block_steps * stats_lanes);
     for (std::size_t i = block; i < end; i += stats_lanes) {
-      const __m512i bits = _mm512_loadu_si512(values.data() + i);
-      const __m512i a = _mm512_and_si512(bits, abs_mask);
-      const __m512i binade = _mm512_min_epi32(
-          _mm512_max_epi32(_mm512_sub_epi32(_mm512_srli_epi32(a, 23), field_base), zero_vector), last_index);
-      __m512i carry = _mm512_permutex2var_epi32(pos.carry_low, binade, pos.carry_high);
-      __m512i nonzero = pos.nonzero;
-      __m512i overflow = pos.overflow;
-      if constexpr (Directed) {
-        const __mmask16 negative = _mm512_movepi32_mask(bits);
-        carry = _mm512_mask_blend_epi32(negative, carry,
-                                        _mm512_permutex2var_epi32(neg.carry_low, binade, neg.carry_high));
-        nonzero = _mm512_mask_blend_epi32(negative, nonzero, neg.nonzero);
-        overflow = _mm512_mask_blend_epi32(negative, overflow, neg.overflow);
-      }
-      // |x| < 2^31, so signed compares order the magnitudes.
-      __m512i slot = _mm512_max_epi32(
-          _mm512_sub_epi32(_mm512_srli_epi32(_mm512_add_epi32(a, carry), 23), slot_bias), one);
-      const __mmask16 underflow = _mm512_cmplt_epi32_mask(a, nonzero);     // zeros included
-      const __mmask16 overflowing = _mm512_cmpge_epi32_mask(a, overflow);  // NaN and inf included
-      slot = _mm512_mask_mov_epi32(slot, underflow, zero_vector);
-      slot = _mm512_mask_mov_epi32(slot, overflowing, overflow_slot);
-      // Zeros, fp32 subnormals, NaNs and infinities: rare, or cheap when not.
-      const __mmask16 small = _mm512_cmplt_epi32_mask(a, smallest_normal);
-      const __mmask16 nonfinite = _mm512_cmpge_epi32_mask(a, inf);
-      if ((small | nonfinite) == 0) {
-        add_moments(m, bits, a, 0xFFFF);
-      } else {
-        const __mmask16 zero = _mm512_cmpeq_epi32_mask(a, zero_vector);
-        const __mmask16 infinite = _mm512_cmpeq_epi32_mask(a, inf);
-        slot = _mm512_mask_mov_epi32(slot, zero, _mm512_set1_epi32(static_cast<int>(layout.zero_slot)));
-        slot = _mm512_mask_mov_epi32(slot, nonfinite & static_cast<__mmask16>(~infinite),
-                                     _mm512_set1_epi32(static_cast<int>(layout.nan_slot)));
-        slot = _mm512_mask_mov_epi32(slot, infinite, _mm512_set1_epi32(static_cast<int>(layout.inf_slot)));
-        add_moments(m, bits, a, static_cast<__mmask16>(~nonfinite));
-        // fp32 subnormals that survive rounding are classified one by one.
-        const __mmask16 tiny = small & static_cast<__mmask16>(~underflow);
-        if (tiny != 0) {
-          alignas(64) std::uint32_t lane_slots[stats_lanes];
-          _mm512_store_si512(lane_slots, slot);
-          for (unsigned lane = 0; lane < stats_lanes; ++lane) {
-            if ((tiny >> lane) & 1u) {
-              lane_slots[lane] = deterministic_slot(std::bit_cast<std::uint32_t>(values[i + lane]), layout, plan);
-            }
-          }
-          slot = _mm512_load_si512(lane_slots);
-        }
-      }
+      const __m512i slot = classify.slots(values.data() + i, m);
       // Pairs leave the vector through registers (a vector store read back
       // as scalars would stall on store-to-load forwarding).
       const __m512i pair = _mm512_add_epi64(_mm512_mul_epu32(slot, width), _mm512_srli_epi64(slot, 32));
@@ -156,26 +234,45 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))) void accumulate_av
       }
     }
   }
+}
+
+// Whether the plan's slots fit the bit counter (and its classifier the
+// folded bias, which every such format does).
+bool counts_by_bits(const stats_plan& plan) {
+  return stats_layout(plan).inf_slot < slot_counter::max_slots &&
+         step_classifier<false, true>::folded_bias_fits(plan);
+}
+
+template <bool Directed>
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))) void accumulate_avx512_mode(
+    std::span<const float> values, const stats_plan& plan, stats_accumulator& acc) {
+  moment_vectors m{_mm512_loadu_pd(&acc.sum[0]),
+                   _mm512_loadu_pd(&acc.sum[8]),
+                   _mm512_loadu_pd(&acc.sum_squares[0]),
+                   _mm512_loadu_pd(&acc.sum_squares[8]),
+                   _mm512_set1_epi32(static_cast<int>(acc.max_abs)),
+                   _mm512_set1_epi32(static_cast<int>(acc.min_nonzero_abs))};
+  if (counts_by_bits(plan)) {
+    count_by_bits(values, step_classifier<Directed, true>(plan), m, acc);
+  } else {
+    count_by_pairs(values, step_classifier<Directed, false>(plan), m, acc);
+  }
 
   _mm512_storeu_pd(&acc.sum[0], m.sum_low);
   _mm512_storeu_pd(&acc.sum[8], m.sum_high);
   _mm512_storeu_pd(&acc.sum_squares[0], m.squares_low);
   _mm512_storeu_pd(&acc.sum_squares[8], m.squares_high);
-  alignas(64) std::uint32_t lanes[3][stats_lanes];
-  _mm512_store_si512(lanes[0], m.min_abs);
-  _mm512_store_si512(lanes[1], m.max_abs);
-  _mm512_store_si512(lanes[2], m.min_nonzero_minus_one);
-  for (std::size_t k = 0; k < stats_lanes; ++k) {
-    acc.min_abs = std::min(acc.min_abs, lanes[0][k]);
-    acc.max_abs = std::max(acc.max_abs, lanes[1][k]);
-    acc.min_nonzero_minus_one = std::min(acc.min_nonzero_minus_one, lanes[2][k]);
-  }
+  acc.max_abs = std::max(acc.max_abs, _mm512_reduce_max_epu32(m.max_abs));
+  acc.min_nonzero_abs = std::min(acc.min_nonzero_abs, _mm512_reduce_min_epu32(m.min_nonzero_abs));
   acc.position += values.size();
 }
 
 }  // namespace
 
 std::size_t avx512_minimum_length(const stats_plan& plan) {
+  // The bit counter's fixed cost is folding its levels and byte counters at
+  // the end: about a thousand scalar operations.
+  if (counts_by_bits(plan)) return 256;
   const std::size_t used = stats_layout(plan).inf_slot + 1;
   return used * used / 16;
 }

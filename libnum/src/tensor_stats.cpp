@@ -130,9 +130,9 @@ tensor_stats finish(const detail::stats_accumulator& acc, const stats_plan& plan
     s.sum_squares += acc.sum_squares[lane];
   }
   if (s.finite() > 0) {
-    s.min_abs = float_of(acc.min_abs);
     s.max_abs = float_of(acc.max_abs);
-    s.min_nonzero_abs = acc.min_nonzero_minus_one == ~0u ? 0.0f : float_of(acc.min_nonzero_minus_one + 1);
+    s.min_nonzero_abs = acc.min_nonzero_abs == detail::fp32_inf_bits ? 0.0f : float_of(acc.min_nonzero_abs);
+    s.min_abs = s.zeros > 0 ? 0.0f : s.min_nonzero_abs;
   }
   return s;
 }
