@@ -4,7 +4,8 @@
 // thresholds. Same slots, lanes and additions as the portable kernel (which
 // classifies by threshold search instead), so the results are identical.
 // Counting goes through stats_slot_counter.hpp's carry-save tree for targets
-// of at most 64 slots and through a table of slot pairs for wider ones.
+// of at most 64 slots, and for wider ones through the same tree over a window
+// of 64 slots where the data allows, else through a table of slot pairs.
 // GCC 12 reports the undefined pass-through operand inside the unmasked
 // AVX-512 intrinsics as uninitialized (GCC bug 105593); the operand is unused.
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <optional>
 #include <vector>
 
 #include "stats_kernel.hpp"
@@ -177,24 +179,72 @@ class step_classifier {
   __m512i field_base_, slot_bias_;
 };
 
-// Counting for targets with at most 64 slots (fp16, the fp8s): one set bit per
-// lane summed by a carry-save tree, a few vector ops per 16 inputs.
-template <bool Directed>
+// Adds the lanes of `outside` (window-relative slots outside [0, 64)) one by
+// one. Out of line: the caller's loop keeps its vectors in registers.
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), noinline)) void count_outside_window(
+    __m512i window_slot, __mmask16 outside, std::uint32_t base, stats_accumulator& acc) {
+  alignas(64) std::uint32_t lanes[stats_lanes];
+  _mm512_store_si512(lanes, window_slot);
+  for (unsigned lane = 0; lane < stats_lanes; ++lane) {
+    if ((outside >> lane) & 1u) ++acc.slots[lanes[lane] + base];
+  }
+}
+
+// Counting by a carry-save tree over one set bit per lane (stats_slot_counter.hpp),
+// a few vector ops per 16 inputs: for targets with at most 64 slots (fp16,
+// the fp8s; base 0), or, Windowed, for the 64 slots [base, base + 64) of a
+// wider target, the slots outside the window counted one by one.
+template <bool Windowed, class Classifier>
 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))) void count_by_bits(
-    std::span<const float> values, const step_classifier<Directed, true>& classify, moment_vectors& m,
-    stats_accumulator& acc) {
+    std::span<const float> values, const Classifier& classify, moment_vectors& m, stats_accumulator& acc,
+    std::uint32_t base) {
   slot_counter counter;
   const float* next_values = values.data();
+  const __m512i window_base = _mm512_set1_epi32(static_cast<int>(base));
   const auto next = [&]() __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), always_inline)) {
-    const __m512i slot = classify.slots(next_values, m);
+    __m512i slot = classify.slots(next_values, m);
     next_values += stats_lanes;
+    if constexpr (Windowed) {
+      // Below the window the difference wraps to a large unsigned value:
+      // outside too, and the counter's shifts drop it like any slot >= 64.
+      slot = _mm512_sub_epi32(slot, window_base);
+      const __mmask16 outside =
+          _mm512_cmpge_epu32_mask(slot, _mm512_set1_epi32(static_cast<int>(slot_counter::max_slots)));
+      if (__builtin_expect(outside != 0, 0)) count_outside_window(slot, outside, base, acc);
+    }
     return slot;
   };
   const std::size_t steps = values.size() / stats_lanes;
   const std::size_t grouped = steps / slot_counter::group_steps * slot_counter::group_steps;
   for (std::size_t step = 0; step < grouped; step += slot_counter::group_steps) counter.add_group(next);
   for (std::size_t step = grouped; step < steps; ++step) counter.add_one(next());
-  counter.add_to(std::span<std::uint64_t, slot_counter::max_slots>(acc.slots.data(), slot_counter::max_slots));
+  counter.add_to(std::span<std::uint64_t, slot_counter::max_slots>(acc.slots.data() + base, slot_counter::max_slots));
+}
+
+// The counting window for a target of more than 64 slots: 64 slots centred
+// on the binade slots (neither underflow, overflow nor special) of the first
+// group of inputs, or none when those spread over more than 64 slots or the
+// group has none. The probe's moments are discarded.
+template <class Classifier>
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))) std::optional<std::uint32_t> counting_window(
+    std::span<const float> values, const Classifier& classify) {
+  const std::uint32_t overflow_slot = classify.layout().overflow_slot;
+  const std::size_t probe_steps = std::min(values.size() / stats_lanes, slot_counter::group_steps);
+  moment_vectors discarded{};
+  std::uint32_t lowest = ~0u;
+  std::uint32_t highest = 0;
+  for (std::size_t step = 0; step < probe_steps; ++step) {
+    const __m512i slot = classify.slots(values.data() + step * stats_lanes, discarded);
+    const __mmask16 binade = _mm512_cmpneq_epi32_mask(slot, _mm512_setzero_si512()) &
+                             _mm512_cmplt_epu32_mask(slot, _mm512_set1_epi32(static_cast<int>(overflow_slot)));
+    lowest = std::min(lowest, _mm512_mask_reduce_min_epu32(binade, slot));
+    highest = std::max(highest, _mm512_mask_reduce_max_epu32(binade, slot));
+  }
+  constexpr std::uint32_t width = slot_counter::max_slots;
+  if (lowest > highest || highest - lowest >= width) return std::nullopt;
+  const std::uint32_t spare = width - 1 - (highest - lowest);
+  const std::uint32_t base = lowest - std::min(lowest, spare / 2);
+  return std::min<std::uint32_t>(base, stats_slots - width);
 }
 
 // Counting for wider targets: lanes 2k and 2k+1 increment one counter of a
@@ -253,9 +303,14 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))) void accumulate_av
                    _mm512_set1_epi32(static_cast<int>(acc.max_abs)),
                    _mm512_set1_epi32(static_cast<int>(acc.min_nonzero_abs))};
   if (counts_by_bits(plan)) {
-    count_by_bits(values, step_classifier<Directed, true>(plan), m, acc);
+    count_by_bits<false>(values, step_classifier<Directed, true>(plan), m, acc, 0);
   } else {
-    count_by_pairs(values, step_classifier<Directed, false>(plan), m, acc);
+    const step_classifier<Directed, false> classify(plan);
+    if (const std::optional<std::uint32_t> base = counting_window(values, classify)) {
+      count_by_bits<true>(values, classify, m, acc, *base);
+    } else {
+      count_by_pairs(values, classify, m, acc);
+    }
   }
 
   _mm512_storeu_pd(&acc.sum[0], m.sum_low);

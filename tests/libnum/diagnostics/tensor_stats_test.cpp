@@ -142,19 +142,29 @@ TEST(TensorStats, KernelsGiveIdenticalResultsForEveryLengthAndOffset) {
   }
 }
 
-// Long inputs, mostly a run of values in one binade between mixed data: the
-// AVX-512 kernel's per-slot byte counters fill to their capacity (255 groups
-// of 256 elements, all in one slot) several times, and the tail after its
-// 256-element groups is counted on its own.
+// Long inputs: a run of values in one binade, then the same with mixed data
+// sprinkled in, then mixed data. The AVX-512 kernel's per-slot byte counters
+// fill to their capacity (255 groups of 256 elements, all in one slot), the
+// tail after its 256-element groups is counted on its own, and for targets of
+// more than 64 slots its 64-slot window (placed by the leading run) meets
+// slots below and above it.
 TEST(TensorStats, LongInputsMatchPerElementOracle) {
-  for (const num::format& f : {num::binary16, num::fp8_e4m3}) {
+  for (const num::format& f : {num::binary16, num::fp8_e4m3, num::bfloat16_format, num::binary32}) {
     for (const num::rounding mode : {num::rounding::nearest_even, num::rounding::toward_positive}) {
       const num::round_spec spec{.mode = mode};
       const num::stats_plan plan(f, spec);
-      std::vector<float> xs = diag_test::mixed_data(plan, 3000, 11);
+      const std::vector<float> sprinkled = diag_test::mixed_data(plan, 3000, 11);
       std::mt19937 gen(12);
       std::uniform_real_distribution<float> in_binade(1.0f, 1.5f);
-      while (xs.size() < 200'000) xs.push_back((gen() & 1) != 0 ? in_binade(gen) : -in_binade(gen));
+      std::vector<float> xs;
+      std::size_t next_sprinkled = 0;
+      while (xs.size() < 200'000) {
+        if (xs.size() >= 70'000 && xs.size() % 50 == 0 && next_sprinkled < sprinkled.size()) {
+          xs.push_back(sprinkled[next_sprinkled++]);
+        } else {
+          xs.push_back((gen() & 1) != 0 ? in_binade(gen) : -in_binade(gen));
+        }
+      }
       const std::vector<float> tail = diag_test::mixed_data(plan, 1000, 13);
       xs.insert(xs.end(), tail.begin(), tail.end());
       const std::span<const float> part = std::span<const float>(xs).subspan(3, xs.size() - 3 - 77);
