@@ -107,6 +107,20 @@ TEST(PrecisionTraining, PureBf16LeavesAboutAThirdOfElementsUnchangedPerStep) {
   EXPECT_NEAR(unchanged, 0.32, 0.10);
 }
 
+TEST(PrecisionTraining, PureBf16AtLr001LeavesAboutTwoThirdsUnchangedByEpochFive) {
+  if (!have_data()) GTEST_SKIP() << "Fashion-MNIST not installed";
+  // PyTorch, same model on real bf16 with lr 0.01: about 64% per step by epoch 5.
+  const auto log = train("tutorial_conv_bf16", 0, {{"lr", "0.01"}, {"epochs", "5"}});
+  const std::size_t per_epoch = log.unchanged.size() / 5;
+  ASSERT_GT(per_epoch, 0u);
+  const std::vector<double> last(log.unchanged.end() - static_cast<std::ptrdiff_t>(per_epoch), log.unchanged.end());
+  const std::vector<double> first(log.unchanged.begin(), log.unchanged.begin() + static_cast<std::ptrdiff_t>(per_epoch));
+  std::printf("pure bf16, Adam lr 0.01 eps 1e-4, batch 32: %.1f%% of parameter elements unchanged per step in epoch 1, "
+              "%.1f%% in epoch 5 (%zu updates per epoch)\n",
+              100.0 * mean(first), 100.0 * mean(last), per_epoch);
+  EXPECT_NEAR(mean(last), 0.64, 0.10);
+}
+
 TEST(PrecisionTraining, PureFormatsSwampUpdatesAndStochasticRoundingChangesThat) {
   if (!have_data()) GTEST_SKIP() << "Fashion-MNIST not installed";
   for (const char* config : {"tutorial_conv_fp16", "tutorial_conv_bf16"}) {
