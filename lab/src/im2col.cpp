@@ -16,30 +16,30 @@
 namespace lab::detail {
 namespace {
 
-// Output columns [lo, hi) whose input column ow*stride - pad + s lies inside [0, in_w).
-void valid_range(const window_geometry& g, std::size_t s, std::size_t& lo, std::size_t& hi) {
-  const long long pad = static_cast<long long>(g.pad_left) - static_cast<long long>(s);
-  const auto stride = static_cast<long long>(g.stride);
-  // smallest ow with ow*stride >= pad
+// Output positions [lo, hi) along one axis whose input position
+// o*stride - pad + tap lies inside [0, in).
+void valid_span(std::size_t in, std::size_t out, std::size_t pad_before, std::size_t stride_size, std::size_t tap,
+                std::size_t& lo, std::size_t& hi) {
+  const long long pad = static_cast<long long>(pad_before) - static_cast<long long>(tap);
+  const auto stride = static_cast<long long>(stride_size);
+  // smallest o with o*stride >= pad
   long long first = pad <= 0 ? 0 : (pad + stride - 1) / stride;
-  // largest ow with ow*stride - pad <= in_w - 1
-  long long last = (static_cast<long long>(g.in_w) - 1 + pad) / stride;
-  first = std::min<long long>(first, static_cast<long long>(g.out_w));
-  last = std::min<long long>(last + 1, static_cast<long long>(g.out_w));
+  // largest o with o*stride - pad <= in - 1
+  long long last = (static_cast<long long>(in) - 1 + pad) / stride;
+  first = std::min<long long>(first, static_cast<long long>(out));
+  last = std::min<long long>(last + 1, static_cast<long long>(out));
   lo = static_cast<std::size_t>(first);
   hi = static_cast<std::size_t>(std::max(first, last));
 }
 
-// The rows of an output plane [oh_lo, oh_hi) whose input row oh*stride + r - pad_top lies inside [0, in_h).
+// Output columns [lo, hi) whose input column ow*stride - pad_left + s lies inside [0, in_w).
+void valid_range(const window_geometry& g, std::size_t s, std::size_t& lo, std::size_t& hi) {
+  valid_span(g.in_w, g.out_w, g.pad_left, g.stride, s, lo, hi);
+}
+
+// Output rows [lo, hi) whose input row oh*stride - pad_top + r lies inside [0, in_h).
 void valid_rows(const window_geometry& g, std::size_t r, std::size_t& lo, std::size_t& hi) {
-  const long long pad = static_cast<long long>(g.pad_top) - static_cast<long long>(r);
-  const auto stride = static_cast<long long>(g.stride);
-  long long first = pad <= 0 ? 0 : (pad + stride - 1) / stride;
-  long long last = (static_cast<long long>(g.in_h) - 1 + pad) / stride;
-  first = std::min<long long>(first, static_cast<long long>(g.out_h));
-  last = std::min<long long>(last + 1, static_cast<long long>(g.out_h));
-  lo = static_cast<std::size_t>(first);
-  hi = static_cast<std::size_t>(std::max(first, last));
+  valid_span(g.in_h, g.out_h, g.pad_top, g.stride, r, lo, hi);
 }
 
 // With stride 1 and out_w == in_w (a 'same' convolution), the input pixel of
