@@ -3,6 +3,7 @@
 // depends on timing and results are reproducible for a given thread count.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <exception>
 #include <thread>
@@ -34,6 +35,16 @@ void parallel_for(std::size_t threads, std::size_t n, Body&& body) {
   for (auto& t : workers) t.join();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
+}
+
+/// Calls body(begin, end) over a split of [0, n) for elementwise work, on
+/// several workers only when each gets enough elements (64K) to outweigh
+/// starting a thread. Elementwise results do not depend on the split.
+template <typename Body>
+void parallel_elementwise(std::size_t threads, std::size_t n, Body&& body) {
+  constexpr std::size_t min_per_worker = std::size_t{1} << 16;
+  const std::size_t workers = std::clamp<std::size_t>(n / min_per_worker, 1, std::max<std::size_t>(threads, 1));
+  parallel_for(workers, n, [&](std::size_t, std::size_t begin, std::size_t end) { body(begin, end); });
 }
 
 }  // namespace lab::detail

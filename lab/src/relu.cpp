@@ -4,14 +4,17 @@
 #include <bit>
 #include <cstdint>
 
+#include "parallel.hpp"
+
 namespace lab {
 
 void relu::forward(const op_context& ctx, const tensor& in, tensor& out) {
   out.resize(in.shape());
-  const float* __restrict x = in.data();
-  float* __restrict y = out.data();
-  const std::size_t n = in.size();
-  for (std::size_t i = 0; i < n; ++i) y[i] = std::max(x[i], 0.0f);
+  detail::parallel_elementwise(ctx.threads, in.size(), [&](std::size_t begin, std::size_t end) {
+    const float* __restrict x = in.data();
+    float* __restrict y = out.data();
+    for (std::size_t i = begin; i < end; ++i) y[i] = std::max(x[i], 0.0f);
+  });
   ctx.produce(site("output"), tensor_role::activation, out.values());
 }
 
@@ -23,14 +26,15 @@ void relu::backward(const op_context& ctx, const tensor& in, const tensor& /*out
   // mispredicts half the time), GCC will not if-convert the conditional load,
   // and dy * 0 would turn an infinite gradient into NaN. The mask keeps dy
   // exactly where x > 0 and gives +0 elsewhere, and the loop vectorises.
-  const float* __restrict x = in.data();
-  const float* __restrict dy = grad_out.data();
-  float* __restrict dx = grad_in->data();
-  const std::size_t n = in.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint32_t keep = x[i] > 0.0f ? 0xffffffffu : 0u;
-    dx[i] = std::bit_cast<float>(std::bit_cast<std::uint32_t>(dy[i]) & keep);
-  }
+  detail::parallel_elementwise(ctx.threads, in.size(), [&](std::size_t begin, std::size_t end) {
+    const float* __restrict x = in.data();
+    const float* __restrict dy = grad_out.data();
+    float* __restrict dx = grad_in->data();
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::uint32_t keep = x[i] > 0.0f ? 0xffffffffu : 0u;
+      dx[i] = std::bit_cast<float>(std::bit_cast<std::uint32_t>(dy[i]) & keep);
+    }
+  });
   ctx.produce(site("grad_input"), tensor_role::grad_input, grad_in->values());
 }
 

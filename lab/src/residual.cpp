@@ -1,8 +1,22 @@
 #include "lab/residual.hpp"
 
 #include "lab/errors.hpp"
+#include "parallel.hpp"
 
 namespace lab {
+namespace {
+
+// sum[i] = a[i] + b[i], split between ctx.threads workers when large.
+void add(const op_context& ctx, const tensor& a, const tensor& b, tensor& sum) {
+  detail::parallel_elementwise(ctx.threads, sum.size(), [&](std::size_t begin, std::size_t end) {
+    const float* __restrict x = a.data();
+    const float* __restrict y = b.data();
+    float* __restrict z = sum.data();
+    for (std::size_t i = begin; i < end; ++i) z[i] = x[i] + y[i];
+  });
+}
+
+}  // namespace
 
 residual::residual(std::string name)
     : layer(std::move(name)), main_(this->name() + ".main"), shortcut_(this->name() + ".shortcut") {}
@@ -25,8 +39,7 @@ void residual::forward(const op_context& ctx, const tensor& in, tensor& out) {
     skip = &shortcut_out_;
   }
   out.resize(s);
-  const std::size_t n = out.size();
-  for (std::size_t i = 0; i < n; ++i) out[i] = main_out_[i] + (*skip)[i];
+  add(ctx, main_out_, *skip, out);
   ctx.produce(site("output"), tensor_role::activation, out.values());
 }
 
@@ -37,12 +50,12 @@ void residual::backward(const op_context& ctx, const tensor& in, const tensor& /
   if (shortcut_.layers().empty()) {
     if (grad_in == nullptr) return;
     grad_in->resize(in.shape());
-    for (std::size_t i = 0; i < in.size(); ++i) (*grad_in)[i] = main_grad_[i] + grad_out[i];
+    add(ctx, main_grad_, grad_out, *grad_in);
   } else {
     shortcut_.backward(ctx, in, shortcut_out_, grad_out, grad_in != nullptr ? &shortcut_grad_ : nullptr);
     if (grad_in == nullptr) return;
     grad_in->resize(in.shape());
-    for (std::size_t i = 0; i < in.size(); ++i) (*grad_in)[i] = main_grad_[i] + shortcut_grad_[i];
+    add(ctx, main_grad_, shortcut_grad_, *grad_in);
   }
   ctx.produce(site("grad_input"), tensor_role::grad_input, grad_in->values());
 }
