@@ -1,6 +1,7 @@
 #include "lab/batch_norm.hpp"
 
 #include <cmath>
+#include <cstring>
 
 #include "lab/errors.hpp"
 #include "parallel.hpp"
@@ -8,31 +9,141 @@
 namespace lab {
 namespace {
 
-// Independent partial sums per channel: element p of a plane goes to lane
-// p % lanes and the lanes are added in order at the end, a fixed order whose
-// additions pipeline instead of waiting on one another.
-constexpr std::size_t lanes = 16;
+// One channel of an [N, C, ...] tensor: n planes of `size` values each,
+// plane i at first + i * stride.
+struct channel_planes {
+  const float* first;
+  std::size_t stride, n, size;
+  const float* operator[](std::size_t i) const { return first + i * stride; }
+};
 
-// Plane i of channel c of an [N, C, ...] tensor.
-const float* plane_of(const tensor& t, std::size_t i, std::size_t c) {
-  const std::size_t channels = t.shape()[1];
-  return t.data() + (i * channels + c) * (t.size() / (t.shape()[0] * channels));
+channel_planes channel_of(const tensor& t, std::size_t c) {
+  const std::size_t n = t.shape()[0], channels = t.shape()[1], size = t.size() / (n * channels);
+  return {t.data() + c * size, channels * size, n, size};
 }
 
-// Sum of term(x) over the n planes of `plane` values that plane_at(i) points to.
-template <typename T, typename PlaneAt, typename Term>
-T channel_sum(std::size_t n, std::size_t plane, PlaneAt plane_at, Term term) {
-  T lane[lanes] = {};
-  for (std::size_t i = 0; i < n; ++i) {
-    const float* __restrict x = plane_at(i);
-    std::size_t p = 0;
-    for (; p + lanes <= plane; p += lanes)
-      for (std::size_t j = 0; j < lanes; ++j) lane[j] += term(x[p + j]);
-    for (; p < plane; ++p) lane[p % lanes] += term(x[p]);
-  }
-  T total = 0;
-  for (std::size_t j = 0; j < lanes; ++j) total += lane[j];
+// Independent partial sums per channel: element p of a plane goes to lane
+// p % lanes and the lanes are added in order at the end, a fixed order whose
+// additions pipeline instead of waiting on one another. The lanes are GCC
+// vector types, so the compiler keeps them in SIMD registers of whatever
+// width the target has, with the same result.
+constexpr std::size_t lanes = 16;
+using float_lanes = float __attribute__((vector_size(lanes * sizeof(float))));
+using double_lanes = double __attribute__((vector_size(lanes * sizeof(double))));
+
+template <typename Lanes>
+[[gnu::always_inline]] inline auto add_lanes(const Lanes& lane) {
+  auto total = lane[0];
+  for (std::size_t j = 1; j < lanes; ++j) total += lane[j];
   return total;
+}
+
+// Sum over all values x of a channel of x (Squared false) or of (x - m)^2
+// (Squared true), in double. (Vectors never pass by value here: that would
+// depend on the target's calling convention.)
+template <bool Squared>
+[[gnu::always_inline]] inline double channel_sum(const channel_planes& x, double m) {
+  double_lanes lane = {};
+  for (std::size_t i = 0; i < x.n; ++i) {
+    const float* v = x[i];
+    std::size_t p = 0;
+    for (; p + lanes <= x.size; p += lanes) {
+      float_lanes f;
+      std::memcpy(&f, v + p, sizeof f);
+      double_lanes d = __builtin_convertvector(f, double_lanes);
+      if constexpr (Squared) {
+        d -= m;
+        d *= d;
+      }
+      lane += d;
+    }
+    for (; p < x.size; ++p) {
+      double d = v[p];
+      if constexpr (Squared) {
+        d -= m;
+        d *= d;
+      }
+      lane[p % lanes] += d;
+    }
+  }
+  return add_lanes(lane);
+}
+
+// The kernels below run through dispatch(): compiled once for any x86-64 and
+// once for AVX-512, with identical results (the same operations per lane).
+
+// Sum of the channel's values, in double.
+[[gnu::always_inline]] inline double sum_kernel(channel_planes x) {
+  return channel_sum<false>(x, 0.0);
+}
+
+// Sum of squared deviations from m, in double.
+[[gnu::always_inline]] inline double squared_deviation_kernel(channel_planes x, double m) {
+  return channel_sum<true>(x, m);
+}
+
+// y = x * scale + shift, y laid out like x from y_first on.
+[[gnu::always_inline]] inline int affine_kernel(channel_planes x, float* y_first, float scale, float shift) {
+  for (std::size_t i = 0; i < x.n; ++i) {
+    const float* __restrict v = x[i];
+    float* __restrict y = y_first + i * x.stride;
+    for (std::size_t p = 0; p < x.size; ++p) y[p] = v[p] * scale + shift;
+  }
+  return 0;
+}
+
+struct gradient_sums {
+  float dy, dy_xhat;  // sum of dy and of dy * xhat over the channel
+};
+
+[[gnu::always_inline]] inline gradient_sums gradient_sums_kernel(channel_planes x, channel_planes dy, float mean,
+                                                                 float inv_std) {
+  float_lanes lane_dy = {}, lane_dy_xhat = {};
+  for (std::size_t i = 0; i < x.n; ++i) {
+    const float* v = x[i];
+    const float* d = dy[i];
+    std::size_t p = 0;
+    for (; p + lanes <= x.size; p += lanes) {
+      float_lanes g, xv;
+      std::memcpy(&g, d + p, sizeof g);
+      std::memcpy(&xv, v + p, sizeof xv);
+      lane_dy += g;
+      lane_dy_xhat += g * (xv - mean) * inv_std;
+    }
+    for (; p < x.size; ++p) {
+      lane_dy[p % lanes] += d[p];
+      lane_dy_xhat[p % lanes] += d[p] * (v[p] - mean) * inv_std;
+    }
+  }
+  return {add_lanes(lane_dy), add_lanes(lane_dy_xhat)};
+}
+
+// dL/dx with batch statistics: k * (dy - mean_dy - xhat * sum_dy_xhat / count).
+[[gnu::always_inline]] inline int input_gradient_kernel(channel_planes x, channel_planes dy, float* dx_first,
+                                                        float mean, float inv_std, float k, float mean_dy,
+                                                        float sum_dy_xhat, float count) {
+  for (std::size_t i = 0; i < x.n; ++i) {
+    const float* __restrict v = x[i];
+    const float* __restrict d = dy[i];
+    float* __restrict dx = dx_first + i * x.stride;
+    for (std::size_t p = 0; p < x.size; ++p) {
+      const float xhat = (v[p] - mean) * inv_std;
+      dx[p] = k * (d[p] - mean_dy - xhat * sum_dy_xhat / count);
+    }
+  }
+  return 0;
+}
+
+template <auto Kernel, typename... Args>
+__attribute__((target("avx512f"))) auto with_avx512(Args... args) {
+  return Kernel(args...);
+}
+
+// Kernel(args...) with AVX-512 where the CPU has it.
+template <auto Kernel, typename... Args>
+auto dispatch(Args... args) {
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  return avx512 ? with_avx512<Kernel>(args...) : Kernel(args...);
 }
 
 }  // namespace
@@ -81,10 +192,9 @@ void batch_norm::forward(const op_context& ctx, const tensor& in, tensor& out) {
       if (ctx.training) {
         // Two passes in double: the mean first, then squared deviations, so the
         // variance does not suffer the cancellation of E[x^2] - E[x]^2.
-        const auto planes = [&](std::size_t i) { return plane_of(in, i, c); };
-        const double m = channel_sum<double>(n, plane, planes, [](float x) { return static_cast<double>(x); }) /
-                         static_cast<double>(count);
-        const double sq = channel_sum<double>(n, plane, planes, [m](float x) { return (x - m) * (x - m); });
+        const channel_planes x = channel_of(in, c);
+        const double m = dispatch<sum_kernel>(x) / static_cast<double>(count);
+        const double sq = dispatch<squared_deviation_kernel>(x, m);
         mean = static_cast<float>(m);
         var = static_cast<float>(sq / static_cast<double>(count));
         const auto unbiased = static_cast<float>(sq / static_cast<double>(count - 1));
@@ -96,11 +206,7 @@ void batch_norm::forward(const op_context& ctx, const tensor& in, tensor& out) {
       inv_std_[c] = inv_std;
       const float scale = gamma[c] * inv_std;
       const float shift = beta[c] - mean * scale;
-      for (std::size_t i = 0; i < n; ++i) {
-        const float* __restrict x = plane_of(in, i, c);
-        float* __restrict y = out.data() + (i * channels_ + c) * plane;
-        for (std::size_t p = 0; p < plane; ++p) y[p] = x[p] * scale + shift;
-      }
+      dispatch<affine_kernel>(channel_of(in, c), out.data() + c * plane, scale, shift);
     }
   });
   ctx.produce(site("output"), tensor_role::activation, out.values());
@@ -116,45 +222,18 @@ void batch_norm::backward(const op_context& ctx, const tensor& in, const tensor&
   detail::parallel_for(ctx.threads, channels_, [&](std::size_t, std::size_t c_begin, std::size_t c_end) {
     for (std::size_t c = c_begin; c < c_end; ++c) {
       const float mean = mean_[c], inv_std = inv_std_[c];
-      float sum_dy = 0.0f, sum_dy_xhat = 0.0f;
-      {
-        float lane_dy[lanes] = {}, lane_dy_xhat[lanes] = {};
-        for (std::size_t i = 0; i < n; ++i) {
-          const float* __restrict x = plane_of(in, i, c);
-          const float* __restrict dy = plane_of(grad_out, i, c);
-          std::size_t p = 0;
-          for (; p + lanes <= plane; p += lanes)
-            for (std::size_t j = 0; j < lanes; ++j) {
-              lane_dy[j] += dy[p + j];
-              lane_dy_xhat[j] += dy[p + j] * (x[p + j] - mean) * inv_std;
-            }
-          for (; p < plane; ++p) {
-            lane_dy[p % lanes] += dy[p];
-            lane_dy_xhat[p % lanes] += dy[p] * (x[p] - mean) * inv_std;
-          }
-        }
-        for (std::size_t j = 0; j < lanes; ++j) {
-          sum_dy += lane_dy[j];
-          sum_dy_xhat += lane_dy_xhat[j];
-        }
-      }
+      const channel_planes x = channel_of(in, c), dy = channel_of(grad_out, c);
+      const auto [sum_dy, sum_dy_xhat] = dispatch<gradient_sums_kernel>(x, dy, mean, inv_std);
       gamma_.grad[c] += sum_dy_xhat;
       beta_.grad[c] += sum_dy;
       if (grad_in == nullptr) continue;
       const float k = gamma[c] * inv_std;
-      for (std::size_t i = 0; i < n; ++i) {
-        const float* __restrict x = plane_of(in, i, c);
-        const float* __restrict dy = plane_of(grad_out, i, c);
-        float* __restrict dx = grad_in->data() + (i * channels_ + c) * plane;
-        if (used_batch_stats_) {
-          const float mean_dy = sum_dy / count;
-          for (std::size_t p = 0; p < plane; ++p) {
-            const float xhat = (x[p] - mean) * inv_std;
-            dx[p] = k * (dy[p] - mean_dy - xhat * sum_dy_xhat / count);
-          }
-        } else {
-          for (std::size_t p = 0; p < plane; ++p) dx[p] = k * dy[p];
-        }
+      float* dx = grad_in->data() + c * plane;
+      if (used_batch_stats_) {
+        dispatch<input_gradient_kernel>(x, dy, dx, mean, inv_std, k, sum_dy / count, sum_dy_xhat, count);
+      } else {
+        // Running statistics are constants: dL/dx = k * dy.
+        dispatch<affine_kernel>(dy, dx, k, 0.0f);
       }
     }
   });
