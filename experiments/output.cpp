@@ -135,7 +135,9 @@ std::string render_experiments_md(const std::filesystem::path& output_dir) {
       "tutorial printed beside numlab's, with a verdict decided by comparing the two. The same tables "
       "are in `NAME.csv` (a header row `table,<columns>` per table; the first field of each row is the "
       "table's id). Experiments that train also leave `NAME.db`, the run database of their training runs "
-      "(not committed: `numlab inspect NAME.db`, or open it in `numlab-gui`).\n\n";
+      "(not committed: `numlab inspect NAME.db`, or open it in `numlab-gui`). Runs at the tutorials' full "
+      "sizes (`--full`, hours on 2 cores for some) are in `" + output_dir.generic_string() +
+      "/full/` where they were made.\n\n";
   for (const experiment& e : all_experiments()) {
     out += "- [" + std::string(e.name) + "](#" + std::string(e.name) + "): " + std::string(e.description) + "\n";
   }
