@@ -1,6 +1,7 @@
 #include "im2col.hpp"
 
 #include <algorithm>
+#include <vector>
 
 // Rows here are short (an output row of a 28x28 image is 28 floats), so a
 // memset/memcpy call per row segment costs more than the copy itself. GCC
@@ -109,19 +110,20 @@ void im2col_flat(const float* image, std::size_t channels, const window_geometry
 // the same order as with a per-row loop.
 LAB_INLINE_LOOPS void col2im_flat(float* col, std::size_t ld, std::size_t channels, const window_geometry& g,
                                   float* image) {
-  const std::size_t plane = g.in_h * g.in_w;
+  const std::size_t plane = g.in_h * g.in_w, taps = g.kernel_h * g.kernel_w;
+  std::vector<flat_tap> tap_of(taps);
+  for (std::size_t rs = 0; rs < taps; ++rs) tap_of[rs] = make_flat_tap(g, rs / g.kernel_w, rs % g.kernel_w);
   for (std::size_t c = 0; c < channels; ++c)
-    for (std::size_t r = 0; r < g.kernel_h; ++r)
-      for (std::size_t s = 0; s < g.kernel_w; ++s) {
-        const flat_tap t = make_flat_tap(g, r, s);
-        if (t.p1 <= t.p0) continue;
-        float* row = col + ((c * g.kernel_h + r) * g.kernel_w + s) * ld;
-        zero_wrapped_columns(g, t, row);
-        const float* __restrict src = row + t.p0;
-        float* __restrict dst = image + c * plane + static_cast<long long>(t.p0) + t.shift;
-        const std::size_t count = t.p1 - t.p0;
-        for (std::size_t i = 0; i < count; ++i) dst[i] += src[i];
-      }
+    for (std::size_t rs = 0; rs < taps; ++rs) {
+      const flat_tap& t = tap_of[rs];
+      if (t.p1 <= t.p0) continue;
+      float* row = col + (c * taps + rs) * ld;
+      zero_wrapped_columns(g, t, row);
+      const float* __restrict src = row + t.p0;
+      float* __restrict dst = image + c * plane + static_cast<long long>(t.p0) + t.shift;
+      const std::size_t count = t.p1 - t.p0;
+      for (std::size_t i = 0; i < count; ++i) dst[i] += src[i];
+    }
 }
 
 }  // namespace
