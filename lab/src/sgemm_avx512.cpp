@@ -1,8 +1,18 @@
-// Eigen's blocked GEMM compiled for AVX-512 (this file alone gets the
-// instruction-set flags, see lab/CMakeLists.txt). Debian's OpenBLAS 0.3.21
-// does not know Zen 5 and falls back to its AVX2 (Haswell) kernels, which run
-// at about half the speed of these on the conv shapes of the trainer.
+// fp32 GEMM compiled for AVX-512 (this file alone gets the instruction-set
+// flags, see lab/CMakeLists.txt). Debian's OpenBLAS 0.3.21 does not know Zen 5
+// and falls back to its AVX2 (Haswell) kernels, which run at about half the
+// speed of these on the conv shapes of the trainer.
+//
+// Products whose B is not transposed and wide (conv forward: kernel x im2col
+// matrix; conv input gradient: kernel^T x output gradient) run a kernel that
+// reads B's rows in place, so the large im2col matrix is not copied once more
+// into a packed layout; everything else goes to Eigen's blocked GEMM.
 #include "sgemm_avx512.hpp"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <vector>
 
 // GCC 12 reports its own _mm512_undefined_ps() as "may be used
 // uninitialized" wherever Eigen's AVX-512 packets are inlined.
@@ -34,10 +44,79 @@ void multiply_into(const A& a, const B& b, float beta, view& c) {
   c.noalias() += a * b;
 }
 
+// Register block of the wide kernel: rows x (vectors * 16) of C.
+constexpr std::size_t block_rows = 8, block_vectors = 3, block_cols = block_vectors * 16;
+
+// op(A) in blocks of block_rows rows, each stored k-major ([k][row]), rows
+// past m zero.
+std::vector<float> pack_a(const gemm_args& g) {
+  const std::size_t blocks = (g.m + block_rows - 1) / block_rows;
+  std::vector<float> packed(blocks * block_rows * g.k, 0.0f);
+  for (std::size_t i = 0; i < g.m; ++i) {
+    float* dst = packed.data() + (i / block_rows) * block_rows * g.k + i % block_rows;
+    for (std::size_t k = 0; k < g.k; ++k)
+      dst[k * block_rows] = g.trans_a ? g.a[k * g.lda + i] : g.a[i * g.lda + k];
+  }
+  return packed;
+}
+
+// C[rows x cols block] = beta * C + sum over k of A_block[k][i] * B[k][j], each
+// element one fused multiply-add per k in order of k (then one more for beta).
+void wide_block(const float* a_block, const gemm_args& g, std::size_t row0, std::size_t rows, std::size_t col0,
+                std::size_t cols) {
+  __mmask16 mask[block_vectors];
+  for (std::size_t v = 0; v < block_vectors; ++v) {
+    const std::size_t lo = std::min(cols, v * 16), hi = std::min(cols, v * 16 + 16);
+    mask[v] = static_cast<__mmask16>((1u << (hi - lo)) - 1u);
+  }
+  __m512 acc[block_rows][block_vectors];
+  for (auto& row : acc)
+    for (auto& v : row) v = _mm512_setzero_ps();
+  const float* b = g.b + col0;
+  for (std::size_t k = 0; k < g.k; ++k, b += g.ldb) {
+    __m512 bv[block_vectors];
+    for (std::size_t v = 0; v < block_vectors; ++v) bv[v] = _mm512_maskz_loadu_ps(mask[v], b + v * 16);
+    const float* a = a_block + k * block_rows;
+    for (std::size_t i = 0; i < block_rows; ++i) {
+      const __m512 ai = _mm512_set1_ps(a[i]);
+      for (std::size_t v = 0; v < block_vectors; ++v) acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
+    }
+  }
+  const __m512 beta = _mm512_set1_ps(g.beta);
+  // A constant trip count keeps acc in registers (indexed only by constants).
+  for (std::size_t i = 0; i < block_rows; ++i) {
+    if (i >= rows) break;
+    float* c = g.c + (row0 + i) * g.ldc + col0;
+    for (std::size_t v = 0; v < block_vectors; ++v) {
+      __m512 result = acc[i][v];
+      if (g.beta != 0.0f) result = _mm512_fmadd_ps(beta, _mm512_maskz_loadu_ps(mask[v], c + v * 16), result);
+      _mm512_mask_storeu_ps(c + v * 16, mask[v], result);
+    }
+  }
+}
+
+// True where the wide kernel applies: B not transposed, enough columns to
+// fill its blocks, and a depth whose B panel stays in the L2 cache.
+bool wide_kernel_fits(const gemm_args& g) { return !g.trans_b && g.n >= 64 && g.k > 0 && g.k <= 1024; }
+
+void wide_gemm(const gemm_args& g) {
+  const std::vector<float> packed = pack_a(g);
+  // Column blocks outside, row blocks inside: a block of B's columns is read
+  // from the cache by every row block.
+  for (std::size_t col0 = 0; col0 < g.n; col0 += block_cols)
+    for (std::size_t row0 = 0; row0 < g.m; row0 += block_rows)
+      wide_block(packed.data() + row0 * g.k, g, row0, std::min(block_rows, g.m - row0), col0,
+                 std::min(block_cols, g.n - col0));
+}
+
 }  // namespace
 
 void sgemm_avx512(const gemm_args& g) {
   if (g.m == 0 || g.n == 0) return;
+  if (wide_kernel_fits(g)) {
+    wide_gemm(g);
+    return;
+  }
   view c(g.c, static_cast<Eigen::Index>(g.m), static_cast<Eigen::Index>(g.n), stride(static_cast<Eigen::Index>(g.ldc)));
   const auto a = g.trans_a ? matrix(g.a, g.k, g.m, g.lda) : matrix(g.a, g.m, g.k, g.lda);
   const auto b = g.trans_b ? matrix(g.b, g.n, g.k, g.ldb) : matrix(g.b, g.k, g.n, g.ldb);

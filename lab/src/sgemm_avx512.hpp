@@ -5,9 +5,11 @@
 
 namespace lab::detail {
 
-/// C = op(A) * op(B) + beta * C in fp32 (products and sums rounded to
-/// nearest-even in fp32, in Eigen's blocked summation order), using AVX-512
-/// FMA. Only call it on a CPU with AVX-512F, AVX-512DQ, AVX2 and FMA.
+/// C = op(A) * op(B) + beta * C in fp32 with AVX-512 FMA (every step rounded
+/// to nearest-even in fp32): for B not transposed, at least 64 columns and a
+/// depth up to 1024, each element is one FMA chain in order of k; otherwise
+/// Eigen's blocked summation order. Only call it on a CPU with AVX-512F,
+/// AVX-512DQ, AVX2 and FMA.
 void sgemm_avx512(const gemm_args& g);
 
 }  // namespace lab::detail
