@@ -5,13 +5,16 @@
 //
 // Products whose B is not transposed and wide (conv forward: kernel x im2col
 // matrix; conv input gradient: kernel^T x output gradient) run a kernel that
-// reads B's rows in place, so the large im2col matrix is not copied once more
-// into a packed layout; everything else goes to Eigen's blocked GEMM.
+// reads B's rows in place, and long dot products of rows (conv kernel
+// gradient: output gradient x im2col matrix^T) one that reads both operands'
+// rows in place, so the large im2col matrix is not copied once more into a
+// packed layout; everything else goes to Eigen's blocked GEMM.
 #include "sgemm_avx512.hpp"
 
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 // GCC 12 reports its own _mm512_undefined_ps() as "may be used
@@ -109,12 +112,66 @@ void wide_gemm(const gemm_args& g) {
                  std::min(block_cols, g.n - col0));
 }
 
+// Register block of the deep kernel: rows of A x rows of B, one vector of
+// 16 partial sums each.
+constexpr std::size_t deep_rows_a = 4, deep_rows_b = 6;
+
+// C[m][n] = beta * C + sum over k of A[m][k] * B[n][k] for one block: each
+// element's products go into 16 lanes (k mod 16, one FMA chain per lane in
+// order of k), and the lanes are then added by _mm512_reduce_add_ps.
+void deep_block(const gemm_args& g, std::size_t row0, std::size_t rows, std::size_t col0, std::size_t cols) {
+  // Rows past the edge repeat the last one (computed, never stored), so the
+  // block keeps its constant shape and its accumulators stay in registers.
+  const float* a[deep_rows_a];
+  const float* b[deep_rows_b];
+  for (std::size_t i = 0; i < deep_rows_a; ++i) a[i] = g.a + (row0 + std::min(i, rows - 1)) * g.lda;
+  for (std::size_t j = 0; j < deep_rows_b; ++j) b[j] = g.b + (col0 + std::min(j, cols - 1)) * g.ldb;
+  __m512 acc[deep_rows_a][deep_rows_b];
+  for (auto& row : acc)
+    for (auto& v : row) v = _mm512_setzero_ps();
+  const auto step = [&](std::size_t k, __mmask16 mask) {
+    __m512 bv[deep_rows_b];
+    for (std::size_t j = 0; j < deep_rows_b; ++j) bv[j] = _mm512_maskz_loadu_ps(mask, b[j] + k);
+    for (std::size_t i = 0; i < deep_rows_a; ++i) {
+      const __m512 av = _mm512_maskz_loadu_ps(mask, a[i] + k);
+      for (std::size_t j = 0; j < deep_rows_b; ++j) acc[i][j] = _mm512_fmadd_ps(av, bv[j], acc[i][j]);
+    }
+  };
+  std::size_t k = 0;
+  for (; k + 16 <= g.k; k += 16) step(k, __mmask16{0xffff});
+  if (k < g.k) step(k, static_cast<__mmask16>((1u << (g.k - k)) - 1u));
+  // Constant indices only, so acc stays in registers.
+  float sums[deep_rows_a][deep_rows_b];
+  for (std::size_t i = 0; i < deep_rows_a; ++i)
+    for (std::size_t j = 0; j < deep_rows_b; ++j) sums[i][j] = _mm512_reduce_add_ps(acc[i][j]);
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j) {
+      float& c = g.c[(row0 + i) * g.ldc + col0 + j];
+      c = g.beta == 0.0f ? sums[i][j] : std::fma(g.beta, c, sums[i][j]);
+    }
+}
+
+// True where the deep kernel applies: A as stored, B transposed (both with
+// k contiguous) and a long sum (the conv kernel gradient over image pixels).
+bool deep_kernel_fits(const gemm_args& g) { return !g.trans_a && g.trans_b && g.k >= 256; }
+
+void deep_gemm(const gemm_args& g) {
+  // B's rows outside (a block of them stays in L1), A's rows inside.
+  for (std::size_t col0 = 0; col0 < g.n; col0 += deep_rows_b)
+    for (std::size_t row0 = 0; row0 < g.m; row0 += deep_rows_a)
+      deep_block(g, row0, std::min(deep_rows_a, g.m - row0), col0, std::min(deep_rows_b, g.n - col0));
+}
+
 }  // namespace
 
 void sgemm_avx512(const gemm_args& g) {
   if (g.m == 0 || g.n == 0) return;
   if (wide_kernel_fits(g)) {
     wide_gemm(g);
+    return;
+  }
+  if (deep_kernel_fits(g)) {
+    deep_gemm(g);
     return;
   }
   view c(g.c, static_cast<Eigen::Index>(g.m), static_cast<Eigen::Index>(g.n), stride(static_cast<Eigen::Index>(g.ldc)));

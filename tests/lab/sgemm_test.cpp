@@ -69,6 +69,7 @@ INSTANTIATE_TEST_SUITE_P(
         gemm_case{false, false, 9, 97, 300, 0.5f}, gemm_case{true, false, 1, 65, 1, 0.0f},
         // conv kernel gradient and dense shapes (B transposed, or narrow)
         gemm_case{false, true, 32, 288, 784, 1.0f}, gemm_case{false, true, 32, 10, 500, 0.0f},
+        gemm_case{false, true, 7, 13, 300, 0.5f}, gemm_case{false, true, 5, 9, 256, 0.0f},
         gemm_case{true, false, 10, 40, 32, 1.0f}, gemm_case{true, true, 5, 6, 7, 0.0f},
         // deeper than the wide kernel takes
         gemm_case{false, false, 4, 80, 1500, 0.0f}));
