@@ -42,23 +42,33 @@ void optimizer::step(const op_context& ctx, float lr) {
     const float* g = p.grad.data();
     delta_.resize(n);
     const float l2 = p.decay && s.kind != optimizer_kind::adamw ? s.weight_decay : 0.0f;
-    // The gradient, state and Adam's denominator pass through the context
-    // (role optimizer_state), so a precision policy can hold them in its
-    // format: one rounding per state tensor and per denominator.
+    // The gradient, the state and every intermediate of the update pass
+    // through the context (role optimizer_state), so a precision policy holds
+    // each in its format: one rounding per elementary tensor operation, in
+    // the order PyTorch 1.13's Adam performs them (mul_, add_, addcmul_,
+    // sqrt, div, add_), which is what a framework computing in fp16/bf16 does.
     const std::string_view op = s.kind == optimizer_kind::sgd ? "sgd" : "adam";
+    const auto rounded = [&](std::string_view suffix, std::span<float> values) {
+      ctx.produce({p.layer, op, p.tensor_name + std::string(suffix)}, tensor_role::optimizer_state, values);
+    };
     grad_.resize(n);
     for (std::size_t j = 0; j < n; ++j) grad_[j] = g[j] + l2 * w[j];
-    ctx.produce({p.layer, op, p.tensor_name + ".grad"}, tensor_role::optimizer_state, grad_);
+    rounded(".grad", grad_);
     if (s.kind == optimizer_kind::sgd) {
       if (s.momentum == 0.0f) {
         for (std::size_t j = 0; j < n; ++j) delta_[j] = -lr * grad_[j];
       } else {
         float* buf = first_[i].data();
-        for (std::size_t j = 0; j < n; ++j) buf[j] = s.momentum * buf[j] + grad_[j];
-        ctx.produce({p.layer, op, p.tensor_name + ".momentum"}, tensor_role::optimizer_state, first_[i].values());
-        for (std::size_t j = 0; j < n; ++j) {
-          const float direction = s.nesterov ? grad_[j] + s.momentum * buf[j] : buf[j];
-          delta_[j] = -lr * direction;
+        for (std::size_t j = 0; j < n; ++j) buf[j] *= s.momentum;
+        rounded(".momentum.decayed", first_[i].values());
+        for (std::size_t j = 0; j < n; ++j) buf[j] += grad_[j];
+        rounded(".momentum", first_[i].values());
+        if (s.nesterov) {
+          for (std::size_t j = 0; j < n; ++j) delta_[j] = grad_[j] + s.momentum * buf[j];
+          rounded(".nesterov_direction", delta_);
+          for (std::size_t j = 0; j < n; ++j) delta_[j] *= -lr;
+        } else {
+          for (std::size_t j = 0; j < n; ++j) delta_[j] = -lr * buf[j];
         }
       }
     } else {
@@ -66,15 +76,21 @@ void optimizer::step(const op_context& ctx, float lr) {
       float* v = second_[i].data();
       const float step_size = lr / bias1;
       const float decoupled = p.decay && s.kind == optimizer_kind::adamw ? lr * s.weight_decay : 0.0f;
-      for (std::size_t j = 0; j < n; ++j) {
-        m[j] = s.beta1 * m[j] + (1.0f - s.beta1) * grad_[j];
-        v[j] = s.beta2 * v[j] + (1.0f - s.beta2) * grad_[j] * grad_[j];
-      }
-      ctx.produce({p.layer, op, p.tensor_name + ".m"}, tensor_role::optimizer_state, first_[i].values());
-      ctx.produce({p.layer, op, p.tensor_name + ".v"}, tensor_role::optimizer_state, second_[i].values());
+      for (std::size_t j = 0; j < n; ++j) m[j] *= s.beta1;
+      rounded(".m.decayed", first_[i].values());
+      for (std::size_t j = 0; j < n; ++j) m[j] += (1.0f - s.beta1) * grad_[j];
+      rounded(".m", first_[i].values());
+      for (std::size_t j = 0; j < n; ++j) v[j] *= s.beta2;
+      rounded(".v.decayed", second_[i].values());
+      for (std::size_t j = 0; j < n; ++j) v[j] += (1.0f - s.beta2) * grad_[j] * grad_[j];
+      rounded(".v", second_[i].values());
       denom_.resize(n);
-      for (std::size_t j = 0; j < n; ++j) denom_[j] = std::sqrt(v[j]) / bias2_sqrt + s.eps;
-      ctx.produce({p.layer, op, p.tensor_name + ".denominator"}, tensor_role::optimizer_state, denom_);
+      for (std::size_t j = 0; j < n; ++j) denom_[j] = std::sqrt(v[j]);
+      rounded(".sqrt_v", denom_);
+      for (std::size_t j = 0; j < n; ++j) denom_[j] /= bias2_sqrt;
+      rounded(".sqrt_v_hat", denom_);
+      for (std::size_t j = 0; j < n; ++j) denom_[j] += s.eps;
+      rounded(".denominator", denom_);
       for (std::size_t j = 0; j < n; ++j) delta_[j] = -step_size * m[j] / denom_[j] - decoupled * w[j];
     }
     const lab::site where = p.site();

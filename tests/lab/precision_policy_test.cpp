@@ -14,6 +14,7 @@
 #include "lab/sequential.hpp"
 #include "lab/errors.hpp"
 #include "lab/loss_scaler.hpp"
+#include "lab/optimizer.hpp"
 #include "lab/precision_hook.hpp"
 #include "lab/precision_warnings.hpp"
 #include "lab/trainer.hpp"
@@ -138,6 +139,41 @@ TEST(PureUpdate, NearestEvenSwampsSmallDeltasAndStochasticKeepsTheirMean) {
       EXPECT_NEAR(static_cast<double>(up), 5000.0, 306.0);
     }
   }
+}
+
+TEST(PureUpdate, AdamRoundsEveryElementaryOperationLikeABf16Framework) {
+  // bf16 has 8 significand bits: next to 1 its spacing is 2^-8 below and
+  // 2^-7 above. With v = 1 and g = 2, v <- 0.999 v + 0.001 g^2:
+  //  - rounded once, 0.999 + 0.004 = 1.003 lies below the midpoint
+  //    1 + 2^-8 = 1.00390625 and gives 1;
+  //  - rounded after each operation as PyTorch's mul_ then addcmul_ do,
+  //    0.999 rounds to 1 first, 1 + 0.004 = 1.004 lies above the midpoint
+  //    and gives 1 + 2^-7 = 1.0078125.
+  // The denominator sqrt(v) / sqrt(1 - 0.999) + eps, one rounding each:
+  // sqrt(1 + 2^-7) = 1.0038986 lies below the midpoint 1.00390625 and gives
+  // 1; 1 / 0.0316226 = 31.6232 gives 31.625 (spacing 2^-3 in [16, 32));
+  // adding 1e-4 leaves 31.625.
+  // m <- 0.9 m + 0.1 g from m = 0: 0.2 gives 205 * 2^-10 = 0.2001953125.
+  auto policy = precision_preset("bf16");
+  precision_hook hook(policy, 1);
+  optimizer_settings s;
+  s.kind = optimizer_kind::adam;
+  s.beta1 = 0.9f;
+  s.beta2 = 0.999f;
+  s.eps = 1e-4f;
+  parameter p = make_parameter("fc", "dense", "kernel", {1}, false);
+  p.value[0] = 0.0f;
+  p.grad[0] = 2.0f;
+  optimizer adam(s, {&p});
+  tensor& v = *adam.state().at(1);
+  v[0] = 1.0f;
+  adam.step(hook.context(), 1.0f);
+  EXPECT_EQ(v[0], 1.0078125f);
+  EXPECT_EQ((*adam.state().at(0))[0], 0.2001953125f);
+  // w <- w - lr * (m / (1 - 0.9)) / denominator, rounded once:
+  // -2.0019531 / 31.625 = -0.0633029 = -129.64 * 2^-11 (bf16 spacing in
+  // [2^-4, 2^-3)) gives -130 * 2^-11 = -0.0634765625.
+  EXPECT_EQ(p.value[0], -0.0634765625f);
 }
 
 TEST(Traps, FirstOverflowStopsWithOpLayerStepAndValues) {
