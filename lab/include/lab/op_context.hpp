@@ -28,7 +28,7 @@
 //                                     the values themselves, or a copy the hook
 //                                     rounded to the op's compute format.
 //   ctx.gemm(site, g)                 the matrix products of dense and conv:
-//                                     OpenBLAS sgemm, or a gemm_engine that
+//                                     lab::sgemm, or a gemm_engine that
 //                                     accumulates in a low-precision format.
 //
 // In plain fp32 no hook is installed and all of this does nothing beyond the
@@ -116,7 +116,8 @@ struct gemm_args {
   std::size_t ldc = 0;
 };
 
-/// C = op(A) * op(B) + beta * C by OpenBLAS sgemm (fp32, BLAS's own summation order).
+/// C = op(A) * op(B) + beta * C in fp32: AVX-512 kernels where the CPU has
+/// them (summation orders in lab/src/sgemm_avx512.hpp), OpenBLAS sgemm otherwise.
 void sgemm(const gemm_args& g);
 
 /// Computes the matrix products of dense and conv ops for a site; a
