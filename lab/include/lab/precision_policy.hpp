@@ -65,12 +65,13 @@ enum class class_precision : std::uint8_t {
 
 /// Where matmul/conv partial sums are accumulated.
 ///
-/// fp32 means: OpenBLAS sgemm on operands that hold format values. Their
-/// products are exact in fp32 (11 + 11 bits for fp16, 8 + 8 for bf16, both
-/// within fp32's 24), so every FMA is one fp32 rounding of an exact sum:
-/// the result is the exact products summed in fp32, in the order of
-/// OpenBLAS's blocked kernel (not p = 0 .. k-1; it depends on the kernel and
-/// the blocking), starting from beta * C (dense starts C at the bias). The
+/// fp32 means: lab::sgemm (op_context.hpp) on operands that hold format
+/// values. Their products are exact in fp32 (11 + 11 bits for fp16, 8 + 8
+/// for bf16, both within fp32's 24), so every multiply-add is one fp32
+/// rounding of an exact sum: the result is the exact products summed in
+/// fp32, in the order of the GEMM kernel that runs (not p = 0 .. k-1; it
+/// depends on the kernel and its blocking), starting from beta * C (dense
+/// starts C at the bias). The
 /// op's output is then rounded once into the format. Where every partial
 /// sum is representable in fp32 the order does not matter and the output is
 /// round(exact sum), which is how the tests pin it.
