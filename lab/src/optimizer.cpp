@@ -91,6 +91,9 @@ void optimizer::step(const op_context& ctx, float lr) {
       rounded(".sqrt_v_hat", denom_);
       for (std::size_t j = 0; j < n; ++j) denom_[j] += s.eps;
       rounded(".denominator", denom_);
+      // AdamW's decoupled decay joins the step in one delta (PyTorch
+      // multiplies w by 1 - lr * decay first, one more rounding); the update
+      // w + delta is then rounded once, from its exact value (ctx.update).
       for (std::size_t j = 0; j < n; ++j) delta_[j] = -step_size * m[j] / denom_[j] - decoupled * w[j];
     }
     const lab::site where = p.site();
