@@ -6,20 +6,17 @@
 // sequential fp16 partials, pure bf16. The last benchmarks time the GEMM
 // kernels alone (sgemm vs low-format partials, fast and portable paths).
 #include <benchmark/benchmark.h>
-#include <cblas.h>
 #include <libnum/codec.hpp>
 #include <libnum/convert.hpp>
 
 #include <memory>
 #include <random>
 
-#include "lab/batches.hpp"
 #include "lab/loss.hpp"
 #include "lab/loss_scaler.hpp"
 #include "lab/low_precision_gemm.hpp"
-#include "lab/models.hpp"
-#include "lab/optimizer.hpp"
 #include "lab/precision_hook.hpp"
+#include "synthetic_training.hpp"
 
 namespace {
 
@@ -38,61 +35,42 @@ lab::precision_policy policy_named(const std::string& name) {
   return c.resolve();
 }
 
-void train_steps(benchmark::State& state, lab::model_spec spec, std::size_t batch_size, const std::string& policy) {
-  openblas_set_num_threads(1);
-  auto net = lab::make_model(spec);
-  lab::rng init(1);
-  net->initialise(init);
-  auto params = net->parameters();
-  lab::optimizer_settings settings;
-  settings.eps = 1e-4f;
-  lab::optimizer opt(settings, params);
-  const lab::dataset data = lab::make_synthetic(batch_size * 4, spec.channels, spec.height, spec.width,
-                                                spec.classes, 1.0f, 2);
-  lab::batch_loader loader(data, batch_size, true, true, 3);
-  loader.start_epoch(0);
-  lab::batch b;
-  lab::tensor logits, grad;
+void train_steps(benchmark::State& state, const lab::model_spec& spec, std::size_t batch_size,
+                 const std::string& policy) {
+  numlab_bench::synthetic_training t(spec, batch_size);
   std::unique_ptr<lab::precision_hook> hook;
   lab::op_context ctx;
   lab::precision_policy p = policy_named(policy);
   if (!p.is_fp32()) {
     hook = std::make_unique<lab::precision_hook>(p, 1);
-    hook->store_parameters(params);
+    hook->store_parameters(t.params);
     ctx = hook->context();
   }
   lab::loss_scaler scaler(p.scaling);
   std::uint64_t step = 0;
   for (auto _ : state) {
     if (hook) hook->begin_step(step++);
-    loader.fill(step % loader.batches_per_epoch(), b);
-    net->forward(ctx, b.images, logits);
+    t.fill(step);
+    t.net->forward(ctx, t.b.images, t.logits);
     const float loss =
-        lab::softmax_cross_entropy(ctx, logits, b.labels, 0.0f, static_cast<float>(scaler.scale()), grad);
+        lab::softmax_cross_entropy(ctx, t.logits, t.b.labels, 0.0f, static_cast<float>(scaler.scale()), t.grad);
     benchmark::DoNotOptimize(loss);
-    net->backward(ctx, b.images, logits, grad, nullptr);
-    scaler.update(scaler.unscale(params));
-    opt.step(ctx, 0.001f);
-    lab::zero_gradients(params);
+    t.net->backward(ctx, t.b.images, t.logits, t.grad, nullptr);
+    scaler.update(scaler.unscale(t.params));
+    t.opt->step(ctx, 0.001f);
+    lab::zero_gradients(t.params);
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * batch_size));
   state.counters["images/s"] =
       benchmark::Counter(static_cast<double>(state.iterations() * batch_size), benchmark::Counter::kIsRate);
 }
 
-lab::model_spec tutorial() { return {}; }
-
-lab::model_spec resnet8() {
-  lab::model_spec spec;
-  spec.name = "resnet";
-  spec.depth = 8;
-  spec.channels = 3;
-  spec.height = spec.width = 32;
-  return spec;
+void BM_TutorialConv(benchmark::State& state, const char* policy) {
+  train_steps(state, numlab_bench::tutorial_conv(), 32, policy);
 }
-
-void BM_TutorialConv(benchmark::State& state, const char* policy) { train_steps(state, tutorial(), 32, policy); }
-void BM_ResNet8(benchmark::State& state, const char* policy) { train_steps(state, resnet8(), 128, policy); }
+void BM_ResNet8(benchmark::State& state, const char* policy) {
+  train_steps(state, numlab_bench::resnet8(), 128, policy);
+}
 
 BENCHMARK_CAPTURE(BM_TutorialConv, fp32, "fp32")->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_TutorialConv, fp16_mixed, "fp16-mixed")->Unit(benchmark::kMillisecond)->UseRealTime();
