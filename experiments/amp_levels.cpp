@@ -49,7 +49,8 @@ experiment_result run(const run_options& options) {
   const lab::train_data data = lab::load_data(base);
   named_runs runs;
   train_into(runs, "O0 (fp32)", with_precision(base, "fp32"), data);
-  train_into(runs, "O2 (fp16, fp32 loss/bn/master, dynamic scale)", with_precision(base, "fp16-mixed", {{"loss_scaling", "mindspore"}}), data);
+  train_into(runs, "O2 (fp16, fp32 loss/bn/master, dynamic scale)",
+             with_precision(base, "fp16-mixed", {{"loss_scaling", "mindspore"}}), data);
   train_into(runs, "O3 (all fp16)", with_precision(base, "fp16"), data);
 
   experiment_result r;

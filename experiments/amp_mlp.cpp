@@ -70,7 +70,8 @@ experiment_result run(const run_options& options) {
   const lab::train_data data = lab::load_data(base);
   named_runs runs;
   train_into(runs, "fp32", with_precision(base, "fp32"), data);
-  train_into(runs, "autocast fp16 + GradScaler", with_precision(base, "fp16-mixed", {{"loss_scaling", "dynamic"}}), data);
+  train_into(runs, "autocast fp16 + GradScaler", with_precision(base, "fp16-mixed", {{"loss_scaling", "dynamic"}}),
+             data);
   train_into(runs, "autocast bf16", with_precision(base, "bf16-mixed"), data);
 
   experiment_result r;
@@ -97,7 +98,8 @@ experiment_result run(const run_options& options) {
                          : "the 65536 start overflowed fp16 gradients until the scale backed off."),
                 "Emulated fp16 takes " + fixed(ratio, 2) + "x fp32's time and bf16 " +
                     fixed(runs[2].second.seconds / runs[0].second.seconds, 2) +
-                    "x (wall time, one thread; other load on the machine inflates it): every tensor passes through libnum's rounding kernels, and there are no fp16 units."};
+                    "x (wall time, one thread; other load on the machine inflates it): every tensor passes through "
+                    "libnum's rounding kernels, and there are no fp16 units."};
   r.checks.push_back(check_printed(
       {"speed of autocast fp16 vs fp32 (time ratio)", pytorch, "significant (2-3X) speedup",
        "numlab emulates fp16 on fp32 hardware: rounding adds work, so it is slower, not faster; the recipe's "

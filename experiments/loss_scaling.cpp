@@ -22,8 +22,12 @@ named_runs train_all(const lab::train_config& base) {
   const lab::train_data data = lab::load_data(base);
   named_runs runs;
   train_into(runs, "no loss scaling", with_precision(base, "fp16-mixed"), data);
-  train_into(runs, "static 256", with_precision(base, "fp16-mixed", {{"loss_scaling", "static"}, {"loss_scale", "256"}}), data);
-  train_into(runs, "dynamic", with_precision(base, "fp16-mixed", {{"loss_scaling", "dynamic"}, {"loss_scale_interval", growth_interval}}), data);
+  train_into(runs, "static 256",
+             with_precision(base, "fp16-mixed", {{"loss_scaling", "static"}, {"loss_scale", "256"}}), data);
+  train_into(runs, "dynamic",
+             with_precision(base, "fp16-mixed",
+                            {{"loss_scaling", "dynamic"}, {"loss_scale_interval", growth_interval}}),
+             data);
   return runs;
 }
 
