@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include <lab/errors.hpp>
+#include "usage_error.hpp"
 
 namespace numlab::cli {
 
@@ -38,7 +38,7 @@ num::format parse_format_option(std::string_view text, std::string_view option) 
   try {
     return num::parse_format(text);
   } catch (const std::invalid_argument& e) {
-    throw lab::input_error(std::string(option) + ": " + e.what());
+    throw usage_error(std::string(option) + ": " + e.what());
   }
 }
 

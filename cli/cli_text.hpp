@@ -25,7 +25,7 @@ std::string format_parameters_text(const num::format& f);
 /// "fp16 (p=11, emin=-14, ...)" for a built-in format, "custom (p=..., ...)" otherwise.
 std::string format_title(const num::format& f);
 
-/// num::parse_format(text), with a parse failure rethrown as lab::input_error
+/// num::parse_format(text), with a parse failure rethrown as usage_error
 /// whose message starts with `option` (e.g. "round --format").
 num::format parse_format_option(std::string_view text, std::string_view option);
 

@@ -1,7 +1,8 @@
 // Registration of the `numlab` subcommands. Each subcommand lives in its own
 // file in cli/ and adds itself to the CLI11 application here; main.cpp
-// calls them all. A command reports bad input by throwing lab::input_error
-// (any std::exception works): main prints one line and exits with code 2.
+// calls them all. A command reports bad input by throwing usage_error
+// (usage_error.hpp) or lets the trainer's lab::input_error through (any
+// std::exception works): main prints one line and exits with code 2.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -17,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include <lab/errors.hpp>
 #include <libnum/codec.hpp>
 #include <libnum/format.hpp>
 #include <libnum/philox.hpp>
@@ -28,6 +27,7 @@
 #include "commands.hpp"
 #include "cli_text.hpp"
 #include "round_stats.hpp"
+#include "usage_error.hpp"
 
 namespace numlab::cli {
 namespace {
@@ -103,7 +103,7 @@ rounding_setup resolve(const round_options& o) {
   try {
     s.modes = parse_modes(o.modes);
   } catch (const std::invalid_argument& e) {
-    throw lab::input_error(std::string("round --mode: ") + e.what());
+    throw usage_error(std::string("round --mode: ") + e.what());
   }
   s.spec.random_bits = o.random_bits;
   s.spec.tiny = o.tininess == "before" ? num::tininess::before_rounding : num::tininess::after_rounding;
@@ -112,7 +112,7 @@ rounding_setup resolve(const round_options& o) {
                                              : num::overflow_mode::ieee;
   bool stochastic = false;
   for (const num::rounding m : s.modes) stochastic = stochastic || m == num::rounding::stochastic;
-  if (s.samples > 0 && !stochastic) throw lab::input_error("round: --samples needs --mode sr (or all)");
+  if (s.samples > 0 && !stochastic) throw usage_error("round: --samples needs --mode sr (or all)");
   return s;
 }
 
@@ -136,7 +136,7 @@ num::rounded round_value(const rounding_setup& s, const std::string& text, num::
   try {
     return num::parse_value(s.format, text, with_mode(s, mode), random_word);
   } catch (const std::invalid_argument& e) {
-    throw lab::input_error(std::string("round: ") + e.what());
+    throw usage_error(std::string("round: ") + e.what());
   }
 }
 
@@ -249,8 +249,8 @@ void print_stochastic_samples(const rounding_setup& s, const std::string& text, 
 // Everything is written to `out` at the end, so bad input leaves no partial table.
 void run_round(const round_options& o, std::ostream& out) {
   const rounding_setup s = resolve(o);
-  if (o.values.empty() && o.stats_file.empty()) throw lab::input_error("round: give values to round or --stats FILE");
-  if (o.raw && o.stats_file.empty()) throw lab::input_error("round: --raw needs --stats FILE");
+  if (o.values.empty() && o.stats_file.empty()) throw usage_error("round: give values to round or --stats FILE");
+  if (o.raw && o.stats_file.empty()) throw usage_error("round: --raw needs --stats FILE");
   std::ostringstream text;
   text << format_title(s.format) << ", tininess " << o.tininess << " rounding, overflow " << o.overflow << "\n\n";
   if (!o.stats_file.empty()) {

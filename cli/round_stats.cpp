@@ -8,11 +8,12 @@
 #include <iterator>
 #include <stdexcept>
 
-#include <lab/errors.hpp>
 #include <libnum/codec.hpp>
 #include <libnum/stats_report.hpp>
 #include <libnum/tensor_stats.hpp>
 #include <libnum/text.hpp>
+
+#include "usage_error.hpp"
 
 namespace numlab::cli {
 namespace {
@@ -33,7 +34,7 @@ std::vector<float> read_text(std::ifstream& in, const std::string& path) {
     try {
       values.push_back(num::to_float(num::binary32, num::parse_value(num::binary32, text, num::round_spec{}).bits));
     } catch (const std::invalid_argument&) {
-      throw lab::input_error("round --stats: " + path + ":" + std::to_string(number) + ": '" + text +
+      throw usage_error("round --stats: " + path + ":" + std::to_string(number) + ": '" + text +
                              "' is not a number");
     }
   }
@@ -43,7 +44,7 @@ std::vector<float> read_text(std::ifstream& in, const std::string& path) {
 std::vector<float> read_raw(std::ifstream& in, const std::string& path) {
   const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (bytes.size() % 4 != 0) {
-    throw lab::input_error("round --stats: " + path + ": " + std::to_string(bytes.size()) +
+    throw usage_error("round --stats: " + path + ": " + std::to_string(bytes.size()) +
                            " bytes is not a whole number of raw fp32 values (4 bytes each)");
   }
   std::vector<float> values(bytes.size() / 4);
@@ -60,7 +61,7 @@ std::vector<float> read_raw(std::ifstream& in, const std::string& path) {
 
 std::vector<float> read_stats_values(const std::string& path, bool raw) {
   std::ifstream in(path, raw ? std::ios::binary : std::ios::in);
-  if (!in) throw lab::input_error("round --stats: cannot open " + path + ": " + std::strerror(errno));
+  if (!in) throw usage_error("round --stats: cannot open " + path + ": " + std::strerror(errno));
   return raw ? read_raw(in, path) : read_text(in, path);
 }
 

@@ -14,7 +14,7 @@ namespace numlab::cli {
 
 /// The fp32 values of a file: text with one number per line (decimal or
 /// hex-float, read as fp32 with nearest-even; blank lines skipped), or with
-/// `raw` little-endian fp32. Throws lab::input_error naming the file (and the
+/// `raw` little-endian fp32. Throws usage_error naming the file (and the
 /// line) for a missing file, a line that is not a number, or a raw file whose
 /// size is not a multiple of 4.
 std::vector<float> read_stats_values(const std::string& path, bool raw);

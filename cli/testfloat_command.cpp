@@ -8,10 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include <lab/errors.hpp>
-
 #include "commands.hpp"
 #include "testfloat_functions.hpp"
+#include "usage_error.hpp"
 
 namespace numlab::cli {
 namespace {
@@ -42,7 +41,7 @@ void apply_option(std::string_view arg, evaluation_options& o) {
   else if (name == "tininessafter") o.spec.tiny = num::tininess::after_rounding;
   else if (name == "exact") o.exact = true;
   else if (name == "notexact") o.exact = false;
-  else throw lab::input_error("testfloat: unknown option '" + std::string(arg) + "'\n" + std::string(option_help));
+  else throw usage_error("testfloat: unknown option '" + std::string(arg) + "'\n" + std::string(option_help));
 }
 
 // Uppercase hex of exactly `digits` digits, as TestFloat writes values.
@@ -81,7 +80,7 @@ std::vector<std::string_view> leading_fields(std::string_view line, int count) {
 }
 
 // Evaluates every test case of `in` and writes "operands result flags" lines to
-// `out`. A malformed line stops the run with an input_error naming the line;
+// `out`. A malformed line stops the run with a usage_error naming the line;
 // nothing is written for it.
 void run_cases(const function_info& f, const evaluation_options& options, std::istream& in, std::ostream& out) {
   const int operand_digits = testfloat::hex_digits(f.operand);
@@ -92,12 +91,12 @@ void run_cases(const function_info& f, const evaluation_options& options, std::i
     const auto where = [&] { return "testfloat " + f.name + ": stdin line " + std::to_string(number) + ": "; };
     const auto fields = leading_fields(line, f.arity);
     if (static_cast<int>(fields.size()) < f.arity) {
-      throw lab::input_error(where() + "expected " + std::to_string(f.arity) + " hex operand(s), found " +
+      throw usage_error(where() + "expected " + std::to_string(f.arity) + " hex operand(s), found " +
                              std::to_string(fields.size()));
     }
     for (int i = 0; i < f.arity; ++i) {
       if (!parse_hex(fields[i], operand_digits, operands[i])) {
-        throw lab::input_error(where() + "operand " + std::to_string(i + 1) + " '" + std::string(fields[i]) +
+        throw usage_error(where() + "operand " + std::to_string(i + 1) + " '" + std::string(fields[i]) +
                                "' is not a hex number of at most " + std::to_string(operand_digits) + " digits");
       }
     }
@@ -136,7 +135,7 @@ void add_testfloat_command(CLI::App& app) {
     if (f == nullptr) {
       std::string known;
       for (const auto& g : testfloat::functions()) known += (known.empty() ? "" : " ") + g.name;
-      throw lab::input_error("testfloat: unknown function '" + *function_name + "' (known: " + known + ")");
+      throw usage_error("testfloat: unknown function '" + *function_name + "' (known: " + known + ")");
     }
     evaluation_options options;
     for (const std::string& arg : command->remaining()) apply_option(arg, options);
