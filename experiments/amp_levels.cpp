@@ -61,7 +61,7 @@ experiment_result run(const run_options& options) {
                     ", one BLAS thread",
                 "O2 as MindSpore's amp.py sets it: network fp16, batch norm and loss fp32, fp32 parameters, "
                 "DynamicLossScaleManager (2^24, x2 every 1000 steps, x0.5 and skip on overflow)",
-                "O3 as issue 9 defines it: pure fp16 (loss, parameters and the Momentum update in fp16, "
+                "O3 as this experiment defines it: pure fp16 (loss, parameters and the Momentum update in fp16, "
                 "nearest-even), no loss scaling; MindSpore's own O3 still casts the loss to fp32 and keeps fp32 "
                 "Parameters"};
   r.tables.push_back(loss_per_epoch_table("loss-per-epoch", "Average training loss per epoch", runs));

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "rundb/export.hpp"
+
 namespace numlab::experiments {
 namespace {
 
@@ -30,22 +32,13 @@ std::string markdown_row(const std::vector<std::string>& cells) {
   return line + "\n";
 }
 
-// RFC 4180: quote fields holding a comma, quote or line break; double quotes.
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
+// Fields quoted as rundb's CSV export quotes them, but LF line ends: results/
+// holds these files in git, where CRLF would show as noise in every diff.
 std::string csv_line(const std::string& first, const std::vector<std::string>& rest) {
-  std::string line = csv_field(first);
+  std::string line = rundb::csv_field(first);
   for (const std::string& c : rest) {
     line += ',';
-    line += csv_field(c);
+    line += rundb::csv_field(c);
   }
   return line + "\n";
 }

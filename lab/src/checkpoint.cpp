@@ -5,20 +5,12 @@
 #include <iterator>
 
 #include "lab/errors.hpp"
+#include "mixing.hpp"
 
 namespace lab {
 namespace {
 
 constexpr char magic[8] = {'N', 'U', 'M', 'L', 'A', 'B', 'C', '1'};
-
-std::uint64_t fnv1a(const std::string& bytes) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
 
 void put_u64(std::string& out, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
@@ -75,7 +67,7 @@ void save_checkpoint(const std::filesystem::path& path, const checkpoint_header&
     put_u64(body, t.value->size());
     body.append(reinterpret_cast<const char*>(t.value->data()), t.value->size() * sizeof(float));
   }
-  put_u64(body, fnv1a(body));
+  put_u64(body, fnv1a(fnv1a_basis, body));
 
   auto tmp = path;
   tmp += ".tmp";
@@ -110,7 +102,8 @@ checkpoint_header load_checkpoint(const std::filesystem::path& path, const std::
   std::uint64_t stored = 0;
   for (int i = 0; i < 8; ++i)
     stored |= std::uint64_t{static_cast<unsigned char>(bytes[body.size() + static_cast<std::size_t>(i)])} << (8 * i);
-  if (stored != fnv1a(body)) throw input_error(where + ": checksum mismatch (corrupt or truncated checkpoint)");
+  if (stored != fnv1a(fnv1a_basis, body))
+    throw input_error(where + ": checksum mismatch (corrupt or truncated checkpoint)");
 
   checkpoint_header h;
   const std::string payload = body.substr(sizeof magic);

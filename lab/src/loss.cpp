@@ -70,4 +70,30 @@ float mean_squared_error(const op_context& ctx, const tensor& prediction, const 
   return mean;
 }
 
+loss_kind loss_kind_named(std::string_view name) {
+  if (name == "cross_entropy") return loss_kind::cross_entropy;
+  if (name == "mse") return loss_kind::mse;
+  throw input_error("unknown loss '" + std::string(name) + "' (known: cross_entropy, mse)");
+}
+
+float classification_loss(const op_context& ctx, loss_kind kind, const tensor& logits,
+                          std::span<const std::int32_t> labels, float label_smoothing, float grad_scale,
+                          tensor& grad_logits) {
+  if (kind == loss_kind::cross_entropy)
+    return softmax_cross_entropy(ctx, logits, labels, label_smoothing, grad_scale, grad_logits);
+  const auto& s = logits.shape();
+  if (s.rank() != 2 || s[0] != labels.size())
+    throw input_error("mean_squared_error: logits " + s.str() + " do not match " + std::to_string(labels.size()) +
+                      " labels");
+  const std::size_t classes = s[1];
+  tensor targets({labels.size(), classes});
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    if (labels[i] < 0 || static_cast<std::size_t>(labels[i]) >= classes)
+      throw input_error("mean_squared_error: label " + std::to_string(labels[i]) + " outside [0, " +
+                        std::to_string(classes) + ")");
+    targets[i * classes + static_cast<std::size_t>(labels[i])] = 1.0f;
+  }
+  return mean_squared_error(ctx, logits, targets, grad_scale, grad_logits);
+}
+
 }  // namespace lab

@@ -2,6 +2,7 @@
 
 #include <cblas.h>
 
+#include <array>
 #include <cstddef>
 #include <stdexcept>
 
@@ -9,17 +10,20 @@
 
 namespace lab {
 
-std::string_view role_name(tensor_role role) {
-  switch (role) {
-    case tensor_role::activation: return "activation";
-    case tensor_role::grad_input: return "grad_input";
-    case tensor_role::grad_weight: return "grad_weight";
-    case tensor_role::weight: return "weight";
-    case tensor_role::master_weight: return "master_weight";
-    case tensor_role::update: return "update";
-    case tensor_role::optimizer_state: return "optimizer_state";
-  }
-  return "unknown";
+namespace {
+
+// The one table of role names, in enum order.
+constexpr std::array<std::string_view, tensor_role_count> role_names = {
+    "activation", "grad_input", "grad_weight", "weight", "master_weight", "update", "optimizer_state"};
+
+}  // namespace
+
+std::string_view role_name(tensor_role role) { return role_names[static_cast<std::size_t>(role)]; }
+
+std::optional<tensor_role> role_from_name(std::string_view name) {
+  for (std::size_t i = 0; i < role_names.size(); ++i)
+    if (role_names[i] == name) return static_cast<tensor_role>(i);
+  return std::nullopt;
 }
 
 void op_context::update(const site& where, std::span<float> weight, std::span<const float> delta) const {

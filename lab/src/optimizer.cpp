@@ -29,77 +29,99 @@ std::vector<tensor*> optimizer::state() {
   return all;
 }
 
+void optimizer::round_state(const op_context& ctx, const parameter& p, std::string_view suffix,
+                            std::span<float> values) const {
+  const std::string_view op = settings_.kind == optimizer_kind::sgd ? "sgd" : "adam";
+  ctx.produce({p.layer, op, p.tensor_name + std::string(suffix)}, tensor_role::optimizer_state, values);
+}
+
 void optimizer::step(const op_context& ctx, float lr) {
   ++steps_;
   const auto& s = settings_;
-  const auto t = static_cast<double>(steps_);
-  const auto bias1 = static_cast<float>(1.0 - std::pow(static_cast<double>(s.beta1), t));
-  const auto bias2_sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(static_cast<double>(s.beta2), t)));
   for (std::size_t i = 0; i < params_.size(); ++i) {
     parameter& p = *params_[i];
     const std::size_t n = p.value.size();
-    float* w = p.value.data();
+    const float* w = p.value.data();
     const float* g = p.grad.data();
     delta_.resize(n);
     const float l2 = p.decay && s.kind != optimizer_kind::adamw ? s.weight_decay : 0.0f;
     // The gradient, the state and every intermediate of the update pass
     // through the context (role optimizer_state), so a precision policy holds
     // each in its format: one rounding per elementary tensor operation, in
-    // the order PyTorch 1.13's Adam performs them (mul_, add_, addcmul_,
-    // sqrt, div, add_), which is what a framework computing in fp16/bf16 does.
-    const std::string_view op = s.kind == optimizer_kind::sgd ? "sgd" : "adam";
-    const auto rounded = [&](std::string_view suffix, std::span<float> values) {
-      ctx.produce({p.layer, op, p.tensor_name + std::string(suffix)}, tensor_role::optimizer_state, values);
-    };
+    // the order PyTorch 1.13 performs them, which is what a framework
+    // computing in fp16/bf16 does.
     grad_.resize(n);
     for (std::size_t j = 0; j < n; ++j) grad_[j] = g[j] + l2 * w[j];
-    rounded(".grad", grad_);
-    if (s.kind == optimizer_kind::sgd) {
-      if (s.momentum == 0.0f) {
-        for (std::size_t j = 0; j < n; ++j) delta_[j] = -lr * grad_[j];
-      } else {
-        float* buf = first_[i].data();
-        for (std::size_t j = 0; j < n; ++j) buf[j] *= s.momentum;
-        rounded(".momentum.decayed", first_[i].values());
-        for (std::size_t j = 0; j < n; ++j) buf[j] += grad_[j];
-        rounded(".momentum", first_[i].values());
-        if (s.nesterov) {
-          for (std::size_t j = 0; j < n; ++j) delta_[j] = grad_[j] + s.momentum * buf[j];
-          rounded(".nesterov_direction", delta_);
-          for (std::size_t j = 0; j < n; ++j) delta_[j] *= -lr;
-        } else {
-          for (std::size_t j = 0; j < n; ++j) delta_[j] = -lr * buf[j];
-        }
-      }
-    } else {
-      float* m = first_[i].data();
-      float* v = second_[i].data();
-      const float step_size = lr / bias1;
-      const float decoupled = p.decay && s.kind == optimizer_kind::adamw ? lr * s.weight_decay : 0.0f;
-      for (std::size_t j = 0; j < n; ++j) m[j] *= s.beta1;
-      rounded(".m.decayed", first_[i].values());
-      for (std::size_t j = 0; j < n; ++j) m[j] += (1.0f - s.beta1) * grad_[j];
-      rounded(".m", first_[i].values());
-      for (std::size_t j = 0; j < n; ++j) v[j] *= s.beta2;
-      rounded(".v.decayed", second_[i].values());
-      for (std::size_t j = 0; j < n; ++j) v[j] += (1.0f - s.beta2) * grad_[j] * grad_[j];
-      rounded(".v", second_[i].values());
-      denom_.resize(n);
-      for (std::size_t j = 0; j < n; ++j) denom_[j] = std::sqrt(v[j]);
-      rounded(".sqrt_v", denom_);
-      for (std::size_t j = 0; j < n; ++j) denom_[j] /= bias2_sqrt;
-      rounded(".sqrt_v_hat", denom_);
-      for (std::size_t j = 0; j < n; ++j) denom_[j] += s.eps;
-      rounded(".denominator", denom_);
-      // AdamW's decoupled decay joins the step in one delta (PyTorch
-      // multiplies w by 1 - lr * decay first, one more rounding); the update
-      // w + delta is then rounded once, from its exact value (ctx.update).
-      for (std::size_t j = 0; j < n; ++j) delta_[j] = -step_size * m[j] / denom_[j] - decoupled * w[j];
-    }
+    round_state(ctx, p, ".grad", grad_);
+    if (s.kind == optimizer_kind::sgd)
+      sgd_delta(ctx, i, lr);
+    else
+      adam_delta(ctx, i, lr);
     const lab::site where = p.site();
     ctx.update(where, p.value.values(), delta_);
     ctx.produce(where, tensor_role::master_weight, p.value.values());
   }
+}
+
+void optimizer::sgd_delta(const op_context& ctx, std::size_t i, float lr) {
+  // PyTorch 1.13's SGD: buf.mul_(momentum).add_(grad); Nesterov's direction
+  // grad + momentum * buf; then the step -lr times the direction.
+  const auto& s = settings_;
+  const parameter& p = *params_[i];
+  const std::size_t n = grad_.size();
+  if (s.momentum == 0.0f) {
+    for (std::size_t j = 0; j < n; ++j) delta_[j] = -lr * grad_[j];
+    return;
+  }
+  float* buf = first_[i].data();
+  for (std::size_t j = 0; j < n; ++j) buf[j] *= s.momentum;
+  round_state(ctx, p, ".momentum.decayed", first_[i].values());
+  for (std::size_t j = 0; j < n; ++j) buf[j] += grad_[j];
+  round_state(ctx, p, ".momentum", first_[i].values());
+  if (s.nesterov) {
+    for (std::size_t j = 0; j < n; ++j) delta_[j] = grad_[j] + s.momentum * buf[j];
+    round_state(ctx, p, ".nesterov_direction", delta_);
+    for (std::size_t j = 0; j < n; ++j) delta_[j] *= -lr;
+  } else {
+    for (std::size_t j = 0; j < n; ++j) delta_[j] = -lr * buf[j];
+  }
+}
+
+void optimizer::adam_delta(const op_context& ctx, std::size_t i, float lr) {
+  // PyTorch 1.13's Adam: m.mul_(beta1).add_(grad, alpha=1-beta1);
+  // v.mul_(beta2).addcmul_(grad, grad, value=1-beta2); the denominator
+  // (v.sqrt() / sqrt(bias_correction2)).add_(eps); then the step
+  // -lr / bias_correction1 * m / denominator.
+  const auto& s = settings_;
+  const parameter& p = *params_[i];
+  const std::size_t n = grad_.size();
+  const auto t = static_cast<double>(steps_);
+  const auto bias1 = static_cast<float>(1.0 - std::pow(static_cast<double>(s.beta1), t));
+  const auto bias2_sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(static_cast<double>(s.beta2), t)));
+  const float* w = p.value.data();
+  float* m = first_[i].data();
+  float* v = second_[i].data();
+  const float step_size = lr / bias1;
+  const float decoupled = p.decay && s.kind == optimizer_kind::adamw ? lr * s.weight_decay : 0.0f;
+  for (std::size_t j = 0; j < n; ++j) m[j] *= s.beta1;
+  round_state(ctx, p, ".m.decayed", first_[i].values());
+  for (std::size_t j = 0; j < n; ++j) m[j] += (1.0f - s.beta1) * grad_[j];
+  round_state(ctx, p, ".m", first_[i].values());
+  for (std::size_t j = 0; j < n; ++j) v[j] *= s.beta2;
+  round_state(ctx, p, ".v.decayed", second_[i].values());
+  for (std::size_t j = 0; j < n; ++j) v[j] += (1.0f - s.beta2) * grad_[j] * grad_[j];
+  round_state(ctx, p, ".v", second_[i].values());
+  denom_.resize(n);
+  for (std::size_t j = 0; j < n; ++j) denom_[j] = std::sqrt(v[j]);
+  round_state(ctx, p, ".sqrt_v", denom_);
+  for (std::size_t j = 0; j < n; ++j) denom_[j] /= bias2_sqrt;
+  round_state(ctx, p, ".sqrt_v_hat", denom_);
+  for (std::size_t j = 0; j < n; ++j) denom_[j] += s.eps;
+  round_state(ctx, p, ".denominator", denom_);
+  // AdamW's decoupled decay joins the step in one delta (PyTorch
+  // multiplies w by 1 - lr * decay first, one more rounding); the update
+  // w + delta is then rounded once, from its exact value (ctx.update).
+  for (std::size_t j = 0; j < n; ++j) delta_[j] = -step_size * m[j] / denom_[j] - decoupled * w[j];
 }
 
 void zero_gradients(const std::vector<parameter*>& params) {

@@ -5,29 +5,18 @@
 #include <cmath>
 #include <sstream>
 
+#include "mixing.hpp"
 #include "precision_sum.hpp"
 
 namespace lab {
 namespace {
 
-std::uint64_t splitmix(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-std::uint64_t fnv1a(std::uint64_t h, std::string_view text) {
-  for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001B3ull;
-  return h;
-}
-
 // Stream of a (site, role) at a step: distinct for every tensor of a step.
 std::uint64_t stream_of(const site& where, tensor_role role, std::uint64_t step) {
-  std::uint64_t h = fnv1a(0xCBF29CE484222325ull, where.layer);
+  std::uint64_t h = fnv1a(fnv1a_basis, where.layer);
   h = fnv1a(h ^ 0x2F, where.op);
   h = fnv1a(h ^ 0x2F, where.tensor);
-  return splitmix(h ^ splitmix(step) ^ (static_cast<std::uint64_t>(role) << 56));
+  return splitmix64(h ^ splitmix64(step) ^ (static_cast<std::uint64_t>(role) << 56));
 }
 
 std::string trap_message(num::flags kind, const site& where, tensor_role role, std::uint64_t step,

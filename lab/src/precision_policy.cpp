@@ -14,9 +14,6 @@ namespace {
 
 constexpr std::array<std::string_view, op_class_count> class_names = {"matmul", "conv",        "norm",
                                                                        "loss",   "elementwise", "optimizer"};
-constexpr std::array<std::string_view, 7> role_names = {"activation",    "grad_input", "grad_weight",
-                                                         "weight",        "master_weight", "update",
-                                                         "optimizer_state"};
 
 [[noreturn]] void bad(const std::string& where, const std::string& key, const std::string& value,
                       const std::string& expected) {
@@ -58,12 +55,6 @@ num::rounding to_rounding(const std::string& where, const std::string& key, cons
   } catch (const std::invalid_argument&) {
     bad(where, key, value, "a rounding mode (ne, na, rz, ru, rd, ro, sr or their long names)");
   }
-}
-
-std::optional<std::size_t> role_index(std::string_view name) {
-  for (std::size_t i = 0; i < role_names.size(); ++i)
-    if (role_names[i] == name) return i;
-  return std::nullopt;
 }
 
 std::optional<std::size_t> class_index(std::string_view name) {
@@ -128,10 +119,10 @@ void apply(precision_policy& p, const std::string& key, const std::string& value
     if (r < 1 || r > 32) bad(where, key, value, "an integer in [1, 32]");
     for (auto& s : p.rounding) s.random_bits = static_cast<int>(r);
   } else if (starts_with(key, "rounding.")) {
-    const auto role = role_index(std::string_view(key).substr(9));
+    const auto role = role_from_name(std::string_view(key).substr(9));
     if (!role) throw input_error(where + ": unknown config key '" + key + "' (roles: activation, grad_input, "
                                  "grad_weight, weight, master_weight, update, optimizer_state)");
-    p.rounding[*role].mode = to_rounding(where, key, value);
+    p.rounding[static_cast<std::size_t>(*role)].mode = to_rounding(where, key, value);
   } else if (key == "overflow") {
     num::overflow_mode mode{};
     if (value == "ieee")
@@ -319,8 +310,10 @@ std::vector<std::pair<std::string, std::string>> precision_config_keys() {
       {"shadow", "run an fp32 shadow model and report per-layer relative errors"},
       {"precision_seed", "seed of the stochastic-rounding streams (0: the run's seed)"},
   };
-  for (auto r : role_names)
-    keys.emplace_back("rounding." + std::string(r), "rounding mode of role " + std::string(r));
+  for (std::size_t i = 0; i < tensor_role_count; ++i) {
+    const std::string r(role_name(static_cast<tensor_role>(i)));
+    keys.emplace_back("rounding." + r, "rounding mode of role " + r);
+  }
   for (auto c : class_names)
     keys.emplace_back("autocast." + std::string(c), "fp32 | low | follow for op class " + std::string(c));
   return keys;

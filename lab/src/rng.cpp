@@ -5,15 +5,10 @@
 #include <cstdint>
 #include <numbers>
 
+#include "mixing.hpp"
+
 namespace lab {
 namespace {
-
-std::uint64_t splitmix64(std::uint64_t& x) {
-  std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
@@ -21,7 +16,10 @@ std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); 
 
 rng::rng(std::uint64_t seed, std::uint64_t stream) {
   std::uint64_t x = seed ^ (stream * 0xd1342543de82ef95ULL + 0x2545f4914f6cdd1dULL);
-  for (auto& w : s_) w = splitmix64(x);
+  for (auto& w : s_) {
+    w = splitmix64(x);
+    x += splitmix64_increment;
+  }
 }
 
 std::uint64_t rng::next_u64() {

@@ -32,17 +32,12 @@ std::string non_finite_gradient(const std::vector<parameter*>& params) {
   return "inf/NaN in gradients";
 }
 
-void one_hot(std::span<const std::int32_t> labels, std::size_t classes, tensor& out) {
-  out.resize({labels.size(), classes});
-  out.zero();
-  for (std::size_t i = 0; i < labels.size(); ++i) out[i * classes + static_cast<std::size_t>(labels[i])] = 1.0f;
-}
-
 }  // namespace
 
 trainer::trainer(train_config config, train_data data, op_context ctx)
     : config_(std::move(config)), data_(std::move(data)), ctx_(ctx) {
   validate(config_);
+  loss_ = loss_kind_named(config_.loss);
   // Ops split their batches between ctx.threads workers themselves; BLAS
   // calls inside them stay single-threaded so the two never oversubscribe.
   openblas_set_num_threads(1);
@@ -134,13 +129,8 @@ double trainer::train_batch(const batch& b, float grad_scale, std::size_t& corre
   grad_scale *= static_cast<float>(scaler_->scale());
   model_->forward(ctx, b.images, logits_);
   correct += count_correct(logits_, b.labels);
-  double loss = 0.0;
-  if (config_.loss == "mse") {
-    one_hot(b.labels, logits_.shape()[1], targets_);
-    loss = mean_squared_error(ctx, logits_, targets_, grad_scale, grad_logits_);
-  } else {
-    loss = softmax_cross_entropy(ctx, logits_, b.labels, config_.label_smoothing, grad_scale, grad_logits_);
-  }
+  const double loss =
+      classification_loss(ctx, loss_, logits_, b.labels, config_.label_smoothing, grad_scale, grad_logits_);
   model_->backward(ctx, b.images, logits_, grad_logits_, nullptr);
   if (shadow_) run_shadow(b, grad_scale);
   ++micro_steps_done_;
@@ -262,13 +252,8 @@ evaluation trainer::evaluate(const dataset& data) {
     loader.fill(i, b);
     model_->forward(ctx, b.images, logits_);
     correct += count_correct(logits_, b.labels);
-    double loss = 0.0;
-    if (config_.loss == "mse") {
-      one_hot(b.labels, logits_.shape()[1], targets_);
-      loss = mean_squared_error(ctx, logits_, targets_, 1.0f, grad_logits_);
-    } else {
-      loss = softmax_cross_entropy(ctx, logits_, b.labels, config_.label_smoothing, 1.0f, grad_logits_);
-    }
+    const double loss =
+        classification_loss(ctx, loss_, logits_, b.labels, config_.label_smoothing, 1.0f, grad_logits_);
     loss_sum += loss * static_cast<double>(b.labels.size());
   }
   e.loss = loss_sum / static_cast<double>(data.size());

@@ -42,14 +42,7 @@ void trainer::run_shadow(const batch& b, float grad_scale) {
   like.training = true;
   like.step = micro_steps_done_;
   shadow_->compare(*model_, *recorder_, b.images, like, [&](const op_context& ctx, const tensor& logits, tensor& grad) {
-    if (config_.loss == "mse") {
-      tensor targets({b.labels.size(), logits.shape()[1]});
-      for (std::size_t i = 0; i < b.labels.size(); ++i)
-        targets[i * logits.shape()[1] + static_cast<std::size_t>(b.labels[i])] = 1.0f;
-      mean_squared_error(ctx, logits, targets, grad_scale, grad);
-    } else {
-      softmax_cross_entropy(ctx, logits, b.labels, config_.label_smoothing, grad_scale, grad);
-    }
+    classification_loss(ctx, loss_, logits, b.labels, config_.label_smoothing, grad_scale, grad);
   });
 }
 

@@ -16,21 +16,12 @@ std::string format_double(double value) {
   return std::string(text.data(), result.ptr);
 }
 
-std::string csv_field(const cell& value) {
+std::string csv_cell(const cell& value) {
   struct visitor {
     std::string operator()(std::monostate) const { return ""; }
     std::string operator()(std::int64_t v) const { return std::to_string(v); }
     std::string operator()(double v) const { return format_double(v); }
-    std::string operator()(const std::string& v) const {
-      if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
-      std::string quoted(1, '"');
-      for (char c : v) {
-        if (c == '"') quoted.push_back('"');  // RFC 4180 doubles embedded quotes
-        quoted.push_back(c);
-      }
-      quoted.push_back('"');
-      return quoted;
-    }
+    std::string operator()(const std::string& v) const { return rundb::csv_field(v); }
     std::string operator()(const std::vector<std::uint64_t>& counts) const {
       std::string joined;
       for (std::size_t i = 0; i < counts.size(); ++i) {
@@ -87,11 +78,22 @@ std::string json_value(const cell& value) {
 
 }  // namespace
 
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string quoted(1, '"');
+  for (const char c : text) {
+    if (c == '"') quoted.push_back('"');  // RFC 4180 doubles embedded quotes
+    quoted.push_back(c);
+  }
+  quoted.push_back('"');
+  return quoted;
+}
+
 void write_csv(const table& data, std::ostream& out) {
   for (std::size_t c = 0; c < data.columns.size(); ++c) out << (c ? "," : "") << csv_field(data.columns[c]);
   out << "\r\n";
   for (const auto& row : data.rows) {
-    for (std::size_t c = 0; c < row.size(); ++c) out << (c ? "," : "") << csv_field(row[c]);
+    for (std::size_t c = 0; c < row.size(); ++c) out << (c ? "," : "") << csv_cell(row[c]);
     out << "\r\n";
   }
 }

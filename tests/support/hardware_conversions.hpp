@@ -58,7 +58,7 @@ __attribute__((target("avx512f,avx512bf16,avx512vl"))) inline void fp32_to_bf16(
 
 /// Agreement of libnum with an instruction over a set of inputs. NaN results
 /// that agree in being NaN and in sign but differ in payload are counted
-/// apart (DESIGN.md: "except NaN payload details").
+/// apart (docs/NUMERICS.md, NaNs).
 struct tally {
   std::uint64_t cases = 0, mismatches = 0, nan_payload_differences = 0;
   std::vector<std::string> examples;

@@ -1,4 +1,4 @@
-// An independent reading of the format contract (DESIGN.md, format.hpp's
+// An independent reading of the format contract (docs/NUMERICS.md, format.hpp's
 // header comment) for the oracles: bit patterns to values and back, the NaN
 // conventions, and the special values of a format. Written from the contract,
 // not from libnum's codec, so the oracles never lean on the code under test.
@@ -114,7 +114,7 @@ inline std::uint32_t max_finite(const num::format& f, bool negative) {
 }
 
 /// NaN `bits` of `from` made a quiet NaN of `to`: same sign, the top payload
-/// bits that fit, quiet bit set (DESIGN.md: "keeps its sign and top payload bits").
+/// bits that fit, quiet bit set (docs/NUMERICS.md: "keeps its sign and top payload bits").
 inline std::uint32_t quiet_nan_from(const num::format& from, std::uint32_t bits, const num::format& to) {
   const layout lf(from), lt(to);
   const std::uint32_t sign = (bits & lf.sign_mask) != 0 ? lt.sign_mask : 0;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 
 #include "lab/op_context.hpp"
 #include "lab/tensor.hpp"
@@ -20,5 +21,23 @@ float softmax_cross_entropy(const op_context& ctx, const tensor& logits, std::sp
 /// Mean over all elements of (prediction - target)^2; shapes must agree.
 float mean_squared_error(const op_context& ctx, const tensor& prediction, const tensor& target, float grad_scale,
                          tensor& grad_prediction);
+
+/// The loss a classifier trains on (config key `loss`).
+enum class loss_kind : std::uint8_t {
+  cross_entropy,  ///< softmax_cross_entropy with the config's label smoothing
+  mse,            ///< mean_squared_error against one-hot targets
+};
+
+/// The loss_kind a config value names ("cross_entropy", "mse"); throws
+/// input_error for any other name.
+loss_kind loss_kind_named(std::string_view name);
+
+/// The mean loss of `kind` for logits [N, K] and labels in [0, K), writing
+/// dL/d(logits) times `grad_scale`: softmax_cross_entropy, or
+/// mean_squared_error against one-hot targets (label_smoothing unused).
+/// Throws input_error for a label outside [0, K).
+float classification_loss(const op_context& ctx, loss_kind kind, const tensor& logits,
+                          std::span<const std::int32_t> labels, float label_smoothing, float grad_scale,
+                          tensor& grad_logits);
 
 }  // namespace lab

@@ -32,13 +32,14 @@
 //                                     accumulates in a low-precision format.
 //
 // In plain fp32 no hook is installed and all of this does nothing beyond the
-// plain addition in update(). Later issues install a tensor_hook. Because the
-// hook is called once per tensor, never per element, a virtual call costs
-// nothing measurable.
+// plain addition in update(). A precision policy (precision_hook.hpp) and a
+// tracer (run_tracer.hpp) are tensor_hooks. Because the hook is called once
+// per tensor, never per element, a virtual call costs nothing measurable.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -52,11 +53,17 @@ enum class tensor_role {
   weight,         ///< the parameter values an op computes with
   master_weight,  ///< the stored parameter after an optimizer update
   update,         ///< the optimizer's step delta applied to a weight
-  optimizer_state,  ///< optimizer state and intermediates (momentum, Adam m, v, denominator)
+  optimizer_state,  ///< optimizer state and intermediates (momentum, Adam m, v, denominator); stays last
 };
 
-/// Lower-case name of a role ("grad_weight"), for traces and messages.
+/// The number of roles: tensor_role values are 0 .. tensor_role_count - 1.
+inline constexpr std::size_t tensor_role_count = static_cast<std::size_t>(tensor_role::optimizer_state) + 1;
+
+/// Lower-case name of a role ("grad_weight"), for traces, messages and the
+/// `rounding.<role>` config keys.
 std::string_view role_name(tensor_role role);
+/// The role role_name() names `name`, or nullopt.
+std::optional<tensor_role> role_from_name(std::string_view name);
 
 /// Where a tensor is produced: the layer's unique name ("conv2",
 /// "stage1.block0.conv_a"), the op kind ("conv2d") and which of its tensors

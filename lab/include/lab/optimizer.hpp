@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lab/layer.hpp"
@@ -48,6 +50,14 @@ class optimizer {
   std::vector<tensor*> state();
 
  private:
+  /// Hands an optimizer intermediate of parameter p to the context (site
+  /// "<tensor><suffix>", role optimizer_state), where a policy rounds it.
+  void round_state(const op_context& ctx, const parameter& p, std::string_view suffix, std::span<float> values) const;
+  /// delta_ <- SGD's step for parameter i from grad_ (momentum, Nesterov).
+  void sgd_delta(const op_context& ctx, std::size_t i, float lr);
+  /// delta_ <- Adam's (AdamW's) step for parameter i from grad_.
+  void adam_delta(const op_context& ctx, std::size_t i, float lr);
+
   optimizer_settings settings_;
   std::vector<parameter*> params_;
   std::vector<tensor> first_, second_;  // momentum / Adam m; Adam v

@@ -69,8 +69,8 @@ struct update_tally {
 /// What rounding did since the last reset, by tensor role (conversion
 /// counts only while counting is on, see precision_hook::set_counting).
 struct precision_tally {
-  std::array<num::conversion_counts, 7> by_role{};  ///< indexed by tensor_role
-  std::array<std::uint64_t, 7> elements{};          ///< elements rounded, by role
+  std::array<num::conversion_counts, tensor_role_count> by_role{};  ///< indexed by tensor_role
+  std::array<std::uint64_t, tensor_role_count> elements{};          ///< elements rounded, by role
   update_tally updates;
 };
 

@@ -107,7 +107,7 @@ struct precision_policy {
   std::size_t partials_block = 0;     ///< low partials: 0 sequential, else chunk size
   /// Rounding of each tensor role (indexed by tensor_role); overflow
   /// behaviour and stochastic bits live in the round_spec.
-  std::array<num::round_spec, 7> rounding{};
+  std::array<num::round_spec, tensor_role_count> rounding{};
   num::flags traps = num::flags::none;  ///< overflow | divide_by_zero | invalid stop the run
   loss_scaling scaling;
   bool shadow = false;                ///< run an fp32 shadow model and report per-layer errors

@@ -14,6 +14,7 @@
 #include "lab/batches.hpp"
 #include "lab/checkpoint.hpp"
 #include "lab/dataset.hpp"
+#include "lab/loss.hpp"
 #include "lab/loss_scaler.hpp"
 #include "lab/models.hpp"
 #include "lab/op_context.hpp"
@@ -149,7 +150,8 @@ class trainer {
   lr_schedule schedule_;
   std::size_t updates_per_epoch_ = 0;
   std::uint64_t epochs_done_ = 0, updates_done_ = 0, micro_steps_done_ = 0;
-  tensor logits_, grad_logits_, targets_;
+  loss_kind loss_ = loss_kind::cross_entropy;
+  tensor logits_, grad_logits_;
   std::unique_ptr<precision_hook> precision_;
   std::unique_ptr<loss_scaler> scaler_;
   std::vector<std::string> warnings_;

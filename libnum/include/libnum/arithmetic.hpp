@@ -1,4 +1,4 @@
-// Correctly rounded arithmetic on encoded values of one format.
+// Correctly rounded arithmetic on encoded values of one format (docs/NUMERICS.md).
 //
 // Each function computes the exact result and rounds it once into format f as
 // `spec` says; `random_word` feeds stochastic rounding (ignored otherwise).

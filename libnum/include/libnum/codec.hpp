@@ -3,7 +3,6 @@
 
 #include <cstdint>
 
-#include "exact_value.hpp"
 #include "format.hpp"
 
 namespace num {
@@ -21,9 +20,6 @@ inline bool is_signaling_nan(const format& f, std::uint32_t bits) {
   return classify(f, bits) == value_class::signaling_nan;
 }
 inline bool is_negative(const format& f, std::uint32_t bits) { return (bits & f.sign_mask()) != 0; }
-
-/// The exact value of a finite encoding (zeros included).
-exact_value decode_finite(const format& f, std::uint32_t bits);
 
 /// The value of an encoding as a double / float: exact for every supported format.
 double to_double(const format& f, std::uint32_t bits);

@@ -6,7 +6,6 @@
 #include "compare.hpp"
 #include "convert.hpp"
 #include "environment.hpp"
-#include "exact_value.hpp"
 #include "format.hpp"
 #include "philox.hpp"
 #include "rounding.hpp"

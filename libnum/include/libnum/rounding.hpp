@@ -7,7 +7,7 @@
 
 namespace num {
 
-/// Rounding-direction attributes. `stochastic` is defined exactly (DESIGN.md):
+/// Rounding-direction attributes. `stochastic` is defined exactly (docs/NUMERICS.md, Rounding):
 /// with f in [0,1) the exact discarded fraction in units of the target's ulp and
 /// R a uniform integer in [0, 2^r), round away from zero iff floor(f*2^r)+R >= 2^r.
 enum class rounding : std::uint8_t {

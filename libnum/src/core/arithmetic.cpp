@@ -4,17 +4,10 @@
 #include <cmath>
 
 #include "libnum/codec.hpp"
-#include "libnum/exact_value.hpp"
+#include "core/exact_value.hpp"
 
 namespace num {
 namespace {
-
-int bit_length(uint128 v) {
-  const auto hi = static_cast<std::uint64_t>(v >> 64);
-  if (hi != 0) return 128 - __builtin_clzll(hi);
-  const auto lo = static_cast<std::uint64_t>(v);
-  return lo == 0 ? 0 : 64 - __builtin_clzll(lo);
-}
 
 // Sign of an exact zero sum of operands with opposite signs (IEEE 754 6.3).
 bool zero_sum_is_negative(const round_spec& spec) { return spec.mode == rounding::toward_negative; }

@@ -4,6 +4,8 @@
 #include <bit>
 #include <cmath>
 
+#include "core/exact_value.hpp"
+
 namespace num {
 namespace {
 

@@ -6,7 +6,7 @@
 
 #include "libnum/arithmetic.hpp"
 #include "libnum/codec.hpp"
-#include "libnum/exact_value.hpp"
+#include "core/exact_value.hpp"
 
 namespace num {
 namespace {

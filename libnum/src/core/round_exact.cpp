@@ -1,17 +1,10 @@
 // The single rounding step every libnum operation ends with.
-#include "libnum/exact_value.hpp"
+#include "core/exact_value.hpp"
 
 #include "libnum/codec.hpp"
 
 namespace num {
 namespace {
-
-int bit_length(uint128 v) {
-  const auto hi = static_cast<std::uint64_t>(v >> 64);
-  if (hi != 0) return 128 - __builtin_clzll(hi);
-  const auto lo = static_cast<std::uint64_t>(v);
-  return lo == 0 ? 0 : 64 - __builtin_clzll(lo);
-}
 
 // Bits [lo, lo + n) of v, n <= 32; bits at 128 and above are zero.
 std::uint64_t bits_of(uint128 v, int lo, int n) {

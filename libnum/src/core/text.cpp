@@ -13,7 +13,7 @@
 
 #include "libnum/codec.hpp"
 #include "libnum/convert.hpp"
-#include "libnum/exact_value.hpp"
+#include "core/exact_value.hpp"
 
 namespace num {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "libnum/codec.hpp"
-#include "libnum/exact_value.hpp"
+#include "core/exact_value.hpp"
 
 namespace num {
 namespace {

@@ -2,12 +2,18 @@
 #pragma once
 
 #include <ostream>
+#include <string>
+#include <string_view>
 
 #include "rundb/reader.hpp"
 
 namespace rundb {
 
-/// RFC 4180 CSV with a header row; NULL is an empty field, histogram counts
+/// One CSV field as RFC 4180 writes it: quoted when it holds a comma, a quote
+/// or a line break, with embedded quotes doubled; otherwise unchanged.
+std::string csv_field(std::string_view text);
+
+/// RFC 4180 CSV with a header row (CRLF line ends); NULL is an empty field, histogram counts
 /// are one field of space-separated integers.
 void write_csv(const table& data, std::ostream& out);
 

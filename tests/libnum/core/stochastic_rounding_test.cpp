@@ -1,4 +1,4 @@
-// Stochastic rounding against its definition (DESIGN.md): with f the exact
+// Stochastic rounding against its definition (docs/NUMERICS.md): with f the exact
 // discarded fraction in ulps and R the top r bits of the random word, round
 // away from zero iff floor(f * 2^r) + R >= 2^r. Every expected value here is
 // derived by hand from that rule.

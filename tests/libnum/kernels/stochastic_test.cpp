@@ -86,7 +86,7 @@ TEST(Stochastic, OtherSeedOrStreamGivesOtherBits) {
 }
 
 // x = lo + f * ulp rounds up with probability floor(f * 2^r) / 2^r (the
-// definition in DESIGN.md), so the mean of n roundings is
+// definition in docs/NUMERICS.md), so the mean of n roundings is
 // lo + ulp * floor(f * 2^r) / 2^r, and its standard error is
 // ulp * sqrt(q (1 - q) / n) for that probability q. The test allows 6
 // standard errors (a false alarm about once in 10^9 runs).
