@@ -57,6 +57,38 @@ TEST(Loss, MeanSquaredError) {
   EXPECT_FLOAT_EQ(grad[1], -3.0f);
 }
 
+TEST(Loss, ClassificationLossMseUsesOneHotTargets) {
+  tensor logits({2, 2}), grad;
+  logits[0] = 0.5f;   // label 1: target (0, 1), differences 0.5, -1.5
+  logits[1] = -0.5f;
+  logits[2] = 2.0f;   // label 0: target (1, 0), differences 1, 3
+  logits[3] = 3.0f;
+  const std::int32_t labels[] = {1, 0};
+  op_context ctx;
+  // (0.25 + 2.25 + 1 + 9) / 4 = 3.125; grad = grad_scale * 2 d / 4 with grad_scale 2.
+  EXPECT_EQ(classification_loss(ctx, loss_kind::mse, logits, labels, 0.1f, 2.0f, grad), 3.125f);
+  EXPECT_EQ(grad[0], 0.5f);
+  EXPECT_EQ(grad[1], -1.5f);
+  EXPECT_EQ(grad[2], 1.0f);
+  EXPECT_EQ(grad[3], 3.0f);
+  const std::int32_t outside[] = {1, 2};
+  EXPECT_THROW(classification_loss(ctx, loss_kind::mse, logits, outside, 0.0f, 1.0f, grad), input_error);
+  EXPECT_EQ(loss_kind_named("mse"), loss_kind::mse);
+  EXPECT_EQ(loss_kind_named("cross_entropy"), loss_kind::cross_entropy);
+  EXPECT_THROW(loss_kind_named("hinge"), input_error);
+}
+
+TEST(Loss, ClassificationLossCrossEntropyOfUniformLogitsIsLogK) {
+  tensor logits({1, 4}), grad;
+  const std::int32_t labels[] = {2};
+  op_context ctx;
+  // softmax of equal logits is 1/4 each: loss log 4, grad (1/4 - onehot).
+  EXPECT_NEAR(classification_loss(ctx, loss_kind::cross_entropy, logits, labels, 0.0f, 1.0f, grad),
+              std::log(4.0), 1e-6);
+  EXPECT_FLOAT_EQ(grad[2], -0.75f);
+  EXPECT_FLOAT_EQ(grad[0], 0.25f);
+}
+
 parameter scalar_parameter(float value, float grad) {
   parameter p = make_parameter("w", "test", "value", {1}, true);
   p.value[0] = value;
