@@ -90,7 +90,8 @@ void conv2d::forward(const op_context& ctx, const tensor& in, tensor& out) {
         ws.rows.resize(out_c_ * cols);
         rows = ws.rows.data();
       }
-      ctx.gemm(site("output"), {false, false, out_c_, cols, crs, w.data(), crs, ws.col.data(), cols, 0.0f, rows, cols});
+      ctx.gemm(site("output"), tensor_role::activation,
+               {false, false, out_c_, cols, crs, w.data(), crs, ws.col.data(), cols, 0.0f, rows, cols});
       if (m == 1 && !has_bias_) continue;
       for (std::size_t j = 0; j < m; ++j)
         for (std::size_t k = 0; k < out_c_; ++k) {
@@ -140,8 +141,8 @@ void conv2d::backward(const op_context& ctx, const tensor& in, const tensor& /*o
         rows = ws.rows.data();
       }
       // dW[k, crs] += dY[k, cols] * col[crs, cols]^T
-      ctx.gemm(site("kernel"), {false, true, out_c_, crs, cols, rows, cols, ws.col.data(), cols, 1.0f,
-                                ws.dkernel.data(), crs});
+      ctx.gemm(site("kernel"), tensor_role::grad_weight,
+               {false, true, out_c_, crs, cols, rows, cols, ws.col.data(), cols, 1.0f, ws.dkernel.data(), crs});
       if (has_bias_)
         for (std::size_t k = 0; k < out_c_; ++k) {
           const float* row = rows + k * cols;
@@ -152,8 +153,8 @@ void conv2d::backward(const op_context& ctx, const tensor& in, const tensor& /*o
       if (grad_in == nullptr) continue;
       // dcol[crs, cols] = W[k, crs]^T * dY[k, cols]
       ws.dcol.resize(crs * cols);
-      ctx.gemm(site("grad_input"), {true, false, crs, cols, out_c_, w.data(), crs, rows, cols, 0.0f,
-                                    ws.dcol.data(), cols});
+      ctx.gemm(site("grad_input"), tensor_role::grad_input,
+               {true, false, crs, cols, out_c_, w.data(), crs, rows, cols, 0.0f, ws.dcol.data(), cols});
       for (std::size_t j = 0; j < m; ++j) {
         float* dx = grad_in->data() + (i0 + j) * in_plane;
         std::fill(dx, dx + in_plane, 0.0f);

@@ -238,16 +238,12 @@ void precision_hook::store_parameters(const std::vector<parameter*>& params) {
   for (auto* p : params) produce(p->site(), tensor_role::master_weight, p->value.values());
 }
 
-void precision_hook::policy_engine::gemm(const site& where, const gemm_args& g) const {
+void precision_hook::policy_engine::gemm(const site& where, tensor_role role, const gemm_args& g) const {
   const auto f = owner_.site_format(where);
   if (!f || owner_.policy_.partials == accumulation::fp32) {
     sgemm(g);
     return;
   }
-  // The GEMM's result has the role of what the op produces from it.
-  const tensor_role role = where.tensor == "output"       ? tensor_role::activation
-                           : where.tensor == "grad_input" ? tensor_role::grad_input
-                                                          : tensor_role::grad_weight;
   low_accumulation acc;
   acc.format = *f;
   acc.spec = owner_.policy_.spec(role);

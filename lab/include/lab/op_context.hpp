@@ -27,7 +27,7 @@
 //                                     (its forward input, its output gradient):
 //                                     the values themselves, or a copy the hook
 //                                     rounded to the op's compute format.
-//   ctx.gemm(site, g)                 the matrix products of dense and conv:
+//   ctx.gemm(site, role, g)           the matrix products of dense and conv:
 //                                     lab::sgemm, or a gemm_engine that
 //                                     accumulates in a low-precision format.
 //
@@ -133,8 +133,9 @@ void sgemm(const gemm_args& g);
 class gemm_engine {
  public:
   virtual ~gemm_engine() = default;
-  /// C = op(A) * op(B) + beta * C for the op at `where`.
-  virtual void gemm(const site& where, const gemm_args& g) const = 0;
+  /// C = op(A) * op(B) + beta * C for the op at `where`; C becomes a tensor
+  /// of `role` (activation, grad_input or grad_weight).
+  virtual void gemm(const site& where, tensor_role role, const gemm_args& g) const = 0;
 };
 
 /// Per-call context handed to every op's forward and backward and to the
@@ -164,10 +165,11 @@ class op_context {
                                                std::span<const float> values) const {
     return hook_ != nullptr ? hook_->operand(where, role, values) : values;
   }
-  /// C = op(A) * op(B) + beta * C through the engine, or sgemm without one.
-  void gemm(const site& where, const gemm_args& g) const {
+  /// C = op(A) * op(B) + beta * C through the engine, or sgemm without one;
+  /// C becomes a tensor of `role`.
+  void gemm(const site& where, tensor_role role, const gemm_args& g) const {
     if (gemm_ != nullptr)
-      gemm_->gemm(where, g);
+      gemm_->gemm(where, role, g);
     else
       sgemm(g);
   }

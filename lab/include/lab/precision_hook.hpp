@@ -118,7 +118,7 @@ class precision_hook : public tensor_hook {
   class policy_engine : public gemm_engine {
    public:
     explicit policy_engine(const precision_hook& owner) : owner_(owner) {}
-    void gemm(const site& where, const gemm_args& g) const override;
+    void gemm(const site& where, tensor_role role, const gemm_args& g) const override;
 
    private:
     const precision_hook& owner_;
