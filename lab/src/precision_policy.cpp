@@ -1,12 +1,11 @@
 #include "lab/precision_policy.hpp"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <cstdlib>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 
+#include "config_values.hpp"
 #include "lab/errors.hpp"
 
 namespace lab {
@@ -15,37 +14,11 @@ namespace {
 constexpr std::array<std::string_view, op_class_count> class_names = {"matmul", "conv",        "norm",
                                                                        "loss",   "elementwise", "optimizer"};
 
-[[noreturn]] void bad(const std::string& where, const std::string& key, const std::string& value,
-                      const std::string& expected) {
-  throw input_error(where + ": key '" + key + "': '" + value + "' is not " + expected);
-}
-
-double to_number(const std::string& where, const std::string& key, const std::string& value) {
-  char* end = nullptr;
-  const double v = std::strtod(value.c_str(), &end);
-  if (value.empty() || end != value.c_str() + value.size() || !std::isfinite(v)) bad(where, key, value, "a number");
-  return v;
-}
-
-std::size_t to_count(const std::string& where, const std::string& key, const std::string& value) {
-  std::size_t v = 0;
-  const auto* end = value.data() + value.size();
-  const auto [ptr, ec] = std::from_chars(value.data(), end, v);
-  if (ec != std::errc() || ptr != end) bad(where, key, value, "a non-negative integer");
-  return v;
-}
-
-bool to_bool(const std::string& where, const std::string& key, const std::string& value) {
-  if (value == "true" || value == "yes" || value == "on" || value == "1") return true;
-  if (value == "false" || value == "no" || value == "off" || value == "0") return false;
-  bad(where, key, value, "true or false");
-}
-
 num::format to_format(const std::string& where, const std::string& key, const std::string& value) {
   try {
     return num::parse_format(value);
   } catch (const std::invalid_argument&) {
-    bad(where, key, value, "a format (fp16, bf16, e5m2, e4m3, tf32, fp32, eXmY, p=..,emin=..,emax=..)");
+    bad_value(where, key, value, "a format (fp16, bf16, e5m2, e4m3, tf32, fp32, eXmY, p=..,emin=..,emax=..)");
   }
 }
 
@@ -53,21 +26,15 @@ num::rounding to_rounding(const std::string& where, const std::string& key, cons
   try {
     return num::parse_rounding(value);
   } catch (const std::invalid_argument&) {
-    bad(where, key, value, "a rounding mode (ne, na, rz, ru, rd, ro, sr or their long names)");
+    bad_value(where, key, value, "a rounding mode (ne, na, rz, ru, rd, ro, sr or their long names)");
   }
-}
-
-std::optional<std::size_t> class_index(std::string_view name) {
-  for (std::size_t i = 0; i < class_names.size(); ++i)
-    if (class_names[i] == name) return i;
-  return std::nullopt;
 }
 
 class_precision to_class_precision(const std::string& where, const std::string& key, const std::string& value) {
   if (value == "fp32") return class_precision::fp32;
   if (value == "low" || value == "half") return class_precision::low;
   if (value == "follow") return class_precision::follow;
-  bad(where, key, value, "fp32, low or follow");
+  bad_value(where, key, value, "fp32, low or follow");
 }
 
 num::flags to_traps(const std::string& where, const std::string& key, const std::string& value) {
@@ -86,7 +53,7 @@ num::flags to_traps(const std::string& where, const std::string& key, const std:
     else if (item == "invalid" || item == "inv")
       out |= num::flags::invalid;
     else
-      bad(where, key, value, "none, all, or a list of overflow, divide_by_zero, invalid");
+      bad_value(where, key, value, "none, all, or a list of overflow, divide_by_zero, invalid");
   }
   return out;
 }
@@ -97,51 +64,185 @@ int specificity(const std::string& key) { return key.find('.') == std::string::n
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
+// One precision key: its name, its help line and how it sets a policy (null
+// for `precision`, which picks the preset instead; see set_precision_value).
+using policy_setter =
+    std::function<void(precision_policy&, const std::string& key, const std::string& value, const std::string& where)>;
+struct policy_key {
+  std::string name;
+  std::string help;
+  policy_setter set;
+};
+
+void set_loss_scaling(precision_policy& p, const std::string& key, const std::string& value,
+                      const std::string& where) {
+  const double keep_scale = p.scaling.scale;
+  p.scaling = loss_scaling{};
+  if (value == "none") {
+    p.scaling.mode = loss_scaling::kind::none;
+  } else if (value == "static") {
+    p.scaling.mode = loss_scaling::kind::fixed;
+    p.scaling.scale = keep_scale;
+  } else if (value == "dynamic") {  // torch.cuda.amp.GradScaler defaults
+    p.scaling.mode = loss_scaling::kind::dynamic;
+    p.scaling.scale = 65536.0;
+  } else if (value == "mindspore") {  // DynamicLossScaleManager(2**24, 2, 1000)
+    p.scaling.mode = loss_scaling::kind::dynamic;
+    p.scaling.scale = 16777216.0;
+    p.scaling.growth_interval = 1000;
+    p.scaling.min_scale = 1.0;
+    p.scaling.mindspore_window = true;
+  } else {
+    bad_value(where, key, value, "none, static, dynamic or mindspore");
+  }
+}
+
+// The table of precision keys (the model: train_config.cpp's key table), in
+// the order `numlab train` lists them; rounding.<role> and autocast.<class>
+// follow, one per role and class.
+const std::vector<policy_key>& policy_keys() {
+  using P = precision_policy&;
+  using S = const std::string&;
+  static const std::vector<policy_key> table = [] {
+    std::vector<policy_key> t = {
+        {"precision", "fp32 | fp16 | bf16 (pure, 16.16) | fp16-mixed | bf16-mixed (fp32 master weights, 16.32)",
+         nullptr},
+        {"precision_format", "the low-precision format (fp16, bf16, e5m2, e4m3, ...)",
+         [](P p, S k, S v, S w) { p.low = to_format(w, k, v); }},
+        {"master_weights", "keep fp32 master weights (true for *-mixed)",
+         [](P p, S k, S v, S w) { p.master_weights = parse_bool(w, k, v); }},
+        {"partials", "matmul/conv accumulation: fp32 | low (round after every addition)",
+         [](P p, S k, S v, S w) {
+           if (v == "fp32")
+             p.partials = accumulation::fp32;
+           else if (v == "low" || v == "half")
+             p.partials = accumulation::low;
+           else
+             bad_value(w, k, v, "fp32 or low");
+         }},
+        {"partials_block", "low partials: 0 sequential, N chunk-based accumulation in blocks of N",
+         [](P p, S k, S v, S w) { p.partials_block = parse_count(w, k, v); }},
+        {"rounding", "rounding mode of every tensor role: ne | na | rz | ru | rd | ro | sr",
+         [](P p, S k, S v, S w) {
+           const auto mode = to_rounding(w, k, v);
+           for (auto& s : p.rounding) s.mode = mode;
+         }},
+        {"rounding_bits", "random bits r of stochastic rounding (1..32)",
+         [](P p, S k, S v, S w) {
+           const std::size_t r = parse_count(w, k, v);
+           if (r < 1 || r > 32) bad_value(w, k, v, "an integer in [1, 32]");
+           for (auto& s : p.rounding) s.random_bits = static_cast<int>(r);
+         }},
+        {"overflow", "ieee | saturate | nan",
+         [](P p, S k, S v, S w) {
+           num::overflow_mode mode{};
+           if (v == "ieee")
+             mode = num::overflow_mode::ieee;
+           else if (v == "saturate")
+             mode = num::overflow_mode::saturate;
+           else if (v == "nan")
+             mode = num::overflow_mode::nan;
+           else
+             bad_value(w, k, v, "ieee, saturate or nan");
+           for (auto& s : p.rounding) s.overflow = mode;
+         }},
+        {"traps", "none | all | list of overflow, divide_by_zero, invalid: stop the run on the first one",
+         [](P p, S k, S v, S w) { p.traps = to_traps(w, k, v); }},
+        {"loss_scaling", "none | static | dynamic (GradScaler) | mindspore (DynamicLossScaleManager)",
+         set_loss_scaling},
+        {"loss_scale", "static factor, or the initial dynamic scale",
+         [](P p, S k, S v, S w) {
+           const double x = parse_number(w, k, v);
+           if (!(x > 0.0)) bad_value(w, k, v, "a positive number");
+           p.scaling.scale = x;
+         }},
+        {"loss_scale_growth", "dynamic: growth factor",
+         [](P p, S k, S v, S w) {
+           const double x = parse_number(w, k, v);
+           if (!(x > 1.0)) bad_value(w, k, v, "a number above 1");
+           p.scaling.growth_factor = x;
+         }},
+        {"loss_scale_backoff", "dynamic: backoff factor",
+         [](P p, S k, S v, S w) {
+           const double x = parse_number(w, k, v);
+           if (!(x > 0.0 && x < 1.0)) bad_value(w, k, v, "a number in (0, 1)");
+           p.scaling.backoff_factor = x;
+         }},
+        {"loss_scale_interval", "dynamic: clean updates before growing",
+         [](P p, S k, S v, S w) {
+           const std::size_t x = parse_count(w, k, v);
+           if (x == 0) bad_value(w, k, v, "a positive integer");
+           p.scaling.growth_interval = x;
+         }},
+        {"loss_scale_min", "dynamic: lower bound of the scale",
+         [](P p, S k, S v, S w) {
+           const double x = parse_number(w, k, v);
+           if (x < 0.0) bad_value(w, k, v, "a non-negative number");
+           p.scaling.min_scale = x;
+         }},
+        {"loss_scale_method", "static: unscale (gradients) | divide_lr (learning rate, linear optimizers)",
+         [](P p, S k, S v, S w) {
+           if (v == "unscale")
+             p.scaling.divide_lr = false;
+           else if (v == "divide_lr")
+             p.scaling.divide_lr = true;
+           else
+             bad_value(w, k, v, "unscale or divide_lr");
+         }},
+        {"shadow", "run an fp32 shadow model and report per-layer relative errors",
+         [](P p, S k, S v, S w) { p.shadow = parse_bool(w, k, v); }},
+        {"precision_seed", "seed of the stochastic-rounding streams (0: the run's seed)",
+         [](P p, S k, S v, S w) { p.seed = parse_count(w, k, v); }},
+    };
+    for (std::size_t i = 0; i < tensor_role_count; ++i) {
+      const std::string r(role_name(static_cast<tensor_role>(i)));
+      t.push_back({"rounding." + r, "rounding mode of role " + r,
+                   [i](P p, S k, S v, S w) { p.rounding[i].mode = to_rounding(w, k, v); }});
+    }
+    for (std::size_t i = 0; i < op_class_count; ++i) {
+      const std::string c(class_names[i]);
+      t.push_back({"autocast." + c, "fp32 | low | follow for op class " + c,
+                   [i](P p, S k, S v, S w) { p.classes[i] = to_class_precision(w, k, v); }});
+    }
+    return t;
+  }();
+  return table;
+}
+
+const policy_key* find_policy_key(std::string_view key) {
+  for (const auto& e : policy_keys())
+    if (e.name == key) return &e;
+  return nullptr;
+}
+
+// "a, b, c" of name_of(i) for every i < count.
+template <typename Name>
+std::string joined_names(std::size_t count, Name name_of) {
+  std::string out;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (i) out += ", ";
+    out += name_of(i);
+  }
+  return out;
+}
+
+// "layers.<name>.precision": fp32, low (the policy's format) or a format.
+bool is_layer_key(std::string_view key) {
+  return starts_with(key, "layers.") && key.size() > 17 && key.ends_with(".precision");
+}
+
 void apply(precision_policy& p, const std::string& key, const std::string& value, const std::string& where) {
-  if (key == "precision_format") {
-    p.low = to_format(where, key, value);
-  } else if (key == "master_weights") {
-    p.master_weights = to_bool(where, key, value);
-  } else if (key == "partials") {
-    if (value == "fp32")
-      p.partials = accumulation::fp32;
-    else if (value == "low" || value == "half")
-      p.partials = accumulation::low;
-    else
-      bad(where, key, value, "fp32 or low");
-  } else if (key == "partials_block") {
-    p.partials_block = to_count(where, key, value);
-  } else if (key == "rounding") {
-    const auto mode = to_rounding(where, key, value);
-    for (auto& s : p.rounding) s.mode = mode;
-  } else if (key == "rounding_bits") {
-    const std::size_t r = to_count(where, key, value);
-    if (r < 1 || r > 32) bad(where, key, value, "an integer in [1, 32]");
-    for (auto& s : p.rounding) s.random_bits = static_cast<int>(r);
+  if (const policy_key* e = find_policy_key(key); e != nullptr && e->set) {
+    e->set(p, key, value, where);
   } else if (starts_with(key, "rounding.")) {
-    const auto role = role_from_name(std::string_view(key).substr(9));
-    if (!role) throw input_error(where + ": unknown config key '" + key + "' (roles: activation, grad_input, "
-                                 "grad_weight, weight, master_weight, update, optimizer_state)");
-    p.rounding[static_cast<std::size_t>(*role)].mode = to_rounding(where, key, value);
-  } else if (key == "overflow") {
-    num::overflow_mode mode{};
-    if (value == "ieee")
-      mode = num::overflow_mode::ieee;
-    else if (value == "saturate")
-      mode = num::overflow_mode::saturate;
-    else if (value == "nan")
-      mode = num::overflow_mode::nan;
-    else
-      bad(where, key, value, "ieee, saturate or nan");
-    for (auto& s : p.rounding) s.overflow = mode;
-  } else if (key == "traps") {
-    p.traps = to_traps(where, key, value);
+    const auto role = [](std::size_t i) { return std::string(role_name(static_cast<tensor_role>(i))); };
+    throw input_error(where + ": unknown config key '" + key + "' (roles: " +
+                      joined_names(tensor_role_count, role) + ")");
   } else if (starts_with(key, "autocast.")) {
-    const auto c = class_index(std::string_view(key).substr(9));
-    if (!c) throw input_error(where + ": unknown config key '" + key +
-                              "' (classes: matmul, conv, norm, loss, elementwise, optimizer)");
-    p.classes[*c] = to_class_precision(where, key, value);
-  } else if (starts_with(key, "layers.") && key.size() > 17 && key.ends_with(".precision")) {
+    const auto class_name = [](std::size_t i) { return std::string(class_names[i]); };
+    throw input_error(where + ": unknown config key '" + key + "' (classes: " +
+                      joined_names(op_class_count, class_name) + ")");
+  } else if (is_layer_key(key)) {
     const std::string layer = key.substr(7, key.size() - 7 - 10);
     if (value == "fp32")
       p.layers[layer] = std::nullopt;
@@ -149,57 +250,6 @@ void apply(precision_policy& p, const std::string& key, const std::string& value
       p.layers[layer] = p.low;
     else
       p.layers[layer] = to_format(where, key, value);
-  } else if (key == "loss_scaling") {
-    const double keep_scale = p.scaling.scale;
-    p.scaling = loss_scaling{};
-    if (value == "none") {
-      p.scaling.mode = loss_scaling::kind::none;
-    } else if (value == "static") {
-      p.scaling.mode = loss_scaling::kind::fixed;
-      p.scaling.scale = keep_scale;
-    } else if (value == "dynamic") {  // torch.cuda.amp.GradScaler defaults
-      p.scaling.mode = loss_scaling::kind::dynamic;
-      p.scaling.scale = 65536.0;
-    } else if (value == "mindspore") {  // DynamicLossScaleManager(2**24, 2, 1000)
-      p.scaling.mode = loss_scaling::kind::dynamic;
-      p.scaling.scale = 16777216.0;
-      p.scaling.growth_interval = 1000;
-      p.scaling.min_scale = 1.0;
-      p.scaling.mindspore_window = true;
-    } else {
-      bad(where, key, value, "none, static, dynamic or mindspore");
-    }
-  } else if (key == "loss_scale") {
-    const double v = to_number(where, key, value);
-    if (!(v > 0.0)) bad(where, key, value, "a positive number");
-    p.scaling.scale = v;
-  } else if (key == "loss_scale_growth") {
-    const double v = to_number(where, key, value);
-    if (!(v > 1.0)) bad(where, key, value, "a number above 1");
-    p.scaling.growth_factor = v;
-  } else if (key == "loss_scale_backoff") {
-    const double v = to_number(where, key, value);
-    if (!(v > 0.0 && v < 1.0)) bad(where, key, value, "a number in (0, 1)");
-    p.scaling.backoff_factor = v;
-  } else if (key == "loss_scale_interval") {
-    const std::size_t v = to_count(where, key, value);
-    if (v == 0) bad(where, key, value, "a positive integer");
-    p.scaling.growth_interval = v;
-  } else if (key == "loss_scale_min") {
-    const double v = to_number(where, key, value);
-    if (v < 0.0) bad(where, key, value, "a non-negative number");
-    p.scaling.min_scale = v;
-  } else if (key == "loss_scale_method") {
-    if (value == "unscale")
-      p.scaling.divide_lr = false;
-    else if (value == "divide_lr")
-      p.scaling.divide_lr = true;
-    else
-      bad(where, key, value, "unscale or divide_lr");
-  } else if (key == "shadow") {
-    p.shadow = to_bool(where, key, value);
-  } else if (key == "precision_seed") {
-    p.seed = to_count(where, key, value);
   } else {
     throw input_error(where + ": unknown config key '" + key + "'");
   }
@@ -261,15 +311,8 @@ precision_policy precision_config::resolve() const {
 }
 
 bool is_precision_key(std::string_view key) {
-  static constexpr std::string_view exact[] = {
-      "precision",          "precision_format",  "master_weights",      "partials",      "partials_block",
-      "rounding",           "rounding_bits",     "overflow",            "traps",         "loss_scaling",
-      "loss_scale",         "loss_scale_growth", "loss_scale_backoff",  "loss_scale_interval",
-      "loss_scale_min",     "loss_scale_method", "shadow",              "precision_seed"};
-  for (auto k : exact)
-    if (key == k) return true;
-  return starts_with(key, "rounding.") || starts_with(key, "autocast.") ||
-         (starts_with(key, "layers.") && key.ends_with(".precision"));
+  return find_policy_key(key) != nullptr || starts_with(key, "rounding.") || starts_with(key, "autocast.") ||
+         is_layer_key(key);
 }
 
 void set_precision_value(precision_config& config, const std::string& key, const std::string& value,
@@ -278,7 +321,8 @@ void set_precision_value(precision_config& config, const std::string& key, const
     try {
       (void)precision_preset(value);
     } catch (const input_error&) {
-      bad(where, key, value, "a precision preset (fp32, fp16, bf16, fp16-mixed, bf16-mixed, 32.32, 16.16, 16.32)");
+      bad_value(where, key, value,
+                "a precision preset (fp32, fp16, bf16, fp16-mixed, bf16-mixed, 32.32, 16.16, 16.32)");
     }
     config.preset = value;
     return;
@@ -290,32 +334,8 @@ void set_precision_value(precision_config& config, const std::string& key, const
 }
 
 std::vector<std::pair<std::string, std::string>> precision_config_keys() {
-  std::vector<std::pair<std::string, std::string>> keys = {
-      {"precision", "fp32 | fp16 | bf16 (pure, 16.16) | fp16-mixed | bf16-mixed (fp32 master weights, 16.32)"},
-      {"precision_format", "the low-precision format (fp16, bf16, e5m2, e4m3, ...)"},
-      {"master_weights", "keep fp32 master weights (true for *-mixed)"},
-      {"partials", "matmul/conv accumulation: fp32 | low (round after every addition)"},
-      {"partials_block", "low partials: 0 sequential, N chunk-based accumulation in blocks of N"},
-      {"rounding", "rounding mode of every tensor role: ne | na | rz | ru | rd | ro | sr"},
-      {"rounding_bits", "random bits r of stochastic rounding (1..32)"},
-      {"overflow", "ieee | saturate | nan"},
-      {"traps", "none | all | list of overflow, divide_by_zero, invalid: stop the run on the first one"},
-      {"loss_scaling", "none | static | dynamic (GradScaler) | mindspore (DynamicLossScaleManager)"},
-      {"loss_scale", "static factor, or the initial dynamic scale"},
-      {"loss_scale_growth", "dynamic: growth factor"},
-      {"loss_scale_backoff", "dynamic: backoff factor"},
-      {"loss_scale_interval", "dynamic: clean updates before growing"},
-      {"loss_scale_min", "dynamic: lower bound of the scale"},
-      {"loss_scale_method", "static: unscale (gradients) | divide_lr (learning rate, linear optimizers)"},
-      {"shadow", "run an fp32 shadow model and report per-layer relative errors"},
-      {"precision_seed", "seed of the stochastic-rounding streams (0: the run's seed)"},
-  };
-  for (std::size_t i = 0; i < tensor_role_count; ++i) {
-    const std::string r(role_name(static_cast<tensor_role>(i)));
-    keys.emplace_back("rounding." + r, "rounding mode of role " + r);
-  }
-  for (auto c : class_names)
-    keys.emplace_back("autocast." + std::string(c), "fp32 | low | follow for op class " + std::string(c));
+  std::vector<std::pair<std::string, std::string>> keys;
+  for (const auto& e : policy_keys()) keys.emplace_back(e.name, e.help);
   return keys;
 }
 

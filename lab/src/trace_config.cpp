@@ -1,19 +1,9 @@
 #include "lab/trace_config.hpp"
 
-#include <charconv>
-
+#include "config_values.hpp"
 #include "lab/errors.hpp"
 
 namespace lab {
-namespace {
-
-[[noreturn]] void bad_trace_value(const std::string& where, const std::string& key, const std::string& value,
-                                  const std::string& expected) {
-  throw input_error(where + ": key '" + key + "': '" + value + "' is not " + expected);
-}
-
-}  // namespace
-
 bool is_trace_key(std::string_view key) { return key.starts_with("trace."); }
 
 void set_trace_value(trace_config& config, const std::string& key, const std::string& value,
@@ -21,17 +11,13 @@ void set_trace_value(trace_config& config, const std::string& key, const std::st
   if (key == "trace.db") {
     config.db = value;
   } else if (key == "trace.every") {
-    std::uint64_t n = 0;
-    const auto* end = value.data() + value.size();
-    const auto [ptr, ec] = std::from_chars(value.data(), end, n);
-    if (ec != std::errc() || ptr != end || n == 0) bad_trace_value(where, key, value, "a positive integer");
+    const std::size_t n = parse_count(where, key, value, "a positive integer");
+    if (n == 0) bad_value(where, key, value, "a positive integer");
     config.every = n;
   } else if (key == "trace.sites") {
     config.sites = value.empty() ? "*" : value;
   } else if (key == "trace.histograms") {
-    if (value == "true" || value == "yes" || value == "on" || value == "1") config.histograms = true;
-    else if (value == "false" || value == "no" || value == "off" || value == "0") config.histograms = false;
-    else bad_trace_value(where, key, value, "on or off");
+    config.histograms = parse_bool(where, key, value, "on or off");
   } else {
     throw input_error(where + ": unknown config key '" + key + "'");
   }

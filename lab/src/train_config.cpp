@@ -7,6 +7,7 @@
 #include <functional>
 #include <sstream>
 
+#include "config_values.hpp"
 #include "lab/errors.hpp"
 
 namespace lab {
@@ -20,34 +21,6 @@ struct key_entry {
   setter set;
   getter get;
 };
-
-[[noreturn]] void bad_value(const std::string& where, const std::string& key, const std::string& value,
-                            const std::string& expected) {
-  throw input_error(where + ": key '" + key + "': '" + value + "' is not " + expected);
-}
-
-std::size_t parse_count(const std::string& where, const std::string& key, const std::string& value) {
-  std::size_t out = 0;
-  const auto* end = value.data() + value.size();
-  const auto [ptr, ec] = std::from_chars(value.data(), end, out);
-  if (ec != std::errc() || ptr != end) bad_value(where, key, value, "a non-negative integer");
-  return out;
-}
-
-float parse_float(const std::string& where, const std::string& key, const std::string& value) {
-  // strtof accepts forms like 1e-4 that YAML writers produce; the whole text must be used.
-  char* end = nullptr;
-  const float out = std::strtof(value.c_str(), &end);
-  if (value.empty() || end != value.c_str() + value.size() || !std::isfinite(out))
-    bad_value(where, key, value, "a finite number");
-  return out;
-}
-
-bool parse_bool(const std::string& where, const std::string& key, const std::string& value) {
-  if (value == "true" || value == "yes" || value == "on" || value == "1") return true;
-  if (value == "false" || value == "no" || value == "off" || value == "0") return false;
-  bad_value(where, key, value, "true or false");
-}
 
 std::string fmt(float v) {
   std::ostringstream s;

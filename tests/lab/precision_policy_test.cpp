@@ -390,5 +390,49 @@ TEST(Autocast, PerLayerOverrideAndElementwiseOpsFollowingTheirInput) {
   EXPECT_EQ(chained.format_of({"b", "dense", "kernel"}, tensor_role::weight), num::binary16);
 }
 
+// The key table: what `numlab train` lists, accepts and rejects.
+TEST(PrecisionKeys, ListedKeysAreAcceptedAndBadOnesNamed) {
+  const auto keys = precision_config_keys();
+  // 18 general keys, rounding.<role> for 7 roles, autocast.<class> for 6 classes.
+  ASSERT_EQ(keys.size(), 31u);
+  EXPECT_EQ(keys.front().first, "precision");
+  EXPECT_EQ(keys[18].first, "rounding.activation");
+  EXPECT_EQ(keys[24].first, "rounding.optimizer_state");
+  EXPECT_EQ(keys.back().first, "autocast.optimizer");
+  for (const auto& [key, help] : keys) EXPECT_TRUE(is_precision_key(key)) << key;
+  EXPECT_TRUE(is_precision_key("layers.conv1.precision"));
+  EXPECT_FALSE(is_precision_key("lr"));
+
+  precision_config c;
+  set_precision_value(c, "precision", "fp16-mixed", "t");
+  set_precision_value(c, "rounding.update", "sr", "t");
+  set_precision_value(c, "autocast.norm", "low", "t");
+  set_precision_value(c, "loss_scaling", "dynamic", "t");
+  set_precision_value(c, "loss_scale_interval", "7", "t");
+  const precision_policy p = c.resolve();
+  EXPECT_EQ(p.spec(tensor_role::update).mode, num::rounding::stochastic);
+  EXPECT_EQ(p.spec(tensor_role::weight).mode, num::rounding::nearest_even);
+  EXPECT_EQ(p.of(op_class::norm), class_precision::low);
+  EXPECT_EQ(p.scaling.scale, 65536.0);
+  EXPECT_EQ(p.scaling.growth_interval, 7u);
+
+  const auto message = [&](const std::string& key, const std::string& value) {
+    try {
+      set_precision_value(c, key, value, "f.yml:2");
+    } catch (const input_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(message("rounding.bias", "ne"),
+            "f.yml:2: unknown config key 'rounding.bias' (roles: activation, grad_input, grad_weight, weight, "
+            "master_weight, update, optimizer_state)");
+  EXPECT_EQ(message("autocast.pool", "low"),
+            "f.yml:2: unknown config key 'autocast.pool' (classes: matmul, conv, norm, loss, elementwise, optimizer)");
+  EXPECT_EQ(message("loss_scale_interval", "0"), "f.yml:2: key 'loss_scale_interval': '0' is not a positive integer");
+  EXPECT_EQ(message("shadow", "maybe"), "f.yml:2: key 'shadow': 'maybe' is not true or false");
+  EXPECT_EQ(message("loss_scale", "1e999"), "f.yml:2: key 'loss_scale': '1e999' is not a number");
+}
+
 }  // namespace
 }  // namespace lab
