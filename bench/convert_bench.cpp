@@ -94,7 +94,7 @@ void BM_hw_fp16_round_trip_zmm(benchmark::State& state) {
 }
 
 void BM_hw_vcvtneps2bf16_zmm(benchmark::State& state) {
-  if (!num::cpu_has_avx512bf16()) {
+  if (!num::host_cpu().avx512bf16) {
     state.SkipWithError("no AVX512-BF16 on this CPU");
     return;
   }

@@ -174,18 +174,41 @@ simd_path run_decode(std::span<const Code> in, std::span<float> out, const decod
 }
 
 bool cpu_supports(simd_path p) {
+  const cpu_features& cpu = host_cpu();
   switch (p) {
     case simd_path::automatic:
     case simd_path::scalar: return true;
-    case simd_path::avx2:
-      return __builtin_cpu_supports("avx2") && cpu_has_f16c() && __builtin_cpu_supports("fma") &&
-             cpu_has_bmi2();
+    case simd_path::avx2: return cpu.avx2 && cpu.f16c && cpu.fma && cpu.bmi2;
     case simd_path::avx512:
-      return cpu_supports(simd_path::avx2) && __builtin_cpu_supports("avx512f") &&
-             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
-             __builtin_cpu_supports("avx512vl");
+      return cpu_supports(simd_path::avx2) && cpu.avx512f && cpu.avx512bw && cpu.avx512dq && cpu.avx512vl;
   }
   return false;
+}
+
+// What NUMLAB_SIMD asks for: a path (automatic when unset or empty), or why
+// its value is not one.
+struct environment_request {
+  simd_path path = simd_path::automatic;
+  std::string problem;
+};
+
+environment_request read_environment() {
+  environment_request r;
+  const char* env = std::getenv("NUMLAB_SIMD");
+  if (env == nullptr || *env == '\0') return r;
+  try {
+    r.path = parse_simd_path(env);
+  } catch (const std::invalid_argument& e) {
+    r.problem = std::string("NUMLAB_SIMD: ") + e.what();
+  }
+  return r;
+}
+
+// Read once per process: the environment is the process's configuration,
+// and getenv on every array call would cost more than a short array.
+const environment_request& environment_simd_request() {
+  static const environment_request request = read_environment();
+  return request;
 }
 
 }  // namespace
@@ -212,14 +235,9 @@ bool simd_path_supported(simd_path p) { return cpu_supports(p); }
 simd_path resolve_simd_path(simd_path requested) {
   simd_path p = requested;
   if (p == simd_path::automatic) {
-    const char* env = std::getenv("NUMLAB_SIMD");
-    if (env != nullptr && *env != '\0') {
-      try {
-        p = parse_simd_path(env);
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(std::string("NUMLAB_SIMD: ") + e.what());
-      }
-    }
+    const environment_request& env = environment_simd_request();
+    if (!env.problem.empty()) throw std::invalid_argument(env.problem);
+    p = env.path;
   }
   if (p == simd_path::automatic) {
     return cpu_supports(simd_path::avx512) ? simd_path::avx512
@@ -284,11 +302,6 @@ namespace kernels {
 
 void fill_random_words(const kernel_plan& plan, std::uint64_t first, std::uint32_t* out, std::size_t n) {
   random_stream(plan.seed, plan.stream).fill(std::span<std::uint32_t>(out, n), first);
-}
-
-bool cpu_has_avx512_bf16() {
-  static const bool has = cpu_has_avx512bf16();
-  return has;
 }
 
 }  // namespace kernels

@@ -105,8 +105,6 @@ tally run_avx2(const kernel_plan& plan, const chunk& c);
 tally run_avx512(const kernel_plan& plan, const chunk& c);
 /// Random words first .. first+n-1 of the plan's stream (for partial blocks).
 void fill_random_words(const kernel_plan& plan, std::uint64_t first, std::uint32_t* out, std::size_t n);
-/// Whether the CPU has AVX512-BF16 (used inside the AVX-512 path).
-bool cpu_has_avx512_bf16();
 
 /// Runs `plan` over the whole array on options' thread count, splitting it into
 /// chunks at multiples of 64 elements; returns the combined tally.

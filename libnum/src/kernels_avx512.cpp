@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "kernel_plan.hpp"
+#include "libnum/cpu_features.hpp"
 
 // GCC 12's AVX-512 intrinsics start from _mm512_undefined_*(), which its
 // -Wuninitialized reports once inlined (GCC bug 105593); nothing here reads
@@ -190,7 +191,7 @@ tally run_avx512(const kernel_plan& plan, const chunk& c) {
       with_fp16_immediate(plan, [&](auto imm) { fp16_chunk<decltype(imm)::value>(plan, c); });
       return {};
     case hardware_shortcut::bf16_nearest:
-      if (cpu_has_avx512_bf16()) {
+      if (host_cpu().avx512bf16) {
         bf16_hardware_chunk(c, plan.op == operation::round_f32);
       } else {
         bf16_integer_chunk(c, plan.op == operation::round_f32);
