@@ -1,7 +1,6 @@
 // Array kernels: option checking, the plan of constants, path selection.
 #include "libnum/cpu_features.hpp"
 #include <bit>
-#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <stdexcept>
@@ -37,11 +36,10 @@ domain_constants make_domain(const format& f, const round_spec& spec, int M, int
                              std::uint64_t infinity, std::uint64_t quiet_nan) {
   const int fb = f.fraction_bits();
   domain_constants c;
-  // std::ldexp rather than format's constexpr pow2 loops: this runs on every call.
-  c.min_normal = pattern(std::ldexp(1.0, f.emin));
-  c.half_min_normal = pattern(std::ldexp(1.0, f.emin - 1));
-  c.max_finite = pattern(std::ldexp(static_cast<double>(f.max_significand()), f.emax - fb));
-  c.low_quantum = pattern(std::ldexp(1.0, f.subnormals ? f.emin - fb : f.emin));
+  c.min_normal = pattern(f.min_normal());
+  c.half_min_normal = pattern(pow2(f.emin - 1));
+  c.max_finite = pattern(f.max());
+  c.low_quantum = pattern(f.min_subnormal());
   const std::uint64_t infinity_like = f.infinities ? infinity : quiet_nan;
   auto overflow_value = [&](bool negative) {
     switch (spec.overflow) {
@@ -103,12 +101,16 @@ kernel_plan make_plan(const format& f, const round_spec& spec, operation op, int
   plan.width = width;
   plan.target = f;
   plan.spec = spec;
-  plan.f32 = make_domain(
-      f, spec, 23, 127, [](double v) { return std::uint64_t{std::bit_cast<std::uint32_t>(static_cast<float>(v))}; },
-      0x7F800000u, 0x7FC00000u);
-  plan.f64 = make_domain(
-      f, spec, 52, 1023, [](double v) { return std::bit_cast<std::uint64_t>(v); }, 0x7FF0000000000000u,
-      0x7FF8000000000000u);
+  // Only the input domain this operation reads (decoding needs neither).
+  if (op == operation::encode_f32 || op == operation::round_f32) {
+    plan.f32 = make_domain(
+        f, spec, 23, 127, [](double v) { return std::uint64_t{std::bit_cast<std::uint32_t>(static_cast<float>(v))}; },
+        0x7F800000u, 0x7FC00000u);
+  } else if (op == operation::encode_f64 || op == operation::round_f64) {
+    plan.f64 = make_domain(
+        f, spec, 52, 1023, [](double v) { return std::bit_cast<std::uint64_t>(v); }, 0x7FF0000000000000u,
+        0x7FF8000000000000u);
+  }
   plan.encoding = make_encoding(f, spec);
   return plan;
 }
