@@ -127,9 +127,14 @@ kernel_plan make_rounding_plan(const array_options& o, operation op, int width, 
   plan.want_counts = o.want_counts;
   plan.flush_inputs = o.flush_subnormal_inputs;
   plan.flush_outputs = o.flush_subnormal_outputs;
-  const bool plain = !o.want_counts && !o.flush_subnormal_inputs && !o.flush_subnormal_outputs &&
-                     o.spec.overflow == overflow_mode::ieee &&
-                     (op == operation::round_f32 || (op == operation::encode_f32 && width == 2));
+  const bool plain_f32_to_16 = !o.want_counts && !o.flush_subnormal_inputs && !o.flush_subnormal_outputs &&
+                               (op == operation::round_f32 || (op == operation::encode_f32 && width == 2));
+  if (plain_f32_to_16 && o.spec.mode == rounding::stochastic &&
+      (o.target == binary16 || o.target == bfloat16_format)) {
+    plan.shortcut = kernels::hardware_shortcut::stochastic_16bit;
+    return plan;
+  }
+  const bool plain = plain_f32_to_16 && o.spec.overflow == overflow_mode::ieee;
   if (plain && o.target == binary16) {
     switch (o.spec.mode) {
       case rounding::nearest_even: plan.hardware_rounding_immediate = 0; break;
