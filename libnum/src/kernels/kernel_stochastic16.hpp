@@ -62,16 +62,19 @@ struct stochastic16_rounder {
     const u32v zero{};
     const u32v one = zero + 1;
     const u32v exponent = a >> 23;
-    const u32v m = exponent == zero ? a : (a & 0x007FFFFFu) | 0x00800000u;
-    const u32v effective_exponent = exponent == zero ? one : exponent;
-    // Bits cut off: 13 in fp16's normal range, more below it.
-    const u32v s = a >= min_normal ? normal_shift : low_shift_base - effective_exponent;
-    // The discarded fraction left-aligned in 32 bits; what falls below the
-    // lane is below every random bit, so stochastic rounding never sees it.
-    const u32v below = s - 32;
-    const u32v frac = s <= 32 ? m << ((32 - s) & 31) : (below > 31 ? zero : m >> (below & 31));
+    const u32v m = (a & 0x007FFFFFu) | (exponent == zero ? zero : zero + 0x00800000u);
+    const u32v effective_exponent = exponent > one ? exponent : one;
+    // Bits cut off: 13 in fp16's normal range (where low_shift_base - E is
+    // at most 13, negative for large E: compared as signed), more below it.
+    const u32v below_normal = low_shift_base - effective_exponent;
+    const u32v s = reinterpret_cast<i32v>(below_normal) > reinterpret_cast<i32v>(normal_shift) ? below_normal
+                                                                                               : normal_shift;
+    // The discarded fraction left-aligned in 32 bits (one of the two shifts
+    // gives it, the other 0); what falls below the lane is below every
+    // random bit, so stochastic rounding never sees it.
+    const u32v frac = shift_left_or_zero(m, 32 - s) | shift_right_or_zero(m, s - 32);
     const auto up = (word & top_bits) > ((frac & top_bits) ^ 0xFFFFFFFFu);
-    const u32v unit = one << (s & 31);
+    const u32v unit = shift_left_or_zero(one, s);
     // Cutting more than 23 bits leaves 0 or one low quantum.
     return s <= 23 ? (a & ~(unit - one)) + (up ? unit : zero) : (up ? low_quantum : zero);
   }

@@ -71,6 +71,14 @@ inline __attribute__((always_inline)) void philox_words(const kernel_plan& plan,
 typedef std::uint32_t u32x8 __attribute__((vector_size(32)));
 
 // vcvtps2ph of fp32 patterns holding fp16 values (exact in any mode).
+// Per-lane shifts where a count of 32 or more gives 0 (vpsllvd / vpsrlvd).
+inline __attribute__((always_inline)) u32x8 shift_left_or_zero(u32x8 v, u32x8 count) {
+  return reinterpret_cast<u32x8>(_mm256_sllv_epi32(reinterpret_cast<__m256i>(v), reinterpret_cast<__m256i>(count)));
+}
+inline __attribute__((always_inline)) u32x8 shift_right_or_zero(u32x8 v, u32x8 count) {
+  return reinterpret_cast<u32x8>(_mm256_srlv_epi32(reinterpret_cast<__m256i>(v), reinterpret_cast<__m256i>(count)));
+}
+
 constexpr bool exact_fp16_encode_available = true;
 inline __attribute__((always_inline)) u32x8 exact_fp16_encode(u32x8 value) {
   const __m128i h = _mm256_cvtps_ph(reinterpret_cast<__m256>(value), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);

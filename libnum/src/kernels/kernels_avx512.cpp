@@ -79,6 +79,14 @@ inline __attribute__((always_inline)) void philox_words(const kernel_plan& plan,
 typedef std::uint32_t u32x16 __attribute__((vector_size(64)));
 
 // vcvtps2ph of fp32 patterns holding fp16 values (exact in any mode).
+// Per-lane shifts where a count of 32 or more gives 0 (vpsllvd / vpsrlvd).
+inline __attribute__((always_inline)) u32x16 shift_left_or_zero(u32x16 v, u32x16 count) {
+  return reinterpret_cast<u32x16>(_mm512_sllv_epi32(reinterpret_cast<__m512i>(v), reinterpret_cast<__m512i>(count)));
+}
+inline __attribute__((always_inline)) u32x16 shift_right_or_zero(u32x16 v, u32x16 count) {
+  return reinterpret_cast<u32x16>(_mm512_srlv_epi32(reinterpret_cast<__m512i>(v), reinterpret_cast<__m512i>(count)));
+}
+
 constexpr bool exact_fp16_encode_available = true;
 inline __attribute__((always_inline)) u32x16 exact_fp16_encode(u32x16 value) {
   const __m256i h = _mm512_cvtps_ph(reinterpret_cast<__m512>(value), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
