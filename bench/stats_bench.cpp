@@ -62,7 +62,7 @@ __attribute__((target("avx2,f16c"))) void round_to_fp16_f16c(const float* in, st
 }
 
 void BM_reference_round_fp16_f16c(benchmark::State& state) {
-  if (!num::cpu_has_f16c()) {
+  if (!num::host_cpu().f16c) {
     state.SkipWithError("no F16C");
     return;
   }

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "lab/errors.hpp"
+#include "libnum/cpu_features.hpp"
 #include "parallel.hpp"
 
 namespace lab {
@@ -142,8 +143,7 @@ __attribute__((target("avx512f"))) auto with_avx512(Args... args) {
 // Kernel(args...) with AVX-512 where the CPU has it.
 template <auto Kernel, typename... Args>
 auto dispatch(Args... args) {
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
-  return avx512 ? with_avx512<Kernel>(args...) : Kernel(args...);
+  return num::host_cpu().avx512f ? with_avx512<Kernel>(args...) : Kernel(args...);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // equals rounding the exact sum once.
 #include <immintrin.h>
 
+#include "libnum/cpu_features.hpp"
 #include "low_precision_gemm_kernels.hpp"
 
 namespace lab::detail {
@@ -36,7 +37,7 @@ NUMLAB_AVX512 inline __mmask16 tail_mask(std::size_t left) {
 
 }  // namespace
 
-bool fp16_kernel_supported() { return __builtin_cpu_supports("avx512f"); }
+bool fp16_kernel_supported() { return num::host_cpu().avx512f; }
 
 NUMLAB_AVX512 void fp16_accumulate(const fp16_block& blk, std::size_t p_begin, std::size_t p_end, float* partial) {
   for (std::size_t p = p_begin; p < p_end; ++p) {

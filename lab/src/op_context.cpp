@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <stdexcept>
 
+#include "libnum/cpu_features.hpp"
 #include "sgemm_avx512.hpp"
 
 namespace lab {
@@ -37,9 +38,8 @@ void op_context::update(const site& where, std::span<float> weight, std::span<co
 
 void sgemm(const gemm_args& g) {
   // Checked here, in a file compiled without AVX-512 flags.
-  static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-                             __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  if (avx512) {
+  const num::cpu_features& cpu = num::host_cpu();
+  if (cpu.avx512f && cpu.avx512dq && cpu.avx2 && cpu.fma) {
     detail::sgemm_avx512(g);
     return;
   }

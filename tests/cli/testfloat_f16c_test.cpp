@@ -69,7 +69,7 @@ void expect_f32_to_f16_matches(const char* option) {
 }
 
 TEST(TestfloatF16c, F32ToF16AgreesInEveryDirectedMode) {
-  if (!num::cpu_has_f16c()) GTEST_SKIP() << "this CPU has no F16C";
+  if (!num::host_cpu().f16c) GTEST_SKIP() << "this CPU has no F16C";
   expect_f32_to_f16_matches<_MM_FROUND_TO_NEAREST_INT>("-rnear_even");
   expect_f32_to_f16_matches<_MM_FROUND_TO_ZERO>("-rminMag");
   expect_f32_to_f16_matches<_MM_FROUND_TO_POS_INF>("-rmax");
@@ -77,7 +77,7 @@ TEST(TestfloatF16c, F32ToF16AgreesInEveryDirectedMode) {
 }
 
 TEST(TestfloatF16c, EveryF16WidensToTheSameFloat) {
-  if (!num::cpu_has_f16c()) GTEST_SKIP() << "this CPU has no F16C";
+  if (!num::host_cpu().f16c) GTEST_SKIP() << "this CPU has no F16C";
   std::string text;
   for (std::uint32_t h = 0; h < 0x10000; ++h) {
     char line[8];

@@ -20,10 +20,9 @@
 
 namespace hardware {
 
-inline bool has_f16c() { return num::cpu_has_f16c(); }
+inline bool has_f16c() { return num::host_cpu().f16c; }
 inline bool has_avx512bf16() {
-  return __builtin_cpu_supports("avx512f") && num::cpu_has_avx512bf16() &&
-         __builtin_cpu_supports("avx512vl");
+  return num::host_cpu().avx512f && num::host_cpu().avx512bf16 && num::host_cpu().avx512vl;
 }
 
 /// The rounding modes vcvtps2ph implements.

@@ -1,15 +1,34 @@
-// CPU features the SIMD paths and the hardware cross-checks depend on, read
-// with CPUID (clang 14's __builtin_cpu_supports knows neither "f16c" nor
-// "avx512bf16"). All false on non-x86 machines.
+// The instruction-set extensions of the machine this process runs on, read
+// once per process. Every runtime dispatcher (libnum's array and statistics
+// kernels, lab's GEMMs and element loops) asks host_cpu() instead of
+// executing CPUID itself: in a virtual machine CPUID traps to the hypervisor
+// and costs microseconds, far more than a short array call.
 #pragma once
 
 namespace num {
 
-/// F16C: vcvtps2ph / vcvtph2ps.
-bool cpu_has_f16c();
-/// BMI2.
-bool cpu_has_bmi2();
-/// AVX512-BF16: vcvtneps2bf16 (AVX-512 F support is checked separately).
-bool cpu_has_avx512bf16();
+/// What the CPU and the operating system both support (AVX and AVX-512
+/// register state must be enabled by the OS, checked with XGETBV). All false
+/// on non-x86 machines.
+struct cpu_features {
+  bool avx2 = false;
+  bool f16c = false;        ///< vcvtps2ph / vcvtph2ps
+  bool fma = false;
+  bool bmi2 = false;
+  bool avx512f = false;
+  bool avx512bw = false;
+  bool avx512dq = false;
+  bool avx512vl = false;
+  bool avx512bf16 = false;  ///< vcvtneps2bf16 (AVX512-BF16)
+};
+
+/// This machine's features, probed with CPUID on the first call (thread-safe)
+/// and returned from memory on every later one.
+const cpu_features& host_cpu();
+
+/// How many times this process has executed the CPUID probe: 1 once
+/// host_cpu() has been called, never more. Tests use it to show that array
+/// calls do not query the CPU.
+int cpu_feature_probes();
 
 }  // namespace num

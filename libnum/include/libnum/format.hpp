@@ -11,6 +11,7 @@
 // emax <= 127), so each of its values is exactly a float.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -25,7 +26,10 @@ enum class nan_encoding : std::uint8_t {
 };
 
 /// 2^e as a double, usable in constant expressions (e within double's range).
+/// Normal powers are built from their bit pattern: the array kernels make
+/// their plan from these on every call.
 constexpr double pow2(int e) {
+  if (e >= -1022 && e <= 1023) return std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52);
   double r = 1.0;
   if (e >= 0) {
     for (int i = 0; i < e; ++i) r *= 2.0;

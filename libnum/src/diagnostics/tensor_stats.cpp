@@ -9,6 +9,7 @@
 #include <string>
 
 #include "libnum/codec.hpp"
+#include "libnum/cpu_features.hpp"
 #include "stats_kernel.hpp"
 
 namespace num {
@@ -167,9 +168,8 @@ void decode_block(std::span<const std::uint16_t> in, const format& storage, floa
 bool stats_kernel_available(stats_kernel kernel) {
   switch (kernel) {
     case stats_kernel::avx512:
-      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-             __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
-    case stats_kernel::avx2: return __builtin_cpu_supports("avx2");
+      return host_cpu().avx512f && host_cpu().avx512bw && host_cpu().avx512dq && host_cpu().avx512vl;
+    case stats_kernel::avx2: return host_cpu().avx2;
     default: return true;
   }
 }

@@ -1,7 +1,6 @@
 // Array kernels: option checking, the plan of constants, path selection.
 #include "libnum/cpu_features.hpp"
 #include <bit>
-#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <stdexcept>
@@ -37,11 +36,10 @@ domain_constants make_domain(const format& f, const round_spec& spec, int M, int
                              std::uint64_t infinity, std::uint64_t quiet_nan) {
   const int fb = f.fraction_bits();
   domain_constants c;
-  // std::ldexp rather than format's constexpr pow2 loops: this runs on every call.
-  c.min_normal = pattern(std::ldexp(1.0, f.emin));
-  c.half_min_normal = pattern(std::ldexp(1.0, f.emin - 1));
-  c.max_finite = pattern(std::ldexp(static_cast<double>(f.max_significand()), f.emax - fb));
-  c.low_quantum = pattern(std::ldexp(1.0, f.subnormals ? f.emin - fb : f.emin));
+  c.min_normal = pattern(f.min_normal());
+  c.half_min_normal = pattern(pow2(f.emin - 1));
+  c.max_finite = pattern(f.max());
+  c.low_quantum = pattern(f.min_subnormal());
   const std::uint64_t infinity_like = f.infinities ? infinity : quiet_nan;
   auto overflow_value = [&](bool negative) {
     switch (spec.overflow) {
@@ -103,12 +101,16 @@ kernel_plan make_plan(const format& f, const round_spec& spec, operation op, int
   plan.width = width;
   plan.target = f;
   plan.spec = spec;
-  plan.f32 = make_domain(
-      f, spec, 23, 127, [](double v) { return std::uint64_t{std::bit_cast<std::uint32_t>(static_cast<float>(v))}; },
-      0x7F800000u, 0x7FC00000u);
-  plan.f64 = make_domain(
-      f, spec, 52, 1023, [](double v) { return std::bit_cast<std::uint64_t>(v); }, 0x7FF0000000000000u,
-      0x7FF8000000000000u);
+  // Only the input domain this operation reads (decoding needs neither).
+  if (op == operation::encode_f32 || op == operation::round_f32) {
+    plan.f32 = make_domain(
+        f, spec, 23, 127, [](double v) { return std::uint64_t{std::bit_cast<std::uint32_t>(static_cast<float>(v))}; },
+        0x7F800000u, 0x7FC00000u);
+  } else if (op == operation::encode_f64 || op == operation::round_f64) {
+    plan.f64 = make_domain(
+        f, spec, 52, 1023, [](double v) { return std::bit_cast<std::uint64_t>(v); }, 0x7FF0000000000000u,
+        0x7FF8000000000000u);
+  }
   plan.encoding = make_encoding(f, spec);
   return plan;
 }
@@ -125,9 +127,14 @@ kernel_plan make_rounding_plan(const array_options& o, operation op, int width, 
   plan.want_counts = o.want_counts;
   plan.flush_inputs = o.flush_subnormal_inputs;
   plan.flush_outputs = o.flush_subnormal_outputs;
-  const bool plain = !o.want_counts && !o.flush_subnormal_inputs && !o.flush_subnormal_outputs &&
-                     o.spec.overflow == overflow_mode::ieee &&
-                     (op == operation::round_f32 || (op == operation::encode_f32 && width == 2));
+  const bool plain_f32_to_16 = !o.want_counts && !o.flush_subnormal_inputs && !o.flush_subnormal_outputs &&
+                               (op == operation::round_f32 || (op == operation::encode_f32 && width == 2));
+  if (plain_f32_to_16 && o.spec.mode == rounding::stochastic &&
+      (o.target == binary16 || o.target == bfloat16_format)) {
+    plan.shortcut = kernels::hardware_shortcut::stochastic_16bit;
+    return plan;
+  }
+  const bool plain = plain_f32_to_16 && o.spec.overflow == overflow_mode::ieee;
   if (plain && o.target == binary16) {
     switch (o.spec.mode) {
       case rounding::nearest_even: plan.hardware_rounding_immediate = 0; break;
@@ -174,18 +181,41 @@ simd_path run_decode(std::span<const Code> in, std::span<float> out, const decod
 }
 
 bool cpu_supports(simd_path p) {
+  const cpu_features& cpu = host_cpu();
   switch (p) {
     case simd_path::automatic:
     case simd_path::scalar: return true;
-    case simd_path::avx2:
-      return __builtin_cpu_supports("avx2") && cpu_has_f16c() && __builtin_cpu_supports("fma") &&
-             cpu_has_bmi2();
+    case simd_path::avx2: return cpu.avx2 && cpu.f16c && cpu.fma && cpu.bmi2;
     case simd_path::avx512:
-      return cpu_supports(simd_path::avx2) && __builtin_cpu_supports("avx512f") &&
-             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
-             __builtin_cpu_supports("avx512vl");
+      return cpu_supports(simd_path::avx2) && cpu.avx512f && cpu.avx512bw && cpu.avx512dq && cpu.avx512vl;
   }
   return false;
+}
+
+// What NUMLAB_SIMD asks for: a path (automatic when unset or empty), or why
+// its value is not one.
+struct environment_request {
+  simd_path path = simd_path::automatic;
+  std::string problem;
+};
+
+environment_request read_environment() {
+  environment_request r;
+  const char* env = std::getenv("NUMLAB_SIMD");
+  if (env == nullptr || *env == '\0') return r;
+  try {
+    r.path = parse_simd_path(env);
+  } catch (const std::invalid_argument& e) {
+    r.problem = std::string("NUMLAB_SIMD: ") + e.what();
+  }
+  return r;
+}
+
+// Read once per process: the environment is the process's configuration,
+// and getenv on every array call would cost more than a short array.
+const environment_request& environment_simd_request() {
+  static const environment_request request = read_environment();
+  return request;
 }
 
 }  // namespace
@@ -212,14 +242,9 @@ bool simd_path_supported(simd_path p) { return cpu_supports(p); }
 simd_path resolve_simd_path(simd_path requested) {
   simd_path p = requested;
   if (p == simd_path::automatic) {
-    const char* env = std::getenv("NUMLAB_SIMD");
-    if (env != nullptr && *env != '\0') {
-      try {
-        p = parse_simd_path(env);
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(std::string("NUMLAB_SIMD: ") + e.what());
-      }
-    }
+    const environment_request& env = environment_simd_request();
+    if (!env.problem.empty()) throw std::invalid_argument(env.problem);
+    p = env.path;
   }
   if (p == simd_path::automatic) {
     return cpu_supports(simd_path::avx512) ? simd_path::avx512
@@ -284,11 +309,6 @@ namespace kernels {
 
 void fill_random_words(const kernel_plan& plan, std::uint64_t first, std::uint32_t* out, std::size_t n) {
   random_stream(plan.seed, plan.stream).fill(std::span<std::uint32_t>(out, n), first);
-}
-
-bool cpu_has_avx512_bf16() {
-  static const bool has = cpu_has_avx512bf16();
-  return has;
 }
 
 }  // namespace kernels

@@ -1,6 +1,8 @@
 // Array kernels on several threads: contiguous chunks at multiples of 64
 // elements, each with its own stochastic positions, so the result equals the
-// single-threaded one bit for bit.
+// single-threaded one bit for bit. The chunks run on OpenMP's persistent
+// pool (a static schedule: chunk k is fixed by k alone, never by timing).
+#include <cstddef>
 #include <thread>
 #include <vector>
 
@@ -35,14 +37,11 @@ tally run_parallel(const kernel_plan& plan, simd_path path, const void* in, void
                  static_cast<unsigned char*>(out) + begin * out_stride, end - begin, first_index + begin};
   };
   std::vector<tally> tallies(workers);
-  {
-    std::vector<std::jthread> pool;
-    pool.reserve(workers - 1);
-    for (unsigned k = 1; k < workers; ++k) {
-      pool.emplace_back([&, k] { tallies[k] = run_on(path, plan, piece(k)); });
-    }
-    tallies[0] = run_on(path, plan, piece(0));
-  }  // joins
+  const auto count = static_cast<std::ptrdiff_t>(workers);
+#pragma omp parallel for schedule(static) num_threads(static_cast<int>(workers))
+  for (std::ptrdiff_t k = 0; k < count; ++k) {
+    tallies[static_cast<std::size_t>(k)] = run_on(path, plan, piece(static_cast<std::size_t>(k)));
+  }
   tally total;
   for (const tally& t : tallies) total += t;
   return total;

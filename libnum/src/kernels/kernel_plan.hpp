@@ -18,11 +18,13 @@ enum class operation : std::uint8_t {
   decode,      ///< encoding (in_width bytes) -> float
 };
 
-/// Shortcuts where the CPU's own conversion gives the core's answer.
+/// Specialised loops for the common cases: the CPU's own conversion where it
+/// gives the core's answer, or a lane body narrowed to one case.
 enum class hardware_shortcut : std::uint8_t {
   none,
   fp16_convert,  ///< vcvtps2ph with a static rounding mode (ne, rz, ru, rd)
   bf16_nearest,  ///< bf16 nearest-even (vcvtneps2bf16 on blocks without subnormal inputs)
+  stochastic_16bit,  ///< fp32 -> fp16/bf16 stochastic, no counts or flushing (kernel_stochastic16.hpp)
 };
 
 /// Target constants in the bit patterns of one input domain (fp32 or fp64):
@@ -105,8 +107,6 @@ tally run_avx2(const kernel_plan& plan, const chunk& c);
 tally run_avx512(const kernel_plan& plan, const chunk& c);
 /// Random words first .. first+n-1 of the plan's stream (for partial blocks).
 void fill_random_words(const kernel_plan& plan, std::uint64_t first, std::uint32_t* out, std::size_t n);
-/// Whether the CPU has AVX512-BF16 (used inside the AVX-512 path).
-bool cpu_has_avx512_bf16();
 
 /// Runs `plan` over the whole array on options' thread count, splitting it into
 /// chunks at multiples of 64 elements; returns the combined tally.

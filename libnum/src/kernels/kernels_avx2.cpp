@@ -18,48 +18,67 @@
 namespace num::kernels {
 namespace {
 
-// Philox4x32-10 for four blocks at once, one per 64-bit lane (only each
-// lane's low 32 bits matter: vpmuludq reads just those, so the high halves
-// may hold anything until the words are assembled).
-void philox_four_blocks(const kernel_plan& plan, std::uint64_t first_block, std::uint32_t* out) {
-  // Lane l holds block first_block + {0, 2, 1, 3}[l] so that the unpacks
-  // below leave blocks in order.
-  __m256i x0 = _mm256_add_epi64(_mm256_set1_epi64x(static_cast<long long>(first_block)),
-                                _mm256_setr_epi64x(0, 2, 1, 3));
-  __m256i x1 = _mm256_srli_epi64(x0, 32);
-  __m256i x2 = _mm256_set1_epi64x(static_cast<long long>(plan.stream & 0xFFFFFFFFu));
-  __m256i x3 = _mm256_set1_epi64x(static_cast<long long>(plan.stream >> 32));
+// Philox4x32-10 for eight blocks, four per register, one per 64-bit lane
+// (only each lane's low 32 bits matter: vpmuludq reads just those, so the
+// high halves may hold anything until the words are assembled). The two
+// registers' rounds interleave, so one's multiply latency hides behind the
+// other's work.
+inline __attribute__((always_inline)) void philox_eight_blocks(const kernel_plan& plan, std::uint64_t first_block,
+                                                               std::uint32_t* out) {
+  constexpr int sets = 2;
+  __m256i x0[sets], x1[sets], x2[sets], x3[sets];
+  for (int s = 0; s < sets; ++s) {
+    // Lane l holds block first_block + 4s + {0, 2, 1, 3}[l] so that the
+    // unpacks below leave blocks in order.
+    x0[s] = _mm256_add_epi64(_mm256_set1_epi64x(static_cast<long long>(first_block + 4 * s)),
+                             _mm256_setr_epi64x(0, 2, 1, 3));
+    x1[s] = _mm256_srli_epi64(x0[s], 32);
+    x2[s] = _mm256_set1_epi64x(static_cast<long long>(plan.stream & 0xFFFFFFFFu));
+    x3[s] = _mm256_set1_epi64x(static_cast<long long>(plan.stream >> 32));
+  }
   const __m256i m0 = _mm256_set1_epi64x(0xD2511F53);
   const __m256i m1 = _mm256_set1_epi64x(0xCD9E8D57);
   auto k0 = static_cast<std::uint32_t>(plan.seed);
   auto k1 = static_cast<std::uint32_t>(plan.seed >> 32);
   for (int round = 0; round < 10; ++round) {
-    const __m256i p0 = _mm256_mul_epu32(x0, m0);
-    const __m256i p1 = _mm256_mul_epu32(x2, m1);
     const __m256i key0 = _mm256_set1_epi64x(k0);
     const __m256i key1 = _mm256_set1_epi64x(k1);
-    x0 = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p1, 32), x1), key0);
-    x1 = p1;
-    x2 = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p0, 32), x3), key1);
-    x3 = p0;
+    for (int s = 0; s < sets; ++s) {
+      const __m256i p0 = _mm256_mul_epu32(x0[s], m0);
+      const __m256i p1 = _mm256_mul_epu32(x2[s], m1);
+      x0[s] = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p1, 32), x1[s]), key0);
+      x1[s] = p1;
+      x2[s] = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p0, 32), x3[s]), key1);
+      x3[s] = p0;
+    }
     k0 += 0x9E3779B9u;
     k1 += 0xBB67AE85u;
   }
-  const __m256i w01 = _mm256_blend_epi32(x0, _mm256_slli_epi64(x1, 32), 0xAA);
-  const __m256i w23 = _mm256_blend_epi32(x2, _mm256_slli_epi64(x3, 32), 0xAA);
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_unpacklo_epi64(w01, w23));
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8), _mm256_unpackhi_epi64(w01, w23));
+  for (int s = 0; s < sets; ++s) {
+    const __m256i w01 = _mm256_blend_epi32(x0[s], _mm256_slli_epi64(x1[s], 32), 0xAA);
+    const __m256i w23 = _mm256_blend_epi32(x2[s], _mm256_slli_epi64(x3[s], 32), 0xAA);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 16 * s), _mm256_unpacklo_epi64(w01, w23));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 16 * s + 8), _mm256_unpackhi_epi64(w01, w23));
+  }
 }
 
 // Random words for one block of 4 * lanes = 32 elements (position % 4 == 0).
-void philox_words(const kernel_plan& plan, std::uint64_t position, std::uint32_t* out) {
-  philox_four_blocks(plan, position / 4, out);
-  philox_four_blocks(plan, position / 4 + 4, out + 16);
+inline __attribute__((always_inline)) void philox_words(const kernel_plan& plan, std::uint64_t position,
+                                                        std::uint32_t* out) {
+  philox_eight_blocks(plan, position / 4, out);
 }
 
 typedef std::uint32_t u32x8 __attribute__((vector_size(32)));
 
 // vcvtps2ph of fp32 patterns holding fp16 values (exact in any mode).
+// Per-lane shifts where a count of 32 or more gives 0 (vpsllvd / vpsrlvd).
+inline __attribute__((always_inline)) u32x8 shift_left_or_zero(u32x8 v, u32x8 count) {
+  return reinterpret_cast<u32x8>(_mm256_sllv_epi32(reinterpret_cast<__m256i>(v), reinterpret_cast<__m256i>(count)));
+}
+inline __attribute__((always_inline)) u32x8 shift_right_or_zero(u32x8 v, u32x8 count) {
+  return reinterpret_cast<u32x8>(_mm256_srlv_epi32(reinterpret_cast<__m256i>(v), reinterpret_cast<__m256i>(count)));
+}
+
 constexpr bool exact_fp16_encode_available = true;
 inline __attribute__((always_inline)) u32x8 exact_fp16_encode(u32x8 value) {
   const __m128i h = _mm256_cvtps_ph(reinterpret_cast<__m256>(value), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
@@ -71,6 +90,7 @@ inline __attribute__((always_inline)) u32x8 exact_fp16_encode(u32x8 value) {
 
 #include "kernel_fp16_immediate.hpp"
 #include "kernel_lanes.hpp"
+#include "kernel_stochastic16.hpp"
 
 namespace num::kernels {
 namespace {
@@ -143,6 +163,7 @@ tally run_avx2(const kernel_plan& plan, const chunk& c) {
       with_fp16_immediate(plan, [&](auto imm) { fp16_chunk<decltype(imm)::value>(plan, c); });
       return {};
     case hardware_shortcut::bf16_nearest: bf16_chunk(plan, c); return {};
+    case hardware_shortcut::stochastic_16bit: return run_stochastic16(plan, c);
     case hardware_shortcut::none: break;
   }
   return run_lanes(plan, c);

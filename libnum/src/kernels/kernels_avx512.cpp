@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "kernel_plan.hpp"
+#include "libnum/cpu_features.hpp"
 
 // GCC 12's AVX-512 intrinsics start from _mm512_undefined_*(), which its
 // -Wuninitialized reports once inlined (GCC bug 105593); nothing here reads
@@ -26,45 +27,66 @@
 namespace num::kernels {
 namespace {
 
-// Philox4x32-10 for eight blocks at once, one per 64-bit lane (only each
-// lane's low 32 bits matter: vpmuludq reads just those).
-void philox_eight_blocks(const kernel_plan& plan, std::uint64_t first_block, std::uint32_t* out) {
-  // Lane l holds block first_block + {0, 4, 1, 5, 2, 6, 3, 7}[l] so that the
-  // unpacks below leave the blocks in order.
-  __m512i x0 = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(first_block)),
-                                _mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7));
-  __m512i x1 = _mm512_srli_epi64(x0, 32);
-  __m512i x2 = _mm512_set1_epi64(static_cast<long long>(plan.stream & 0xFFFFFFFFu));
-  __m512i x3 = _mm512_set1_epi64(static_cast<long long>(plan.stream >> 32));
+// Philox4x32-10 for sixteen blocks, eight per register, one per 64-bit lane
+// (only each lane's low 32 bits matter: vpmuludq reads just those). The two
+// registers' rounds interleave, so one's multiply latency hides behind the
+// other's work.
+inline __attribute__((always_inline)) void philox_sixteen_blocks(const kernel_plan& plan, std::uint64_t first_block,
+                                                                 std::uint32_t* out) {
+  constexpr int sets = 2;
+  __m512i x0[sets], x1[sets], x2[sets], x3[sets];
+  for (int s = 0; s < sets; ++s) {
+    // Lane l holds block first_block + 8s + {0, 4, 1, 5, 2, 6, 3, 7}[l] so
+    // that the unpacks below leave the blocks in order.
+    x0[s] = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(first_block + 8 * s)),
+                             _mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7));
+    x1[s] = _mm512_srli_epi64(x0[s], 32);
+    x2[s] = _mm512_set1_epi64(static_cast<long long>(plan.stream & 0xFFFFFFFFu));
+    x3[s] = _mm512_set1_epi64(static_cast<long long>(plan.stream >> 32));
+  }
   const __m512i m0 = _mm512_set1_epi64(0xD2511F53);
   const __m512i m1 = _mm512_set1_epi64(0xCD9E8D57);
   auto k0 = static_cast<std::uint32_t>(plan.seed);
   auto k1 = static_cast<std::uint32_t>(plan.seed >> 32);
   for (int round = 0; round < 10; ++round) {
-    const __m512i p0 = _mm512_mul_epu32(x0, m0);
-    const __m512i p1 = _mm512_mul_epu32(x2, m1);
-    x0 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), x1, _mm512_set1_epi64(k0), 0x96);
-    x1 = p1;
-    x2 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), x3, _mm512_set1_epi64(k1), 0x96);
-    x3 = p0;
+    const __m512i key0 = _mm512_set1_epi64(k0);
+    const __m512i key1 = _mm512_set1_epi64(k1);
+    for (int s = 0; s < sets; ++s) {
+      const __m512i p0 = _mm512_mul_epu32(x0[s], m0);
+      const __m512i p1 = _mm512_mul_epu32(x2[s], m1);
+      x0[s] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), x1[s], key0, 0x96);
+      x1[s] = p1;
+      x2[s] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), x3[s], key1, 0x96);
+      x3[s] = p0;
+    }
     k0 += 0x9E3779B9u;
     k1 += 0xBB67AE85u;
   }
-  const __m512i w01 = _mm512_mask_blend_epi32(0xAAAA, x0, _mm512_slli_epi64(x1, 32));
-  const __m512i w23 = _mm512_mask_blend_epi32(0xAAAA, x2, _mm512_slli_epi64(x3, 32));
-  _mm512_storeu_si512(out, _mm512_unpacklo_epi64(w01, w23));
-  _mm512_storeu_si512(out + 16, _mm512_unpackhi_epi64(w01, w23));
+  for (int s = 0; s < sets; ++s) {
+    const __m512i w01 = _mm512_mask_blend_epi32(0xAAAA, x0[s], _mm512_slli_epi64(x1[s], 32));
+    const __m512i w23 = _mm512_mask_blend_epi32(0xAAAA, x2[s], _mm512_slli_epi64(x3[s], 32));
+    _mm512_storeu_si512(out + 32 * s, _mm512_unpacklo_epi64(w01, w23));
+    _mm512_storeu_si512(out + 32 * s + 16, _mm512_unpackhi_epi64(w01, w23));
+  }
 }
 
 // Random words for one block of 4 * lanes = 64 elements (position % 4 == 0).
-void philox_words(const kernel_plan& plan, std::uint64_t position, std::uint32_t* out) {
-  philox_eight_blocks(plan, position / 4, out);
-  philox_eight_blocks(plan, position / 4 + 8, out + 32);
+inline __attribute__((always_inline)) void philox_words(const kernel_plan& plan, std::uint64_t position,
+                                                        std::uint32_t* out) {
+  philox_sixteen_blocks(plan, position / 4, out);
 }
 
 typedef std::uint32_t u32x16 __attribute__((vector_size(64)));
 
 // vcvtps2ph of fp32 patterns holding fp16 values (exact in any mode).
+// Per-lane shifts where a count of 32 or more gives 0 (vpsllvd / vpsrlvd).
+inline __attribute__((always_inline)) u32x16 shift_left_or_zero(u32x16 v, u32x16 count) {
+  return reinterpret_cast<u32x16>(_mm512_sllv_epi32(reinterpret_cast<__m512i>(v), reinterpret_cast<__m512i>(count)));
+}
+inline __attribute__((always_inline)) u32x16 shift_right_or_zero(u32x16 v, u32x16 count) {
+  return reinterpret_cast<u32x16>(_mm512_srlv_epi32(reinterpret_cast<__m512i>(v), reinterpret_cast<__m512i>(count)));
+}
+
 constexpr bool exact_fp16_encode_available = true;
 inline __attribute__((always_inline)) u32x16 exact_fp16_encode(u32x16 value) {
   const __m256i h = _mm512_cvtps_ph(reinterpret_cast<__m512>(value), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
@@ -76,6 +98,7 @@ inline __attribute__((always_inline)) u32x16 exact_fp16_encode(u32x16 value) {
 
 #include "kernel_fp16_immediate.hpp"
 #include "kernel_lanes.hpp"
+#include "kernel_stochastic16.hpp"
 
 namespace num::kernels {
 namespace {
@@ -190,12 +213,13 @@ tally run_avx512(const kernel_plan& plan, const chunk& c) {
       with_fp16_immediate(plan, [&](auto imm) { fp16_chunk<decltype(imm)::value>(plan, c); });
       return {};
     case hardware_shortcut::bf16_nearest:
-      if (cpu_has_avx512_bf16()) {
+      if (host_cpu().avx512bf16) {
         bf16_hardware_chunk(c, plan.op == operation::round_f32);
       } else {
         bf16_integer_chunk(c, plan.op == operation::round_f32);
       }
       return {};
+    case hardware_shortcut::stochastic_16bit: return run_stochastic16(plan, c);
     case hardware_shortcut::none: break;
   }
   return run_lanes(plan, c);

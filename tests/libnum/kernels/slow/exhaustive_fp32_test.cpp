@@ -1,6 +1,7 @@
 // Every one of the 2^32 fp32 inputs through every dispatch path against the
 // scalar core, bit for bit: fp16 and bf16 in nearest-even (the paths that use
-// vcvtps2ph / vcvtneps2bf16), fp16 toward zero, and fp16 stochastic (r = 32).
+// vcvtps2ph / vcvtneps2bf16), fp16 toward zero, and fp16 and bf16 stochastic
+// (r = 32, and r = 11 for fp16) through the 16-bit stochastic fast path.
 // The core runs on 2 threads; each slice of inputs is compared on all paths.
 #include <gtest/gtest.h>
 
@@ -14,7 +15,7 @@ namespace {
 
 using namespace kernel_test;
 
-void exhaustive(const num::format& f, num::rounding mode) {
+void exhaustive(const num::format& f, num::rounding mode, int random_bits = 32) {
   constexpr std::uint64_t total = std::uint64_t{1} << 32;
   constexpr std::size_t slice = std::size_t{1} << 20;
   std::atomic<std::uint64_t> mismatches{0};
@@ -28,6 +29,7 @@ void exhaustive(const num::format& f, num::rounding mode) {
       num::array_options o;
       o.target = f;
       o.spec.mode = mode;
+      o.spec.random_bits = random_bits;
       o.seed = 99;
       o.first_index = base;  // element i of the slice is input pattern base + i
       for (std::size_t i = 0; i < slice; ++i) {
@@ -55,8 +57,9 @@ void exhaustive(const num::format& f, num::rounding mode) {
   worker(0);
   second.join();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("%s %s: all 2^32 inputs on every available path in %.1f s\n", num::format_name(f).c_str(),
-              std::string(num::rounding_name(mode)).c_str(), seconds);
+  std::printf("%s %s (r = %d): all 2^32 inputs on every available path in %.1f s\n", num::format_name(f).c_str(),
+              std::string(num::rounding_name(mode)).c_str(), random_bits,
+              seconds);
   EXPECT_EQ(mismatches.load(), 0u) << num::format_name(f) << " " << num::rounding_name(mode)
                                    << ": first mismatching input 0x" << std::hex << first_bad.load();
 }
@@ -65,5 +68,7 @@ TEST(ExhaustiveFp32, Fp16NearestEven) { exhaustive(num::binary16, num::rounding:
 TEST(ExhaustiveFp32, Bf16NearestEven) { exhaustive(num::bfloat16_format, num::rounding::nearest_even); }
 TEST(ExhaustiveFp32, Fp16TowardZero) { exhaustive(num::binary16, num::rounding::toward_zero); }
 TEST(ExhaustiveFp32, Fp16Stochastic) { exhaustive(num::binary16, num::rounding::stochastic); }
+TEST(ExhaustiveFp32, Fp16StochasticElevenBits) { exhaustive(num::binary16, num::rounding::stochastic, 11); }
+TEST(ExhaustiveFp32, Bf16Stochastic) { exhaustive(num::bfloat16_format, num::rounding::stochastic); }
 
 }  // namespace

@@ -1,0 +1,138 @@
+// Internal: stochastic rounding of fp32 inputs into a 16-bit target (fp16 or
+// bf16) without counts or flushing, the case mixed-precision training calls
+// most. Included by each SIMD kernels_<path>.cpp after kernel_lanes.hpp
+// (whose vector types, loads and `philox_words` it uses).
+//
+// The general lane algorithm (kernel_lanes.hpp) handles any format, input
+// width and cut of up to 64 bits; here the input is fp32, so the discarded
+// fraction always fits one 32-bit lane, no sticky bits or tallies are formed,
+// and the output width and kind are template parameters. The arithmetic is
+// the same (so the results are the core's, bit for bit): the bits below the
+// target's quantum, left-aligned, against the random word's top r bits.
+#pragma once
+
+namespace num::kernels {
+namespace {
+
+struct stochastic16_rounder {
+  u32v min_normal, max_finite, low_quantum, overflow_positive, overflow_negative, infinity_result, nan_payload,
+      normal_shift, low_shift_base, top_bits;
+
+  explicit stochastic16_rounder(const kernel_plan& plan) {
+    const domain_constants& c = plan.f32;
+    auto splat = [](auto v) { return u32v{} + static_cast<std::uint32_t>(v); };
+    min_normal = splat(c.min_normal);
+    max_finite = splat(c.max_finite);
+    low_quantum = splat(c.low_quantum);
+    overflow_positive = splat(c.overflow_positive);
+    overflow_negative = splat(c.overflow_negative);
+    infinity_result = splat(c.infinity_result);
+    nan_payload = splat(c.nan_payload);
+    normal_shift = splat(c.normal_shift);
+    low_shift_base = splat(c.low_shift_base);
+    const int r = plan.spec.random_bits;
+    top_bits = splat(r >= 32 ? 0xFFFFFFFFu : ~((std::uint32_t{1} << (32 - r)) - 1));
+  }
+
+  /// fp32 patterns of x rounded into the target with random words `word`;
+  /// Bf16: the target is bf16 (else fp16).
+  template <bool Bf16>
+  NUMLAB_INLINE u32v round(u32v x, u32v word) const {
+    const u32v zero{};
+    const u32v sign = x & 0x80000000u;
+    const u32v a = x ^ sign;
+    // bf16 keeps fp32's exponent range, so every finite input loses its
+    // low 16 bits, subnormal or not.
+    const u32v rounded = Bf16 ? bf16_rounded(a, word) : fp16_rounded(a, word);
+    const auto finite = a < 0x7F800000u;
+    const auto overflow = finite & (rounded > max_finite);
+    u32v result = overflow ? (sign != zero ? overflow_negative : overflow_positive) : rounded;
+    result = a > 0x7F800000u ? (a & nan_payload) | 0x7FC00000u : result;
+    result = a == 0x7F800000u ? infinity_result : result;
+    return result | sign;
+  }
+
+  NUMLAB_INLINE u32v bf16_rounded(u32v a, u32v word) const {
+    const u32v zero{};
+    const auto up = (word & top_bits) > ((a << 16 & top_bits) ^ 0xFFFFFFFFu);
+    return (a & 0xFFFF0000u) + (up ? zero + 0x10000u : zero);
+  }
+
+  NUMLAB_INLINE u32v fp16_rounded(u32v a, u32v word) const {
+    const u32v zero{};
+    const u32v one = zero + 1;
+    const u32v exponent = a >> 23;
+    const u32v m = (a & 0x007FFFFFu) | (exponent == zero ? zero : zero + 0x00800000u);
+    const u32v effective_exponent = exponent > one ? exponent : one;
+    // Bits cut off: 13 in fp16's normal range (where low_shift_base - E is
+    // at most 13, negative for large E: compared as signed), more below it.
+    const u32v below_normal = low_shift_base - effective_exponent;
+    const u32v s = reinterpret_cast<i32v>(below_normal) > reinterpret_cast<i32v>(normal_shift) ? below_normal
+                                                                                               : normal_shift;
+    // The discarded fraction left-aligned in 32 bits (one of the two shifts
+    // gives it, the other 0); what falls below the lane is below every
+    // random bit, so stochastic rounding never sees it.
+    const u32v frac = shift_left_or_zero(m, 32 - s) | shift_right_or_zero(m, s - 32);
+    const auto up = (word & top_bits) > ((frac & top_bits) ^ 0xFFFFFFFFu);
+    const u32v unit = shift_left_or_zero(one, s);
+    // Cutting more than 23 bits leaves 0 or one low quantum.
+    return s <= 23 ? (a & ~(unit - one)) + (up ? unit : zero) : (up ? low_quantum : zero);
+  }
+};
+
+/// What a 16-bit stochastic chunk writes.
+enum class stochastic16_output : std::uint8_t { codes, values };
+
+/// Elements [0, n) with n a multiple of 4 * lanes and first % 4 == 0.
+template <bool Bf16, stochastic16_output Out>
+void stochastic16_blocks(const kernel_plan& plan, const float* in, void* out, std::size_t n, std::uint64_t first) {
+  constexpr std::size_t block = 4 * lanes;
+  const stochastic16_rounder round(plan);
+  alignas(64) std::uint32_t words[block];
+  for (std::size_t i = 0; i < n; i += block) {
+    philox_words(plan, first + i, words);
+    for (std::size_t v = 0; v < 4; ++v) {
+      const std::size_t k = i + v * lanes;
+      const u32v r = round.template round<Bf16>(load_vector<u32v>(in + k), load_vector<u32v>(words + v * lanes));
+      if constexpr (Out == stochastic16_output::values) {
+        store_vector(static_cast<float*>(out) + k, r);
+      } else if constexpr (Bf16) {
+        store_vector(static_cast<std::uint16_t*>(out) + k, __builtin_convertvector(r >> 16, u16v));
+      } else {
+        store_vector(static_cast<std::uint16_t*>(out) + k, __builtin_convertvector(exact_fp16_encode(r), u16v));
+      }
+    }
+  }
+}
+
+/// A chunk of a plan with the stochastic_16bit shortcut: the unaligned head
+/// and the tail (fewer than 4 * lanes elements) by the general algorithm.
+tally run_stochastic16(const kernel_plan& plan, const chunk& c) {
+  constexpr std::size_t block = 4 * lanes;
+  const bool values = plan.op == operation::round_f32;
+  const std::size_t out_size = values ? 4 : 2;
+  const auto* in = static_cast<const float*>(c.in);
+  auto* out = static_cast<unsigned char*>(c.out);
+  std::size_t head = static_cast<std::size_t>((4 - c.first_index % 4) % 4);
+  head = head < c.n ? head : c.n;
+  const std::size_t body = (c.n - head) / block * block;
+  tally t = run_lanes(plan, {in, out, head, c.first_index});
+  const float* body_in = in + head;
+  void* body_out = out + head * out_size;
+  const std::uint64_t body_first = c.first_index + head;
+  constexpr auto codes = stochastic16_output::codes;
+  constexpr auto fp32 = stochastic16_output::values;
+  if (plan.target == bfloat16_format) {
+    values ? stochastic16_blocks<true, fp32>(plan, body_in, body_out, body, body_first)
+           : stochastic16_blocks<true, codes>(plan, body_in, body_out, body, body_first);
+  } else {
+    values ? stochastic16_blocks<false, fp32>(plan, body_in, body_out, body, body_first)
+           : stochastic16_blocks<false, codes>(plan, body_in, body_out, body, body_first);
+  }
+  const std::size_t done = head + body;
+  t += run_lanes(plan, {in + done, out + done * out_size, c.n - done, c.first_index + done});
+  return t;
+}
+
+}  // namespace
+}  // namespace num::kernels
