@@ -130,8 +130,10 @@ std::string scaled_format_name(const scaled_format& f) {
   for (const auto& n : named) {
     if (n.format == f) return std::string(n.name);
   }
-  return std::string(element_name(f.element)) + "/" + std::string(scale_rule_name(f.rule)) + "/" +
-         std::to_string(f.block.rows) + "x" + std::to_string(f.block.cols);
+  const std::string block = f.block == whole_tensor_block
+                                ? "tensor"
+                                : std::to_string(f.block.rows) + "x" + std::to_string(f.block.cols);
+  return std::string(element_name(f.element)) + "/" + std::string(scale_rule_name(f.rule)) + "/" + block;
 }
 
 }  // namespace num
