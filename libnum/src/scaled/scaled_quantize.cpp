@@ -1,5 +1,6 @@
 // quantize / dequantize of fp32 tensors in scaled formats (scalar path).
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <stdexcept>
@@ -8,6 +9,7 @@
 #include "block_scale.hpp"
 #include "element_packing.hpp"
 #include "element_rounding.hpp"
+#include "fast_element_rounding.hpp"
 #include "libnum/codec.hpp"
 #include "libnum/philox.hpp"
 #include "libnum/scaled_array.hpp"
@@ -85,12 +87,16 @@ struct block_span {
 class block_quantizer {
  public:
   block_quantizer(const scaled_options& o, std::span<const float> in, float tensor_scale)
-      : o_(o), in_(in), random_(o.seed, o.stream), bits_(element_bits(o.format.element)) {
+      : o_(o), in_(in), random_(o.seed, o.stream), bits_(element_bits(o.format.element)), params_(o.format.element) {
     context_.element = o.format.element;
     context_.rule = o.format.rule;
     context_.margin = o.margin;
     context_.given_scale = o.given_scale;
     context_.tensor_scale = tensor_scale;
+    // NVFP4's block scale of a lone |x| rounds to E4M3 zero iff
+    // |x| / (6·s) <= 2^-10 (half E4M3's smallest subnormal, the tie going to
+    // even zero); 6·s·2^-10 is exact in double.
+    nvfp4_lone_zero_below_ = 6.0 * static_cast<double>(tensor_scale) * 0x1p-10;
   }
 
   // Quantizes one block into `elements`, returning its scale code.
@@ -125,8 +131,7 @@ class block_quantizer {
       if (any(e.raised, flags::inexact)) ++result.counts.inexact;
       if (e.saturated) ++result.counts.saturated;
       if (e.zero && in_[i] != 0 && std::isfinite(in_[i])) {
-        const bool own_scale_holds_it = !element(in_[i], scaled_detail::scale_for(context_, std::fabs(in_[i])), i).zero;
-        ++(own_scale_holds_it ? result.counts.block_underflow : result.counts.underflow_to_zero);
+        ++(own_scale_holds(in_[i], i) ? result.counts.block_underflow : result.counts.underflow_to_zero);
       }
       scaled_detail::store_element(elements, bits_, o_.layout, i, e.code);
     });
@@ -134,10 +139,34 @@ class block_quantizer {
   }
 
  private:
-  scaled_detail::element_result element(float x, const block_scale& scale, std::size_t i) const {
+  // Whether x, nonzero and finite, would round to nonzero under the scale the
+  // rule gives a block of x alone. Every rule puts such an x at the top of
+  // the element range (MX: in [2^emax_elem, 2^(emax_elem+1)); fp32 and NVFP4
+  // near max_elem) unless that scale itself was clamped below its range or a
+  // margin moved it down, so only then is the element rounded again; a given
+  // scale is the block's own.
+  bool own_scale_holds(float x, std::size_t i) {
+    const float ax = std::fabs(x);
+    switch (o_.format.rule) {
+      case scale_rule::fp32_given: return false;
+      case scale_rule::nvfp4: return static_cast<double>(ax) > nvfp4_lone_zero_below_;
+      default: break;
+    }
+    const block_scale own = scaled_detail::scale_for(context_, ax);
+    return (own.fit != scale_fit::underflowed && o_.margin == 0) || !element(x, own, i).zero;
+  }
+
+  std::uint32_t random_word(std::uint64_t index) {
+    if (index / 4 != cached_block_) {
+      cached_block_ = index / 4;
+      cached_words_ = random_.block(cached_block_);
+    }
+    return cached_words_[index % 4];
+  }
+
+  scaled_detail::element_result element(float x, const block_scale& scale, std::size_t i) {
     if (!std::isfinite(x)) return scaled_detail::special_element(o_.format.element, x, o_.spec);
-    const std::uint32_t word =
-        o_.spec.mode == rounding::stochastic ? random_.word(o_.first_index + i) : 0;
+    const std::uint32_t word = o_.spec.mode == rounding::stochastic ? random_word(o_.first_index + i) : 0;
     if (scale.zero) {
       // A zero scale (NVFP4 block scale below E4M3's range) decodes every
       // element to zero; the element keeps x's sign.
@@ -147,15 +176,50 @@ class block_quantizer {
       if (x != 0) e.raised |= flags::inexact | flags::underflow;
       return e;
     }
+    scaled_detail::element_result fast;
+    if (fast_quotient(x, scale.by, word, fast)) return fast;
     return scaled_detail::round_element(o_.format.element, scaled_detail::exact_quotient(x, scale.by), o_.spec, word,
                                         o_.int8_symmetric);
+  }
+
+  // x / (d·2^k) without 128-bit division: exact for a power of two; else the
+  // double quotient y = RN(x / D) (D has at most 28 bits, so D and x are
+  // exact doubles and y is normal) with the exact remainder x - y·D from an
+  // FMA: its sign says on which side of y the true quotient lies, which gives
+  // a correct (significand, sticky) bracket with 52 bits.
+  bool fast_quotient(float x, scaled_detail::divisor by, std::uint32_t word, scaled_detail::element_result& out) const {
+    const bool negative = std::signbit(x);
+    const std::uint32_t bits = std::bit_cast<std::uint32_t>(x) & 0x7FFFFFFFu;
+    const std::uint32_t field = bits >> 23;
+    std::uint64_t m = field == 0 ? bits : (bits & 0x7FFFFFu) | 0x800000u;
+    int exponent = field == 0 ? -149 : static_cast<int>(field) - 150;
+    bool sticky = false;
+    if (by.odd == 1) {
+      exponent -= by.exponent;
+    } else if (m != 0) {
+      const double d = std::ldexp(static_cast<double>(by.odd), by.exponent);
+      const double ax = std::fabs(static_cast<double>(x));
+      const double y = ax / d;
+      const double remainder = std::fma(-y, d, ax);
+      const std::uint64_t ybits = std::bit_cast<std::uint64_t>(y);
+      m = (ybits & ((std::uint64_t{1} << 52) - 1)) | (std::uint64_t{1} << 52);
+      exponent = static_cast<int>(ybits >> 52) - 1075;
+      if (remainder < 0) --m;
+      sticky = remainder != 0;
+    }
+    return scaled_detail::round_element_fast(params_, negative, m, exponent, sticky, o_.spec, word, o_.int8_symmetric,
+                                             out);
   }
 
   const scaled_options& o_;
   std::span<const float> in_;
   random_stream random_;
   int bits_;
+  scaled_detail::element_params params_;
   scale_context context_;
+  double nvfp4_lone_zero_below_ = 0;
+  std::uint64_t cached_block_ = ~std::uint64_t{0};
+  std::array<std::uint32_t, 4> cached_words_{};
 };
 
 }  // namespace

@@ -119,6 +119,7 @@ TEST(ScaledOracle, ScaleVariantsMarginAndSymmetricInt8MatchTheReference) {
 TEST(ScaledOracle, GivenScaleAndPartialEdgeTilesMatchTheReference) {
   const std::vector<float> in = mixed_values(37 * 23, 13);
   for (num::scaled_format f : {num::scaled_format{num::element_type::e4m3, num::scale_rule::fp32_given, num::whole_tensor_block},
+                               num::scaled_format{num::element_type::int8, num::scale_rule::fp32_given, num::whole_tensor_block},
                                num::scaled_format{num::element_type::e2m1, num::scale_rule::nvfp4, {16, 16}},
                                num::scaled_format{num::element_type::e3m2, num::scale_rule::mx_floor, {5, 7}}}) {
     num::scaled_options o;
