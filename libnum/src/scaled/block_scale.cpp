@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "fast_element_rounding.hpp"
 #include "libnum/codec.hpp"
 
 namespace num::scaled_detail {
@@ -86,12 +87,15 @@ block_scale fp32_pow2_scale(const scale_context& c, float amax) {
 }
 
 block_scale nvfp4_scale(const scale_context& c, float amax) {
-  // S = amax / (6 · s) rounded once into E4M3, saturating at 448.
+  // S = amax / (6 · s) rounded once into E4M3 (nearest even, saturating at 448).
+  static const element_params e4m3(element_type::e4m3);
   const divisor six_s = make_divisor(3, 1) * divisor_of(c.tensor_scale);
-  const rounded r = round_exact(exact_quotient(amax, six_s), fp8_e4m3, nearest_even_saturating, 0);
+  const bracket q = quotient_bracket(amax, six_s);
+  element_result r;
+  round_element_fast(e4m3, false, q.m, q.exponent, q.sticky, nearest_even_saturating, 0, false, r);
   block_scale s;
-  s.code = r.bits & 0x7Fu;
-  if (any(r.raised, flags::overflow)) s.fit = scale_fit::overflowed;
+  s.code = r.code;
+  if (r.saturated) s.fit = scale_fit::overflowed;
   if (s.code == 0) {
     s.zero = true;
     s.fit = scale_fit::underflowed;

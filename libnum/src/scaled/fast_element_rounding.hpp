@@ -6,6 +6,7 @@
 #pragma once
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 
 #include "element_rounding.hpp"
@@ -78,6 +79,40 @@ inline std::uint64_t apply(const round_spec& spec, bool negative, const cut64& c
 }
 
 }  // namespace fast_detail
+
+/// |v| = (m + t) · 2^exponent, t = 0 or (sticky) t in (0, 1).
+struct bracket {
+  std::uint64_t m = 0;
+  int exponent = 0;
+  bool sticky = false;
+};
+
+/// |x| / (d · 2^k) as a bracket without 128-bit division: exact for a power
+/// of two; else the double quotient y = RN(|x| / D) (D has at most 28 bits,
+/// so D and x are exact doubles and y is normal) and the exact remainder
+/// |x| - y·D from an FMA, whose sign says on which side of y the true
+/// quotient lies: (y's 53-bit significand, or one less, + sticky).
+inline bracket quotient_bracket(float x, divisor by) {
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(x) & 0x7FFFFFFFu;
+  const std::uint32_t field = bits >> 23;
+  bracket b;
+  b.m = field == 0 ? bits : (bits & 0x7FFFFFu) | 0x800000u;
+  b.exponent = field == 0 ? -149 : static_cast<int>(field) - 150;
+  if (by.odd == 1) {
+    b.exponent -= by.exponent;
+  } else if (b.m != 0) {
+    const double d = std::ldexp(static_cast<double>(by.odd), by.exponent);
+    const double ax = std::bit_cast<float>(bits);
+    const double y = ax / d;
+    const double remainder = std::fma(-y, d, ax);
+    const std::uint64_t ybits = std::bit_cast<std::uint64_t>(y);
+    b.m = (ybits & ((std::uint64_t{1} << 52) - 1)) | (std::uint64_t{1} << 52);
+    b.exponent = static_cast<int>(ybits >> 52) - 1075;
+    if (remainder < 0) --b.m;
+    b.sticky = remainder != 0;
+  }
+  return b;
+}
 
 /// |v| = (m + t) · 2^exponent with t = 0, or t in (0, 1) when sticky; m < 2^62,
 /// and m >= 2^40 when sticky. Rounds v once into the element format with

@@ -65,12 +65,15 @@ void check_size(std::size_t got, std::size_t want, const char* what) {
   if (got != want) bad(std::string(what) + " has " + std::to_string(got) + " entries, expected " + std::to_string(want));
 }
 
+// On the bit patterns of |x| (which order like the magnitudes), a loop the
+// compiler vectorises; NaN and inf patterns are skipped.
 float finite_amax(std::span<const float> in) {
-  float amax = 0;
+  std::uint32_t amax = 0;
   for (float x : in) {
-    if (std::isfinite(x)) amax = std::max(amax, std::fabs(x));
+    const std::uint32_t magnitude = std::bit_cast<std::uint32_t>(x) & 0x7FFFFFFFu;
+    amax = magnitude < 0x7F800000u && magnitude > amax ? magnitude : amax;
   }
-  return amax;
+  return std::bit_cast<float>(amax);
 }
 
 // One block's elements, as the (row, col) ranges of the tensor.
@@ -182,33 +185,10 @@ class block_quantizer {
                                         o_.int8_symmetric);
   }
 
-  // x / (d·2^k) without 128-bit division: exact for a power of two; else the
-  // double quotient y = RN(x / D) (D has at most 28 bits, so D and x are
-  // exact doubles and y is normal) with the exact remainder x - y·D from an
-  // FMA: its sign says on which side of y the true quotient lies, which gives
-  // a correct (significand, sticky) bracket with 52 bits.
   bool fast_quotient(float x, scaled_detail::divisor by, std::uint32_t word, scaled_detail::element_result& out) const {
-    const bool negative = std::signbit(x);
-    const std::uint32_t bits = std::bit_cast<std::uint32_t>(x) & 0x7FFFFFFFu;
-    const std::uint32_t field = bits >> 23;
-    std::uint64_t m = field == 0 ? bits : (bits & 0x7FFFFFu) | 0x800000u;
-    int exponent = field == 0 ? -149 : static_cast<int>(field) - 150;
-    bool sticky = false;
-    if (by.odd == 1) {
-      exponent -= by.exponent;
-    } else if (m != 0) {
-      const double d = std::ldexp(static_cast<double>(by.odd), by.exponent);
-      const double ax = std::fabs(static_cast<double>(x));
-      const double y = ax / d;
-      const double remainder = std::fma(-y, d, ax);
-      const std::uint64_t ybits = std::bit_cast<std::uint64_t>(y);
-      m = (ybits & ((std::uint64_t{1} << 52) - 1)) | (std::uint64_t{1} << 52);
-      exponent = static_cast<int>(ybits >> 52) - 1075;
-      if (remainder < 0) --m;
-      sticky = remainder != 0;
-    }
-    return scaled_detail::round_element_fast(params_, negative, m, exponent, sticky, o_.spec, word, o_.int8_symmetric,
-                                             out);
+    const scaled_detail::bracket q = scaled_detail::quotient_bracket(x, by);
+    return scaled_detail::round_element_fast(params_, std::signbit(x), q.m, q.exponent, q.sticky, o_.spec, word,
+                                             o_.int8_symmetric, out);
   }
 
   const scaled_options& o_;
