@@ -46,7 +46,7 @@ block_scale e8m0_scale(int wanted) {
     s.fit = scale_fit::overflowed;
   }
   s.code = static_cast<std::uint32_t>(wanted + 127);
-  s.by = {1, wanted};
+  s.by = make_divisor(1, wanted);
   return s;
 }
 

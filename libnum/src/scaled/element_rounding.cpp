@@ -59,7 +59,7 @@ element_result round_int8(const exact_value& q, const round_spec& spec, std::uin
 
 divisor make_divisor(std::uint64_t d, int k) {
   const int zeros = std::countr_zero(d);
-  return {d >> zeros, k + zeros};
+  return {d >> zeros, k + zeros, std::ldexp(static_cast<double>(d), k)};
 }
 
 divisor divisor_of(float positive) {

@@ -14,6 +14,7 @@ namespace num::scaled_detail {
 struct divisor {
   std::uint64_t odd = 1;
   int exponent = 0;
+  double value = 1.0;  ///< d · 2^k (exact: d < 2^40 and k within double's range)
 };
 /// d · 2^k written with an odd d (d > 0).
 divisor make_divisor(std::uint64_t d, int k);

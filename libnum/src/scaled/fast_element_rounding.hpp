@@ -101,7 +101,7 @@ inline bracket quotient_bracket(float x, divisor by) {
   if (by.odd == 1) {
     b.exponent -= by.exponent;
   } else if (b.m != 0) {
-    const double d = std::ldexp(static_cast<double>(by.odd), by.exponent);
+    const double d = by.value;
     const double ax = std::bit_cast<float>(bits);
     const double y = ax / d;
     const double remainder = std::fma(-y, d, ax);
