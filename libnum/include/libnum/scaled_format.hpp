@@ -122,7 +122,20 @@ std::span<const named_scaled_format> named_scaled_formats();
 /// "mxfp4", "mxint8", "nvfp4", "nvfp4-2d", "fp8-tensor", "fp8-tensor-e5m2",
 /// "fp8-block", "fp8-block-128x128"), or nullopt.
 std::optional<scaled_format> find_scaled_format(std::string_view name);
-/// The name of a named scaled format, or "element/rule/RxC" for another.
+/// The name of a named scaled format, or "element/rule/RxC" ("/tensor" for
+/// one block) for another.
 std::string scaled_format_name(const scaled_format& f);
+
+/// Whether `text` names a scaled format rather than a per-element one: a
+/// named scaled format, or text with a '/'.
+bool looks_like_scaled_format(std::string_view text);
+
+/// Parses a scaled format: a name of find_scaled_format, or
+/// "ELEMENT/RULE[/BLOCK]" with ELEMENT e2m1 e2m3 e3m2 e4m3 e5m2 int8, RULE
+/// mx-floor mx-rceil mx-even nvfp4 fp32-amax fp32-amax-pow2, BLOCK "N" (1×N),
+/// "RxC" or "tensor" (default: 1x32, 1x16 for nvfp4). Throws
+/// std::invalid_argument naming the text and what is wrong (an element
+/// without a rule, an unknown part, a zero block dimension, ...).
+scaled_format parse_scaled_format(std::string_view text);
 
 }  // namespace num

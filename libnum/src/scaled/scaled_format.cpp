@@ -2,6 +2,8 @@
 #include "libnum/scaled_format.hpp"
 
 #include <array>
+#include <charconv>
+#include <stdexcept>
 
 namespace num {
 
@@ -134,6 +136,71 @@ std::string scaled_format_name(const scaled_format& f) {
                                 ? "tensor"
                                 : std::to_string(f.block.rows) + "x" + std::to_string(f.block.cols);
   return std::string(element_name(f.element)) + "/" + std::string(scale_rule_name(f.rule)) + "/" + block;
+}
+
+bool looks_like_scaled_format(std::string_view text) {
+  return find_scaled_format(text).has_value() || text.find('/') != std::string_view::npos;
+}
+
+namespace {
+
+constexpr std::string_view parseable_rules = "mx-floor, mx-rceil, mx-even, nvfp4, fp32-amax, fp32-amax-pow2";
+
+std::size_t parse_extent(std::string_view digits, std::string_view whole) {
+  std::size_t value = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (error != std::errc{} || end != digits.data() + digits.size() || digits.empty()) {
+    throw std::invalid_argument("scaled format '" + std::string(whole) + "': block '" + std::string(digits) +
+                                "' is not N, RxC or tensor");
+  }
+  return value;
+}
+
+block_shape parse_block(std::string_view text, std::string_view whole) {
+  if (text == "tensor") return whole_tensor_block;
+  const auto x = text.find('x');
+  if (x == std::string_view::npos) return {1, parse_extent(text, whole)};
+  return {parse_extent(text.substr(0, x), whole), parse_extent(text.substr(x + 1), whole)};
+}
+
+}  // namespace
+
+scaled_format parse_scaled_format(std::string_view text) {
+  if (const auto named = find_scaled_format(text)) return *named;
+  const std::string whole(text);
+  const auto first = text.find('/');
+  const std::string_view element_text = text.substr(0, first);
+  std::optional<element_type> element;
+  for (element_type t : all_element_types) {
+    if (element_name(t) == element_text) element = t;
+  }
+  if (!element) {
+    std::string names;
+    for (const auto& n : named) names += std::string(names.empty() ? "" : ", ") + std::string(n.name);
+    throw std::invalid_argument("unknown scaled format '" + whole + "' (expected " + names +
+                                ", or ELEMENT/RULE[/BLOCK] with ELEMENT e2m1, e2m3, e3m2, e4m3, e5m2, int8)");
+  }
+  const std::string_view rest = first == std::string_view::npos ? std::string_view{} : text.substr(first + 1);
+  const auto second = rest.find('/');
+  const std::string_view rule_text = rest.substr(0, second);
+  if (rule_text.empty()) {
+    throw std::invalid_argument("scaled format '" + whole + "': element format " + std::string(element_text) +
+                                " needs a scale rule (" + std::string(element_text) + "/RULE[/BLOCK] with RULE " +
+                                std::string(parseable_rules) + ")");
+  }
+  std::optional<scale_rule> rule;
+  for (scale_rule r : {scale_rule::mx_floor, scale_rule::mx_rceil, scale_rule::mx_even, scale_rule::nvfp4,
+                       scale_rule::fp32_amax, scale_rule::fp32_amax_pow2}) {
+    if (scale_rule_name(r) == rule_text) rule = r;
+  }
+  if (!rule) {
+    throw std::invalid_argument("scaled format '" + whole + "': unknown scale rule '" + std::string(rule_text) +
+                                "' (expected " + std::string(parseable_rules) + ")");
+  }
+  scaled_format f{*element, *rule, *rule == scale_rule::nvfp4 ? block_shape{1, 16} : block_shape{1, 32}};
+  if (second != std::string_view::npos) f.block = parse_block(rest.substr(second + 1), text);
+  if (auto why = scaled_format_problem(f)) throw std::invalid_argument("scaled format '" + whole + "': " + *why);
+  return f;
 }
 
 }  // namespace num

@@ -104,3 +104,39 @@ TEST(ScaledOptions, GridValuesRoundTripExactly) {
 }
 
 }  // namespace
+
+namespace {
+
+std::string parse_error(const char* text) {
+  try {
+    num::parse_scaled_format(text);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(ScaledFormatNames, ParseNamesAndElementRuleBlock) {
+  EXPECT_EQ(num::parse_scaled_format("mxfp4"), *num::find_scaled_format("mxfp4"));
+  EXPECT_EQ(num::parse_scaled_format("e2m1/mx-rceil"),
+            (num::scaled_format{num::element_type::e2m1, num::scale_rule::mx_rceil, {1, 32}}));
+  EXPECT_EQ(num::parse_scaled_format("e2m1/nvfp4/16x16"), *num::find_scaled_format("nvfp4-2d"));
+  EXPECT_EQ(num::parse_scaled_format("e4m3/fp32-amax/tensor"), *num::find_scaled_format("fp8-tensor"));
+  EXPECT_EQ(num::parse_scaled_format("int8/mx-floor/64").block, (num::block_shape{1, 64}));
+  EXPECT_EQ(num::scaled_format_name(num::parse_scaled_format("e3m2/mx-even/4x8")), "e3m2/mx-even/4x8");
+  EXPECT_TRUE(num::looks_like_scaled_format("nvfp4"));
+  EXPECT_FALSE(num::looks_like_scaled_format("e3m2"));  // the IEEE-style per-element format of parse_format
+}
+
+TEST(ScaledFormatNames, BadNamesSayWhatIsMissing) {
+  EXPECT_EQ(parse_error("e2m1/"),
+            "scaled format 'e2m1/': element format e2m1 needs a scale rule (e2m1/RULE[/BLOCK] with RULE mx-floor, "
+            "mx-rceil, mx-even, nvfp4, fp32-amax, fp32-amax-pow2)");
+  EXPECT_EQ(parse_error("e2m1/mx-floor/0"), "scaled format 'e2m1/mx-floor/0': block size 1x0 has a zero dimension");
+  EXPECT_EQ(parse_error("e4m3/nvfp4"), "scaled format 'e4m3/nvfp4': scale rule nvfp4 needs e2m1 elements (got e4m3)");
+  EXPECT_NE(parse_error("e9m9/mx-floor").find("unknown scaled format 'e9m9/mx-floor'"), std::string::npos);
+  EXPECT_NE(parse_error("e2m1/floor").find("unknown scale rule 'floor'"), std::string::npos);
+  EXPECT_NE(parse_error("e2m1/mx-floor/4y").find("block '4y' is not N, RxC or tensor"), std::string::npos);
+}
+
+}  // namespace
