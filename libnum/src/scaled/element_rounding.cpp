@@ -33,13 +33,26 @@ std::uint32_t grid_from_code(element_type t, const format& grid, std::uint32_t c
   return ((code & sign_bit) != 0 ? grid.sign_mask() : 0) | (code & (sign_bit - 1));
 }
 
+int bit_length(uint128 v) {
+  const auto high = static_cast<std::uint64_t>(v >> 64);
+  return high != 0 ? 128 - std::countl_zero(high) : 64 - std::countl_zero(static_cast<std::uint64_t>(v));
+}
+
 element_result round_int8(const exact_value& q, const round_spec& spec, std::uint32_t word, bool symmetric) {
   // MX INT8 is k · 2^-6: round q · 2^6 to an integer k.
   exact_value scaled = q;
   scaled.exponent += 6;
-  const integral_rounding r = round_to_integer(scaled, spec, word);
   const std::uint64_t limit = q.negative && !symmetric ? 128 : 127;
   element_result out;
+  // At 2^8 and above the integer is past every limit (and round_to_integer's
+  // 128 bits could not hold its shift): saturate without rounding.
+  if (q.significand != 0 && scaled.exponent + bit_length(q.significand) - 1 >= 8) {
+    out.saturated = true;
+    out.raised = flags::overflow | flags::inexact;
+    out.code = static_cast<std::uint32_t>(q.negative ? 0u - static_cast<std::uint32_t>(limit) : static_cast<std::uint32_t>(limit)) & 0xFFu;
+    return out;
+  }
+  const integral_rounding r = round_to_integer(scaled, spec, word);
   std::uint64_t magnitude = 0;
   if (r.magnitude > limit) {
     magnitude = limit;
