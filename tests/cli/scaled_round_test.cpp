@@ -11,29 +11,19 @@
 namespace numlab::testing {
 namespace {
 
-std::vector<std::string> cells_of_row(const std::string& text, const std::string& first) {
-  for (const std::string& line : lines_of(text)) {
-    std::istringstream in(line);
-    std::vector<std::string> cells;
-    for (std::string cell; in >> cell;) cells.push_back(cell);
-    if (!cells.empty() && cells.front() == first) return cells;
-  }
-  return {};
-}
-
 TEST(ScaledRound, Mxfp4ShowsBlockScaleElementCodeAndValue) {
   // amax 300: floor(log2 300) = 8, emax(E2M1) = 2 -> X = 2^6 = 64, E8M0 code
   // 127 + 6 = 0x85. 300 / 64 = 4.6875 -> nearest even 4 (0b0110) -> 256.
   // 0.1 / 64 and 1e-5 / 64 are below 0.25: zero, flushed by the block's scale.
   const process_result r = run_numlab({"round", "0.1", "1e-5", "300", "--format", "mxfp4", "--mode", "ne"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto big = cells_of_row(r.out, "300");
+  const auto big = row_starting_with(r.out, "300");
   ASSERT_EQ(big.size(), 9u) << r.out;
   EXPECT_EQ(big[3], "0x85");
   EXPECT_EQ(big[4], "64");
   EXPECT_EQ(big[5], "0x6");
   EXPECT_EQ(big[7], "256");
-  const auto tenth = cells_of_row(r.out, "0.1");
+  const auto tenth = row_starting_with(r.out, "0.1");
   ASSERT_EQ(tenth.size(), 9u) << r.out;
   EXPECT_EQ(tenth[5], "0x0");
   EXPECT_NE(r.out.find("block underflow 2,"), std::string::npos) << r.out;
@@ -47,10 +37,10 @@ TEST(ScaledRound, Nvfp4StatisticsOfADumpedTensor) {
   file.write("2688\n6\n0.001\n");
   const process_result r = run_numlab({"round", "--stats", file.path(), "--format", "nvfp4", "--mode", "ne"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(cells_of_row(r.out, "block").at(2), "1") << r.out;      // block underflow
-  EXPECT_EQ(cells_of_row(r.out, "underflow").at(3), "1") << r.out;  // underflow to zero
-  EXPECT_EQ(cells_of_row(r.out, "tensor").at(2), "1") << r.out;     // tensor scale
-  EXPECT_EQ(cells_of_row(r.out, "8").at(1), "1") << r.out;          // one block scale in [2^8, 2^9)
+  EXPECT_EQ(row_starting_with(r.out, "block").at(2), "1") << r.out;      // block underflow
+  EXPECT_EQ(row_starting_with(r.out, "underflow").at(3), "1") << r.out;  // underflow to zero
+  EXPECT_EQ(row_starting_with(r.out, "tensor").at(2), "1") << r.out;     // tensor scale
+  EXPECT_EQ(row_starting_with(r.out, "8").at(1), "1") << r.out;          // one block scale in [2^8, 2^9)
 }
 
 TEST(ScaledRound, BadScaledFormatsGiveOneClearError) {
@@ -70,9 +60,9 @@ TEST(ScaledRound, FormatsListsTheScaledFormats) {
   const process_result r = run_numlab({"formats"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* name : {"mxfp8", "mxfp6-e2m3", "mxfp4", "mxint8", "nvfp4", "fp8-tensor", "fp8-block"}) {
-    EXPECT_EQ(cells_of_row(r.out, name).size() > 4, true) << name << "\n" << r.out;
+    EXPECT_EQ(row_starting_with(r.out, name).size() > 4, true) << name << "\n" << r.out;
   }
-  EXPECT_EQ(cells_of_row(r.out, "mxfp4")[2], "6");
+  EXPECT_EQ(row_starting_with(r.out, "mxfp4")[2], "6");
 }
 
 }  // namespace

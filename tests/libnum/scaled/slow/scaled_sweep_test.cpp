@@ -47,6 +47,24 @@ table table_of(num::element_type t) {
   return out;
 }
 
+// Whether |x|, the fraction f of the way from a neighbour of code lo_code to
+// the next one, rounds to that next one.
+bool rounds_up(num::rounding mode, double f, bool negative, std::uint32_t lo_code, int r, std::uint32_t word) {
+  switch (mode) {
+    case num::rounding::nearest_even: return f > 0.5 || (f == 0.5 && (lo_code & 1) != 0);
+    case num::rounding::nearest_away: return f >= 0.5;
+    case num::rounding::toward_zero: return false;
+    case num::rounding::toward_positive: return !negative;
+    case num::rounding::toward_negative: return negative;
+    case num::rounding::to_odd: return (lo_code & 1) == 0;
+    case num::rounding::stochastic: {
+      const std::uint64_t draw = r >= 32 ? word : word >> (32 - r);
+      return static_cast<std::uint64_t>(std::ldexp(f, r)) + draw >= (std::uint64_t{1} << r);
+    }
+  }
+  return false;
+}
+
 std::uint32_t reference_code(const table& t, double x, num::rounding mode, int r, std::uint32_t word) {
   const bool negative = std::signbit(x);
   const double a = std::fabs(x);
@@ -59,20 +77,7 @@ std::uint32_t reference_code(const table& t, double x, num::rounding mode, int r
     pick = i;
     if (t.magnitude[i] != a) {
       const double f = (a - t.magnitude[i]) / (t.magnitude[i + 1] - t.magnitude[i]);
-      bool up = false;
-      switch (mode) {
-        case num::rounding::nearest_even: up = f > 0.5 || (f == 0.5 && (t.code[i] & 1) != 0); break;
-        case num::rounding::nearest_away: up = f >= 0.5; break;
-        case num::rounding::toward_zero: break;
-        case num::rounding::toward_positive: up = !negative; break;
-        case num::rounding::toward_negative: up = negative; break;
-        case num::rounding::to_odd: up = (t.code[i] & 1) == 0; break;
-        case num::rounding::stochastic: {
-          const std::uint64_t draw = r >= 32 ? word : word >> (32 - r);
-          up = static_cast<std::uint64_t>(std::ldexp(f, r)) + draw >= (std::uint64_t{1} << r);
-          break;
-        }
-      }
+      const bool up = rounds_up(mode, f, negative, t.code[i], r, word);
       pick = std::min(i + (up ? 1 : 0), top);
     }
   }
@@ -82,22 +87,7 @@ std::uint32_t reference_code(const table& t, double x, num::rounding mode, int r
     std::uint32_t k = t.code[pick];
     if (negative && a > t.magnitude[top]) {
       const double f = (a - t.magnitude[top]) / (1.0 / 64);
-      bool up = true;
-      if (a < t.magnitude[top + 1]) {
-        switch (mode) {
-          case num::rounding::nearest_even: up = f > 0.5 || (f == 0.5 && (t.code[top] & 1) != 0); break;
-          case num::rounding::nearest_away: up = f >= 0.5; break;
-          case num::rounding::toward_zero: up = false; break;
-          case num::rounding::toward_positive: up = false; break;
-          case num::rounding::toward_negative: up = true; break;
-          case num::rounding::to_odd: up = (t.code[top] & 1) == 0; break;
-          case num::rounding::stochastic: {
-            const std::uint64_t draw = r >= 32 ? word : word >> (32 - r);
-            up = static_cast<std::uint64_t>(std::ldexp(f, r)) + draw >= (std::uint64_t{1} << r);
-            break;
-          }
-        }
-      }
+      const bool up = a >= t.magnitude[top + 1] || rounds_up(mode, f, negative, t.code[top], r, word);
       k = up ? 128 : 127;
     }
     return (negative ? 0u - k : k) & 0xFFu;
