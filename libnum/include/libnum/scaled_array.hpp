@@ -70,6 +70,11 @@ struct scaled_options {
   std::uint64_t seed = 0;         ///< stochastic rounding: key of the random stream ...
   std::uint64_t stream = 0;       ///< ... and its stream number
   std::uint64_t first_index = 0;  ///< element i takes word first_index + i
+  /// The instruction-set path (array.hpp's dispatch, NUMLAB_SIMD included).
+  /// AVX-512 runs MX blocks (mx_floor, 1x32, floating-point elements, one
+  /// element per byte, saturation, tininess after rounding, margin 0) with
+  /// results identical to the scalar path; everything else runs scalar.
+  simd_path path = simd_path::automatic;
 };
 
 /// Per-call tallies.
@@ -95,6 +100,7 @@ struct scaled_result {
   flags raised = flags::none;  ///< OR of the element conversions' IEEE flags
   scaled_counts counts;
   float tensor_scale = 1.0f;   ///< NVFP4's fp32 second-level decode scale (1 for other rules)
+  simd_path path = simd_path::scalar;  ///< the path that ran (blocks it cannot do run scalar)
 };
 
 /// Number of blocks of format f over a tensor of this shape (partial edge

@@ -10,6 +10,7 @@
 #include "element_packing.hpp"
 #include "element_rounding.hpp"
 #include "fast_element_rounding.hpp"
+#include "mx_block_kernel.hpp"
 #include "libnum/codec.hpp"
 #include "libnum/philox.hpp"
 #include "libnum/scaled_array.hpp"
@@ -202,6 +203,28 @@ class block_quantizer {
   std::array<std::uint32_t, 4> cached_words_{};
 };
 
+// Whether the AVX-512 MX block kernel applies to this call.
+bool mx_kernel_applies(const scaled_options& o) {
+  const scaled_format& f = o.format;
+  return f.rule == scale_rule::mx_floor && f.block == block_shape{1, 32} && f.element != element_type::int8 &&
+         (o.layout == element_layout::byte_per_element || element_bits(f.element) == 8) &&
+         o.spec.overflow == overflow_mode::saturate && o.spec.tiny == tininess::after_rounding && o.margin == 0;
+}
+
+scaled_detail::mx_kernel_setup mx_setup(const scaled_options& o) {
+  const format g = *element_value_grid(o.format.element);
+  scaled_detail::mx_kernel_setup k;
+  k.precision = g.precision;
+  k.emin = g.emin;
+  k.emax = g.emax;
+  k.bias = g.bias();
+  k.element_bits = element_bits(o.format.element);
+  k.max_code = (static_cast<std::uint32_t>(g.emax + g.bias()) << g.fraction_bits()) |
+               (g.max_significand() & g.fraction_mask());
+  k.spec = o.spec;
+  return k;
+}
+
 }  // namespace
 
 std::size_t scale_count(const scaled_format& f, tensor_shape shape) {
@@ -229,11 +252,27 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
   }
   if (options.layout == element_layout::packed) std::fill(elements.begin(), elements.end(), std::uint8_t{0});
   block_quantizer quantizer(options, in, result.tensor_scale);
+  const simd_path path = resolve_simd_path(options.path);
+  const bool avx512 = path == simd_path::avx512 && mx_kernel_applies(options);
+  result.path = avx512 ? simd_path::avx512 : simd_path::scalar;
+  const scaled_detail::mx_kernel_setup setup = avx512 ? mx_setup(options) : scaled_detail::mx_kernel_setup{};
+  const random_stream random(options.seed, options.stream);
+  std::array<std::uint32_t, 32> words{};
+  const bool stochastic = options.spec.mode == rounding::stochastic;
   for (std::size_t br = 0; br < grid.block_rows; ++br) {
     for (std::size_t bc = 0; bc < grid.block_cols; ++bc) {
       const block_span b{br * grid.tile_rows, std::min(shape.rows, (br + 1) * grid.tile_rows), bc * grid.tile_cols,
                          std::min(shape.cols, (bc + 1) * grid.tile_cols)};
-      scales[br * grid.block_cols + bc] = quantizer.run(b, shape.cols, elements, result);
+      std::uint32_t& scale = scales[br * grid.block_cols + bc];
+      if (avx512 && b.col1 - b.col0 == 32) {
+        const std::size_t first = b.row0 * shape.cols + b.col0;
+        if (stochastic) random.fill(words, options.first_index + first);
+        if (scaled_detail::mx_block_avx512(setup, in.data() + first, stochastic ? words.data() : nullptr,
+                                           elements.data() + first, scale, result)) {
+          continue;
+        }
+      }
+      scale = quantizer.run(b, shape.cols, elements, result);
     }
   }
   return result;
