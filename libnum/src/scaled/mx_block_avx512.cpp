@@ -112,17 +112,20 @@ lane_result round_lanes(const mx_kernel_setup& k, __m512i x, int w, __m512i word
   // Tiny after rounding: below 2^emin and not carried there by rounding at
   // the normal quantum with an unbounded exponent (only e = emin - 1 can carry).
   const __mmask16 below = _mm512_cmplt_epi32_mask(e, emin) & inexact;
-  const lane_cut u = cut(m, _mm512_set1_epi32(normal_shift));
-  __m512i unbounded = u.kept;
-  if (k.spec.mode == rounding::to_odd) {
-    unbounded = _mm512_or_epi32(unbounded, _mm512_set1_epi32(1));
-  } else {
-    unbounded = _mm512_mask_add_epi32(unbounded, rounds_up(k.spec, u.kept, u.half, u.rest, u.top32, negative, words),
-                                      unbounded, _mm512_set1_epi32(1));
+  const __mmask16 may_carry = below & _mm512_cmpeq_epi32_mask(e, _mm512_set1_epi32(k.emin - 1));
+  out.tiny = below;
+  if (may_carry != 0) {
+    const lane_cut u = cut(m, _mm512_set1_epi32(normal_shift));
+    __m512i unbounded = u.kept;
+    if (k.spec.mode == rounding::to_odd) {
+      unbounded = _mm512_or_epi32(unbounded, _mm512_set1_epi32(1));
+    } else {
+      unbounded = _mm512_mask_add_epi32(unbounded, rounds_up(k.spec, u.kept, u.half, u.rest, u.top32, negative, words),
+                                        unbounded, _mm512_set1_epi32(1));
+    }
+    const __mmask16 carried = _mm512_test_epi32_mask(unbounded, _mm512_set1_epi32(1 << k.precision)) & may_carry;
+    out.tiny = below & static_cast<__mmask16>(~carried);
   }
-  const __mmask16 carried = _mm512_test_epi32_mask(unbounded, _mm512_set1_epi32(1 << k.precision)) &
-                            _mm512_cmpeq_epi32_mask(e, _mm512_set1_epi32(k.emin - 1));
-  out.tiny = below & static_cast<__mmask16>(~carried);
   out.flushed = nonzero & _mm512_cmpeq_epi32_mask(code, _mm512_setzero_si512());
   // A flushed |x| whose own scale 2^(floor(log2|x|) - emax) is below E8M0's
   // 2^-127 needs the scalar check.
