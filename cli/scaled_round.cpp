@@ -3,13 +3,12 @@
 
 #include <cmath>
 #include <cstdio>
-#include <stdexcept>
-
 #include <lab/errors.hpp>
 #include <libnum/codec.hpp>
 #include <libnum/scaled_array.hpp>
 #include <libnum/scaled_stats.hpp>
 #include <libnum/text.hpp>
+#include <stdexcept>
 
 #include "cli_table.hpp"
 #include "cli_text.hpp"
@@ -25,9 +24,12 @@ std::string hex(std::uint32_t code, int digits) {
 
 std::string_view scale_type_name(num::scale_type t) {
   switch (t) {
-    case num::scale_type::e8m0: return "e8m0";
-    case num::scale_type::ue4m3: return "ue4m3";
-    case num::scale_type::fp32: return "fp32";
+    case num::scale_type::e8m0:
+      return "e8m0";
+    case num::scale_type::ue4m3:
+      return "ue4m3";
+    case num::scale_type::fp32:
+      return "fp32";
   }
   return "?";
 }
@@ -92,8 +94,14 @@ void print_scaled_rounding(const num::scaled_format& format, const std::vector<s
     } catch (const std::invalid_argument& e) {
       throw lab::input_error(std::string("round --format ") + num::scaled_format_name(format) + ": " + e.what());
     }
-    text_table table({{"value"}, {"mode"}, {"block", align::right}, {"scale code"}, {"scale", align::right},
-                      {"element code"}, {"element", align::right}, {"result", align::right},
+    text_table table({{"value"},
+                      {"mode"},
+                      {"block", align::right},
+                      {"scale code"},
+                      {"scale", align::right},
+                      {"element code"},
+                      {"element", align::right},
+                      {"result", align::right},
                       {"abs error", align::right}});
     for (std::size_t i = 0; i < in.size(); ++i) {
       const std::size_t block = i / tile;

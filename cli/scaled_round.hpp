@@ -3,12 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <libnum/rounding.hpp>
+#include <libnum/scaled_format.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
-
-#include <libnum/rounding.hpp>
-#include <libnum/scaled_format.hpp>
 
 namespace numlab::cli {
 

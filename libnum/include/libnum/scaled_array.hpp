@@ -88,10 +88,12 @@ struct scaled_counts {
   std::uint64_t block_underflow = 0;
   /// Nonzero finite inputs that became zero even under their own scale.
   std::uint64_t underflow_to_zero = 0;
-  std::uint64_t saturated = 0;        ///< finite inputs beyond the element range (overflow flag)
+  /// Inputs beyond the element range, clamped to ±max (overflow flag; ±inf
+  /// too when kept in E4M3/E5M2 elements under saturation).
+  std::uint64_t saturated = 0;
   std::uint64_t scale_underflow = 0;  ///< blocks whose wanted scale was below the scale format's range (clamped / zero)
   std::uint64_t scale_overflow = 0;   ///< blocks whose wanted scale was above it (clamped)
-  std::uint64_t nan_scale_blocks = 0; ///< blocks given a NaN scale (special_block_policy::nan_scale)
+  std::uint64_t nan_scale_blocks = 0;  ///< blocks given a NaN scale (special_block_policy::nan_scale)
   friend constexpr bool operator==(const scaled_counts&, const scaled_counts&) = default;
 };
 
@@ -99,7 +101,7 @@ struct scaled_counts {
 struct scaled_result {
   flags raised = flags::none;  ///< OR of the element conversions' IEEE flags
   scaled_counts counts;
-  float tensor_scale = 1.0f;   ///< NVFP4's fp32 second-level decode scale (1 for other rules)
+  float tensor_scale = 1.0f;           ///< NVFP4's fp32 second-level decode scale (1 for other rules)
   simd_path path = simd_path::scalar;  ///< the path that ran (blocks it cannot do run scalar)
 };
 
@@ -120,8 +122,8 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
 /// The fp32 value of every element: element × scale (× tensor_scale), the
 /// exact product rounded once to nearest-even fp32. A NaN scale gives NaN.
 /// Only options.format, layout and int8_symmetric matter.
-void dequantize(std::span<const std::uint8_t> elements, std::span<const std::uint32_t> scales,
-                float tensor_scale, tensor_shape shape, std::span<float> out, const scaled_options& options);
+void dequantize(std::span<const std::uint8_t> elements, std::span<const std::uint32_t> scales, float tensor_scale,
+                tensor_shape shape, std::span<float> out, const scaled_options& options);
 
 /// The value of one scale encoding (NaN for a NaN code).
 double scale_value(scale_type t, std::uint32_t code);

@@ -15,8 +15,8 @@ namespace num {
 /// One quantization's statistics.
 struct scaled_stats {
   scaled_format format{};
-  scaled_counts counts;        ///< quantize()'s counts
-  float tensor_scale = 1.0f;   ///< NVFP4's second-level scale (1 otherwise)
+  scaled_counts counts;       ///< quantize()'s counts
+  float tensor_scale = 1.0f;  ///< NVFP4's second-level scale (1 otherwise)
   /// Histogram of the block scales' binades: k -> blocks whose decode scale
   /// (× tensor scale) lies in [2^k, 2^(k+1)). NaN and zero scales are apart.
   std::map<int, std::uint64_t> scale_binades;

@@ -23,9 +23,7 @@ divisor element_max_divisor(element_type t) {
 }
 
 // Bits of the element's significand (INT8: its 7 magnitude bits), for EVEN.
-int element_precision(element_type t) {
-  return t == element_type::int8 ? 7 : element_value_grid(t)->precision;
-}
+int element_precision(element_type t) { return t == element_type::int8 ? 7 : element_value_grid(t)->precision; }
 
 // amax rounded (ties away) to p significant bits: its exponent after the carry.
 int exponent_rounded_to(float amax, int p) {
@@ -136,7 +134,8 @@ block_scale scale_for(const scale_context& c, float amax) {
     case scale_rule::fp32_amax_pow2:
       if (empty) return fp32_scale(1.0f, scale_fit::fits);
       return fp32_pow2_scale(c, amax);
-    case scale_rule::fp32_given: return fp32_scale(c.given_scale, scale_fit::fits);
+    case scale_rule::fp32_given:
+      return fp32_scale(c.given_scale, scale_fit::fits);
   }
   return {};
 }
@@ -149,9 +148,12 @@ float nvfp4_tensor_scale(float tensor_amax) {
 
 std::uint32_t nan_scale_code(scale_type t) {
   switch (t) {
-    case scale_type::e8m0: return 0xFFu;
-    case scale_type::ue4m3: return 0x7Fu;
-    case scale_type::fp32: return 0x7FC00000u;
+    case scale_type::e8m0:
+      return 0xFFu;
+    case scale_type::ue4m3:
+      return 0x7Fu;
+    case scale_type::fp32:
+      return 0x7FC00000u;
   }
   return 0;
 }

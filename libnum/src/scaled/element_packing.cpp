@@ -17,8 +17,7 @@ void store_element(std::span<std::uint8_t> elements, int bits, element_layout la
   if (shift + static_cast<unsigned>(bits) > 8) elements[bit / 8 + 1] |= static_cast<std::uint8_t>(placed >> 8);
 }
 
-std::uint32_t load_element(std::span<const std::uint8_t> elements, int bits, element_layout layout,
-                           std::size_t k) {
+std::uint32_t load_element(std::span<const std::uint8_t> elements, int bits, element_layout layout, std::size_t k) {
   if (layout == element_layout::byte_per_element || bits == 8) return elements[k];
   const std::size_t bit = k * static_cast<std::size_t>(bits);
   const unsigned shift = bit % 8;

@@ -13,7 +13,6 @@ namespace num::scaled_detail {
 void store_element(std::span<std::uint8_t> elements, int bits, element_layout layout, std::size_t k,
                    std::uint32_t code);
 /// Reads element k's code.
-std::uint32_t load_element(std::span<const std::uint8_t> elements, int bits, element_layout layout,
-                           std::size_t k);
+std::uint32_t load_element(std::span<const std::uint8_t> elements, int bits, element_layout layout, std::size_t k);
 
 }  // namespace num::scaled_detail

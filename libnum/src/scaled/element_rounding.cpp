@@ -49,7 +49,9 @@ element_result round_int8(const exact_value& q, const round_spec& spec, std::uin
   if (q.significand != 0 && scaled.exponent + bit_length(q.significand) - 1 >= 8) {
     out.saturated = true;
     out.raised = flags::overflow | flags::inexact;
-    out.code = static_cast<std::uint32_t>(q.negative ? 0u - static_cast<std::uint32_t>(limit) : static_cast<std::uint32_t>(limit)) & 0xFFu;
+    out.code = static_cast<std::uint32_t>(q.negative ? 0u - static_cast<std::uint32_t>(limit)
+                                                     : static_cast<std::uint32_t>(limit)) &
+               0xFFu;
     return out;
   }
   const integral_rounding r = round_to_integer(scaled, spec, word);
@@ -102,8 +104,8 @@ exact_value exact_quotient(float x, divisor by) {
   return v;
 }
 
-element_result round_element(element_type t, const exact_value& q, const round_spec& spec,
-                             std::uint32_t random_word, bool int8_symmetric) {
+element_result round_element(element_type t, const exact_value& q, const round_spec& spec, std::uint32_t random_word,
+                             bool int8_symmetric) {
   if (t == element_type::int8) return round_int8(q, spec, random_word, int8_symmetric);
   const format grid = *element_value_grid(t);
   const rounded r = round_exact(q, grid, spec, random_word);

@@ -38,8 +38,8 @@ struct element_result {
 /// q rounded once into element type t as spec says; overflow saturates to
 /// ±max for formats without inf/NaN (callers reject other overflow modes
 /// for them) and follows spec.overflow for E4M3/E5M2.
-element_result round_element(element_type t, const exact_value& q, const round_spec& spec,
-                             std::uint32_t random_word, bool int8_symmetric);
+element_result round_element(element_type t, const exact_value& q, const round_spec& spec, std::uint32_t random_word,
+                             bool int8_symmetric);
 
 /// A NaN or ±inf input converted into E4M3/E5M2 as libnum's from_float does.
 element_result special_element(element_type t, float x, const round_spec& spec);

@@ -20,7 +20,8 @@ struct element_params {
   std::uint32_t sign_bit = 0;
   bool int8 = false;
 
-  explicit element_params(element_type t) : sign_bit(std::uint32_t{1} << (element_bits(t) - 1)), int8(t == element_type::int8) {
+  explicit element_params(element_type t)
+      : sign_bit(std::uint32_t{1} << (element_bits(t) - 1)), int8(t == element_type::int8) {
     if (int8) return;
     const format g = *element_value_grid(t);
     precision = g.precision;
@@ -65,12 +66,22 @@ inline std::uint64_t apply(const round_spec& spec, bool negative, const cut64& c
   const bool inexact = c.half || c.rest;
   bool up = false;
   switch (spec.mode) {
-    case rounding::nearest_even: up = c.half && (c.rest || (c.kept & 1) != 0); break;
-    case rounding::nearest_away: up = c.half; break;
-    case rounding::toward_zero: break;
-    case rounding::toward_positive: up = !negative && inexact; break;
-    case rounding::toward_negative: up = negative && inexact; break;
-    case rounding::to_odd: return inexact ? (c.kept | 1) : c.kept;
+    case rounding::nearest_even:
+      up = c.half && (c.rest || (c.kept & 1) != 0);
+      break;
+    case rounding::nearest_away:
+      up = c.half;
+      break;
+    case rounding::toward_zero:
+      break;
+    case rounding::toward_positive:
+      up = !negative && inexact;
+      break;
+    case rounding::toward_negative:
+      up = negative && inexact;
+      break;
+    case rounding::to_odd:
+      return inexact ? (c.kept | 1) : c.kept;
     case rounding::stochastic:
       up = c.top + random_draw(word, spec.random_bits) >= (std::uint64_t{1} << spec.random_bits);
       break;
@@ -143,7 +154,9 @@ inline bool round_element_fast(const element_params& g, bool negative, std::uint
       out.raised = flags::overflow | flags::inexact;
     }
     out.zero = k == 0;
-    out.code = static_cast<std::uint32_t>(negative ? (0u - static_cast<std::uint32_t>(k)) : static_cast<std::uint32_t>(k)) & 0xFFu;
+    out.code =
+        static_cast<std::uint32_t>(negative ? (0u - static_cast<std::uint32_t>(k)) : static_cast<std::uint32_t>(k)) &
+        0xFFu;
     return true;
   }
   const int p = g.precision;

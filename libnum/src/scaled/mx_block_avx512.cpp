@@ -30,11 +30,15 @@ __mmask16 rounds_up(const round_spec& spec, __m512i kept, __mmask16 half, __mmas
       const __mmask16 odd = _mm512_test_epi32_mask(kept, _mm512_set1_epi32(1));
       return half & (rest | odd);
     }
-    case rounding::nearest_away: return half;
+    case rounding::nearest_away:
+      return half;
     case rounding::toward_zero:
-    case rounding::to_odd: return 0;
-    case rounding::toward_positive: return static_cast<__mmask16>(~negative & inexact);
-    case rounding::toward_negative: return negative & inexact;
+    case rounding::to_odd:
+      return 0;
+    case rounding::toward_positive:
+      return static_cast<__mmask16>(~negative & inexact);
+    case rounding::toward_negative:
+      return negative & inexact;
     case rounding::stochastic: {
       const int r = spec.random_bits;
       if (r == 32) {  // floor(f·2^32) + R >= 2^32: the 32-bit sum carries
@@ -82,7 +86,8 @@ lane_result round_lanes(const mx_kernel_setup& k, __m512i x, int w, __m512i word
   const __mmask16 negative = _mm512_movepi32_mask(x);
   const __mmask16 nonzero = _mm512_test_epi32_mask(magnitude, magnitude);
   const __m512i biased = _mm512_srli_epi32(magnitude, 23);
-  const __m512i m = _mm512_or_si512(_mm512_and_si512(magnitude, _mm512_set1_epi32(0x7FFFFF)), _mm512_set1_epi32(0x800000));
+  const __m512i m =
+      _mm512_or_si512(_mm512_and_si512(magnitude, _mm512_set1_epi32(0x7FFFFF)), _mm512_set1_epi32(0x800000));
   const __m512i e = _mm512_sub_epi32(biased, _mm512_set1_epi32(127 + w));  // exponent of x / 2^w
   const __m512i emin = _mm512_set1_epi32(k.emin);
   const __m512i e_or_emin = _mm512_max_epi32(e, emin);

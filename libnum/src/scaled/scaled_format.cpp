@@ -9,12 +9,15 @@ namespace num {
 
 int element_bits(element_type t) {
   switch (t) {
-    case element_type::e2m1: return 4;
+    case element_type::e2m1:
+      return 4;
     case element_type::e2m3:
-    case element_type::e3m2: return 6;
+    case element_type::e3m2:
+      return 6;
     case element_type::e4m3:
     case element_type::e5m2:
-    case element_type::int8: return 8;
+    case element_type::int8:
+      return 8;
   }
   return 8;
 }
@@ -36,24 +39,36 @@ std::optional<format> element_value_grid(element_type t) {
   // no NaN; libnum's `format` names that value set as the IEEE-style format
   // with the same p, emin, emax (its largest value uses the full significand).
   switch (t) {
-    case element_type::e2m1: return format{2, 0, 2, true, true};
-    case element_type::e2m3: return format{4, 0, 2, true, true};
-    case element_type::e3m2: return format{3, -2, 4, true, true};
-    case element_type::e4m3: return fp8_e4m3;
-    case element_type::e5m2: return fp8_e5m2;
-    case element_type::int8: return std::nullopt;
+    case element_type::e2m1:
+      return format{2, 0, 2, true, true};
+    case element_type::e2m3:
+      return format{4, 0, 2, true, true};
+    case element_type::e3m2:
+      return format{3, -2, 4, true, true};
+    case element_type::e4m3:
+      return fp8_e4m3;
+    case element_type::e5m2:
+      return fp8_e5m2;
+    case element_type::int8:
+      return std::nullopt;
   }
   return std::nullopt;
 }
 
 std::string_view element_name(element_type t) {
   switch (t) {
-    case element_type::e2m1: return "e2m1";
-    case element_type::e2m3: return "e2m3";
-    case element_type::e3m2: return "e3m2";
-    case element_type::e4m3: return "e4m3";
-    case element_type::e5m2: return "e5m2";
-    case element_type::int8: return "int8";
+    case element_type::e2m1:
+      return "e2m1";
+    case element_type::e2m3:
+      return "e2m3";
+    case element_type::e3m2:
+      return "e3m2";
+    case element_type::e4m3:
+      return "e4m3";
+    case element_type::e5m2:
+      return "e5m2";
+    case element_type::int8:
+      return "int8";
   }
   return "?";
 }
@@ -62,32 +77,41 @@ scale_type scale_type_of(scale_rule r) {
   switch (r) {
     case scale_rule::mx_floor:
     case scale_rule::mx_rceil:
-    case scale_rule::mx_even: return scale_type::e8m0;
-    case scale_rule::nvfp4: return scale_type::ue4m3;
+    case scale_rule::mx_even:
+      return scale_type::e8m0;
+    case scale_rule::nvfp4:
+      return scale_type::ue4m3;
     case scale_rule::fp32_amax:
     case scale_rule::fp32_amax_pow2:
-    case scale_rule::fp32_given: return scale_type::fp32;
+    case scale_rule::fp32_given:
+      return scale_type::fp32;
   }
   return scale_type::fp32;
 }
 
 std::string_view scale_rule_name(scale_rule r) {
   switch (r) {
-    case scale_rule::mx_floor: return "mx-floor";
-    case scale_rule::mx_rceil: return "mx-rceil";
-    case scale_rule::mx_even: return "mx-even";
-    case scale_rule::nvfp4: return "nvfp4";
-    case scale_rule::fp32_amax: return "fp32-amax";
-    case scale_rule::fp32_amax_pow2: return "fp32-amax-pow2";
-    case scale_rule::fp32_given: return "fp32-given";
+    case scale_rule::mx_floor:
+      return "mx-floor";
+    case scale_rule::mx_rceil:
+      return "mx-rceil";
+    case scale_rule::mx_even:
+      return "mx-even";
+    case scale_rule::nvfp4:
+      return "nvfp4";
+    case scale_rule::fp32_amax:
+      return "fp32-amax";
+    case scale_rule::fp32_amax_pow2:
+      return "fp32-amax-pow2";
+    case scale_rule::fp32_given:
+      return "fp32-given";
   }
   return "?";
 }
 
 std::optional<std::string> scaled_format_problem(const scaled_format& f) {
   if (f.block.rows == 0 || f.block.cols == 0) {
-    return "block size " + std::to_string(f.block.rows) + "x" + std::to_string(f.block.cols) +
-           " has a zero dimension";
+    return "block size " + std::to_string(f.block.rows) + "x" + std::to_string(f.block.cols) + " has a zero dimension";
   }
   if (f.rule == scale_rule::fp32_given && f.block != whole_tensor_block) {
     return "scale rule fp32-given takes one scale for the whole tensor (block whole_tensor_block)";
@@ -101,18 +125,42 @@ std::optional<std::string> scaled_format_problem(const scaled_format& f) {
 namespace {
 
 constexpr std::array<named_scaled_format, 12> named{{
-    {"mxfp8", {element_type::e4m3, scale_rule::mx_floor, {1, 32}}, "OCP MX v1.0 MXFP8: E4M3 elements, E8M0 scale per 32"},
-    {"mxfp8-e5m2", {element_type::e5m2, scale_rule::mx_floor, {1, 32}}, "OCP MX v1.0 MXFP8: E5M2 elements, E8M0 scale per 32"},
-    {"mxfp6-e2m3", {element_type::e2m3, scale_rule::mx_floor, {1, 32}}, "OCP MX v1.0 MXFP6: E2M3 elements, E8M0 scale per 32"},
-    {"mxfp6-e3m2", {element_type::e3m2, scale_rule::mx_floor, {1, 32}}, "OCP MX v1.0 MXFP6: E3M2 elements, E8M0 scale per 32"},
-    {"mxfp4", {element_type::e2m1, scale_rule::mx_floor, {1, 32}}, "OCP MX v1.0 MXFP4: E2M1 elements, E8M0 scale per 32"},
-    {"mxint8", {element_type::int8, scale_rule::mx_floor, {1, 32}}, "OCP MX v1.0 MXINT8: INT8 (scale 2^-6) elements, E8M0 scale per 32"},
-    {"nvfp4", {element_type::e2m1, scale_rule::nvfp4, {1, 16}}, "NVFP4: E2M1 elements, E4M3 scale per 16, fp32 tensor scale"},
-    {"nvfp4-2d", {element_type::e2m1, scale_rule::nvfp4, {16, 16}}, "NVFP4 for weights: E4M3 scale per 16x16 tile, fp32 tensor scale"},
-    {"fp8-tensor", {element_type::e4m3, scale_rule::fp32_amax, whole_tensor_block}, "FP8 E4M3, one fp32 scale amax/448 (current scaling)"},
-    {"fp8-tensor-e5m2", {element_type::e5m2, scale_rule::fp32_amax, whole_tensor_block}, "FP8 E5M2, one fp32 scale amax/57344 (current scaling)"},
-    {"fp8-block", {element_type::e4m3, scale_rule::fp32_amax, {1, 128}}, "FP8 E4M3, fp32 scale per 1x128 (activations, DeepSeek-V3)"},
-    {"fp8-block-128x128", {element_type::e4m3, scale_rule::fp32_amax, {128, 128}}, "FP8 E4M3, fp32 scale per 128x128 (weights, DeepSeek-V3)"},
+    {"mxfp8",
+     {element_type::e4m3, scale_rule::mx_floor, {1, 32}},
+     "OCP MX v1.0 MXFP8: E4M3 elements, E8M0 scale per 32"},
+    {"mxfp8-e5m2",
+     {element_type::e5m2, scale_rule::mx_floor, {1, 32}},
+     "OCP MX v1.0 MXFP8: E5M2 elements, E8M0 scale per 32"},
+    {"mxfp6-e2m3",
+     {element_type::e2m3, scale_rule::mx_floor, {1, 32}},
+     "OCP MX v1.0 MXFP6: E2M3 elements, E8M0 scale per 32"},
+    {"mxfp6-e3m2",
+     {element_type::e3m2, scale_rule::mx_floor, {1, 32}},
+     "OCP MX v1.0 MXFP6: E3M2 elements, E8M0 scale per 32"},
+    {"mxfp4",
+     {element_type::e2m1, scale_rule::mx_floor, {1, 32}},
+     "OCP MX v1.0 MXFP4: E2M1 elements, E8M0 scale per 32"},
+    {"mxint8",
+     {element_type::int8, scale_rule::mx_floor, {1, 32}},
+     "OCP MX v1.0 MXINT8: INT8 (scale 2^-6) elements, E8M0 scale per 32"},
+    {"nvfp4",
+     {element_type::e2m1, scale_rule::nvfp4, {1, 16}},
+     "NVFP4: E2M1 elements, E4M3 scale per 16, fp32 tensor scale"},
+    {"nvfp4-2d",
+     {element_type::e2m1, scale_rule::nvfp4, {16, 16}},
+     "NVFP4 for weights: E4M3 scale per 16x16 tile, fp32 tensor scale"},
+    {"fp8-tensor",
+     {element_type::e4m3, scale_rule::fp32_amax, whole_tensor_block},
+     "FP8 E4M3, one fp32 scale amax/448 (current scaling)"},
+    {"fp8-tensor-e5m2",
+     {element_type::e5m2, scale_rule::fp32_amax, whole_tensor_block},
+     "FP8 E5M2, one fp32 scale amax/57344 (current scaling)"},
+    {"fp8-block",
+     {element_type::e4m3, scale_rule::fp32_amax, {1, 128}},
+     "FP8 E4M3, fp32 scale per 1x128 (activations, DeepSeek-V3)"},
+    {"fp8-block-128x128",
+     {element_type::e4m3, scale_rule::fp32_amax, {128, 128}},
+     "FP8 E4M3, fp32 scale per 128x128 (weights, DeepSeek-V3)"},
 }};
 
 }  // namespace
@@ -132,9 +180,8 @@ std::string scaled_format_name(const scaled_format& f) {
   for (const auto& n : named) {
     if (n.format == f) return std::string(n.name);
   }
-  const std::string block = f.block == whole_tensor_block
-                                ? "tensor"
-                                : std::to_string(f.block.rows) + "x" + std::to_string(f.block.cols);
+  const std::string block =
+      f.block == whole_tensor_block ? "tensor" : std::to_string(f.block.rows) + "x" + std::to_string(f.block.cols);
   return std::string(element_name(f.element)) + "/" + std::string(scale_rule_name(f.rule)) + "/" + block;
 }
 

@@ -10,10 +10,10 @@
 #include "element_packing.hpp"
 #include "element_rounding.hpp"
 #include "fast_element_rounding.hpp"
-#include "mx_block_kernel.hpp"
 #include "libnum/codec.hpp"
 #include "libnum/philox.hpp"
 #include "libnum/scaled_array.hpp"
+#include "mx_block_kernel.hpp"
 
 namespace num {
 namespace {
@@ -63,7 +63,8 @@ void check_options(const scaled_options& o) {
 }
 
 void check_size(std::size_t got, std::size_t want, const char* what) {
-  if (got != want) bad(std::string(what) + " has " + std::to_string(got) + " entries, expected " + std::to_string(want));
+  if (got != want)
+    bad(std::string(what) + " has " + std::to_string(got) + " entries, expected " + std::to_string(want));
 }
 
 // On the bit patterns of |x| (which order like the magnitudes), a loop the
@@ -152,9 +153,12 @@ class block_quantizer {
   bool own_scale_holds(float x, std::size_t i) {
     const float ax = std::fabs(x);
     switch (o_.format.rule) {
-      case scale_rule::fp32_given: return false;
-      case scale_rule::nvfp4: return static_cast<double>(ax) > nvfp4_lone_zero_below_;
-      default: break;
+      case scale_rule::fp32_given:
+        return false;
+      case scale_rule::nvfp4:
+        return static_cast<double>(ax) > nvfp4_lone_zero_below_;
+      default:
+        break;
     }
     const block_scale own = scaled_detail::scale_for(context_, ax);
     return (own.fit != scale_fit::underflowed && o_.margin == 0) || !element(x, own, i).zero;
@@ -176,7 +180,8 @@ class block_quantizer {
       // element to zero; the element keeps x's sign.
       exact_value z;
       z.negative = std::signbit(x);
-      scaled_detail::element_result e = scaled_detail::round_element(o_.format.element, z, o_.spec, word, o_.int8_symmetric);
+      scaled_detail::element_result e =
+          scaled_detail::round_element(o_.format.element, z, o_.spec, word, o_.int8_symmetric);
       if (x != 0) e.raised |= flags::inexact | flags::underflow;
       return e;
     }
@@ -219,8 +224,8 @@ scaled_detail::mx_kernel_setup mx_setup(const scaled_options& o) {
   k.emax = g.emax;
   k.bias = g.bias();
   k.element_bits = element_bits(o.format.element);
-  k.max_code = (static_cast<std::uint32_t>(g.emax + g.bias()) << g.fraction_bits()) |
-               (g.max_significand() & g.fraction_mask());
+  k.max_code =
+      (static_cast<std::uint32_t>(g.emax + g.bias()) << g.fraction_bits()) | (g.max_significand() & g.fraction_mask());
   k.spec = o.spec;
   return k;
 }
@@ -280,9 +285,12 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
 
 double scale_value(scale_type t, std::uint32_t code) {
   switch (t) {
-    case scale_type::e8m0: return (code & 0xFFu) == 0xFFu ? std::nan("") : std::ldexp(1.0, static_cast<int>(code & 0xFFu) - 127);
-    case scale_type::ue4m3: return (code & 0x7Fu) == 0x7Fu ? std::nan("") : to_double(fp8_e4m3, code & 0x7Fu);
-    case scale_type::fp32: return std::bit_cast<float>(code);
+    case scale_type::e8m0:
+      return (code & 0xFFu) == 0xFFu ? std::nan("") : std::ldexp(1.0, static_cast<int>(code & 0xFFu) - 127);
+    case scale_type::ue4m3:
+      return (code & 0x7Fu) == 0x7Fu ? std::nan("") : to_double(fp8_e4m3, code & 0x7Fu);
+    case scale_type::fp32:
+      return std::bit_cast<float>(code);
   }
   return std::nan("");
 }

@@ -6,10 +6,9 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <vector>
-
 #include <libnum/philox.hpp>
 #include <libnum/scaled_array.hpp>
+#include <vector>
 
 #include "scaled_reference.hpp"
 
@@ -30,8 +29,14 @@ inline int emax_of(num::element_type t) { return floor_log2(element_max_of(t)); 
 
 inline scale_out e8m0(int w) {
   scale_out s;
-  if (w < -127) { w = -127; s.under = true; }
-  if (w > 127) { w = 127; s.over = true; }
+  if (w < -127) {
+    w = -127;
+    s.under = true;
+  }
+  if (w > 127) {
+    w = 127;
+    s.over = true;
+  }
   s.code = static_cast<std::uint32_t>(w + 127);
   s.value = pow2(w);
   return s;
@@ -72,25 +77,36 @@ inline scale_out block_scale(const num::scaled_options& o, const rational& amax,
     }
     case num::scale_rule::nvfp4: {
       scale_out s;
-      if (amax == 0) { s.value = 0; return s; }
+      if (amax == 0) {
+        s.value = 0;
+        return s;
+      }
       const element_out e = round_to_element(spec_of(num::element_type::e4m3), amax / (6 * tensor_scale),
                                              num::rounding::nearest_even, 32, 0);
       s.code = e.code;
       s.over = e.saturated;
       s.value = *value_of(spec_of(num::element_type::e4m3), e.code) * tensor_scale;
-      if (e.zero) { s.under = true; s.value = 0; }
+      if (e.zero) {
+        s.under = true;
+        s.value = 0;
+      }
       return s;
     }
     case num::scale_rule::fp32_amax: {
       if (amax == 0) return fp32_scale(1);
       const rational v = round_binary_nearest_even(amax * pow2(o.margin) / max_elem, 24, -126);
-      if (v == 0) { scale_out s = fp32_scale(pow2(-149)); s.under = true; return s; }
+      if (v == 0) {
+        scale_out s = fp32_scale(pow2(-149));
+        s.under = true;
+        return s;
+      }
       return fp32_scale(v);
     }
     case num::scale_rule::fp32_amax_pow2:
       if (amax == 0) return fp32_scale(1);
       return fp32_scale(pow2(ceil_exponent(amax * pow2(o.margin), max_elem)));
-    case num::scale_rule::fp32_given: return fp32_scale(of_float(o.given_scale));
+    case num::scale_rule::fp32_given:
+      return fp32_scale(of_float(o.given_scale));
   }
   return {};
 }
@@ -118,7 +134,8 @@ inline tensor_out quantize(const std::vector<float>& in, num::tensor_shape shape
   const element_spec es = spec_of(o.format.element);
   if (o.format.rule == num::scale_rule::nvfp4) {
     rational amax = 0;
-    for (float x : in) if (std::isfinite(x)) amax = std::max(amax, of_float(std::fabs(x)));
+    for (float x : in)
+      if (std::isfinite(x)) amax = std::max(amax, of_float(std::fabs(x)));
     if (!std::isnan(o.tensor_amax)) amax = of_float(o.tensor_amax);
     out.tensor_scale = nvfp4_tensor_scale(amax);
   }
@@ -132,15 +149,18 @@ inline tensor_out quantize(const std::vector<float>& in, num::tensor_shape shape
       rational amax = 0;
       bool special = false;
       for (auto i : members) {
-        if (std::isfinite(in[i])) amax = std::max(amax, of_float(std::fabs(in[i])));
-        else special = true;
+        if (std::isfinite(in[i]))
+          amax = std::max(amax, of_float(std::fabs(in[i])));
+        else
+          special = true;
       }
       ++out.counts.blocks;
       out.counts.elements += members.size();
       if (special) {
         ++out.counts.nan_scale_blocks;
-        out.scales.push_back(o.format.rule == num::scale_rule::nvfp4 ? 0x7Fu
-                             : scale_type_of(o.format.rule) == num::scale_type::e8m0 ? 0xFFu : 0x7FC00000u);
+        out.scales.push_back(o.format.rule == num::scale_rule::nvfp4                 ? 0x7Fu
+                             : scale_type_of(o.format.rule) == num::scale_type::e8m0 ? 0xFFu
+                                                                                     : 0x7FC00000u);
         continue;
       }
       const scale_out s = block_scale(o, amax, out.tensor_scale);
@@ -166,7 +186,8 @@ inline tensor_out quantize(const std::vector<float>& in, num::tensor_shape shape
         out.counts.saturated += e.saturated;
         if (e.zero && x != 0) {
           const scale_out own = block_scale(o, x < 0 ? rational(-x) : x, out.tensor_scale);
-          const bool held = own.value != 0 &&
+          const bool held =
+              own.value != 0 &&
               !round_to_element(es, x / own.value, o.spec.mode, o.spec.random_bits, word, o.int8_symmetric).zero;
           ++(held ? out.counts.block_underflow : out.counts.underflow_to_zero);
         }

@@ -33,14 +33,14 @@ TEST(ScaledEdgeCases, Mxfp4PowerOfTwoAmaxGivesScaleOneAndFlushesByBlock) {
 TEST(ScaledEdgeCases, Mxfp4FloorSaturatesWhereRceilAndEvenScaleUp) {
   auto o = options_for("mxfp4");
   const auto floor_rule = run({7.0f, 1.0f}, o);
-  EXPECT_EQ(floor_rule.scales[0], 127u);       // floor(log2 7) - 2 = 0
-  EXPECT_EQ(floor_rule.codes[0], 0x7u);        // 7 > 6: clamped to 6 = 0b0111
+  EXPECT_EQ(floor_rule.scales[0], 127u);  // floor(log2 7) - 2 = 0
+  EXPECT_EQ(floor_rule.codes[0], 0x7u);   // 7 > 6: clamped to 6 = 0b0111
   EXPECT_EQ(floor_rule.result.counts.saturated, 1u);
   EXPECT_TRUE(num::any(floor_rule.result.raised, num::flags::overflow));
   o.format.rule = num::scale_rule::mx_rceil;
   const auto rceil = run({7.0f, 1.0f}, o);
-  EXPECT_EQ(rceil.scales[0], 128u);            // ceil(log2(7/6)) = 1
-  EXPECT_EQ(rceil.codes[0], 0x6u);             // 3.5: tie of 3 (0b101) and 4 (0b110) -> 4
+  EXPECT_EQ(rceil.scales[0], 128u);  // ceil(log2(7/6)) = 1
+  EXPECT_EQ(rceil.codes[0], 0x6u);   // 3.5: tie of 3 (0b101) and 4 (0b110) -> 4
   EXPECT_EQ(rceil.result.counts.saturated, 0u);
   o.format.rule = num::scale_rule::mx_even;
   EXPECT_EQ(run({7.0f, 1.0f}, o).scales[0], 128u);  // 1.11b·2^2 to 2 bits, ties away: 2^3
@@ -93,7 +93,7 @@ TEST(ScaledEdgeCases, KeepInElementsPutsNanAndInfIntoFp8Elements) {
   EXPECT_EQ(q.scales[0], 127u - 15u + 1u);  // amax 2 over finite values: 2^(1-15)
   EXPECT_EQ(q.codes[1] & 0x7Cu, 0x7Cu);     // NaN: exponent all ones, fraction nonzero
   EXPECT_NE(q.codes[1] & 0x3u, 0u);
-  EXPECT_EQ(q.codes[2], 0xFCu);             // -inf
+  EXPECT_EQ(q.codes[2], 0xFCu);  // -inf
   EXPECT_TRUE(std::isinf(q.decoded[2]) && q.decoded[2] < 0);
   o.format.element = num::element_type::e4m3;
   o.spec.overflow = num::overflow_mode::saturate;

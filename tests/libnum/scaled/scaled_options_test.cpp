@@ -82,7 +82,8 @@ TEST(ScaledOptions, PackedAndBytePerElementHoldTheSameCodes) {
     const auto packed = run(in, o);
     EXPECT_EQ(bytes.codes, packed.codes) << named.name;
     EXPECT_EQ(bytes.decoded, packed.decoded) << named.name;
-    EXPECT_EQ(packed.elements.size(), (in.size() * static_cast<std::size_t>(num::element_bits(o.format.element)) + 7) / 8);
+    EXPECT_EQ(packed.elements.size(),
+              (in.size() * static_cast<std::size_t>(num::element_bits(o.format.element)) + 7) / 8);
   }
 }
 

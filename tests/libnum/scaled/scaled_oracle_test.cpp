@@ -4,11 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <libnum/scaled_array.hpp>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <libnum/scaled_array.hpp>
 
 #include "scaled_block_reference.hpp"
 
@@ -40,11 +39,11 @@ struct mode_case {
   int r;
 };
 
-const mode_case modes[] = {{num::rounding::nearest_even, 32}, {num::rounding::nearest_away, 32},
-                           {num::rounding::toward_zero, 32},  {num::rounding::toward_positive, 32},
+const mode_case modes[] = {{num::rounding::nearest_even, 32},    {num::rounding::nearest_away, 32},
+                           {num::rounding::toward_zero, 32},     {num::rounding::toward_positive, 32},
                            {num::rounding::toward_negative, 32}, {num::rounding::to_odd, 32},
-                           {num::rounding::stochastic, 32},   {num::rounding::stochastic, 1},
-                           {num::rounding::stochastic, 3},    {num::rounding::stochastic, 13}};
+                           {num::rounding::stochastic, 32},      {num::rounding::stochastic, 1},
+                           {num::rounding::stochastic, 3},       {num::rounding::stochastic, 13}};
 
 void expect_matches_reference(const std::vector<float>& in, num::tensor_shape shape, const num::scaled_options& o,
                               const std::string& label) {
@@ -59,7 +58,8 @@ void expect_matches_reference(const std::vector<float>& in, num::tensor_shape sh
     const std::uint32_t code = num::element_code_at(elements, o.format.element, o.layout, i);
     if (code != want.codes[i]) {
       ADD_FAILURE() << label << ": element " << i << " = " << in[i] << " gave code " << code << ", reference "
-                    << want.codes[i] << " (scale code " << scales[i / std::min<std::size_t>(in.size(), o.format.block.cols)] << ")";
+                    << want.codes[i] << " (scale code "
+                    << scales[i / std::min<std::size_t>(in.size(), o.format.block.cols)] << ")";
       ++shown;
     }
   }
@@ -85,9 +85,9 @@ TEST(ScaledOracle, EveryNamedFormatEveryModeMatchesTheRationalReference) {
       o.spec.random_bits = m.r;
       o.seed = 99;
       o.first_index = 5;
-      expect_matches_reference(data, shape, o,
-                               std::string(named.name) + " " + std::string(num::rounding_name(m.mode)) + " r=" +
-                                   std::to_string(m.r));
+      expect_matches_reference(
+          data, shape, o,
+          std::string(named.name) + " " + std::string(num::rounding_name(m.mode)) + " r=" + std::to_string(m.r));
     }
   }
 }
@@ -118,17 +118,19 @@ TEST(ScaledOracle, ScaleVariantsMarginAndSymmetricInt8MatchTheReference) {
 
 TEST(ScaledOracle, GivenScaleAndPartialEdgeTilesMatchTheReference) {
   const std::vector<float> in = mixed_values(37 * 23, 13);
-  for (num::scaled_format f : {num::scaled_format{num::element_type::e4m3, num::scale_rule::fp32_given, num::whole_tensor_block},
-                               num::scaled_format{num::element_type::int8, num::scale_rule::fp32_given, num::whole_tensor_block},
-                               num::scaled_format{num::element_type::e2m1, num::scale_rule::nvfp4, {16, 16}},
-                               num::scaled_format{num::element_type::e3m2, num::scale_rule::mx_floor, {5, 7}}}) {
+  for (num::scaled_format f :
+       {num::scaled_format{num::element_type::e4m3, num::scale_rule::fp32_given, num::whole_tensor_block},
+        num::scaled_format{num::element_type::int8, num::scale_rule::fp32_given, num::whole_tensor_block},
+        num::scaled_format{num::element_type::e2m1, num::scale_rule::nvfp4, {16, 16}},
+        num::scaled_format{num::element_type::e3m2, num::scale_rule::mx_floor, {5, 7}}}) {
     num::scaled_options o;
     o.format = f;
     o.given_scale = 0x1.8p-7f;
     for (const mode_case& m : modes) {
       o.spec.mode = m.mode;
       o.spec.random_bits = m.r;
-      expect_matches_reference(in, {37, 23}, o, num::scaled_format_name(f) + " " + std::string(num::rounding_name(m.mode)));
+      expect_matches_reference(in, {37, 23}, o,
+                               num::scaled_format_name(f) + " " + std::string(num::rounding_name(m.mode)));
     }
   }
 }

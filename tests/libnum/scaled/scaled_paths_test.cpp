@@ -5,12 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <libnum/array.hpp>
 #include <limits>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <libnum/array.hpp>
 
 #include "scaled_run.hpp"
 
@@ -37,7 +36,9 @@ std::vector<float> path_data(std::size_t blocks, unsigned seed) {
     if (special == 0) v[b * 32 + 3] = std::numeric_limits<float>::quiet_NaN();
     if (special == 1) v[b * 32 + 5] = -std::numeric_limits<float>::infinity();
     if (special == 2) v[b * 32 + 7] = 0x1p-140f;
-    if (special == 3) std::fill(v.begin() + static_cast<std::ptrdiff_t>(b * 32), v.begin() + static_cast<std::ptrdiff_t>(b * 32 + 32), 0.0f);
+    if (special == 3)
+      std::fill(v.begin() + static_cast<std::ptrdiff_t>(b * 32), v.begin() + static_cast<std::ptrdiff_t>(b * 32 + 32),
+                0.0f);
   }
   return v;
 }
@@ -58,7 +59,8 @@ TEST(ScaledPaths, Avx512MxMatchesScalarInEveryModeAndFormat) {
         const auto scalar = scaled_test::run(in, o);
         o.path = num::simd_path::avx512;
         const auto fast = scaled_test::run(in, o);
-        const std::string label = std::string(name) + " " + std::string(num::rounding_name(mode)) + " r=" + std::to_string(r);
+        const std::string label =
+            std::string(name) + " " + std::string(num::rounding_name(mode)) + " r=" + std::to_string(r);
         EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
         EXPECT_EQ(fast.codes, scalar.codes) << label;
         EXPECT_EQ(fast.scales, scalar.scales) << label;

@@ -15,12 +15,11 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <libnum/rounding.hpp>
+#include <libnum/scaled_format.hpp>
 #include <map>
 #include <optional>
 #include <vector>
-
-#include <libnum/rounding.hpp>
-#include <libnum/scaled_format.hpp>
 
 namespace scaled_ref {
 
@@ -54,7 +53,8 @@ inline rational of_float(float x) {
 
 /// floor(log2 a) for a > 0.
 inline int floor_log2(const rational& a) {
-  int e = static_cast<int>(mpz_sizeinbase(a.get_num_mpz_t(), 2)) - static_cast<int>(mpz_sizeinbase(a.get_den_mpz_t(), 2));
+  int e =
+      static_cast<int>(mpz_sizeinbase(a.get_num_mpz_t(), 2)) - static_cast<int>(mpz_sizeinbase(a.get_den_mpz_t(), 2));
   while (pow2(e) > a) --e;
   while (pow2(e + 1) <= a) ++e;
   return e;
@@ -69,12 +69,18 @@ struct element_spec {
 
 inline element_spec spec_of(num::element_type t) {
   switch (t) {
-    case num::element_type::e2m1: return {2, 1, 1, false, false, false};
-    case num::element_type::e2m3: return {2, 3, 1, false, false, false};
-    case num::element_type::e3m2: return {3, 2, 3, false, false, false};
-    case num::element_type::e4m3: return {4, 3, 7, false, true, false};
-    case num::element_type::e5m2: return {5, 2, 15, false, false, true};
-    case num::element_type::int8: return {0, 0, 0, true, false, false};
+    case num::element_type::e2m1:
+      return {2, 1, 1, false, false, false};
+    case num::element_type::e2m3:
+      return {2, 3, 1, false, false, false};
+    case num::element_type::e3m2:
+      return {3, 2, 3, false, false, false};
+    case num::element_type::e4m3:
+      return {4, 3, 7, false, true, false};
+    case num::element_type::e5m2:
+      return {5, 2, 15, false, false, true};
+    case num::element_type::int8:
+      return {0, 0, 0, true, false, false};
   }
   return {};
 }
@@ -98,7 +104,8 @@ inline std::vector<grid_point> magnitudes(const element_spec& s) {
     if (s.ocp_e4m3_nan && code == top - 1) break;
     if (s.ieee_specials && e == (1u << s.exponent_bits) - 1) break;
     const rational frac = rational(m) * pow2(-s.mantissa_bits);
-    const rational value = e == 0 ? rational(frac * pow2(1 - s.bias)) : rational((1 + frac) * pow2(static_cast<int>(e) - s.bias));
+    const rational value =
+        e == 0 ? rational(frac * pow2(1 - s.bias)) : rational((1 + frac) * pow2(static_cast<int>(e) - s.bias));
     out.push_back({value, code});
   }
   return out;
@@ -164,12 +171,24 @@ inline element_out round_to_element(const element_spec& s, const rational& v, nu
     const rational half(1, 2);
     bool up = false;
     switch (mode) {
-      case num::rounding::nearest_even: up = f > half || (f == half && (lo.code & 1) != 0); break;
-      case num::rounding::nearest_away: up = f >= half; break;
-      case num::rounding::toward_zero: up = false; break;
-      case num::rounding::toward_positive: up = !negative; break;
-      case num::rounding::toward_negative: up = negative; break;
-      case num::rounding::to_odd: up = (lo.code & 1) == 0; break;
+      case num::rounding::nearest_even:
+        up = f > half || (f == half && (lo.code & 1) != 0);
+        break;
+      case num::rounding::nearest_away:
+        up = f >= half;
+        break;
+      case num::rounding::toward_zero:
+        up = false;
+        break;
+      case num::rounding::toward_positive:
+        up = !negative;
+        break;
+      case num::rounding::toward_negative:
+        up = negative;
+        break;
+      case num::rounding::to_odd:
+        up = (lo.code & 1) == 0;
+        break;
       case num::rounding::stochastic: {
         const mpz_class scaled = floor_of(f * pow2(r));
         const std::uint64_t draw = r >= 32 ? word : word >> (32 - r);

@@ -2,9 +2,8 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
-
 #include <libnum/scaled_array.hpp>
+#include <vector>
 
 namespace scaled_test {
 
@@ -16,14 +15,14 @@ struct quantized {
   std::vector<float> decoded;        ///< dequantize() of the above
 };
 
-inline quantized run(const std::vector<float>& in, const num::scaled_options& o,
-                     num::tensor_shape shape = {}) {
+inline quantized run(const std::vector<float>& in, const num::scaled_options& o, num::tensor_shape shape = {}) {
   if (shape.cols == 0) shape = {1, in.size()};
   quantized q;
   q.elements.resize(num::element_bytes(o.format.element, o.layout, in.size()));
   q.scales.resize(num::scale_count(o.format, shape));
   q.result = num::quantize(in, shape, q.elements, q.scales, o);
-  for (std::size_t i = 0; i < in.size(); ++i) q.codes.push_back(num::element_code_at(q.elements, o.format.element, o.layout, i));
+  for (std::size_t i = 0; i < in.size(); ++i)
+    q.codes.push_back(num::element_code_at(q.elements, o.format.element, o.layout, i));
   q.decoded.resize(in.size());
   num::dequantize(q.elements, q.scales, q.result.tensor_scale, shape, q.decoded, o);
   return q;

@@ -2,9 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <vector>
-
 #include <libnum/scaled_stats.hpp>
+#include <vector>
 
 namespace {
 

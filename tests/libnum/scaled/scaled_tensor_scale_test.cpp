@@ -1,10 +1,9 @@
 // FP8 per-tensor scaling: TransformerEngine's current and delayed scaling.
 #include <gtest/gtest.h>
 
+#include <libnum/scaled_tensor_scale.hpp>
 #include <stdexcept>
 #include <vector>
-
-#include <libnum/scaled_tensor_scale.hpp>
 
 #include "scaled_run.hpp"
 

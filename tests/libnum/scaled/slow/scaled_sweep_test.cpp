@@ -16,10 +16,9 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <vector>
-
 #include <libnum/philox.hpp>
 #include <libnum/scaled_array.hpp>
+#include <vector>
 
 #include "../scaled_reference.hpp"
 
@@ -51,12 +50,18 @@ table table_of(num::element_type t) {
 // the next one, rounds to that next one.
 bool rounds_up(num::rounding mode, double f, bool negative, std::uint32_t lo_code, int r, std::uint32_t word) {
   switch (mode) {
-    case num::rounding::nearest_even: return f > 0.5 || (f == 0.5 && (lo_code & 1) != 0);
-    case num::rounding::nearest_away: return f >= 0.5;
-    case num::rounding::toward_zero: return false;
-    case num::rounding::toward_positive: return !negative;
-    case num::rounding::toward_negative: return negative;
-    case num::rounding::to_odd: return (lo_code & 1) == 0;
+    case num::rounding::nearest_even:
+      return f > 0.5 || (f == 0.5 && (lo_code & 1) != 0);
+    case num::rounding::nearest_away:
+      return f >= 0.5;
+    case num::rounding::toward_zero:
+      return false;
+    case num::rounding::toward_positive:
+      return !negative;
+    case num::rounding::toward_negative:
+      return negative;
+    case num::rounding::to_odd:
+      return (lo_code & 1) == 0;
     case num::rounding::stochastic: {
       const std::uint64_t draw = r >= 32 ? word : word >> (32 - r);
       return static_cast<std::uint64_t>(std::ldexp(f, r)) + draw >= (std::uint64_t{1} << r);
@@ -73,7 +78,8 @@ std::uint32_t reference_code(const table& t, double x, num::rounding mode, int r
   if (a >= t.magnitude[top + 1]) {
     pick = top;  // at or past the next value: overflow, saturated
   } else {
-    std::size_t i = static_cast<std::size_t>(std::upper_bound(t.magnitude.begin(), t.magnitude.end(), a) - t.magnitude.begin()) - 1;
+    std::size_t i =
+        static_cast<std::size_t>(std::upper_bound(t.magnitude.begin(), t.magnitude.end(), a) - t.magnitude.begin()) - 1;
     pick = i;
     if (t.magnitude[i] != a) {
       const double f = (a - t.magnitude[i]) / (t.magnitude[i + 1] - t.magnitude[i]);
@@ -118,8 +124,8 @@ void sweep(num::element_type type, num::rounding mode, int r) {
   for (std::size_t i = 0; i < in.size(); ++i) {
     const std::uint32_t want = reference_code(t, in[i], mode, r, random.word(i));
     if (elements[i] != want && ++wrong <= 5) {
-      ADD_FAILURE() << num::element_name(type) << " " << num::rounding_name(mode) << " r=" << r << ": "
-                    << std::hexfloat << in[i] << " gave " << std::hex << int{elements[i]} << ", reference " << want;
+      ADD_FAILURE() << num::element_name(type) << " " << num::rounding_name(mode) << " r=" << r << ": " << std::hexfloat
+                    << in[i] << " gave " << std::hex << int{elements[i]} << ", reference " << want;
     }
   }
   EXPECT_EQ(wrong, 0u) << "of " << in.size();
