@@ -24,12 +24,9 @@ std::string hex(std::uint32_t code, int digits) {
 
 std::string_view scale_type_name(num::scale_type t) {
   switch (t) {
-    case num::scale_type::e8m0:
-      return "e8m0";
-    case num::scale_type::ue4m3:
-      return "ue4m3";
-    case num::scale_type::fp32:
-      return "fp32";
+    case num::scale_type::e8m0: return "e8m0";
+    case num::scale_type::ue4m3: return "ue4m3";
+    case num::scale_type::fp32: return "fp32";
   }
   return "?";
 }

@@ -134,8 +134,7 @@ block_scale scale_for(const scale_context& c, float amax) {
     case scale_rule::fp32_amax_pow2:
       if (empty) return fp32_scale(1.0f, scale_fit::fits);
       return fp32_pow2_scale(c, amax);
-    case scale_rule::fp32_given:
-      return fp32_scale(c.given_scale, scale_fit::fits);
+    case scale_rule::fp32_given: return fp32_scale(c.given_scale, scale_fit::fits);
   }
   return {};
 }
@@ -148,12 +147,9 @@ float nvfp4_tensor_scale(float tensor_amax) {
 
 std::uint32_t nan_scale_code(scale_type t) {
   switch (t) {
-    case scale_type::e8m0:
-      return 0xFFu;
-    case scale_type::ue4m3:
-      return 0x7Fu;
-    case scale_type::fp32:
-      return 0x7FC00000u;
+    case scale_type::e8m0: return 0xFFu;
+    case scale_type::ue4m3: return 0x7Fu;
+    case scale_type::fp32: return 0x7FC00000u;
   }
   return 0;
 }

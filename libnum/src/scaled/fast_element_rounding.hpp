@@ -66,22 +66,12 @@ inline std::uint64_t apply(const round_spec& spec, bool negative, const cut64& c
   const bool inexact = c.half || c.rest;
   bool up = false;
   switch (spec.mode) {
-    case rounding::nearest_even:
-      up = c.half && (c.rest || (c.kept & 1) != 0);
-      break;
-    case rounding::nearest_away:
-      up = c.half;
-      break;
-    case rounding::toward_zero:
-      break;
-    case rounding::toward_positive:
-      up = !negative && inexact;
-      break;
-    case rounding::toward_negative:
-      up = negative && inexact;
-      break;
-    case rounding::to_odd:
-      return inexact ? (c.kept | 1) : c.kept;
+    case rounding::nearest_even: up = c.half && (c.rest || (c.kept & 1) != 0); break;
+    case rounding::nearest_away: up = c.half; break;
+    case rounding::toward_zero: break;
+    case rounding::toward_positive: up = !negative && inexact; break;
+    case rounding::toward_negative: up = negative && inexact; break;
+    case rounding::to_odd: return inexact ? (c.kept | 1) : c.kept;
     case rounding::stochastic:
       up = c.top + random_draw(word, spec.random_bits) >= (std::uint64_t{1} << spec.random_bits);
       break;

@@ -30,15 +30,11 @@ __mmask16 rounds_up(const round_spec& spec, __m512i kept, __mmask16 half, __mmas
       const __mmask16 odd = _mm512_test_epi32_mask(kept, _mm512_set1_epi32(1));
       return half & (rest | odd);
     }
-    case rounding::nearest_away:
-      return half;
+    case rounding::nearest_away: return half;
     case rounding::toward_zero:
-    case rounding::to_odd:
-      return 0;
-    case rounding::toward_positive:
-      return static_cast<__mmask16>(~negative & inexact);
-    case rounding::toward_negative:
-      return negative & inexact;
+    case rounding::to_odd: return 0;
+    case rounding::toward_positive: return static_cast<__mmask16>(~negative & inexact);
+    case rounding::toward_negative: return negative & inexact;
     case rounding::stochastic: {
       const int r = spec.random_bits;
       if (r == 32) {  // floor(f·2^32) + R >= 2^32: the 32-bit sum carries

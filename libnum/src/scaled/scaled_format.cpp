@@ -9,15 +9,12 @@ namespace num {
 
 int element_bits(element_type t) {
   switch (t) {
-    case element_type::e2m1:
-      return 4;
+    case element_type::e2m1: return 4;
     case element_type::e2m3:
-    case element_type::e3m2:
-      return 6;
+    case element_type::e3m2: return 6;
     case element_type::e4m3:
     case element_type::e5m2:
-    case element_type::int8:
-      return 8;
+    case element_type::int8: return 8;
   }
   return 8;
 }
@@ -39,36 +36,24 @@ std::optional<format> element_value_grid(element_type t) {
   // no NaN; libnum's `format` names that value set as the IEEE-style format
   // with the same p, emin, emax (its largest value uses the full significand).
   switch (t) {
-    case element_type::e2m1:
-      return format{2, 0, 2, true, true};
-    case element_type::e2m3:
-      return format{4, 0, 2, true, true};
-    case element_type::e3m2:
-      return format{3, -2, 4, true, true};
-    case element_type::e4m3:
-      return fp8_e4m3;
-    case element_type::e5m2:
-      return fp8_e5m2;
-    case element_type::int8:
-      return std::nullopt;
+    case element_type::e2m1: return format{2, 0, 2, true, true};
+    case element_type::e2m3: return format{4, 0, 2, true, true};
+    case element_type::e3m2: return format{3, -2, 4, true, true};
+    case element_type::e4m3: return fp8_e4m3;
+    case element_type::e5m2: return fp8_e5m2;
+    case element_type::int8: return std::nullopt;
   }
   return std::nullopt;
 }
 
 std::string_view element_name(element_type t) {
   switch (t) {
-    case element_type::e2m1:
-      return "e2m1";
-    case element_type::e2m3:
-      return "e2m3";
-    case element_type::e3m2:
-      return "e3m2";
-    case element_type::e4m3:
-      return "e4m3";
-    case element_type::e5m2:
-      return "e5m2";
-    case element_type::int8:
-      return "int8";
+    case element_type::e2m1: return "e2m1";
+    case element_type::e2m3: return "e2m3";
+    case element_type::e3m2: return "e3m2";
+    case element_type::e4m3: return "e4m3";
+    case element_type::e5m2: return "e5m2";
+    case element_type::int8: return "int8";
   }
   return "?";
 }
@@ -77,34 +62,24 @@ scale_type scale_type_of(scale_rule r) {
   switch (r) {
     case scale_rule::mx_floor:
     case scale_rule::mx_rceil:
-    case scale_rule::mx_even:
-      return scale_type::e8m0;
-    case scale_rule::nvfp4:
-      return scale_type::ue4m3;
+    case scale_rule::mx_even: return scale_type::e8m0;
+    case scale_rule::nvfp4: return scale_type::ue4m3;
     case scale_rule::fp32_amax:
     case scale_rule::fp32_amax_pow2:
-    case scale_rule::fp32_given:
-      return scale_type::fp32;
+    case scale_rule::fp32_given: return scale_type::fp32;
   }
   return scale_type::fp32;
 }
 
 std::string_view scale_rule_name(scale_rule r) {
   switch (r) {
-    case scale_rule::mx_floor:
-      return "mx-floor";
-    case scale_rule::mx_rceil:
-      return "mx-rceil";
-    case scale_rule::mx_even:
-      return "mx-even";
-    case scale_rule::nvfp4:
-      return "nvfp4";
-    case scale_rule::fp32_amax:
-      return "fp32-amax";
-    case scale_rule::fp32_amax_pow2:
-      return "fp32-amax-pow2";
-    case scale_rule::fp32_given:
-      return "fp32-given";
+    case scale_rule::mx_floor: return "mx-floor";
+    case scale_rule::mx_rceil: return "mx-rceil";
+    case scale_rule::mx_even: return "mx-even";
+    case scale_rule::nvfp4: return "nvfp4";
+    case scale_rule::fp32_amax: return "fp32-amax";
+    case scale_rule::fp32_amax_pow2: return "fp32-amax-pow2";
+    case scale_rule::fp32_given: return "fp32-given";
   }
   return "?";
 }

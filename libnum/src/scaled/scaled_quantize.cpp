@@ -153,12 +153,9 @@ class block_quantizer {
   bool own_scale_holds(float x, std::size_t i) {
     const float ax = std::fabs(x);
     switch (o_.format.rule) {
-      case scale_rule::fp32_given:
-        return false;
-      case scale_rule::nvfp4:
-        return static_cast<double>(ax) > nvfp4_lone_zero_below_;
-      default:
-        break;
+      case scale_rule::fp32_given: return false;
+      case scale_rule::nvfp4: return static_cast<double>(ax) > nvfp4_lone_zero_below_;
+      default: break;
     }
     const block_scale own = scaled_detail::scale_for(context_, ax);
     return (own.fit != scale_fit::underflowed && o_.margin == 0) || !element(x, own, i).zero;
@@ -287,10 +284,8 @@ double scale_value(scale_type t, std::uint32_t code) {
   switch (t) {
     case scale_type::e8m0:
       return (code & 0xFFu) == 0xFFu ? std::nan("") : std::ldexp(1.0, static_cast<int>(code & 0xFFu) - 127);
-    case scale_type::ue4m3:
-      return (code & 0x7Fu) == 0x7Fu ? std::nan("") : to_double(fp8_e4m3, code & 0x7Fu);
-    case scale_type::fp32:
-      return std::bit_cast<float>(code);
+    case scale_type::ue4m3: return (code & 0x7Fu) == 0x7Fu ? std::nan("") : to_double(fp8_e4m3, code & 0x7Fu);
+    case scale_type::fp32: return std::bit_cast<float>(code);
   }
   return std::nan("");
 }

@@ -105,8 +105,7 @@ inline scale_out block_scale(const num::scaled_options& o, const rational& amax,
     case num::scale_rule::fp32_amax_pow2:
       if (amax == 0) return fp32_scale(1);
       return fp32_scale(pow2(ceil_exponent(amax * pow2(o.margin), max_elem)));
-    case num::scale_rule::fp32_given:
-      return fp32_scale(of_float(o.given_scale));
+    case num::scale_rule::fp32_given: return fp32_scale(of_float(o.given_scale));
   }
   return {};
 }

@@ -69,18 +69,12 @@ struct element_spec {
 
 inline element_spec spec_of(num::element_type t) {
   switch (t) {
-    case num::element_type::e2m1:
-      return {2, 1, 1, false, false, false};
-    case num::element_type::e2m3:
-      return {2, 3, 1, false, false, false};
-    case num::element_type::e3m2:
-      return {3, 2, 3, false, false, false};
-    case num::element_type::e4m3:
-      return {4, 3, 7, false, true, false};
-    case num::element_type::e5m2:
-      return {5, 2, 15, false, false, true};
-    case num::element_type::int8:
-      return {0, 0, 0, true, false, false};
+    case num::element_type::e2m1: return {2, 1, 1, false, false, false};
+    case num::element_type::e2m3: return {2, 3, 1, false, false, false};
+    case num::element_type::e3m2: return {3, 2, 3, false, false, false};
+    case num::element_type::e4m3: return {4, 3, 7, false, true, false};
+    case num::element_type::e5m2: return {5, 2, 15, false, false, true};
+    case num::element_type::int8: return {0, 0, 0, true, false, false};
   }
   return {};
 }
@@ -171,24 +165,12 @@ inline element_out round_to_element(const element_spec& s, const rational& v, nu
     const rational half(1, 2);
     bool up = false;
     switch (mode) {
-      case num::rounding::nearest_even:
-        up = f > half || (f == half && (lo.code & 1) != 0);
-        break;
-      case num::rounding::nearest_away:
-        up = f >= half;
-        break;
-      case num::rounding::toward_zero:
-        up = false;
-        break;
-      case num::rounding::toward_positive:
-        up = !negative;
-        break;
-      case num::rounding::toward_negative:
-        up = negative;
-        break;
-      case num::rounding::to_odd:
-        up = (lo.code & 1) == 0;
-        break;
+      case num::rounding::nearest_even: up = f > half || (f == half && (lo.code & 1) != 0); break;
+      case num::rounding::nearest_away: up = f >= half; break;
+      case num::rounding::toward_zero: up = false; break;
+      case num::rounding::toward_positive: up = !negative; break;
+      case num::rounding::toward_negative: up = negative; break;
+      case num::rounding::to_odd: up = (lo.code & 1) == 0; break;
       case num::rounding::stochastic: {
         const mpz_class scaled = floor_of(f * pow2(r));
         const std::uint64_t draw = r >= 32 ? word : word >> (32 - r);

@@ -50,18 +50,12 @@ table table_of(num::element_type t) {
 // the next one, rounds to that next one.
 bool rounds_up(num::rounding mode, double f, bool negative, std::uint32_t lo_code, int r, std::uint32_t word) {
   switch (mode) {
-    case num::rounding::nearest_even:
-      return f > 0.5 || (f == 0.5 && (lo_code & 1) != 0);
-    case num::rounding::nearest_away:
-      return f >= 0.5;
-    case num::rounding::toward_zero:
-      return false;
-    case num::rounding::toward_positive:
-      return !negative;
-    case num::rounding::toward_negative:
-      return negative;
-    case num::rounding::to_odd:
-      return (lo_code & 1) == 0;
+    case num::rounding::nearest_even: return f > 0.5 || (f == 0.5 && (lo_code & 1) != 0);
+    case num::rounding::nearest_away: return f >= 0.5;
+    case num::rounding::toward_zero: return false;
+    case num::rounding::toward_positive: return !negative;
+    case num::rounding::toward_negative: return negative;
+    case num::rounding::to_odd: return (lo_code & 1) == 0;
     case num::rounding::stochastic: {
       const std::uint64_t draw = r >= 32 ? word : word >> (32 - r);
       return static_cast<std::uint64_t>(std::ldexp(f, r)) + draw >= (std::uint64_t{1} << r);
