@@ -1,15 +1,19 @@
 // `numlab formats [--format X]`: the parameters and extreme values of the
 // built-in formats (or of one format, custom ones included).
 #include <iostream>
+#include <stdexcept>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "usage_error.hpp"
 #include <libnum/format.hpp>
+#include <libnum/scaled_format.hpp>
 
 #include "cli_table.hpp"
 #include "commands.hpp"
 #include "cli_text.hpp"
+#include "scaled_round.hpp"
 
 namespace numlab::cli {
 namespace {
@@ -59,6 +63,23 @@ void print_format(const num::format& f, const char* description, std::ostream& o
   table.print(out, 2);
 }
 
+// The scaled formats: element, block, scale rule and scale encoding.
+void print_scaled_formats(std::ostream& out) {
+  out << "scaled formats (element x block scale; docs/SCALED_FORMATS.md):\n";
+  text_table table({{"name"}, {"element"}, {"element max", align::right}, {"block"}, {"scale rule"}, {""}});
+  for (const auto& named : num::named_scaled_formats()) {
+    const num::scaled_format& f = named.format;
+    table.add_row({std::string(named.name), std::string(num::element_name(f.element)),
+                   shortest_text(num::element_max(f.element)),
+                   f.block == num::whole_tensor_block ? "tensor"
+                                                      : std::to_string(f.block.rows) + "x" + std::to_string(f.block.cols),
+                   std::string(num::scale_rule_name(f.rule)), std::string(named.description)});
+  }
+  table.print(out, 2);
+  out << "  or ELEMENT/RULE[/BLOCK]: elements e2m1 e2m3 e3m2 e4m3 e5m2 int8; rules mx-floor mx-rceil mx-even nvfp4 "
+         "fp32-amax fp32-amax-pow2; blocks N, RxC, tensor\n";
+}
+
 }  // namespace
 
 void add_formats_command(CLI::App& app) {
@@ -68,6 +89,14 @@ void add_formats_command(CLI::App& app) {
                       "one format: fp16 bf16 e4m3 e5m2 tf32 fp32, eXmY, or p=..,emin=..,emax=..[,subnormals=0|1]"
                       "[,inf=0|1]");
   command->callback([format_text] {
+    if (!format_text->empty() && num::looks_like_scaled_format(*format_text)) {
+      try {
+        std::cout << scaled_format_title(num::parse_scaled_format(*format_text)) << '\n';
+      } catch (const std::invalid_argument& e) {
+        throw usage_error(std::string("formats --format: ") + e.what());
+      }
+      return;
+    }
     if (!format_text->empty()) {
       const num::format f = parse_format_option(*format_text, "formats --format");
       for (const named_format& b : built_in_formats) {
@@ -79,6 +108,8 @@ void add_formats_command(CLI::App& app) {
       if (i > 0) std::cout << '\n';
       print_format(built_in_formats[i].format, built_in_formats[i].description, std::cout);
     }
+    std::cout << '\n';
+    print_scaled_formats(std::cout);
   });
 }
 

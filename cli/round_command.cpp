@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
@@ -21,12 +22,14 @@
 #include <libnum/format.hpp>
 #include <libnum/philox.hpp>
 #include <libnum/rounding.hpp>
+#include <libnum/scaled_format.hpp>
 #include <libnum/text.hpp>
 
 #include "cli_table.hpp"
 #include "commands.hpp"
 #include "cli_text.hpp"
 #include "round_stats.hpp"
+#include "scaled_round.hpp"
 #include "usage_error.hpp"
 
 namespace numlab::cli {
@@ -42,6 +45,7 @@ struct round_options {
   std::uint64_t samples = 0;
   std::string tininess = "after";
   std::string overflow = "ieee";
+  bool overflow_given = false;  ///< --overflow was on the command line
   std::string stats_file;  ///< --stats: statistics of a dumped tensor
   bool raw = false;        ///< --raw: the --stats file is little-endian fp32
 };
@@ -51,7 +55,9 @@ void add_round_options(CLI::App& command, round_options& o) {
                      "numbers to round: decimal or hex-float (0.1, -1e-8, 0x1.8p3, inf, nan), or a bit pattern "
                      "of the format (0x3c00) taken as is");
   command.add_option("--format,-f", o.format,
-                     "fp16 bf16 e4m3 e5m2 tf32 fp32, eXmY, or p=..,emin=..,emax=..[,subnormals=0|1][,inf=0|1]")
+                     "fp16 bf16 e4m3 e5m2 tf32 fp32, eXmY, or p=..,emin=..,emax=..[,subnormals=0|1][,inf=0|1]; "
+                     "or a scaled format: mxfp8 mxfp8-e5m2 mxfp6-e2m3 mxfp6-e3m2 mxfp4 mxint8 nvfp4 nvfp4-2d "
+                     "fp8-tensor fp8-block ..., or ELEMENT/RULE[/BLOCK] (numlab formats lists them)")
       ->capture_default_str();
   command.add_option("--mode,-m", o.modes, "rounding: ne na rz ru rd ro sr, a comma-separated list, or all")
       ->capture_default_str();
@@ -66,9 +72,15 @@ void add_round_options(CLI::App& command, round_options& o) {
   command.add_option("--tininess", o.tininess, "underflow tininess: after or before rounding")
       ->check(CLI::IsMember({"after", "before"}))
       ->capture_default_str();
-  command.add_option("--overflow", o.overflow, "overflow: ieee (inf or max by direction), saturate, nan")
-      ->check(CLI::IsMember({"ieee", "saturate", "nan"}))
-      ->capture_default_str();
+  command
+      .add_option_function<std::string>(
+          "--overflow",
+          [&o](const std::string& value) {
+            o.overflow = value;
+            o.overflow_given = true;
+          },
+          "overflow: ieee (inf or max by direction), saturate, nan (default ieee; saturate for scaled formats)")
+      ->check(CLI::IsMember({"ieee", "saturate", "nan"}));
   command.add_option("--stats", o.stats_file,
                      "print tensor statistics (zeros, underflows, subnormals, overflows, histogram) of the numbers "
                      "in FILE, one per line, as rounded into the format with each mode");
@@ -78,6 +90,7 @@ void add_round_options(CLI::App& command, round_options& o) {
 /// The options resolved into libnum's terms.
 struct rounding_setup {
   num::format format;
+  std::optional<num::scaled_format> scaled;  ///< set when --format names a scaled format
   std::vector<num::rounding> modes;
   num::round_spec spec;  ///< every attribute but the mode, which each row sets
   num::random_stream random;
@@ -98,8 +111,18 @@ std::vector<num::rounding> parse_modes(const std::string& text) {
 }
 
 rounding_setup resolve(const round_options& o) {
-  rounding_setup s{num::binary16, {}, {}, num::random_stream(o.seed, 0), o.samples};
-  s.format = parse_format_option(o.format, "round --format");
+  rounding_setup s{num::binary16, std::nullopt, {}, {}, num::random_stream(o.seed, 0), o.samples};
+  if (num::looks_like_scaled_format(o.format)) {
+    try {
+      s.scaled = num::parse_scaled_format(o.format);
+    } catch (const std::invalid_argument& e) {
+      throw usage_error(std::string("round --format: ") + e.what());
+    }
+    // Scaled formats saturate unless asked otherwise (MX §6.3).
+    if (!o.overflow_given) s.spec.overflow = num::overflow_mode::saturate;
+  } else {
+    s.format = parse_format_option(o.format, "round --format");
+  }
   try {
     s.modes = parse_modes(o.modes);
   } catch (const std::invalid_argument& e) {
@@ -107,12 +130,15 @@ rounding_setup resolve(const round_options& o) {
   }
   s.spec.random_bits = o.random_bits;
   s.spec.tiny = o.tininess == "before" ? num::tininess::before_rounding : num::tininess::after_rounding;
-  s.spec.overflow = o.overflow == "saturate" ? num::overflow_mode::saturate
-                    : o.overflow == "nan"    ? num::overflow_mode::nan
-                                             : num::overflow_mode::ieee;
+  if (!s.scaled || o.overflow_given) {
+    s.spec.overflow = o.overflow == "saturate" ? num::overflow_mode::saturate
+                      : o.overflow == "nan"    ? num::overflow_mode::nan
+                                               : num::overflow_mode::ieee;
+  }
   bool stochastic = false;
   for (const num::rounding m : s.modes) stochastic = stochastic || m == num::rounding::stochastic;
   if (s.samples > 0 && !stochastic) throw usage_error("round: --samples needs --mode sr (or all)");
+  if (s.samples > 0 && s.scaled) throw usage_error("round: --samples works with per-element formats only");
   return s;
 }
 
@@ -252,6 +278,17 @@ void run_round(const round_options& o, std::ostream& out) {
   if (o.values.empty() && o.stats_file.empty()) throw usage_error("round: give values to round or --stats FILE");
   if (o.raw && o.stats_file.empty()) throw usage_error("round: --raw needs --stats FILE");
   std::ostringstream text;
+  if (s.scaled) {
+    text << scaled_format_title(*s.scaled) << ", tininess " << o.tininess << " rounding, overflow "
+         << (o.overflow_given ? o.overflow : "saturate") << "\n\n";
+    if (!o.stats_file.empty()) {
+      print_scaled_stats(*s.scaled, o.stats_file, read_stats_values(o.stats_file, o.raw), s.modes, s.spec, o.seed,
+                         text);
+    }
+    if (!o.values.empty()) print_scaled_rounding(*s.scaled, o.values, s.modes, s.spec, o.seed, text);
+    out << text.str();
+    return;
+  }
   text << format_title(s.format) << ", tininess " << o.tininess << " rounding, overflow " << o.overflow << "\n\n";
   if (!o.stats_file.empty()) {
     const std::vector<float> values = read_stats_values(o.stats_file, o.raw);

@@ -12,17 +12,6 @@
 namespace numlab::testing {
 namespace {
 
-// The whitespace-separated cells of the first table line whose first cell is `key`.
-std::vector<std::string> row_starting_with(const std::string& text, const std::string& key) {
-  for (const std::string& line : lines_of(text)) {
-    std::istringstream in(line);
-    std::vector<std::string> cells;
-    for (std::string cell; in >> cell;) cells.push_back(cell);
-    if (!cells.empty() && cells.front() == key) return cells;
-  }
-  return {};
-}
-
 TEST(RoundCommand, TutorialValueInFp16) {
   // 0.0004 * 2^22 = 1677.72, so nearest-even gives 1678 * 2^-22 (exponent -12,
   // fraction 1678 - 1024 = 654 = 0x28e): bits 0 00011 1010001110 = 0x0e8e.

@@ -95,4 +95,15 @@ inline std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
+/// The whitespace-separated cells of the first line of `text` whose first cell is `key`.
+inline std::vector<std::string> row_starting_with(const std::string& text, const std::string& key) {
+  for (const std::string& line : lines_of(text)) {
+    std::istringstream in(line);
+    std::vector<std::string> cells;
+    for (std::string cell; in >> cell;) cells.push_back(cell);
+    if (!cells.empty() && cells.front() == key) return cells;
+  }
+  return {};
+}
+
 }  // namespace numlab::testing

@@ -1,0 +1,73 @@
+// Scaled-format quantization (quantize + encode, one element per byte) of
+// 16M fp32 values against libnum's fp16 nearest-even encode_array on the
+// same input, in the same run. Data: magnitudes log-uniform over
+// 2^-30 .. 2^10 with random signs (as convert_bench).
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "libnum/array.hpp"
+#include "libnum/scaled_array.hpp"
+
+namespace {
+
+constexpr std::size_t n = std::size_t{1} << 24;
+
+const std::vector<float>& data() {
+  static const std::vector<float> v = [] {
+    std::mt19937 rng(2024);
+    std::uniform_real_distribution<double> exponent(-30.0, 10.0);
+    std::vector<float> out(n);
+    for (float& x : out) x = static_cast<float>((rng() % 2 ? -1.0 : 1.0) * std::exp2(exponent(rng)));
+    return out;
+  }();
+  return v;
+}
+
+void items(benchmark::State& state) { state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n)); }
+
+void BM_fp16_encode_array_nearest_even(benchmark::State& state) {
+  const std::vector<float>& in = data();  // generated outside the timed loop
+  std::vector<std::uint16_t> out(n);
+  num::array_options o;
+  o.target = num::binary16;
+  for (auto _ : state) {
+    num::encode_array(in, out, o);
+    benchmark::ClobberMemory();
+  }
+  items(state);
+}
+
+void quantize_named(benchmark::State& state, const char* name, num::rounding mode) {
+  num::scaled_options o;
+  o.format = *num::find_scaled_format(name);
+  o.spec.mode = mode;
+  const std::vector<float>& in = data();
+  std::vector<std::uint8_t> elements(n);
+  std::vector<std::uint32_t> scales(num::scale_count(o.format, {1, n}));
+  for (auto _ : state) {
+    num::quantize(in, {1, n}, elements, scales, o);
+    benchmark::ClobberMemory();
+  }
+  items(state);
+}
+
+void BM_mxfp8_nearest_even(benchmark::State& s) { quantize_named(s, "mxfp8", num::rounding::nearest_even); }
+void BM_mxfp4_nearest_even(benchmark::State& s) { quantize_named(s, "mxfp4", num::rounding::nearest_even); }
+void BM_nvfp4_nearest_even(benchmark::State& s) { quantize_named(s, "nvfp4", num::rounding::nearest_even); }
+void BM_mxfp8_stochastic(benchmark::State& s) { quantize_named(s, "mxfp8", num::rounding::stochastic); }
+void BM_mxfp4_stochastic(benchmark::State& s) { quantize_named(s, "mxfp4", num::rounding::stochastic); }
+void BM_nvfp4_stochastic(benchmark::State& s) { quantize_named(s, "nvfp4", num::rounding::stochastic); }
+
+}  // namespace
+
+BENCHMARK(BM_fp16_encode_array_nearest_even)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_mxfp8_nearest_even)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_mxfp4_nearest_even)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_nvfp4_nearest_even)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_mxfp8_stochastic)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_mxfp4_stochastic)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_nvfp4_stochastic)->Unit(benchmark::kMillisecond);
+BENCHMARK_MAIN();

@@ -1,0 +1,325 @@
+// quantize / dequantize of fp32 tensors in scaled formats (scalar path).
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "block_scale.hpp"
+#include "element_packing.hpp"
+#include "element_rounding.hpp"
+#include "fast_element_rounding.hpp"
+#include "libnum/codec.hpp"
+#include "libnum/philox.hpp"
+#include "libnum/scaled_array.hpp"
+#include "mx_block_kernel.hpp"
+
+namespace num {
+namespace {
+
+using scaled_detail::block_scale;
+using scaled_detail::scale_context;
+using scaled_detail::scale_fit;
+
+// The block grid of a tensor: tiles clipped to the tensor.
+struct block_grid {
+  std::size_t tile_rows = 0, tile_cols = 0, block_rows = 0, block_cols = 0;
+  block_grid(const scaled_format& f, tensor_shape shape) {
+    if (shape.size() == 0) return;
+    tile_rows = std::min(f.block.rows, shape.rows);
+    tile_cols = std::min(f.block.cols, shape.cols);
+    block_rows = (shape.rows + tile_rows - 1) / tile_rows;
+    block_cols = (shape.cols + tile_cols - 1) / tile_cols;
+  }
+  std::size_t count() const { return block_rows * block_cols; }
+};
+
+[[noreturn]] void bad(const std::string& what) { throw std::invalid_argument("quantize: " + what); }
+
+void check_format(const scaled_options& o) {
+  if (auto why = scaled_format_problem(o.format)) bad(*why);
+}
+
+void check_options(const scaled_options& o) {
+  check_format(o);
+  const std::string element(element_name(o.format.element));
+  if (o.spec.random_bits < 1 || o.spec.random_bits > 32) {
+    bad("random bits r = " + std::to_string(o.spec.random_bits) + " is out of range [1, 32]");
+  }
+  if (o.spec.overflow != overflow_mode::saturate && !element_has_specials(o.format.element)) {
+    bad("element format " + element + " has no infinity or NaN, so overflow must saturate");
+  }
+  if (o.specials == special_block_policy::keep_in_elements && !element_has_specials(o.format.element)) {
+    bad("element format " + element + " cannot keep NaN/inf in its elements (use the NaN-scale policy)");
+  }
+  if (o.margin < 0 || o.margin > 64) bad("margin " + std::to_string(o.margin) + " is out of range [0, 64]");
+  if (o.format.rule == scale_rule::fp32_given && !(std::isfinite(o.given_scale) && o.given_scale > 0)) {
+    bad("the given scale must be finite and positive (got " + std::to_string(o.given_scale) + ")");
+  }
+  if (!std::isnan(o.tensor_amax) && !(std::isfinite(o.tensor_amax) && o.tensor_amax >= 0)) {
+    bad("tensor amax must be finite and >= 0, or NaN to compute it (got " + std::to_string(o.tensor_amax) + ")");
+  }
+}
+
+void check_size(std::size_t got, std::size_t want, const char* what) {
+  if (got != want)
+    bad(std::string(what) + " has " + std::to_string(got) + " entries, expected " + std::to_string(want));
+}
+
+// On the bit patterns of |x| (which order like the magnitudes), a loop the
+// compiler vectorises; NaN and inf patterns are skipped.
+float finite_amax(std::span<const float> in) {
+  std::uint32_t amax = 0;
+  for (float x : in) {
+    const std::uint32_t magnitude = std::bit_cast<std::uint32_t>(x) & 0x7FFFFFFFu;
+    amax = magnitude < 0x7F800000u && magnitude > amax ? magnitude : amax;
+  }
+  return std::bit_cast<float>(amax);
+}
+
+// One block's elements, as the (row, col) ranges of the tensor.
+struct block_span {
+  std::size_t row0, row1, col0, col1;
+  template <class F>
+  void for_each(std::size_t cols, F&& f) const {
+    for (std::size_t r = row0; r < row1; ++r) {
+      for (std::size_t c = col0; c < col1; ++c) f(r * cols + c);
+    }
+  }
+};
+
+class block_quantizer {
+ public:
+  block_quantizer(const scaled_options& o, std::span<const float> in, float tensor_scale)
+      : o_(o), in_(in), random_(o.seed, o.stream), bits_(element_bits(o.format.element)), params_(o.format.element) {
+    context_.element = o.format.element;
+    context_.rule = o.format.rule;
+    context_.margin = o.margin;
+    context_.given_scale = o.given_scale;
+    context_.tensor_scale = tensor_scale;
+    // NVFP4's block scale of a lone |x| rounds to E4M3 zero iff
+    // |x| / (6·s) <= 2^-10 (half E4M3's smallest subnormal, the tie going to
+    // even zero); 6·s·2^-10 is exact in double.
+    nvfp4_lone_zero_below_ = 6.0 * static_cast<double>(tensor_scale) * 0x1p-10;
+  }
+
+  // Quantizes one block into `elements`, returning its scale code.
+  std::uint32_t run(const block_span& b, std::size_t cols, std::span<std::uint8_t> elements, scaled_result& result) {
+    float amax = 0;
+    bool special = false;
+    b.for_each(cols, [&](std::size_t i) {
+      const float x = in_[i];
+      if (std::isfinite(x)) {
+        amax = std::max(amax, std::fabs(x));
+      } else {
+        special = true;
+      }
+    });
+    ++result.counts.blocks;
+    if (special && o_.specials == special_block_policy::nan_scale) {
+      ++result.counts.nan_scale_blocks;
+      result.raised |= flags::invalid;
+      b.for_each(cols, [&](std::size_t i) {
+        ++result.counts.elements;
+        scaled_detail::store_element(elements, bits_, o_.layout, i, 0);
+      });
+      return scaled_detail::nan_scale_code(scale_type_of(o_.format.rule));
+    }
+    const block_scale scale = scaled_detail::scale_for(context_, amax);
+    if (scale.fit == scale_fit::underflowed) ++result.counts.scale_underflow;
+    if (scale.fit == scale_fit::overflowed) ++result.counts.scale_overflow;
+    b.for_each(cols, [&](std::size_t i) {
+      const scaled_detail::element_result e = element(in_[i], scale, i);
+      ++result.counts.elements;
+      result.raised |= e.raised;
+      if (any(e.raised, flags::inexact)) ++result.counts.inexact;
+      if (e.saturated) ++result.counts.saturated;
+      if (e.zero && in_[i] != 0 && std::isfinite(in_[i])) {
+        ++(own_scale_holds(in_[i], i) ? result.counts.block_underflow : result.counts.underflow_to_zero);
+      }
+      scaled_detail::store_element(elements, bits_, o_.layout, i, e.code);
+    });
+    return scale.code;
+  }
+
+ private:
+  // Whether x, nonzero and finite, would round to nonzero under the scale the
+  // rule gives a block of x alone. Every rule puts such an x at the top of
+  // the element range (MX: in [2^emax_elem, 2^(emax_elem+1)); fp32 and NVFP4
+  // near max_elem) unless that scale itself was clamped below its range or a
+  // margin moved it down, so only then is the element rounded again; a given
+  // scale is the block's own.
+  bool own_scale_holds(float x, std::size_t i) {
+    const float ax = std::fabs(x);
+    switch (o_.format.rule) {
+      case scale_rule::fp32_given: return false;
+      case scale_rule::nvfp4: return static_cast<double>(ax) > nvfp4_lone_zero_below_;
+      default: break;
+    }
+    const block_scale own = scaled_detail::scale_for(context_, ax);
+    return (own.fit != scale_fit::underflowed && o_.margin == 0) || !element(x, own, i).zero;
+  }
+
+  std::uint32_t random_word(std::uint64_t index) {
+    if (index / 4 != cached_block_) {
+      cached_block_ = index / 4;
+      cached_words_ = random_.block(cached_block_);
+    }
+    return cached_words_[index % 4];
+  }
+
+  scaled_detail::element_result element(float x, const block_scale& scale, std::size_t i) {
+    if (!std::isfinite(x)) return scaled_detail::special_element(o_.format.element, x, o_.spec);
+    const std::uint32_t word = o_.spec.mode == rounding::stochastic ? random_word(o_.first_index + i) : 0;
+    if (scale.zero) {
+      // A zero scale (NVFP4 block scale below E4M3's range) decodes every
+      // element to zero; the element keeps x's sign.
+      exact_value z;
+      z.negative = std::signbit(x);
+      scaled_detail::element_result e =
+          scaled_detail::round_element(o_.format.element, z, o_.spec, word, o_.int8_symmetric);
+      if (x != 0) e.raised |= flags::inexact | flags::underflow;
+      return e;
+    }
+    scaled_detail::element_result fast;
+    if (fast_quotient(x, scale.by, word, fast)) return fast;
+    return scaled_detail::round_element(o_.format.element, scaled_detail::exact_quotient(x, scale.by), o_.spec, word,
+                                        o_.int8_symmetric);
+  }
+
+  bool fast_quotient(float x, scaled_detail::divisor by, std::uint32_t word, scaled_detail::element_result& out) const {
+    const scaled_detail::bracket q = scaled_detail::quotient_bracket(x, by);
+    return scaled_detail::round_element_fast(params_, std::signbit(x), q.m, q.exponent, q.sticky, o_.spec, word,
+                                             o_.int8_symmetric, out);
+  }
+
+  const scaled_options& o_;
+  std::span<const float> in_;
+  random_stream random_;
+  int bits_;
+  scaled_detail::element_params params_;
+  scale_context context_;
+  double nvfp4_lone_zero_below_ = 0;
+  std::uint64_t cached_block_ = ~std::uint64_t{0};
+  std::array<std::uint32_t, 4> cached_words_{};
+};
+
+// Whether the AVX-512 MX block kernel applies to this call.
+bool mx_kernel_applies(const scaled_options& o) {
+  const scaled_format& f = o.format;
+  return f.rule == scale_rule::mx_floor && f.block == block_shape{1, 32} && f.element != element_type::int8 &&
+         (o.layout == element_layout::byte_per_element || element_bits(f.element) == 8) &&
+         o.spec.overflow == overflow_mode::saturate && o.spec.tiny == tininess::after_rounding && o.margin == 0;
+}
+
+scaled_detail::mx_kernel_setup mx_setup(const scaled_options& o) {
+  const format g = *element_value_grid(o.format.element);
+  scaled_detail::mx_kernel_setup k;
+  k.precision = g.precision;
+  k.emin = g.emin;
+  k.emax = g.emax;
+  k.bias = g.bias();
+  k.element_bits = element_bits(o.format.element);
+  k.max_code =
+      (static_cast<std::uint32_t>(g.emax + g.bias()) << g.fraction_bits()) | (g.max_significand() & g.fraction_mask());
+  k.spec = o.spec;
+  return k;
+}
+
+}  // namespace
+
+std::size_t scale_count(const scaled_format& f, tensor_shape shape) {
+  if (auto why = scaled_format_problem(f)) throw std::invalid_argument("scaled format: " + *why);
+  return block_grid(f, shape).count();
+}
+
+std::size_t element_bytes(element_type t, element_layout layout, std::size_t n) {
+  if (layout == element_layout::byte_per_element) return n;
+  return (n * static_cast<std::size_t>(element_bits(t)) + 7) / 8;
+}
+
+scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<std::uint8_t> elements,
+                       std::span<std::uint32_t> scales, const scaled_options& options) {
+  check_options(options);
+  check_size(in.size(), shape.size(), "the input");
+  check_size(elements.size(), element_bytes(options.format.element, options.layout, shape.size()), "the element array");
+  const block_grid grid(options.format, shape);
+  check_size(scales.size(), grid.count(), "the scale array");
+
+  scaled_result result;
+  if (options.format.rule == scale_rule::nvfp4) {
+    const float amax = std::isnan(options.tensor_amax) ? finite_amax(in) : options.tensor_amax;
+    result.tensor_scale = scaled_detail::nvfp4_tensor_scale(amax);
+  }
+  if (options.layout == element_layout::packed) std::fill(elements.begin(), elements.end(), std::uint8_t{0});
+  block_quantizer quantizer(options, in, result.tensor_scale);
+  const simd_path path = resolve_simd_path(options.path);
+  const bool avx512 = path == simd_path::avx512 && mx_kernel_applies(options);
+  result.path = avx512 ? simd_path::avx512 : simd_path::scalar;
+  const scaled_detail::mx_kernel_setup setup = avx512 ? mx_setup(options) : scaled_detail::mx_kernel_setup{};
+  const random_stream random(options.seed, options.stream);
+  std::array<std::uint32_t, 32> words{};
+  const bool stochastic = options.spec.mode == rounding::stochastic;
+  for (std::size_t br = 0; br < grid.block_rows; ++br) {
+    for (std::size_t bc = 0; bc < grid.block_cols; ++bc) {
+      const block_span b{br * grid.tile_rows, std::min(shape.rows, (br + 1) * grid.tile_rows), bc * grid.tile_cols,
+                         std::min(shape.cols, (bc + 1) * grid.tile_cols)};
+      std::uint32_t& scale = scales[br * grid.block_cols + bc];
+      if (avx512 && b.col1 - b.col0 == 32) {
+        const std::size_t first = b.row0 * shape.cols + b.col0;
+        if (stochastic) random.fill(words, options.first_index + first);
+        if (scaled_detail::mx_block_avx512(setup, in.data() + first, stochastic ? words.data() : nullptr,
+                                           elements.data() + first, scale, result)) {
+          continue;
+        }
+      }
+      scale = quantizer.run(b, shape.cols, elements, result);
+    }
+  }
+  return result;
+}
+
+double scale_value(scale_type t, std::uint32_t code) {
+  switch (t) {
+    case scale_type::e8m0:
+      return (code & 0xFFu) == 0xFFu ? std::nan("") : std::ldexp(1.0, static_cast<int>(code & 0xFFu) - 127);
+    case scale_type::ue4m3: return (code & 0x7Fu) == 0x7Fu ? std::nan("") : to_double(fp8_e4m3, code & 0x7Fu);
+    case scale_type::fp32: return std::bit_cast<float>(code);
+  }
+  return std::nan("");
+}
+
+double element_value(element_type t, std::uint32_t code) { return scaled_detail::decode_element(t, code); }
+
+std::uint32_t element_code_at(std::span<const std::uint8_t> elements, element_type t, element_layout layout,
+                              std::size_t k) {
+  return scaled_detail::load_element(elements, element_bits(t), layout, k);
+}
+
+void dequantize(std::span<const std::uint8_t> elements, std::span<const std::uint32_t> scales, float tensor_scale,
+                tensor_shape shape, std::span<float> out, const scaled_options& options) {
+  check_format(options);
+  check_size(out.size(), shape.size(), "the output");
+  check_size(elements.size(), element_bytes(options.format.element, options.layout, shape.size()), "the element array");
+  const block_grid grid(options.format, shape);
+  check_size(scales.size(), grid.count(), "the scale array");
+  const scale_type st = scale_type_of(options.format.rule);
+  const int bits = element_bits(options.format.element);
+  for (std::size_t br = 0; br < grid.block_rows; ++br) {
+    for (std::size_t bc = 0; bc < grid.block_cols; ++bc) {
+      // element × scale × tensor_scale is exact in double (at most 36
+      // significant bits, exponents far inside double's range), so the cast
+      // to float is the one rounding.
+      const double scale = scale_value(st, scales[br * grid.block_cols + bc]) * tensor_scale;
+      const block_span b{br * grid.tile_rows, std::min(shape.rows, (br + 1) * grid.tile_rows), bc * grid.tile_cols,
+                         std::min(shape.cols, (bc + 1) * grid.tile_cols)};
+      b.for_each(shape.cols, [&](std::size_t i) {
+        const std::uint32_t code = scaled_detail::load_element(elements, bits, options.layout, i);
+        out[i] = static_cast<float>(scaled_detail::decode_element(options.format.element, code) * scale);
+      });
+    }
+  }
+}
+
+}  // namespace num
