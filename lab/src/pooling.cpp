@@ -1,6 +1,7 @@
 #include "lab/pooling.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "lab/errors.hpp"
@@ -57,7 +58,8 @@ void max_pool2d::forward(const op_context& ctx, const tensor& in, tensor& out) {
         bool first = true;
         for_window(g, oh, ow, [&](std::size_t ih, std::size_t iw) {
           const float v = x[ih * g.in_w + iw];
-          if (first || v > best) {
+          // PyTorch 1.13's CPU kernel: `val > maxval || isnan(val)`.
+          if (first || v > best || std::isnan(v)) {
             best = v;
             best_at = static_cast<std::uint32_t>(ih * g.in_w + iw);
             first = false;
