@@ -70,7 +70,7 @@ void max_pool2d::forward(const op_context& ctx, const tensor& in, tensor& out) {
         argmax_[o] = best_at;
       }
   }
-  ctx.produce(site("output"), tensor_role::activation, out.values());
+  ctx.produce_from(site("output"), out.values(), {in.values()});
 }
 
 void max_pool2d::backward(const op_context& ctx, const tensor& in, const tensor& out, const tensor& grad_out,
@@ -117,7 +117,7 @@ void avg_pool2d::forward(const op_context& ctx, const tensor& in, tensor& out) {
         out[p * out_plane + oh * g.out_w + ow] = sum / static_cast<float>(count);
       }
   }
-  ctx.produce(site("output"), tensor_role::activation, out.values());
+  ctx.produce_from(site("output"), out.values(), {in.values()});
 }
 
 void avg_pool2d::backward(const op_context& ctx, const tensor& in, const tensor& /*out*/, const tensor& grad_out,
@@ -156,7 +156,7 @@ void global_avg_pool::forward(const op_context& ctx, const tensor& in, tensor& o
     for (std::size_t i = 0; i < plane; ++i) sum += in[p * plane + i];
     out[p] = sum / static_cast<float>(plane);
   }
-  ctx.produce(site("output"), tensor_role::activation, out.values());
+  ctx.produce_from(site("output"), out.values(), {in.values()});
 }
 
 void global_avg_pool::backward(const op_context& ctx, const tensor& in, const tensor& /*out*/,

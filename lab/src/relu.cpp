@@ -15,7 +15,7 @@ void relu::forward(const op_context& ctx, const tensor& in, tensor& out) {
     float* __restrict y = out.data();
     for (std::size_t i = begin; i < end; ++i) y[i] = std::max(x[i], 0.0f);
   });
-  ctx.produce(site("output"), tensor_role::activation, out.values());
+  ctx.produce_from(site("output"), out.values(), {in.values()});
 }
 
 void relu::backward(const op_context& ctx, const tensor& in, const tensor& /*out*/, const tensor& grad_out,

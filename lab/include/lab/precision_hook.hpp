@@ -23,6 +23,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <libnum/array.hpp>
@@ -83,6 +84,8 @@ class precision_hook : public tensor_hook {
   precision_hook(precision_policy policy, std::uint64_t run_seed, tensor_hook* next = nullptr, unsigned threads = 1);
 
   void produce(const site& where, tensor_role role, std::span<float> values) override;
+  void produce_from(const site& where, std::span<float> values,
+                    std::span<const std::span<const float>> inputs) override;
   std::span<const float> weight(const site& where, std::span<const float> master) override;
   void update(const site& where, std::span<float> weight, std::span<const float> delta) override;
   std::span<const float> operand(const site& where, tensor_role role, std::span<const float> values) override;
@@ -99,7 +102,8 @@ class precision_hook : public tensor_hook {
   void store_parameters(const std::vector<parameter*>& params);
 
   /// The format a tensor of `role` at `where` is held in, or nullopt for
-  /// fp32. Follow-class ops take the latest forward output's format.
+  /// fp32. A follow-class op takes the widest format of the inputs its
+  /// latest forward named (produce_from); fp32 where it named none.
   [[nodiscard]] std::optional<num::format> format_of(const site& where, tensor_role role) const;
   /// Whether parameters of `where` are stored in the format (no fp32 master).
   [[nodiscard]] bool stored_in_format(const site& where) const;
@@ -129,6 +133,9 @@ class precision_hook : public tensor_hook {
   void round(const site& where, tensor_role role, const num::format& f, std::span<const float> in,
              std::span<float> out);
   void check_finite(const site& where, tensor_role role, std::span<const float> values) const;
+  [[nodiscard]] std::optional<num::format> widest_format_of(std::span<const std::span<const float>> inputs) const;
+  // Rounds `values` to f (if any) and passes them to the next hook.
+  void hand_on(const site& where, tensor_role role, std::span<float> values, const std::optional<num::format>& f);
   std::vector<float>& buffer(const site& where, tensor_role role);
 
   precision_policy policy_;
@@ -137,7 +144,8 @@ class precision_hook : public tensor_hook {
   unsigned threads_;
   policy_engine engine_;
   std::uint64_t step_ = 0;
-  std::optional<num::format> forward_format_;  // latest forward output's format (follow ops)
+  // The format of each forward output of the current pass, by its data.
+  std::unordered_map<const float*, std::optional<num::format>> activation_formats_;
   std::map<std::string, std::optional<num::format>, std::less<>> follow_decisions_;  // by layer
   std::map<std::string, std::vector<float>, std::less<>> buffers_;
   std::vector<float> trap_scratch_;
