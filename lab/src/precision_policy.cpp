@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "lab/errors.hpp"
+#include "lab/low_precision_gemm.hpp"
 
 namespace lab {
 namespace {
@@ -223,6 +224,28 @@ precision_policy uniform(std::string name, num::format low, class_precision all,
   return p;
 }
 
+// Low partials and pure-format updates are sums emulated in double (see
+// low_precision_gemm.hpp); a stochastic draw wider than double keeps cannot
+// be emulated exactly, so the policy is refused before a run starts.
+void reject_inexact_sums(const precision_policy& p) {
+  std::vector<num::format> formats{p.low};
+  for (const auto& [layer, f] : p.layers)
+    if (f) formats.push_back(*f);
+  std::vector<std::pair<tensor_role, const char*>> sums;
+  if (p.partials == accumulation::low)
+    for (const auto role : {tensor_role::activation, tensor_role::grad_input, tensor_role::grad_weight})
+      sums.emplace_back(role, "low partials");
+  if (!p.master_weights) sums.emplace_back(tensor_role::update, "weight updates stored in the format");
+  for (const auto& f : formats)
+    for (const auto& [role, what] : sums)
+      if (!low_accumulation_is_exact(f, p.spec(role)))
+        throw input_error("config: stochastic rounding with rounding_bits " +
+                          std::to_string(p.spec(role).random_bits) + " into " + num::format_name(f) + " (p = " +
+                          std::to_string(f.precision) + ") cannot be emulated exactly for " + what +
+                          ": the sums are held in double, which needs p + rounding_bits + 1 <= 53 (use "
+                          "rounding_bits <= " + std::to_string(52 - f.precision) + ")");
+}
+
 }  // namespace
 
 op_class class_of(std::string_view op) {
@@ -266,6 +289,7 @@ precision_policy precision_config::resolve() const {
   std::stable_sort(ordered.begin(), ordered.end(),
                    [](const auto& a, const auto& b) { return specificity(a.first) < specificity(b.first); });
   for (const auto& [key, value] : ordered) apply(p, key, value, "config");
+  reject_inexact_sums(p);
   return p;
 }
 
