@@ -2,7 +2,11 @@
 #include "rundb/records.hpp"
 
 #include <array>
+#include <stdexcept>
+#include <string>
 #include <utility>
+
+#include <libnum/format.hpp>
 
 namespace rundb {
 namespace {
@@ -50,18 +54,13 @@ std::optional<event_kind> parse_event_kind(std::string_view text) {
 }
 
 std::optional<format_info> builtin_format(std::string_view name) {
-  // Parameters as in DESIGN.md (the same the libnum built-ins use).
-  static const std::array<format_info, 6> formats{{
-      {"binary16", 11, -14, 15, true, true},
-      {"bfloat16", 8, -126, 127, true, true},
-      {"e5m2", 3, -14, 15, true, true},
-      {"e4m3", 4, -6, 8, true, false},
-      {"tf32", 11, -126, 127, true, true},
-      {"binary32", 24, -126, 127, true, true},
-  }};
-  for (const auto& f : formats)
-    if (f.name == name) return f;
-  return std::nullopt;
+  // libnum's own table, the one the trainer's format names come from.
+  try {
+    const num::format f = num::parse_format(name);
+    return format_info{std::string(name), f.precision, f.emin, f.emax, f.subnormals, f.infinities};
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace rundb

@@ -201,6 +201,27 @@ TEST(RundbReader, EventsEvaluationsShadowErrorsAndFormats) {
   EXPECT_FALSE(r.format("mystery").has_value());
 }
 
+TEST(RundbReader, UndeclaredFormatsResolveByTheNamesTheTrainerWrites) {
+  // The trainer stores num::format_name: fp16, bf16, fp32, e4m3, e5m2, tf32.
+  scratch_dir dir("formats");
+  write_sample(dir / "run.db");
+  rundb::reader r(dir / "run.db");
+  const auto fp16 = r.format("fp16");
+  ASSERT_TRUE(fp16.has_value());
+  EXPECT_EQ(fp16->precision, 11);
+  EXPECT_EQ(fp16->min_exponent(), -24);
+  ASSERT_TRUE(r.format("bf16").has_value());
+  EXPECT_EQ(r.format("bf16")->precision, 8);
+  EXPECT_EQ(r.format("bf16")->emin, -126);
+  ASSERT_TRUE(r.format("fp32").has_value());
+  EXPECT_EQ(r.format("fp32")->precision, 24);
+  ASSERT_TRUE(r.format("e4m3").has_value());
+  EXPECT_FALSE(r.format("e4m3")->infinities);
+  EXPECT_EQ(r.format("e4m3")->emax, 8);
+  EXPECT_EQ(r.format("e5m2")->min_exponent(), -16);
+  EXPECT_EQ(r.format("tf32")->precision, 11);
+}
+
 TEST(RundbReader, ReadTableExportsEveryTable) {
   scratch_dir dir("table");
   const auto id = write_sample(dir / "run.db");

@@ -144,8 +144,10 @@ struct format_info {
   int min_exponent() const { return subnormals ? emin - precision + 1 : emin; }
 };
 
-/// Parameters of the formats numlab builds in (binary16, bfloat16, e5m2,
-/// e4m3, tf32, binary32), used when a database does not declare a format.
+/// Parameters of a format named as libnum names it (num::parse_format: the
+/// short names the trainer writes, "fp16", "bf16", "e4m3", "fp32", their
+/// long names "binary16", "bfloat16", ..., and "eXmY"), used when a
+/// database does not declare the format; nullopt for any other name.
 std::optional<format_info> builtin_format(std::string_view name);
 
 }  // namespace rundb
