@@ -50,7 +50,41 @@ bool holds_all_of(const num::format& wide, const num::format& narrow) {
          (wide.subnormals || !narrow.subnormals) && (wide.infinities || !narrow.infinities);
 }
 
+// Whether any value is NaN or infinite: one read whose loop vectorises (the
+// exponent field all ones marks both), so the rounding pass it follows, with
+// the tensor still in cache, pays little for it.
+bool any_non_finite(std::span<const float> values) {
+  std::uint32_t hit = 0;
+  for (const float v : values)
+    hit |= static_cast<std::uint32_t>((std::bit_cast<std::uint32_t>(v) & 0x7F800000u) == 0x7F800000u);
+  return hit != 0;
+}
+
 }  // namespace
+
+std::string non_finite_origin::describe() const {
+  return "layer " + layer + " (" + op + ") tensor " + tensor + " [" + std::string(role_name(role)) + "] at step " +
+         std::to_string(step) + ": " + std::to_string(count) + " of " + std::to_string(size) + " values, first [" +
+         std::to_string(index) + "]";
+}
+
+void precision_hook::locate_non_finite(const site& where, tensor_role role, std::span<const float> values) {
+  if ((first_nan_ && first_infinity_) || !any_non_finite(values)) return;
+  const auto origin = [&](bool nan) {
+    non_finite_origin o{std::string(where.layer), std::string(where.op), std::string(where.tensor), role, step_, 0, 0,
+                        values.size()};
+    bool first = true;
+    for (std::size_t i = 0; i < values.size(); ++i)
+      if (nan ? std::isnan(values[i]) : std::isinf(values[i])) {
+        if (first) o.index = i;
+        first = false;
+        ++o.count;
+      }
+    return first ? std::nullopt : std::optional<non_finite_origin>(std::move(o));
+  };
+  if (!first_nan_) first_nan_ = origin(true);
+  if (!first_infinity_) first_infinity_ = origin(false);
+}
 
 precision_trap::precision_trap(num::flags k, const site& where, tensor_role r, std::uint64_t s,
                                std::vector<offending> v)
@@ -129,6 +163,7 @@ void precision_hook::round(const site& where, tensor_role role, const num::forma
     in = trap_scratch_;
   }
   const auto result = num::round_array(in, out, options(where, role, f));
+  locate_non_finite(where, role, out);
   const auto r = static_cast<std::size_t>(role);
   tally_.by_role[r] += result.counts;
   tally_.elements[r] += in.size();
@@ -205,8 +240,10 @@ void precision_hook::hand_on(const site& where, tensor_role role, std::span<floa
   if (f) {
     if (next_ != nullptr) next_->before_rounding(where, role, values);
     round(where, role, *f, values, values);
-  } else
+  } else {
     check_finite(where, role, values);
+    locate_non_finite(where, role, values);
+  }
   if (next_ != nullptr) next_->produce(where, role, values);
 }
 
@@ -268,6 +305,7 @@ void precision_hook::update(const site& where, std::span<float> weight, std::spa
   } else {
     for (std::size_t i = 0; i < n; ++i) rounded_[i] = weight[i] + delta[i];
   }
+  locate_non_finite(where, tensor_role::update, rounded_);
   auto& t = tally_.updates;
   t.elements += n;
   for (std::size_t i = 0; i < n; ++i) {

@@ -281,6 +281,40 @@ TEST(RundbReader, RejectsNewerSchema) {
   EXPECT_THROW(rundb::writer(dir / "run.db"), rundb::newer_schema);
 }
 
+TEST(RundbReader, VersionOneFilesStayReadableButTakeNoNewRuns) {
+  // A version 1 file: the same tables, with the header and meta saying 1.
+  scratch_dir dir("older");
+  const auto id = write_sample(dir / "run.db");
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((dir / "run.db").c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 1; UPDATE meta SET value = '1' WHERE key = 'schema_version'",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  rundb::reader r(dir / "run.db");
+  EXPECT_EQ(r.runs().front().status, rundb::run_status::finished);
+  EXPECT_EQ(r.steps(id).size(), static_cast<std::size_t>(sample_steps));
+  try {
+    rundb::writer w(dir / "run.db");
+    FAIL() << "the writer appended to a version 1 file";
+  } catch (const rundb::error& e) {
+    EXPECT_NE(std::string(e.what()).find("older numlab"), std::string::npos) << e.what();
+  }
+}
+
+TEST(RundbWriter, DivergedStatusIsStored) {
+  scratch_dir dir("diverged");
+  {
+    rundb::writer w(dir / "run.db");
+    const auto id = w.begin_run({.name = "d"});
+    w.finish_run(id, rundb::run_status::diverged);
+  }
+  rundb::reader r(dir / "run.db");
+  EXPECT_EQ(r.runs().front().status, rundb::run_status::diverged);
+}
+
 TEST(RundbReader, DataVersionChangesWhenAnotherConnectionCommits) {
   scratch_dir dir("live");
   rundb::writer w(dir / "run.db");

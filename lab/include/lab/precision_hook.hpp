@@ -54,6 +54,19 @@ class precision_trap : public std::runtime_error {
   std::vector<offending> values;    ///< up to 8 offending elements
 };
 
+/// The first tensor of a run that held a NaN (or an infinity): where, when,
+/// and how many of its values. Located while rounding, without stopping.
+struct non_finite_origin {
+  std::string layer, op, tensor;
+  tensor_role role = tensor_role::activation;
+  std::uint64_t step = 0;     ///< the step (begin_step) it happened in
+  std::size_t index = 0;      ///< the first offending element
+  std::size_t count = 0;      ///< offending elements in the tensor
+  std::size_t size = 0;       ///< elements in the tensor
+  /// "layer conv1 (conv2d) tensor kernel [grad_weight] at step 1: 3 of 150 values"
+  [[nodiscard]] std::string describe() const;
+};
+
 /// What the optimizer's updates did to the stored weights.
 struct update_tally {
   std::uint64_t elements = 0;       ///< weight elements updated
@@ -116,6 +129,11 @@ class precision_hook : public tensor_hook {
   /// F16C/AVX-512 conversion shortcuts, which is most of the policy's cost.
   /// Traps count regardless. Update tallies are always kept.
   void set_counting(bool on) { counting_ = on; }
+  /// The first tensor that held a NaN, and the first that held an infinity
+  /// (an overflow of the format included), as every tensor passes this hook
+  /// after rounding; nullopt while none has.
+  [[nodiscard]] const std::optional<non_finite_origin>& first_nan() const { return first_nan_; }
+  [[nodiscard]] const std::optional<non_finite_origin>& first_infinity() const { return first_infinity_; }
   [[nodiscard]] std::uint64_t step() const { return step_; }
 
  private:
@@ -133,6 +151,8 @@ class precision_hook : public tensor_hook {
   void round(const site& where, tensor_role role, const num::format& f, std::span<const float> in,
              std::span<float> out);
   void check_finite(const site& where, tensor_role role, std::span<const float> values) const;
+  // Notes `values` (as held after rounding) as the first NaN / infinity of the run.
+  void locate_non_finite(const site& where, tensor_role role, std::span<const float> values);
   [[nodiscard]] std::optional<num::format> widest_format_of(std::span<const std::span<const float>> inputs) const;
   // Rounds `values` to f (if any) and passes them to the next hook.
   void hand_on(const site& where, tensor_role role, std::span<float> values, const std::optional<num::format>& f);
@@ -152,6 +172,7 @@ class precision_hook : public tensor_hook {
   std::vector<double> exact_;
   std::vector<float> rounded_;
   precision_tally tally_;
+  std::optional<non_finite_origin> first_nan_, first_infinity_;
   bool counting_ = false;
 };
 

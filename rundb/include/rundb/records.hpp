@@ -15,7 +15,9 @@ namespace rundb {
 using run_id = std::int64_t;
 
 /// How a run ended, or `running` while it is (or was, until a crash) training.
-enum class run_status { running, finished, failed, trapped, interrupted };
+/// How a run ended: `diverged` is a run whose loss became NaN or infinite
+/// (schema version 2 on); `failed` one stopped by an error.
+enum class run_status { running, finished, failed, trapped, interrupted, diverged };
 
 /// The spelling stored in `runs.status`.
 std::string_view to_string(run_status status);
