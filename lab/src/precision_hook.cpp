@@ -50,16 +50,6 @@ bool holds_all_of(const num::format& wide, const num::format& narrow) {
          (wide.subnormals || !narrow.subnormals) && (wide.infinities || !narrow.infinities);
 }
 
-// Whether any value is NaN or infinite: one read whose loop vectorises (the
-// exponent field all ones marks both), so the rounding pass it follows, with
-// the tensor still in cache, pays little for it.
-bool any_non_finite(std::span<const float> values) {
-  std::uint32_t hit = 0;
-  for (const float v : values)
-    hit |= static_cast<std::uint32_t>((std::bit_cast<std::uint32_t>(v) & 0x7F800000u) == 0x7F800000u);
-  return hit != 0;
-}
-
 }  // namespace
 
 std::string non_finite_origin::describe() const {
@@ -69,7 +59,9 @@ std::string non_finite_origin::describe() const {
 }
 
 void precision_hook::locate_non_finite(const site& where, tensor_role role, std::span<const float> values) {
-  if ((first_nan_ && first_infinity_) || !any_non_finite(values)) return;
+  // One vectorised read right after the rounding that wrote `values` (still
+  // in cache); the element loop below runs only on a tensor that has them.
+  if ((first_nan_ && first_infinity_) || !num::any_non_finite(values)) return;
   const auto origin = [&](bool nan) {
     non_finite_origin o{std::string(where.layer), std::string(where.op), std::string(where.tensor), role, step_, 0, 0,
                         values.size()};
