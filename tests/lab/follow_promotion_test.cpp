@@ -5,6 +5,7 @@
 
 
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -17,11 +18,11 @@
 namespace lab {
 namespace {
 
-// ResNet-8 on 1x8x8 images: stage1.block1 has an identity shortcut (its
-// main branch runs, then the add reads the block input); stage2.block1 has a
-// projection shortcut that runs after the main branch.
-std::optional<num::format> add_format(const std::string& block,
-                                      const std::vector<std::pair<std::string, std::string>>& layer_formats) {
+// One forward of ResNet-8 on 1x8x8 images under fp16-mixed with the given
+// per-layer formats. stage1.block1 has an identity shortcut (its main branch
+// runs, then the add reads the block input); stage2.block1 has a projection
+// shortcut that runs after the main branch.
+std::unique_ptr<precision_hook> resnet_forward(const std::vector<std::pair<std::string, std::string>>& layer_formats) {
   model_spec spec;
   spec.name = "resnet";
   spec.height = spec.width = 8;
@@ -32,11 +33,16 @@ std::optional<num::format> add_format(const std::string& block,
   precision_config c;
   c.preset = "fp16-mixed";
   for (const auto& [layer, f] : layer_formats) set_precision_value(c, "layers." + layer + ".precision", f, "test");
-  precision_hook hook(c.resolve(), 1);
+  auto hook = std::make_unique<precision_hook>(c.resolve(), 1);
   tensor x({2, 1, 8, 8}), y;
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i) * 0.37f);
-  net->forward(hook.context(), x, y);
-  return hook.format_of({block, "residual_add", "output"}, tensor_role::activation);
+  net->forward(hook->context(), x, y);
+  return hook;
+}
+
+std::optional<num::format> add_format(const std::string& block,
+                                      const std::vector<std::pair<std::string, std::string>>& layer_formats) {
+  return resnet_forward(layer_formats)->format_of({block, "residual_add", "output"}, tensor_role::activation);
 }
 
 TEST(FollowPromotion, IdentityShortcutAddIsFp32WhenTheBlockInputIs) {
@@ -71,24 +77,11 @@ TEST(FollowPromotion, TheFormatHoldingTheOtherWinsAndIncomparableOnesGiveFp32) {
 
 TEST(FollowPromotion, SingleInputOpsFollowTheirOwnInputNotTheLatestOutput) {
   // stage1.block1.relu reads the add; relu_a reads bn_a (set to fp16).
-  model_spec spec;
-  spec.name = "resnet";
-  spec.height = spec.width = 8;
-  spec.classes = 3;
-  auto net = make_model(spec);
-  rng init(7);
-  net->initialise(init);
-  precision_config c;
-  c.preset = "fp16-mixed";
-  set_precision_value(c, "layers.stage1.block1.bn_a.precision", "fp16", "test");
-  precision_hook hook(c.resolve(), 1);
-  tensor x({2, 1, 8, 8}), y;
-  for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::cos(static_cast<float>(i) * 0.21f);
-  net->forward(hook.context(), x, y);
-  EXPECT_EQ(hook.format_of({"stage1.block1.relu_a", "relu", "output"}, tensor_role::activation), num::binary16);
-  EXPECT_EQ(hook.format_of({"stage1.block1.relu_a", "relu", "grad_input"}, tensor_role::grad_input),
+  const auto hook = resnet_forward({{"stage1.block1.bn_a", "fp16"}});
+  EXPECT_EQ(hook->format_of({"stage1.block1.relu_a", "relu", "output"}, tensor_role::activation), num::binary16);
+  EXPECT_EQ(hook->format_of({"stage1.block1.relu_a", "relu", "grad_input"}, tensor_role::grad_input),
             num::binary16);
-  EXPECT_EQ(hook.format_of({"stage1.block1.relu", "relu", "output"}, tensor_role::activation), std::nullopt);
+  EXPECT_EQ(hook->format_of({"stage1.block1.relu", "relu", "output"}, tensor_role::activation), std::nullopt);
 }
 
 }  // namespace
