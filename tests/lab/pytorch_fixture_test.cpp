@@ -14,6 +14,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "lab/batch_norm.hpp"
@@ -22,6 +23,7 @@
 #include "lab/loss.hpp"
 #include "lab/optimizer.hpp"
 #include "lab/pooling.hpp"
+#include "lab/precision_hook.hpp"
 #include "lab/relu.hpp"
 
 namespace lab {
@@ -225,6 +227,41 @@ TEST(PyTorchFixtures, OptimizerStepsInFp32WithinUlps) {
       opt.step(ctx, c.lr);
       expect_within_ulps(p.value, f.at(std::string(c.name) + "_w" + std::to_string(step + 1)), step + 1,
                          std::string(c.name) + " step " + std::to_string(step + 1));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lab
+
+namespace lab {
+namespace {
+
+TEST(PyTorchFixtures, OptimizerStepsWithBf16ParametersUnderThePureBf16Policy) {
+  fixture f = read_fixture("optimizers_bf16");
+  optimizer_settings adam;
+  adam.kind = optimizer_kind::adam;
+  adam.eps = 1e-3f;
+  optimizer_settings heavy;
+  heavy.kind = optimizer_kind::sgd;
+  heavy.momentum = 0.9f;
+  for (const auto& [name, settings, lr] :
+       {std::tuple{"adam", adam, 1e-2f}, std::tuple{"sgd_momentum", heavy, 0.05f}}) {
+    precision_hook hook(precision_preset("bf16"), 1);
+    parameter p = make_parameter("w", "test", "value", {24}, true);
+    p.value = f.at("w0");
+    hook.store_parameters({&p});
+    optimizer opt(settings, {&p});
+    for (int step = 0; step < 4; ++step) {
+      hook.begin_step(static_cast<std::uint64_t>(step));
+      p.grad = f.at("grad" + std::to_string(step));
+      opt.step(hook.context(), lr);
+      // Bf16 values as floats: one bf16 ulp is 2^16 float ulps. PyTorch's
+      // bf16 kernels compute each fused op (add_ with alpha, addcdiv_) in
+      // float and round once to bf16; the pure policy rounds the step and
+      // then w + step: at most one bf16 ulp per step apart.
+      expect_within_ulps(p.value, f.at(std::string(name) + "_w" + std::to_string(step + 1)),
+                         (step + 1) * std::int64_t{65536}, std::string(name) + " bf16 step " + std::to_string(step + 1));
     }
   }
 }
