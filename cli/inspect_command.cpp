@@ -19,6 +19,7 @@ struct inspect_options {
   std::string layer;
   std::string csv_table;
   std::string json_table;
+  bool first_nonfinite = false;
 };
 
 void run_inspect(const inspect_options& o) {
@@ -43,7 +44,8 @@ void run_inspect(const inspect_options& o) {
   }
   for (std::size_t i = 0; i < runs.size(); ++i) {
     if (i) std::cout << "\n";
-    if (o.layer.empty()) rundb::write_run_summary(db, runs[i], std::cout);
+    if (o.first_nonfinite) rundb::write_first_nonfinite(db, runs[i], std::cout);
+    else if (o.layer.empty()) rundb::write_run_summary(db, runs[i], std::cout);
     else rundb::write_layer_history(db, runs[i], o.layer, std::cout);
   }
 }
@@ -56,11 +58,14 @@ void add_inspect_command(CLI::App& app) {
   cmd->add_option("file", options->file, "Run database (.db)")->required();
   cmd->add_option("--run", options->run, "Only this run id (default: every run in the file)");
   cmd->add_option("--layer", options->layer, "Show this layer's statistics at every recorded step");
+  auto* first = cmd->add_flag("--first-nonfinite", options->first_nonfinite,
+                               "Show where each run first went NaN or infinite, and what followed");
   auto* csv = cmd->add_option("--csv", options->csv_table,
                               "Export TABLE as CSV to stdout (runs, steps, tensor_stats, events, "
                               "evaluations, shadow_errors, formats)");
   auto* json = cmd->add_option("--json", options->json_table, "Export TABLE as JSON to stdout");
   csv->excludes(json);
+  first->excludes(csv)->excludes(json);
   cmd->callback([options] { run_inspect(*options); });
 }
 

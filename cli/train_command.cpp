@@ -14,8 +14,11 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
+#include "lab/errors.hpp"
+#include "lab/precision_hook.hpp"
 #include "lab/run_recorder.hpp"
 #include "lab/train_config.hpp"
 #include "lab/trainer.hpp"
@@ -117,15 +120,26 @@ std::string run_name(const train_options& opt) {
   return opt.config.empty() ? std::string("numlab train") : std::filesystem::path(opt.config).stem().string();
 }
 
-// Returns true when SIGINT interrupted the run.
-bool run_train(const train_options& opt) {
+enum class train_outcome { finished, interrupted, diverged };
+
+// The divergence and the run's first NaN and infinity as the policy located them.
+void print_divergence(const lab::trainer& t, const lab::training_diverged& e) {
+  std::fprintf(stderr, "numlab: %s\n", e.what());
+  if (const lab::precision_hook* policy = t.precision()) {
+    if (const auto& nan = policy->first_nan()) std::fprintf(stderr, "  first NaN: %s\n", nan->describe().c_str());
+    if (const auto& inf = policy->first_infinity())
+      std::fprintf(stderr, "  first inf/overflow: %s\n", inf->describe().c_str());
+  }
+}
+
+train_outcome run_train(const train_options& opt) {
   lab::train_config config;
   if (!opt.config.empty()) lab::apply_config_file(config, lab::resolve_config(opt.config, NUMLAB_CONFIG_DIR));
   for (const auto& [key, value] : opt.overrides) lab::set_config_value(config, key, value, "--" + kebab(key));
   lab::validate(config);
   if (opt.print_config) {
     std::printf("%s", lab::to_yaml(config).c_str());
-    return false;
+    return train_outcome::finished;
   }
   lab::train_data data = lab::load_data(config);
   std::unique_ptr<lab::run_recorder> recorder;
@@ -141,13 +155,22 @@ bool run_train(const train_options& opt) {
     interrupt_requested = 0;
     t.stop_when(&interrupt_requested);
     std::signal(SIGINT, request_interrupt);
-    const auto reports = t.run(&printer);
+    std::vector<lab::epoch_report> reports;
+    try {
+      reports = t.run(&printer);
+    } catch (const lab::training_diverged& e) {
+      std::signal(SIGINT, SIG_DFL);
+      std::fflush(stdout);
+      print_divergence(t, e);
+      if (recorder) recorder->fail(e);
+      return train_outcome::diverged;
+    }
     std::signal(SIGINT, SIG_DFL);
     if (t.interrupted()) {
       if (recorder) recorder->finish(rundb::run_status::interrupted);
       std::printf("interrupted after %llu updates\n", static_cast<unsigned long long>(t.updates_done()));
       std::fflush(stdout);
-      return true;
+      return train_outcome::interrupted;
     }
     if (recorder) recorder->finish(rundb::run_status::finished);
     if (!reports.empty()) std::printf("test accuracy %.2f%%\n", 100.0 * reports.back().test.accuracy);
@@ -157,7 +180,7 @@ bool run_train(const train_options& opt) {
     if (recorder) recorder->fail(e);
     throw;
   }
-  return false;
+  return train_outcome::finished;
 }
 
 }  // namespace
@@ -174,7 +197,14 @@ void add_train_command(CLI::App& app) {
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a later --key wins, as in most CLIs
   }
   cmd->callback([opt] {
-    if (run_train(*opt)) std::exit(130);  // 128 + SIGINT, as shells report an interrupted program
+    switch (run_train(*opt)) {
+      case train_outcome::finished:
+        break;
+      case train_outcome::interrupted:
+        std::exit(130);  // 128 + SIGINT, as shells report an interrupted program
+      case train_outcome::diverged:
+        std::exit(3);  // not 2 (bad input): the input was fine, the training was not
+    }
   });
 }
 

@@ -90,15 +90,18 @@ void conv2d::forward(const op_context& ctx, const tensor& in, tensor& out) {
         ws.rows.resize(out_c_ * cols);
         rows = ws.rows.data();
       }
+      // The bias is where each output's sum starts (the GEMM's C, beta 1),
+      // as in dense: PyTorch's slow_conv2d sets output = bias and addmm_s onto it.
+      if (has_bias_)
+        for (std::size_t k = 0; k < out_c_; ++k) std::fill(rows + k * cols, rows + (k + 1) * cols, b[k]);
       ctx.gemm(site("output"), tensor_role::activation,
-               {false, false, out_c_, cols, crs, w.data(), crs, ws.col.data(), cols, 0.0f, rows, cols});
-      if (m == 1 && !has_bias_) continue;
+               {false, false, out_c_, cols, crs, w.data(), crs, ws.col.data(), cols,
+                has_bias_ ? 1.0f : 0.0f, rows, cols});
+      if (m == 1) continue;
       for (std::size_t j = 0; j < m; ++j)
         for (std::size_t k = 0; k < out_c_; ++k) {
           const float* src = rows + k * cols + j * ohw;
-          float* dst = out.data() + ((i0 + j) * out_c_ + k) * ohw;
-          const float bias = has_bias_ ? b[k] : 0.0f;
-          for (std::size_t p = 0; p < ohw; ++p) dst[p] = src[p] + bias;
+          std::copy(src, src + ohw, out.data() + ((i0 + j) * out_c_ + k) * ohw);
         }
     }
   });

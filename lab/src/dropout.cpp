@@ -28,7 +28,7 @@ void dropout::forward(const op_context& ctx, const tensor& in, tensor& out) {
       out[i] = in[i] * mask_[i];
     }
   }
-  ctx.produce(site("output"), tensor_role::activation, out.values());
+  ctx.produce_from(site("output"), out.values(), {in.values()});
 }
 
 void dropout::backward(const op_context& ctx, const tensor& in, const tensor& /*out*/, const tensor& grad_out,

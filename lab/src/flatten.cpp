@@ -14,7 +14,7 @@ shape flatten::output_shape(const shape& in) const {
 void flatten::forward(const op_context& ctx, const tensor& in, tensor& out) {
   out.resize(output_shape(in.shape()));
   std::copy(in.data(), in.data() + in.size(), out.data());
-  ctx.produce(site("output"), tensor_role::activation, out.values());
+  ctx.produce_from(site("output"), out.values(), {in.values()});
 }
 
 void flatten::backward(const op_context& ctx, const tensor& in, const tensor& /*out*/, const tensor& grad_out,

@@ -39,7 +39,9 @@ float softmax_cross_entropy(const op_context& ctx, const tensor& logits, std::sp
     for (std::size_t j = 0; j < k; ++j) {
       const float q = static_cast<std::size_t>(label) == j ? on : off;
       const double log_p = static_cast<double>(z[j] - zmax) - log_sum;
-      loss -= q * log_p;
+      // A class with weight 0 adds nothing even where log_p = -inf (PyTorch's
+      // nll_loss reads only the label's entry when smoothing is off).
+      if (q != 0.0f) loss -= q * log_p;
       g[j] = (g[j] * inv_sum - q) * inv_n;
     }
     total += loss;

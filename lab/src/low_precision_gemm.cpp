@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <libnum/array.hpp>
@@ -118,6 +120,11 @@ std::size_t rows_per_block(const gemm_args& g) {
 }  // namespace
 
 void gemm_low_accumulation_portable(const gemm_args& g, const low_accumulation& acc) {
+  if (!low_accumulation_is_exact(acc.format, acc.spec))
+    throw std::invalid_argument("gemm_low_accumulation: stochastic rounding with " +
+                                std::to_string(acc.spec.random_bits) + " random bits into " +
+                                num::format_name(acc.format) +
+                                " reads more bits than a double holds (needs p + r + 1 <= 53)");
   if (g.m == 0 || g.n == 0) return;
   const b_rows b = rows_of_b(g);
   const std::size_t step = rows_per_block(g);

@@ -1,5 +1,6 @@
 #include "lab/optimizer.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "lab/errors.hpp"
@@ -51,7 +52,13 @@ void optimizer::step(const op_context& ctx, float lr) {
     // the order PyTorch 1.13 performs them, which is what a framework
     // computing in fp16/bf16 does.
     grad_.resize(n);
-    for (std::size_t j = 0; j < n; ++j) grad_[j] = g[j] + l2 * w[j];
+    // Without decay the gradient is taken as it is (PyTorch adds the decay
+    // term only when weight_decay != 0), so an infinite weight stays out of it.
+    if (l2 != 0.0f) {
+      for (std::size_t j = 0; j < n; ++j) grad_[j] = g[j] + l2 * w[j];
+    } else {
+      std::copy(g, g + n, grad_.begin());
+    }
     round_state(ctx, p, ".grad", grad_);
     if (s.kind == optimizer_kind::sgd)
       sgd_delta(ctx, i, lr);
@@ -121,7 +128,11 @@ void optimizer::adam_delta(const op_context& ctx, std::size_t i, float lr) {
   // AdamW's decoupled decay joins the step in one delta (PyTorch
   // multiplies w by 1 - lr * decay first, one more rounding); the update
   // w + delta is then rounded once, from its exact value (ctx.update).
-  for (std::size_t j = 0; j < n; ++j) delta_[j] = -step_size * m[j] / denom_[j] - decoupled * w[j];
+  if (decoupled != 0.0f) {
+    for (std::size_t j = 0; j < n; ++j) delta_[j] = -step_size * m[j] / denom_[j] - decoupled * w[j];
+  } else {  // no 0 * w term: an infinite weight stays infinite, as in PyTorch
+    for (std::size_t j = 0; j < n; ++j) delta_[j] = -step_size * m[j] / denom_[j];
+  }
 }
 
 void zero_gradients(const std::vector<parameter*>& params) {
@@ -137,7 +148,10 @@ double gradient_norm(const std::vector<parameter*>& params) {
 
 double clip_gradient_norm(const std::vector<parameter*>& params, float max_norm) {
   const double norm = gradient_norm(params);
-  if (max_norm > 0.0f && norm > max_norm) scale_gradients(params, static_cast<float>(max_norm / (norm + 1e-6)));
+  // A NaN norm scales every gradient by NaN, as PyTorch 1.13's
+  // clip_grad_norm_ does (clamp(max_norm / (NaN + 1e-6), max=1) is NaN).
+  if (max_norm > 0.0f && (norm > max_norm || std::isnan(norm)))
+    scale_gradients(params, static_cast<float>(max_norm / (norm + 1e-6)));
   return norm;
 }
 

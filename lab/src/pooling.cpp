@@ -1,6 +1,7 @@
 #include "lab/pooling.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "lab/errors.hpp"
@@ -57,7 +58,8 @@ void max_pool2d::forward(const op_context& ctx, const tensor& in, tensor& out) {
         bool first = true;
         for_window(g, oh, ow, [&](std::size_t ih, std::size_t iw) {
           const float v = x[ih * g.in_w + iw];
-          if (first || v > best) {
+          // PyTorch 1.13's CPU kernel: `val > maxval || isnan(val)`.
+          if (first || v > best || std::isnan(v)) {
             best = v;
             best_at = static_cast<std::uint32_t>(ih * g.in_w + iw);
             first = false;
@@ -68,7 +70,7 @@ void max_pool2d::forward(const op_context& ctx, const tensor& in, tensor& out) {
         argmax_[o] = best_at;
       }
   }
-  ctx.produce(site("output"), tensor_role::activation, out.values());
+  ctx.produce_from(site("output"), out.values(), {in.values()});
 }
 
 void max_pool2d::backward(const op_context& ctx, const tensor& in, const tensor& out, const tensor& grad_out,
@@ -115,7 +117,7 @@ void avg_pool2d::forward(const op_context& ctx, const tensor& in, tensor& out) {
         out[p * out_plane + oh * g.out_w + ow] = sum / static_cast<float>(count);
       }
   }
-  ctx.produce(site("output"), tensor_role::activation, out.values());
+  ctx.produce_from(site("output"), out.values(), {in.values()});
 }
 
 void avg_pool2d::backward(const op_context& ctx, const tensor& in, const tensor& /*out*/, const tensor& grad_out,
@@ -154,7 +156,7 @@ void global_avg_pool::forward(const op_context& ctx, const tensor& in, tensor& o
     for (std::size_t i = 0; i < plane; ++i) sum += in[p * plane + i];
     out[p] = sum / static_cast<float>(plane);
   }
-  ctx.produce(site("output"), tensor_role::activation, out.values());
+  ctx.produce_from(site("output"), out.values(), {in.values()});
 }
 
 void global_avg_pool::backward(const op_context& ctx, const tensor& in, const tensor& /*out*/,

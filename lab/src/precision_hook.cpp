@@ -32,7 +32,40 @@ bool is_follow(const precision_policy& p, const site& where) {
   return !p.layers.contains(where.layer) && p.of(class_of(where.op)) == class_precision::follow;
 }
 
+// Whether every value of `narrow` is also a value of `wide` (conservatively:
+// no wider range or precision and no feature `wide` lacks).
+bool holds_all_of(const num::format& wide, const num::format& narrow) {
+  return wide.precision >= narrow.precision && wide.emax >= narrow.emax && wide.emin <= narrow.emin &&
+         (wide.subnormals || !narrow.subnormals) && (wide.infinities || !narrow.infinities);
+}
+
 }  // namespace
+
+std::string non_finite_origin::describe() const {
+  return "layer " + layer + " (" + op + ") tensor " + tensor + " [" + std::string(role_name(role)) + "] at step " +
+         std::to_string(step) + ": " + std::to_string(count) + " of " + std::to_string(size) + " values, first [" +
+         std::to_string(index) + "]";
+}
+
+void precision_hook::locate_non_finite(const site& where, tensor_role role, std::span<const float> values) {
+  // One vectorised read right after the rounding that wrote `values` (still
+  // in cache); the element loop below runs only on a tensor that has them.
+  if ((first_nan_ && first_infinity_) || !num::any_non_finite(values)) return;
+  const auto origin = [&](bool nan) {
+    non_finite_origin o{std::string(where.layer), std::string(where.op), std::string(where.tensor), role, step_, 0, 0,
+                        values.size()};
+    bool first = true;
+    for (std::size_t i = 0; i < values.size(); ++i)
+      if (nan ? std::isnan(values[i]) : std::isinf(values[i])) {
+        if (first) o.index = i;
+        first = false;
+        ++o.count;
+      }
+    return first ? std::nullopt : std::optional<non_finite_origin>(std::move(o));
+  };
+  if (!first_nan_) first_nan_ = origin(true);
+  if (!first_infinity_) first_infinity_ = origin(false);
+}
 
 precision_trap::precision_trap(num::flags k, const site& where, tensor_role r, std::uint64_t s,
                                std::vector<offending> v)
@@ -65,7 +98,6 @@ std::optional<num::format> precision_hook::format_of(const site& where, tensor_r
       return std::nullopt;
     }
     case tensor_role::activation:
-      return is_follow(policy_, where) ? forward_format_ : site_format(where);
     case tensor_role::grad_input:
     case tensor_role::grad_weight:
       if (is_follow(policy_, where)) {
@@ -112,6 +144,7 @@ void precision_hook::round(const site& where, tensor_role role, const num::forma
     in = trap_scratch_;
   }
   const auto result = num::round_array(in, out, options(where, role, f));
+  locate_non_finite(where, role, out);
   const auto r = static_cast<std::size_t>(role);
   tally_.by_role[r] += result.counts;
   tally_.elements[r] += in.size();
@@ -132,26 +165,66 @@ std::vector<float>& precision_hook::buffer(const site& where, tensor_role role) 
   return it->second;
 }
 
+std::optional<num::format> precision_hook::widest_format_of(std::span<const std::span<const float>> inputs) const {
+  // Autocast's promotion: fp32 if any input is fp32 (or was not produced by
+  // an op of this pass, like the batch's images), else the input format that
+  // holds all the others, else fp32 (as promote_types(half, bfloat16) is
+  // float; every format is a subset of binary32). No inputs: fp32.
+  std::optional<num::format> widest;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto it = activation_formats_.find(inputs[i].data());
+    if (it == activation_formats_.end() || !it->second) return std::nullopt;
+    const num::format& f = *it->second;
+    if (i == 0 || holds_all_of(f, *widest))
+      widest = f;
+    else if (!holds_all_of(*widest, f))
+      return std::nullopt;
+  }
+  return widest;
+}
+
+void precision_hook::produce_from(const site& where, std::span<float> values,
+                                  std::span<const std::span<const float>> inputs) {
+  if (!is_follow(policy_, where)) {
+    produce(where, tensor_role::activation, values);
+    return;
+  }
+  const std::optional<num::format> f = widest_format_of(inputs);
+  follow_decisions_[std::string(where.layer)] = f;
+  hand_on(where, tensor_role::activation, values, f);
+}
+
 void precision_hook::produce(const site& where, tensor_role role, std::span<float> values) {
+  if (role == tensor_role::activation && is_follow(policy_, where)) {
+    produce_from(where, values, {});  // inputs unnamed: fp32
+    return;
+  }
   std::optional<num::format> f;
   if (role == tensor_role::master_weight) {
     if (stored_in_format(where)) f = site_format(where);
   } else if (role != tensor_role::update && role != tensor_role::weight) {
     f = format_of(where, role);
-    if (role == tensor_role::activation) {
-      if (is_follow(policy_, where))
-        follow_decisions_[std::string(where.layer)] = f;
-      else
-        forward_format_ = f;
-      // The loss ends a forward pass: the next one starts from fp32 data.
-      if (class_of(where.op) == op_class::loss) forward_format_.reset();
-    }
+  }
+  hand_on(where, role, values, f);
+}
+
+void precision_hook::hand_on(const site& where, tensor_role role, std::span<float> values,
+                             const std::optional<num::format>& f) {
+  if (role == tensor_role::activation) {
+    // The format each forward output is held in, for the follow ops that
+    // read it. The loss ends a forward pass: the next starts from fp32 data.
+    if (class_of(where.op) == op_class::loss)
+      activation_formats_.clear();
+    else
+      activation_formats_[values.data()] = f;
   }
   if (f) {
     if (next_ != nullptr) next_->before_rounding(where, role, values);
     round(where, role, *f, values, values);
-  } else
+  } else {
     check_finite(where, role, values);
+    locate_non_finite(where, role, values);
+  }
   if (next_ != nullptr) next_->produce(where, role, values);
 }
 
@@ -213,6 +286,7 @@ void precision_hook::update(const site& where, std::span<float> weight, std::spa
   } else {
     for (std::size_t i = 0; i < n; ++i) rounded_[i] = weight[i] + delta[i];
   }
+  locate_non_finite(where, tensor_role::update, rounded_);
   auto& t = tally_.updates;
   t.elements += n;
   for (std::size_t i = 0; i < n; ++i) {

@@ -7,6 +7,7 @@
 
 #include "config_values.hpp"
 #include "lab/errors.hpp"
+#include "lab/low_precision_gemm.hpp"
 
 namespace lab {
 namespace {
@@ -58,9 +59,15 @@ num::flags to_traps(const std::string& where, const std::string& key, const std:
   return out;
 }
 
-// Ranks keys so general ones apply before the per-role, per-class and
-// per-layer ones that refine them.
-int specificity(const std::string& key) { return key.find('.') == std::string::npos ? 0 : 1; }
+// Ranks keys so every key applies after the keys whose defaults it
+// refines: loss_scaling (which sets the scale, interval and minimum of its
+// kind) first, then the other general keys, then the per-role, per-class and
+// per-layer ones. Keys of one rank set disjoint fields, so with each key
+// held once the resolved policy does not depend on the order they came in.
+int specificity(const std::string& key) {
+  if (key == "loss_scaling") return 0;
+  return key.find('.') == std::string::npos ? 1 : 2;
+}
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
@@ -264,6 +271,36 @@ precision_policy uniform(std::string name, num::format low, class_precision all,
   return p;
 }
 
+// Low partials and pure-format updates are sums emulated in double (see
+// low_precision_gemm.hpp); a stochastic draw wider than double keeps cannot
+// be emulated exactly, so the policy is refused before a run starts.
+void reject_inexact_sums(const precision_policy& p) {
+  std::vector<num::format> formats{p.low};
+  for (const auto& [layer, f] : p.layers)
+    if (f) formats.push_back(*f);
+  std::vector<std::pair<tensor_role, const char*>> sums;
+  if (p.partials == accumulation::low)
+    for (const auto role : {tensor_role::activation, tensor_role::grad_input, tensor_role::grad_weight})
+      sums.emplace_back(role, "low partials");
+  if (!p.master_weights) sums.emplace_back(tensor_role::update, "weight updates stored in the format");
+  for (const auto& f : formats)
+    for (const auto& [role, what] : sums)
+      if (!low_accumulation_is_exact(f, p.spec(role)))
+        throw input_error("config: stochastic rounding with rounding_bits " +
+                          std::to_string(p.spec(role).random_bits) + " into " + num::format_name(f) + " (p = " +
+                          std::to_string(f.precision) + ") cannot be emulated exactly for " + what +
+                          ": the sums are held in double, which needs p + rounding_bits + 1 <= 53 (use "
+                          "rounding_bits <= " + std::to_string(52 - f.precision) + ")");
+}
+
+// The refinements in the order resolve() applies them (by specificity, then by name).
+std::vector<std::pair<std::string, std::string>> ordered_refinements(const precision_config& config) {
+  std::vector<std::pair<std::string, std::string>> out(config.refinements.begin(), config.refinements.end());
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return specificity(a.first) < specificity(b.first); });
+  return out;
+}
+
 }  // namespace
 
 op_class class_of(std::string_view op) {
@@ -303,10 +340,8 @@ precision_policy precision_preset(std::string_view name) {
 
 precision_policy precision_config::resolve() const {
   precision_policy p = precision_preset(preset);
-  auto ordered = refinements;
-  std::stable_sort(ordered.begin(), ordered.end(),
-                   [](const auto& a, const auto& b) { return specificity(a.first) < specificity(b.first); });
-  for (const auto& [key, value] : ordered) apply(p, key, value, "config");
+  for (const auto& [key, value] : ordered_refinements(*this)) apply(p, key, value, "config");
+  reject_inexact_sums(p);
   return p;
 }
 
@@ -330,7 +365,7 @@ void set_precision_value(precision_config& config, const std::string& key, const
   // Checked now against a scratch policy, so the message names the source.
   precision_policy scratch = precision_preset(config.preset);
   apply(scratch, key, value, where);
-  config.refinements.emplace_back(key, value);
+  config.refinements.insert_or_assign(key, value);
 }
 
 std::vector<std::pair<std::string, std::string>> precision_config_keys() {
@@ -341,7 +376,7 @@ std::vector<std::pair<std::string, std::string>> precision_config_keys() {
 
 std::string precision_yaml(const precision_config& config) {
   std::string out = "precision: " + config.preset + "\n";
-  for (const auto& [key, value] : config.refinements) out += key + ": " + value + "\n";
+  for (const auto& [key, value] : ordered_refinements(config)) out += key + ": " + value + "\n";
   return out;
 }
 

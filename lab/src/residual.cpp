@@ -40,7 +40,7 @@ void residual::forward(const op_context& ctx, const tensor& in, tensor& out) {
   }
   out.resize(s);
   add(ctx, main_out_, *skip, out);
-  ctx.produce(site("output"), tensor_role::activation, out.values());
+  ctx.produce_from(site("output"), out.values(), {main_out_.values(), skip->values()});
 }
 
 void residual::backward(const op_context& ctx, const tensor& in, const tensor& /*out*/, const tensor& grad_out,

@@ -1,5 +1,6 @@
 #include "lab/run_recorder.hpp"
 
+#include "lab/errors.hpp"
 #include "lab/precision_hook.hpp"
 
 namespace lab {
@@ -97,6 +98,18 @@ void run_recorder::fail(const std::exception& error) noexcept {
       db_.add_event({run_, static_cast<std::int64_t>(trap->step), rundb::event_kind::trap,
                      trap->layer, trap->what()});
       db_.finish_run(run_, rundb::run_status::trapped);
+    } else if (const auto* diverged = dynamic_cast<const training_diverged*>(&error)) {
+      const auto step = static_cast<std::int64_t>(diverged->step);
+      db_.add_event({run_, step, rundb::event_kind::warning, {}, diverged->what()});
+      if (const precision_hook* policy = trainer_ != nullptr ? trainer_->precision() : nullptr) {
+        if (const auto& nan = policy->first_nan())
+          db_.add_event({run_, static_cast<std::int64_t>(nan->step), rundb::event_kind::nan, nan->layer,
+                         "first NaN of the run: " + nan->describe()});
+        if (const auto& inf = policy->first_infinity())
+          db_.add_event({run_, static_cast<std::int64_t>(inf->step), rundb::event_kind::overflow, inf->layer,
+                         "first infinity of the run: " + inf->describe()});
+      }
+      db_.finish_run(run_, rundb::run_status::diverged);
     } else {
       db_.add_event({run_, static_cast<std::int64_t>(step_), rundb::event_kind::warning, {},
                      std::string("run failed: ") + error.what()});

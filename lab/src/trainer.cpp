@@ -187,8 +187,10 @@ std::vector<epoch_report> trainer::run(progress_sink* sink) {
       if (in_group == 0 && observer_ != nullptr) observer_->on_step_begin(updates_done_);
       const double loss = train_batch(b, 1.0f / static_cast<float>(group), correct);
       if (!std::isfinite(loss))
-        throw std::runtime_error("training diverged: loss is " + std::to_string(loss) + " at epoch " +
-                                 std::to_string(epoch + 1) + " batch " + std::to_string(i + 1));
+        throw training_diverged("training diverged: loss is " + std::to_string(loss) + " at epoch " +
+                                    std::to_string(epoch + 1) + " batch " + std::to_string(i + 1) + " (step " +
+                                    std::to_string(updates_done_) + ")",
+                                updates_done_);
       loss_sum += loss;
       group_loss += loss;
       seen += b.labels.size();

@@ -24,7 +24,7 @@ CREATE TABLE runs(
   numlab_version TEXT NOT NULL,
   host           TEXT NOT NULL,
   status         TEXT NOT NULL
-    CHECK (status IN ('running','finished','failed','trapped','interrupted'))
+    CHECK (status IN ('running','finished','failed','trapped','interrupted','diverged'))
 );
 CREATE TABLE steps(
   run_id      INTEGER NOT NULL REFERENCES runs(id),

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "rundb/errors.hpp"
 
@@ -180,6 +181,62 @@ void write_layer_history(reader& db, run_id run, std::string_view layer, std::os
                   static_cast<unsigned long long>(r.swamped));
     out << line.data();
   }
+}
+
+void write_first_nonfinite(reader& db, run_id run, std::ostream& out, std::size_t chain) {
+  const run_info info = db.run(run);
+  out << "run " << run << " (" << info.name << "), status " << to_string(info.status) << "\n";
+  std::vector<event_record> bad;
+  for (auto& e : db.events(run))
+    if (e.kind == event_kind::nan || e.kind == event_kind::overflow) bad.push_back(std::move(e));
+  if (bad.empty()) {
+    out << "  no NaN or infinity recorded\n";
+    return;
+  }
+  const auto first_of = [&](event_kind kind) {
+    return std::find_if(bad.begin(), bad.end(), [&](const event_record& e) { return e.kind == kind; });
+  };
+  for (const auto kind : {event_kind::overflow, event_kind::nan}) {
+    const auto e = first_of(kind);
+    out << (kind == event_kind::nan ? "  first NaN:          " : "  first inf/overflow: ");
+    if (e == bad.end()) {
+      out << "none\n";
+      continue;
+    }
+    out << "step " << e->step << ", " << e->layer << ": " << e->message << "\n";
+    stats_query q;
+    q.run = run;
+    q.steps = {e->step, e->step};
+    const auto step_stats = db.tensor_stats(q);  // in recording order
+    const auto print = [&](const tensor_stats_record& t) {
+        char line[256];
+        std::snprintf(line, sizeof line,
+                      "    %s %s [%s] in %s: %llu values, %llu NaN, %llu inf, %llu overflowed, max |x| %.6g, "
+                      "rms %.6g\n",
+                      t.layer.c_str(), t.op.c_str(), t.role.c_str(), t.format.c_str(),
+                      static_cast<unsigned long long>(t.count), static_cast<unsigned long long>(t.nans),
+                      static_cast<unsigned long long>(t.infs), static_cast<unsigned long long>(t.overflows),
+                      t.max_abs, t.rms);
+        out << line;
+    };
+    const auto at = std::find_if(step_stats.begin(), step_stats.end(), [&](const tensor_stats_record& t) {
+      return t.layer == e->layer && (kind == event_kind::nan ? t.nans > 0 : t.infs + t.overflows > 0);
+    });
+    if (at == step_stats.end()) continue;
+    // What fed it: the tensors recorded just before it in that step.
+    const auto from = at - std::min<std::ptrdiff_t>(at - step_stats.begin(), 3);
+    if (from != at) out << "    after:\n";
+    for (auto t = from; t != at; ++t) {
+      out << "  ";
+      print(*t);
+    }
+    out << "    it:\n  ";
+    print(*at);
+  }
+  out << "  chain (each tensor's first non-finite values, in order):\n";
+  for (std::size_t i = 0; i < bad.size() && i < chain; ++i)
+    out << "    step " << bad[i].step << "  " << bad[i].layer << ": " << bad[i].message << "\n";
+  if (bad.size() > chain) out << "    ... " << bad.size() - chain << " more\n";
 }
 
 }  // namespace rundb

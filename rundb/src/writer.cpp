@@ -11,6 +11,7 @@
 
 #include "histogram_blob.hpp"
 #include "rundb/errors.hpp"
+#include "rundb/schema.hpp"
 #include "schema_sql.hpp"
 #include "sqlite.hpp"
 
@@ -47,6 +48,11 @@ class writer::connection {
       detail::create_schema(db_);
     } else {
       detail::check_schema(db_);
+      // An older file's tables may reject what this version writes (a
+      // 'diverged' status in version 1): it stays readable, not appendable.
+      if (const auto version = db_.query_int("PRAGMA user_version"); version != schema_version)
+        throw error(file.string() + ": run database schema version " + std::to_string(version) +
+                    " was written by an older numlab; write new runs to a new file");
       db_.exec("PRAGMA journal_mode=WAL");
     }
     db_.exec(sync_every_commit ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");

@@ -6,13 +6,17 @@
 #include <libnum/codec.hpp>
 #include <libnum/convert.hpp>
 #include <libnum/arithmetic.hpp>
+#include <libnum/philox.hpp>
 
 #include <cmath>
 #include <cstdlib>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "lab/dense.hpp"
+#include "lab/errors.hpp"
 #include "lab/low_precision_gemm.hpp"
 #include "lab/precision_hook.hpp"
 
@@ -205,6 +209,92 @@ TEST(PureFp16Dense, HalfPartialsEqualScalarFmaChainFromTheBias) {
     for (std::size_t o = 0; o < out; ++o) c0[i * out + o] = b[o];
   const auto expected = fma_chain(num::binary16, xv, transpose(w, out, in), c0, n, out, in);
   for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(y[i], expected[i]) << i;
+}
+
+}  // namespace
+}  // namespace lab
+
+namespace lab {
+namespace {
+
+// Sequential stochastic partials against num::fma with the engine's random
+// words (element (i, j) at step p takes word p*m*n + i*n + j).
+std::vector<float> stochastic_fma_chain(const num::format& f, const num::round_spec& spec, std::uint64_t seed,
+                                        std::uint64_t stream, const std::vector<float>& a, const std::vector<float>& b,
+                                        std::size_t m, std::size_t n, std::size_t k) {
+  const num::random_stream words(seed, stream);
+  const num::round_spec ne{};
+  std::vector<float> c(m * n);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      std::uint32_t acc = num::from_float(f, 0.0f, ne).bits;
+      for (std::size_t p = 0; p < k; ++p)
+        acc = num::fma(f, num::from_float(f, a[i * k + p], ne).bits, num::from_float(f, b[p * n + j], ne).bits, acc,
+                       spec, words.word(p * m * n + i * n + j))
+                  .bits;
+      c[i * n + j] = num::to_float(f, acc);
+    }
+  return c;
+}
+
+TEST(LowAccumulationStochastic, ExactUpToTheDoubleBoundaryAndRejectedBeyondIt) {
+  // A binary32 sum rounded to odd in double keeps the exact sum's top 52
+  // bits; stochastic rounding into p = 24 reads p + r of them: r = 28 is the
+  // widest draw that stays exact (p + r + 1 = 53).
+  const num::format f = num::binary32;
+  const std::size_t m = 3, n = 17, k = 40;
+  std::vector<float> a = random_values(f, m * k, 21), b = random_values(f, k * n, 22);
+  // Spread the exponents so the exact sums need far more than 53 bits.
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = std::ldexp(a[i], static_cast<int>(i % 9) * 5 - 20);
+  low_accumulation acc;
+  acc.format = f;
+  acc.spec.mode = num::rounding::stochastic;
+  acc.seed = 5;
+  acc.stream = 9;
+  for (const int r : {1, 16, 28}) {
+    acc.spec.random_bits = r;
+    std::vector<float> c(m * n);
+    gemm_low_accumulation(gemm_args{false, false, m, n, k, a.data(), k, b.data(), n, 0.0f, c.data(), n}, acc);
+    const auto expected = stochastic_fma_chain(f, acc.spec, acc.seed, acc.stream, a, b, m, n, k);
+    for (std::size_t i = 0; i < c.size(); ++i) ASSERT_EQ(c[i], expected[i]) << "r " << r << " element " << i;
+  }
+  for (const int r : {29, 32}) {
+    acc.spec.random_bits = r;
+    std::vector<float> c(m * n);
+    EXPECT_THROW(
+        gemm_low_accumulation(gemm_args{false, false, m, n, k, a.data(), k, b.data(), n, 0.0f, c.data(), n}, acc),
+        std::invalid_argument)
+        << "r " << r;
+  }
+  // fp16 (p = 11) takes every r up to 32.
+  acc.format = num::binary16;
+  acc.spec.random_bits = 32;
+  EXPECT_TRUE(low_accumulation_is_exact(acc.format, acc.spec));
+}
+
+TEST(LowAccumulationStochastic, PolicyRejectsAStochasticDrawTheSumsCannotHold) {
+  const auto resolve = [](const std::string& format, const std::string& bits, const std::string& partials,
+                          const std::string& master) {
+    precision_config c;
+    c.preset = "fp16-mixed";
+    set_precision_value(c, "precision_format", format, "test");
+    set_precision_value(c, "rounding", "sr", "test");
+    set_precision_value(c, "rounding_bits", bits, "test");
+    set_precision_value(c, "partials", partials, "test");
+    set_precision_value(c, "master_weights", master, "test");
+    return c.resolve();
+  };
+  EXPECT_NO_THROW(resolve("fp32", "28", "low", "true"));
+  EXPECT_NO_THROW(resolve("fp16", "32", "low", "false"));
+  EXPECT_NO_THROW(resolve("fp32", "32", "fp32", "true"));  // no emulated sums
+  try {
+    (void)resolve("fp32", "29", "low", "true");
+    ADD_FAILURE() << "p = 24 with r = 29 accepted";
+  } catch (const input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("rounding_bits"), std::string::npos) << e.what();
+  }
+  // Pure updates w + delta are emulated sums too.
+  EXPECT_THROW((void)resolve("e8m23", "32", "fp32", "false"), input_error);
 }
 
 }  // namespace

@@ -163,6 +163,70 @@ TEST(TraceCli, TrapMarksTheRunTrappedWithTheReport) {
   EXPECT_TRUE(trap_event);
 }
 
+std::string read_text(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// "layer conv1 (conv2d) tensor kernel [grad_weight] at step 1" out of a report.
+std::string site_named(const std::string& text, const std::string& after) {
+  const auto from = text.find(after);
+  if (from == std::string::npos) return "(no '" + after + "' in: " + text + ")";
+  const auto start = text.find("layer ", from);
+  const auto step = text.find(" at step ", start);
+  const auto end = text.find_first_not_of("0123456789", step + 9);
+  return text.substr(start, end - start);
+}
+
+TEST(TraceCli, DivergedRunNamesTheOpTheTrapNamesAndIsNotBadInput) {
+  if (!std::filesystem::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz") &&
+      !std::filesystem::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte"))
+    GTEST_SKIP() << "Fashion-MNIST not installed (Debian package dataset-fashion-mnist)";
+  lab::testing::temp_dir dir;
+  const auto db = dir / "diverged.db";
+  // The case: pure fp16 at lr 0.01 overflows in step 1, its loss is NaN in step 2.
+  const std::vector<std::string> run = {"train", "--config", std::string(NUMLAB_SOURCE_DIR) + "/configs/tutorial_conv_fp16_mixed.yml",
+                                        "--precision", "fp16", "--lr", "0.01", "--train-limit", "6000"};
+  auto traced = run;
+  traced.insert(traced.end(), {"--trace-db", db.string()});
+  int status = wait_for(spawn_numlab(traced, dir / "diverged.txt"));
+  ASSERT_TRUE(WIFEXITED(status));
+  const std::string diverged = read_text(dir / "diverged.txt");
+  EXPECT_EQ(WEXITSTATUS(status), 3) << diverged;
+  EXPECT_NE(diverged.find("training diverged"), std::string::npos) << diverged;
+
+  auto trapped = run;
+  trapped.insert(trapped.end(), {"--traps", "all"});
+  status = wait_for(spawn_numlab(trapped, dir / "trapped.txt"));
+  ASSERT_TRUE(WIFEXITED(status));
+  const std::string trap = read_text(dir / "trapped.txt");
+  EXPECT_EQ(WEXITSTATUS(status), 2) << trap;
+  // The trap stops at the first overflow; the locator, which does not stop
+  // the run, names the same tensor as the run's first infinity.
+  EXPECT_EQ(site_named(diverged, "first inf/overflow:"), site_named(trap, "floating-point trap: overflow"));
+  EXPECT_EQ(site_named(trap, "floating-point trap: overflow"),
+            "layer conv1 (conv2d) tensor kernel [grad_weight] at step 1");
+
+  rundb::reader r(db);
+  const auto runs = r.runs();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].status, rundb::run_status::diverged);
+  bool first_infinity_event = false;
+  for (const auto& e : r.events(runs[0].id))
+    first_infinity_event |= e.kind == rundb::event_kind::overflow && e.layer == "conv1" &&
+                            e.message.find("first infinity of the run: layer conv1 (conv2d) tensor kernel "
+                                           "[grad_weight] at step 1") != std::string::npos;
+  EXPECT_TRUE(first_infinity_event);
+
+  status = wait_for(spawn_numlab({"inspect", db.string(), "--first-nonfinite"}, dir / "inspect.txt"));
+  const std::string inspect = read_text(dir / "inspect.txt");
+  EXPECT_EQ(WEXITSTATUS(status), 0) << inspect;
+  EXPECT_NE(inspect.find("first inf/overflow: step 1, conv1.kernel"), std::string::npos) << inspect;
+  EXPECT_NE(inspect.find("conv1.kernel conv2d [grad_weight] in fp16: 288 values"), std::string::npos) << inspect;
+}
+
 TEST(TraceCli, BadTraceValueNamesTheOption) {
   lab::testing::temp_dir dir;
   const pid_t child = spawn_numlab({"train", "--dataset", "synthetic", "--trace-every", "0"}, dir / "log.txt");

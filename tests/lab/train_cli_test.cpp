@@ -3,11 +3,14 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "temp_dir.hpp"
 
@@ -83,6 +86,43 @@ TEST(TrainCli, OverridesReachTheConfig) {
   EXPECT_NE(r.output.find("epochs: 2\n"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("lr: 0.01\n"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("eps: 0.0001\n"), std::string::npos) << r.output;
+}
+
+// Each line's key, in order.
+std::vector<std::string> keys_of(const std::string& yaml) {
+  std::vector<std::string> keys;
+  std::istringstream in(yaml);
+  for (std::string line; std::getline(in, line);)
+    if (const auto colon = line.find(':'); colon != std::string::npos) keys.push_back(line.substr(0, colon));
+  return keys;
+}
+
+TEST(TrainCli, LossScalingOverridesStickAndEachKeyPrintsOnce) {
+  // The config file says static 256; the command line asks for dynamic 2^20
+  // with interval 100 (options parsed in any order).
+  const std::string overrides = "--loss-scale-interval 100 --loss-scale 1048576 --loss-scaling dynamic";
+  const outcome r = run_numlab("train --config tutorial_conv_fp16_mixed " + overrides + " --print-config");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("loss_scaling: dynamic\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("loss_scale: 1048576\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("loss_scale_interval: 100\n"), std::string::npos) << r.output;
+  auto keys = keys_of(r.output);
+  const std::size_t all = keys.size();
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(std::unique(keys.begin(), keys.end()) - keys.begin(), static_cast<std::ptrdiff_t>(all)) << r.output;
+}
+
+TEST(TrainCli, PrintedConfigReadsBackThroughConfigToTheSameValues) {
+  lab::testing::temp_dir dir;
+  const outcome first = run_numlab(
+      "train --config tutorial_conv_fp16_mixed --loss-scaling mindspore --loss-scale-min 4 --rounding sr "
+      "--rounding-bits 12 --autocast.norm low --batch-size 48 --print-config");
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const auto file = dir / "printed.yml";
+  std::ofstream(file) << first.output;
+  const outcome second = run_numlab("train --config " + file.string() + " --print-config");
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_EQ(second.output, first.output);
 }
 
 TEST(TrainCli, TinySyntheticRunPrintsEpochLinesAndAccuracy) {

@@ -201,6 +201,27 @@ TEST(RundbReader, EventsEvaluationsShadowErrorsAndFormats) {
   EXPECT_FALSE(r.format("mystery").has_value());
 }
 
+TEST(RundbReader, UndeclaredFormatsResolveByTheNamesTheTrainerWrites) {
+  // The trainer stores num::format_name: fp16, bf16, fp32, e4m3, e5m2, tf32.
+  scratch_dir dir("formats");
+  write_sample(dir / "run.db");
+  rundb::reader r(dir / "run.db");
+  const auto fp16 = r.format("fp16");
+  ASSERT_TRUE(fp16.has_value());
+  EXPECT_EQ(fp16->precision, 11);
+  EXPECT_EQ(fp16->min_exponent(), -24);
+  ASSERT_TRUE(r.format("bf16").has_value());
+  EXPECT_EQ(r.format("bf16")->precision, 8);
+  EXPECT_EQ(r.format("bf16")->emin, -126);
+  ASSERT_TRUE(r.format("fp32").has_value());
+  EXPECT_EQ(r.format("fp32")->precision, 24);
+  ASSERT_TRUE(r.format("e4m3").has_value());
+  EXPECT_FALSE(r.format("e4m3")->infinities);
+  EXPECT_EQ(r.format("e4m3")->emax, 8);
+  EXPECT_EQ(r.format("e5m2")->min_exponent(), -16);
+  EXPECT_EQ(r.format("tf32")->precision, 11);
+}
+
 TEST(RundbReader, ReadTableExportsEveryTable) {
   scratch_dir dir("table");
   const auto id = write_sample(dir / "run.db");
@@ -258,6 +279,40 @@ TEST(RundbReader, RejectsNewerSchema) {
     EXPECT_NE(std::string(e.what()).find("newer"), std::string::npos) << e.what();
   }
   EXPECT_THROW(rundb::writer(dir / "run.db"), rundb::newer_schema);
+}
+
+TEST(RundbReader, VersionOneFilesStayReadableButTakeNoNewRuns) {
+  // A version 1 file: the same tables, with the header and meta saying 1.
+  scratch_dir dir("older");
+  const auto id = write_sample(dir / "run.db");
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((dir / "run.db").c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 1; UPDATE meta SET value = '1' WHERE key = 'schema_version'",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  rundb::reader r(dir / "run.db");
+  EXPECT_EQ(r.runs().front().status, rundb::run_status::finished);
+  EXPECT_EQ(r.steps(id).size(), static_cast<std::size_t>(sample_steps));
+  try {
+    rundb::writer w(dir / "run.db");
+    FAIL() << "the writer appended to a version 1 file";
+  } catch (const rundb::error& e) {
+    EXPECT_NE(std::string(e.what()).find("older numlab"), std::string::npos) << e.what();
+  }
+}
+
+TEST(RundbWriter, DivergedStatusIsStored) {
+  scratch_dir dir("diverged");
+  {
+    rundb::writer w(dir / "run.db");
+    const auto id = w.begin_run({.name = "d"});
+    w.finish_run(id, rundb::run_status::diverged);
+  }
+  rundb::reader r(dir / "run.db");
+  EXPECT_EQ(r.runs().front().status, rundb::run_status::diverged);
 }
 
 TEST(RundbReader, DataVersionChangesWhenAnotherConnectionCommits) {

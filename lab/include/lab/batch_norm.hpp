@@ -11,7 +11,10 @@ namespace lab {
 /// Training normalises with the batch mean and biased variance and updates
 /// the running statistics as running = (1 - momentum) * running + momentum *
 /// batch, with the unbiased variance (PyTorch's convention); evaluation uses
-/// the running statistics.
+/// the running statistics. NaN and inf (as PyTorch 1.13): in training a NaN
+/// or inf anywhere in a channel makes the channel's variance NaN, so all its
+/// outputs and input gradients NaN and its running statistics non-finite;
+/// other channels are untouched. In evaluation a NaN stays in its element.
 class batch_norm : public layer {
  public:
   batch_norm(std::string name, std::size_t channels, float momentum = 0.1f, float eps = 1e-5f);

@@ -27,7 +27,11 @@ struct window_geometry {
 window_geometry make_geometry(const std::string& who, std::size_t in_h, std::size_t in_w, std::size_t kernel_h,
                               std::size_t kernel_w, std::size_t stride, padding_mode padding);
 
-/// Convolution layer: input [N, C, H, W], output [N, K, OH, OW].
+/// Convolution layer: input [N, C, H, W], output [N, K, OH, OW]. Each
+/// output's sum starts at its bias and adds the products in im2col order
+/// (channel, kernel row, kernel column): the bias is the GEMM's C with
+/// beta = 1, as in dense and in PyTorch's slow_conv2d (output = bias, then
+/// addmm_), so low-precision partials round bias + first product first.
 class conv2d : public layer {
  public:
   conv2d(std::string name, std::size_t in_channels, std::size_t out_channels, std::size_t kernel_size,

@@ -6,7 +6,10 @@
 namespace lab {
 
 /// Dense (matmul + optional bias) layer; input [N, F], output [N, O].
-/// The kernel is stored [O, F] (PyTorch's layout).
+/// The kernel is stored [O, F] (PyTorch's layout). Each output's sum
+/// starts at its bias and adds in[n, f] * W[o, f] for f in order: the bias
+/// is the GEMM's C with beta = 1, as in PyTorch's addmm(bias, x, W^T) and
+/// in conv2d, so low-precision partials round bias + first product first.
 class dense : public layer {
  public:
   dense(std::string name, std::size_t in_features, std::size_t out_features, bool bias = true);

@@ -4,6 +4,7 @@
 // `numlab` CLI prints it as "numlab: <what>" and exits with code 2.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -13,6 +14,15 @@ namespace lab {
 class input_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+/// A run whose training loss became NaN or infinite. Not bad input: the
+/// `numlab` CLI reports it with its own exit code (3) and the run database
+/// records the run as `diverged`.
+class training_diverged : public std::runtime_error {
+ public:
+  training_diverged(const std::string& what, std::uint64_t at_step) : std::runtime_error(what), step(at_step) {}
+  std::uint64_t step;  ///< the optimizer step whose loss was not finite
 };
 
 }  // namespace lab

@@ -14,7 +14,11 @@ namespace lab {
 
 /// Mean over the batch of -sum_k q_k log softmax(logits)_k where
 /// q = (1 - smoothing) * onehot(label) + smoothing / K. logits [N, K].
-/// Throws input_error for a label outside [0, K).
+/// Throws input_error for a label outside [0, K). Non-finite logits follow
+/// PyTorch 1.13's log_softmax + nll_loss: a NaN or +inf anywhere in a row
+/// makes that row's loss and all its gradients NaN (so the mean is NaN); a
+/// -inf logit has probability 0, which makes the loss +inf only if it is the
+/// label's or label smoothing is on, and its gradient is -q / N.
 float softmax_cross_entropy(const op_context& ctx, const tensor& logits, std::span<const std::int32_t> labels,
                             float label_smoothing, float grad_scale, tensor& grad_logits);
 

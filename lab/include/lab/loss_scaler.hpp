@@ -30,7 +30,8 @@ class loss_scaler {
   [[nodiscard]] double scale() const { return scale_; }
   /// Multiplier of the learning rate: 1/scale for static divide_lr, else 1.
   [[nodiscard]] double lr_factor() const;
-  /// True if any gradient is inf or NaN. Unless gradients stay scaled
+  /// True if any gradient is inf or NaN (GradScaler's found_inf, whichever
+  /// position it is at). Unless gradients stay scaled
   /// (none, divide_lr), multiplies them by inv_scale = float(1/scale).
   bool unscale(const std::vector<parameter*>& params) const;
   /// Whether an update with non-finite gradients is skipped (dynamic only).

@@ -10,9 +10,12 @@
 // Each product of two format values is exact (p <= 26 bits fits a double),
 // and each sum is rounded ONCE from its exact value into the format with the
 // given round_spec: the sum is formed in double and, where double is inexact,
-// rounded to odd, which keeps every mode (stochastic with r <= 32 bits
-// included) identical to rounding the exact value. This equals the libnum
-// scalar core's num::fma(format, a, b, c) applied in sequence.
+// rounded to odd, which keeps the exact sum's top 52 bits: rounding that
+// once more equals rounding the exact value in every mode for every libnum
+// format (p + 2 <= 53), and in stochastic mode with r random bits where
+// p + r + 1 <= 53 (the draw reads p + r bits). Beyond that (binary32 with
+// r > 28) the engine refuses: see low_accumulation_is_exact. This equals the
+// libnum scalar core's num::fma(format, a, b, c) applied in sequence.
 //
 // Stochastic rounding of element (i, j) at step p uses word
 // p*m*n + i*n + j of random_stream(seed, stream); block sums continue at
@@ -37,10 +40,20 @@ struct low_accumulation {
   std::uint64_t seed = 0, stream = 0;
 };
 
+/// Whether a sum formed in double and rounded to odd, then rounded into `f`
+/// with `spec`, equals the exact sum rounded once (see the file comment):
+/// false only for stochastic rounding with p + random_bits + 1 > 53. The
+/// same holds for every emulated sum of this kind (pure-format updates).
+constexpr bool low_accumulation_is_exact(const num::format& f, const num::round_spec& spec) {
+  constexpr int double_precision = 53;
+  return spec.mode != num::rounding::stochastic || f.precision + spec.random_bits + 1 <= double_precision;
+}
+
 /// C = op(A) * op(B) + beta * C with partials in acc.format (see the file
 /// comment). Uses an AVX-512 kernel for binary16 with nearest-even and IEEE
 /// overflow on CPUs that have it, the portable path otherwise; both give
-/// identical bits.
+/// identical bits. Throws std::invalid_argument where
+/// !low_accumulation_is_exact(acc.format, acc.spec).
 void gemm_low_accumulation(const gemm_args& g, const low_accumulation& acc);
 
 /// The portable path of gemm_low_accumulation (exposed so tests and the

@@ -11,6 +11,10 @@
 //                                     for dL/d(parameter)), after it is complete.
 //                                     A precision policy rounds `values` in
 //                                     place; a tracer takes statistics.
+//   ctx.produce_from(site, values, {inputs...})
+//                                     the same for an elementwise op's forward
+//                                     output, naming the tensors it came from
+//                                     (a "follow" op takes their widest format).
 //   ctx.weight(site, master)          the parameter values an op computes with.
 //                                     fp32 returns `master` itself; a mixed
 //                                     policy returns a rounded working copy that
@@ -39,6 +43,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -84,6 +89,14 @@ class tensor_hook {
   /// master copy is `master`: `master` itself or a span the hook owns, valid
   /// until the next call for the same site.
   virtual std::span<const float> weight(const site& where, std::span<const float> master) = 0;
+  /// Sees (and may round in place) the forward output of an elementwise op
+  /// (ReLU, pooling, flatten, dropout, residual add) computed from `inputs`:
+  /// a precision policy holds a "follow" op's output in the widest of its
+  /// inputs' formats, as autocast promotes. Default: produce() as an activation.
+  virtual void produce_from(const site& where, std::span<float> values,
+                            std::span<const std::span<const float>> /*inputs*/) {
+    produce(where, tensor_role::activation, values);
+  }
   /// Performs weight[i] <- weight[i] + delta[i] for all i, in whatever
   /// arithmetic the policy prescribes, observing before and after.
   virtual void update(const site& where, std::span<float> weight, std::span<const float> delta) = 0;
@@ -152,6 +165,12 @@ class op_context {
   /// Hands a freshly produced tensor to the hook (no-op without one).
   void produce(const site& where, tensor_role role, std::span<float> values) const {
     if (hook_ != nullptr) hook_->produce(where, role, values);
+  }
+  /// Hands an elementwise op's forward output and the tensors it was
+  /// computed from to the hook (see tensor_hook::produce_from).
+  void produce_from(const site& where, std::span<float> values,
+                    std::initializer_list<std::span<const float>> inputs) const {
+    if (hook_ != nullptr) hook_->produce_from(where, values, {inputs.begin(), inputs.size()});
   }
   /// The values to compute with for the parameter `master` (role weight).
   [[nodiscard]] std::span<const float> weight(const site& where, std::span<const float> master) const {

@@ -23,6 +23,12 @@ enum class optimizer_kind { sgd, adam, adamw };
 /// weight_decay*w to the gradient (L2) for sgd and adam, and shrinks w by
 /// lr*weight_decay*w directly (decoupled) for adamw. Parameters whose `decay`
 /// flag is false (biases, norm scales) are never decayed.
+/// NaN and inf (PyTorch 1.13): a NaN or inf gradient reaches the weight
+/// through the arithmetic (Adam: inf gradient -> inf/inf = NaN step); a
+/// weight that is already inf or NaN stays so, and without decay it never
+/// meets a 0 * w term. One difference remains: with AdamW's decoupled decay
+/// an infinite weight becomes NaN here (w + (step - lr*wd*w)), where
+/// PyTorch's w * (1 - lr*wd) + step keeps it infinite.
 struct optimizer_settings {
   optimizer_kind kind = optimizer_kind::adam;
   float momentum = 0.0f;
@@ -71,7 +77,9 @@ void zero_gradients(const std::vector<parameter*>& params);
 /// The global L2 norm of all gradients (accumulated in double).
 double gradient_norm(const std::vector<parameter*>& params);
 /// Scales all gradients so their global norm is at most max_norm; returns
-/// the norm before clipping. max_norm <= 0 disables clipping.
+/// the norm before clipping. max_norm <= 0 disables clipping. A NaN norm
+/// makes every gradient NaN and an infinite one zeroes the finite gradients
+/// (the inf ones become NaN), as torch.nn.utils.clip_grad_norm_ does.
 double clip_gradient_norm(const std::vector<parameter*>& params, float max_norm);
 /// Multiplies every gradient by `factor` (gradient accumulation averaging).
 void scale_gradients(const std::vector<parameter*>& params, float factor);

@@ -10,7 +10,9 @@
 namespace lab {
 
 /// Max pooling over k x k windows. Ties go to the first maximum in row-major
-/// window order, which receives the whole gradient.
+/// window order, which receives the whole gradient. NaN (PyTorch 1.13's
+/// rule): a NaN anywhere in a window is the window's output, and the last
+/// NaN in row-major order receives the gradient; +-inf compare as numbers.
 class max_pool2d : public layer {
  public:
   max_pool2d(std::string name, std::size_t kernel, std::size_t stride, padding_mode padding = padding_mode::valid);
@@ -29,6 +31,8 @@ class max_pool2d : public layer {
 
 /// Average pooling over k x k windows; with 'same' padding each window is
 /// divided by the number of input pixels it covers (padding not counted).
+/// A NaN or an inf in a window reaches its output through the sum (inf and
+/// -inf together give NaN), as in PyTorch.
 class avg_pool2d : public layer {
  public:
   avg_pool2d(std::string name, std::size_t kernel, std::size_t stride, padding_mode padding = padding_mode::valid);
@@ -44,7 +48,8 @@ class avg_pool2d : public layer {
   padding_mode padding_;
 };
 
-/// Global average pooling: [N, C, H, W] -> [N, C].
+/// Global average pooling: [N, C, H, W] -> [N, C]. NaN and inf propagate
+/// through the sum, as in PyTorch.
 class global_avg_pool : public layer {
  public:
   using layer::layer;

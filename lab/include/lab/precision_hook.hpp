@@ -23,6 +23,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <libnum/array.hpp>
@@ -51,6 +52,19 @@ class precision_trap : public std::runtime_error {
   tensor_role role;
   std::uint64_t step;               ///< the step (begin_step) it happened in
   std::vector<offending> values;    ///< up to 8 offending elements
+};
+
+/// The first tensor of a run that held a NaN (or an infinity): where, when,
+/// and how many of its values. Located while rounding, without stopping.
+struct non_finite_origin {
+  std::string layer, op, tensor;
+  tensor_role role = tensor_role::activation;
+  std::uint64_t step = 0;     ///< the step (begin_step) it happened in
+  std::size_t index = 0;      ///< the first offending element
+  std::size_t count = 0;      ///< offending elements in the tensor
+  std::size_t size = 0;       ///< elements in the tensor
+  /// "layer conv1 (conv2d) tensor kernel [grad_weight] at step 1: 3 of 150 values"
+  [[nodiscard]] std::string describe() const;
 };
 
 /// What the optimizer's updates did to the stored weights.
@@ -83,6 +97,8 @@ class precision_hook : public tensor_hook {
   precision_hook(precision_policy policy, std::uint64_t run_seed, tensor_hook* next = nullptr, unsigned threads = 1);
 
   void produce(const site& where, tensor_role role, std::span<float> values) override;
+  void produce_from(const site& where, std::span<float> values,
+                    std::span<const std::span<const float>> inputs) override;
   std::span<const float> weight(const site& where, std::span<const float> master) override;
   void update(const site& where, std::span<float> weight, std::span<const float> delta) override;
   std::span<const float> operand(const site& where, tensor_role role, std::span<const float> values) override;
@@ -99,7 +115,8 @@ class precision_hook : public tensor_hook {
   void store_parameters(const std::vector<parameter*>& params);
 
   /// The format a tensor of `role` at `where` is held in, or nullopt for
-  /// fp32. Follow-class ops take the latest forward output's format.
+  /// fp32. A follow-class op takes the widest format of the inputs its
+  /// latest forward named (produce_from); fp32 where it named none.
   [[nodiscard]] std::optional<num::format> format_of(const site& where, tensor_role role) const;
   /// Whether parameters of `where` are stored in the format (no fp32 master).
   [[nodiscard]] bool stored_in_format(const site& where) const;
@@ -112,6 +129,11 @@ class precision_hook : public tensor_hook {
   /// F16C/AVX-512 conversion shortcuts, which is most of the policy's cost.
   /// Traps count regardless. Update tallies are always kept.
   void set_counting(bool on) { counting_ = on; }
+  /// The first tensor that held a NaN, and the first that held an infinity
+  /// (an overflow of the format included), as every tensor passes this hook
+  /// after rounding; nullopt while none has.
+  [[nodiscard]] const std::optional<non_finite_origin>& first_nan() const { return first_nan_; }
+  [[nodiscard]] const std::optional<non_finite_origin>& first_infinity() const { return first_infinity_; }
   [[nodiscard]] std::uint64_t step() const { return step_; }
 
  private:
@@ -129,6 +151,11 @@ class precision_hook : public tensor_hook {
   void round(const site& where, tensor_role role, const num::format& f, std::span<const float> in,
              std::span<float> out);
   void check_finite(const site& where, tensor_role role, std::span<const float> values) const;
+  // Notes `values` (as held after rounding) as the first NaN / infinity of the run.
+  void locate_non_finite(const site& where, tensor_role role, std::span<const float> values);
+  [[nodiscard]] std::optional<num::format> widest_format_of(std::span<const std::span<const float>> inputs) const;
+  // Rounds `values` to f (if any) and passes them to the next hook.
+  void hand_on(const site& where, tensor_role role, std::span<float> values, const std::optional<num::format>& f);
   std::vector<float>& buffer(const site& where, tensor_role role);
 
   precision_policy policy_;
@@ -137,13 +164,15 @@ class precision_hook : public tensor_hook {
   unsigned threads_;
   policy_engine engine_;
   std::uint64_t step_ = 0;
-  std::optional<num::format> forward_format_;  // latest forward output's format (follow ops)
+  // The format of each forward output of the current pass, by its data.
+  std::unordered_map<const float*, std::optional<num::format>> activation_formats_;
   std::map<std::string, std::optional<num::format>, std::less<>> follow_decisions_;  // by layer
   std::map<std::string, std::vector<float>, std::less<>> buffers_;
   std::vector<float> trap_scratch_;
   std::vector<double> exact_;
   std::vector<float> rounded_;
   precision_tally tally_;
+  std::optional<non_finite_origin> first_nan_, first_infinity_;
   bool counting_ = false;
 };
 

@@ -126,14 +126,17 @@ struct precision_policy {
 /// input_error naming the known presets.
 precision_policy precision_preset(std::string_view name);
 
-/// The policy part of a training configuration: the preset plus refinements
-/// in the order they were given. Refinements are checked when set (so an
-/// error names its key and file) and applied on top of the preset by
-/// resolve(), general keys before per-role and per-layer ones, so the order
-/// of command-line options does not matter.
+/// The policy part of a training configuration: the preset plus refinements,
+/// each key once (a key set again replaces its value). Refinements are
+/// checked when set (so an error names its key and file) and applied on top
+/// of the preset by resolve() in one pass: loss_scaling (whose kind sets the
+/// scale, interval and minimum defaults) first, then the other general keys,
+/// then per-role, per-class and per-layer ones. An explicit key therefore
+/// always wins over a preset's default, and the order the keys came in (file
+/// or command line) does not matter.
 struct precision_config {
   std::string preset = "fp32";
-  std::vector<std::pair<std::string, std::string>> refinements;  ///< (key, value)
+  std::map<std::string, std::string, std::less<>> refinements;  ///< key -> value
 
   /// The resolved policy.
   [[nodiscard]] precision_policy resolve() const;

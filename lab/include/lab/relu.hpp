@@ -5,7 +5,10 @@
 
 namespace lab {
 
-/// ReLU layer; any shape. The gradient at exactly 0 is taken as 0.
+/// ReLU layer; any shape. The gradient at exactly 0 is taken as 0. NaN
+/// (PyTorch 1.13's clamp_min and threshold_backward): relu(NaN) = NaN, and
+/// the gradient passes unchanged where the input is NaN (the test is
+/// `x <= 0 ? 0 : dy`, which is false for NaN).
 class relu : public layer {
  public:
   using layer::layer;

@@ -50,8 +50,11 @@ class run_recorder : public step_observer {
   /// Ends the run with `status` (finished or interrupted) and waits for the commit.
   void finish(rundb::run_status status);
   /// Ends the run after `error`: a precision_trap gives status trapped and a
-  /// trap event with its report, anything else status failed and a warning
-  /// event with its message. Never throws.
+  /// trap event with its report; training_diverged status diverged, a
+  /// warning event with its message and, where the precision policy located
+  /// them, a nan and an overflow event naming the run's first NaN and first
+  /// infinity; anything else status failed and a warning event with its
+  /// message. Never throws.
   void fail(const std::exception& error) noexcept;
 
   [[nodiscard]] rundb::run_id run() const { return run_; }

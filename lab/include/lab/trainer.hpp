@@ -121,6 +121,7 @@ class trainer {
   /// A tracer handed in through the constructor's op_context is chained
   /// after it and sees the rounded tensors.
   [[nodiscard]] precision_hook* precision() { return precision_.get(); }
+  [[nodiscard]] const precision_hook* precision() const { return precision_.get(); }
   /// The loss-scale state (scale 1 without loss scaling).
   [[nodiscard]] const loss_scaler& scaler() const { return *scaler_; }
   /// Whether the latest update was skipped for inf/NaN gradients.

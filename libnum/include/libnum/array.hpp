@@ -108,6 +108,11 @@ conversion_result round_array(std::span<const double> in, std::span<float> out, 
 /// data[i] replaced by its value rounded into options.target (round_array with out == in).
 conversion_result round_array_in_place(std::span<float> data, const array_options& options);
 
+/// Whether any of `values` is a NaN or an infinity (IEEE 754 binary32: the
+/// exponent field all ones). One read without branches per element, which
+/// the compiler vectorises, so it can follow a rounding pass cheaply.
+bool any_non_finite(std::span<const float> values);
+
 /// How encodings are decoded.
 struct decode_options {
   format source = binary16;  ///< the format of the encodings

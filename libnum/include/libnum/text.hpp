@@ -23,9 +23,11 @@ std::string to_hex_bits(const format& f, std::uint32_t bits);
 
 /// Reads a value into f: a decimal or hex-float number ("0.1", "-1e-8",
 /// "0x1.8p3", "inf", "nan") rounded once as spec says, or a bit pattern written
-/// "0x3c00" (hex digits with no '.' or 'p') taken as is. Decimal input is
-/// bracketed between the two adjacent doubles, so deterministic modes round it
-/// exactly. Throws std::invalid_argument naming the text.
+/// "0x3c00" (hex digits with no '.' or 'p') taken as is. The number is read
+/// exactly (MPFR's mpfr_strtofr, independent of the C library and of the
+/// floating-point environment) and rounded once, in every mode, stochastic
+/// included (its draw sees the exact value's discarded bits). Throws
+/// std::invalid_argument naming the text.
 rounded parse_value(const format& f, std::string_view text, const round_spec& spec,
                     std::uint32_t random_word = 0);
 

@@ -1,12 +1,16 @@
 // Text input and output of format values.
 #include "libnum/text.hpp"
 
+#include <gmp.h>
+#include <mpfr.h>
+
+#include <algorithm>
 #include <cctype>
-#include <cfenv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -29,14 +33,41 @@ bool is_special(const format& f, std::uint32_t bits) {
   return c == value_class::infinite || c == value_class::quiet_nan || c == value_class::signaling_nan;
 }
 
-double parse_double_rounded(const std::string& text, int mode, const char** end) {
-  const int saved = std::fegetround();
-  std::fesetround(mode);
+// The magnitude a decimal or hex-float text denotes, as an exact_value: its
+// top 64 bits (toward zero) and whether anything lies below them. MPFR reads
+// the text exactly and rounds once, whatever the C library's strtod does with
+// rounding modes; 64 bits are what round_exact needs of a sticky value (the 32
+// bits stochastic rounding reads below a 24-bit significand included).
+// Returns nullopt for a NaN or an infinity (then *special holds it as a double)
+// and sets *end past the number MPFR read.
+std::optional<exact_value> read_magnitude(const std::string& text, double* special, const char** end) {
+  constexpr mpfr_prec_t bits = 64;
+  mpfr_t x;
+  mpfr_init2(x, bits);
   char* stop = nullptr;
-  const double value = std::strtod(text.c_str(), &stop);
-  std::fesetround(saved);
+  const int ternary = mpfr_strtofr(x, text.c_str(), &stop, 0, MPFR_RNDZ);
   *end = stop;
-  return value;
+  std::optional<exact_value> out;
+  if (mpfr_nan_p(x) || mpfr_inf_p(x)) {
+    *special = mpfr_get_d(x, MPFR_RNDN);
+  } else {
+    exact_value v;
+    if (!mpfr_zero_p(x)) {
+      mpz_t significand;
+      mpz_init(significand);
+      const mpfr_exp_t exponent = mpfr_get_z_2exp(significand, x);
+      v.significand = mpz_get_ui(significand);
+      // Far outside every format (|exponent| < 2^10 there): clamped, still
+      // beyond every format's range, with the sticky bit marking it inexact.
+      constexpr mpfr_exp_t limit = 4096;
+      v.exponent = static_cast<int>(std::clamp<mpfr_exp_t>(exponent, -limit, limit));
+      v.sticky = ternary != 0 || v.exponent != exponent;
+      mpz_clear(significand);
+    }
+    out = v;
+  }
+  mpfr_clear(x);
+  return out;
 }
 
 bool is_bit_pattern(std::string_view t) {
@@ -121,30 +152,17 @@ rounded parse_value(const format& f, std::string_view text, const round_spec& sp
     start = 1;
   }
   const std::string magnitude_text = s.substr(start);
-  const char* end_down = nullptr;
-  const char* end_up = nullptr;
-  const double down = parse_double_rounded(magnitude_text, FE_DOWNWARD, &end_down);
-  const double up = parse_double_rounded(magnitude_text, FE_UPWARD, &end_up);
-  if (magnitude_text.empty() || *end_down != '\0' || end_down == magnitude_text.c_str() ||
-      magnitude_text[0] == '-' || magnitude_text[0] == '+') {
+  if (magnitude_text.empty() || magnitude_text[0] == '-' || magnitude_text[0] == '+') {
     throw std::invalid_argument("'" + std::string(text) + "' is not a number");
   }
-  if (std::isnan(down) || std::isinf(down) || down == up) {
-    return from_double(f, negative ? -down : down, spec, random_word);
-  }
-  // Inexact decimal: the value lies strictly between `down` and the next double.
-  exact_value x;
+  double special = 0.0;
+  const char* end = nullptr;
+  const std::optional<exact_value> magnitude = read_magnitude(magnitude_text, &special, &end);
+  if (*end != '\0' || end == magnitude_text.c_str())
+    throw std::invalid_argument("'" + std::string(text) + "' is not a number");
+  if (!magnitude) return from_double(f, negative ? -special : special, spec, random_word);
+  exact_value x = *magnitude;
   x.negative = negative;
-  if (down == 0) {  // below the smallest double: far below every format's smallest value
-    x.significand = 1;
-    x.exponent = -1100;
-    return round_exact(x, f, spec, random_word);
-  }
-  int exponent = 0;
-  const double fraction = std::frexp(down, &exponent);
-  x.significand = static_cast<std::uint64_t>(std::ldexp(fraction, 53));
-  x.exponent = exponent - 53;
-  x.sticky = true;
   return round_exact(x, f, spec, random_word);
 }
 

@@ -15,7 +15,9 @@ namespace rundb {
 using run_id = std::int64_t;
 
 /// How a run ended, or `running` while it is (or was, until a crash) training.
-enum class run_status { running, finished, failed, trapped, interrupted };
+/// How a run ended: `diverged` is a run whose loss became NaN or infinite
+/// (schema version 2 on); `failed` one stopped by an error.
+enum class run_status { running, finished, failed, trapped, interrupted, diverged };
 
 /// The spelling stored in `runs.status`.
 std::string_view to_string(run_status status);
@@ -144,8 +146,10 @@ struct format_info {
   int min_exponent() const { return subnormals ? emin - precision + 1 : emin; }
 };
 
-/// Parameters of the formats numlab builds in (binary16, bfloat16, e5m2,
-/// e4m3, tf32, binary32), used when a database does not declare a format.
+/// Parameters of a format libnum builds in, by its short name (the one the
+/// trainer writes: "fp16", "bf16", "e5m2", "e4m3", "tf32", "fp32") or its long
+/// name ("binary16", "bfloat16", "binary32"), used when a database does not
+/// declare the format; nullopt for any other name.
 std::optional<format_info> builtin_format(std::string_view name);
 
 }  // namespace rundb

@@ -8,8 +8,10 @@ namespace rundb {
 /// Stored in the SQLite header (PRAGMA application_id): "NMLB".
 inline constexpr std::int32_t application_id = 0x4E4D4C42;
 /// Stored in PRAGMA user_version and meta.schema_version; bumped on any
-/// incompatible change. Readers refuse files with a larger number.
-inline constexpr int schema_version = 1;
+/// incompatible change. Readers refuse files with a larger number and read
+/// older ones; the writer appends only to files of this version.
+/// 2: runs.status may be 'diverged'.
+inline constexpr int schema_version = 2;
 /// Stored in meta.application.
 inline constexpr const char* application_name = "numlab-rundb";
 

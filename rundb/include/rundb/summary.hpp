@@ -24,4 +24,11 @@ void write_run_summary(reader& db, run_id run, std::ostream& out, summary_option
 /// and step. Throws rundb::error when the run has no such layer.
 void write_layer_history(reader& db, run_id run, std::string_view layer, std::ostream& out);
 
+/// Prints where a run first went non-finite: the first NaN and the first
+/// infinity or overflow (from its nan and overflow events, in step and
+/// recording order, so the first is the earliest bad tensor), that tensor's
+/// statistics, and the chain of tensors that went bad after it, up to
+/// `chain` entries. Says so when the run recorded none.
+void write_first_nonfinite(reader& db, run_id run, std::ostream& out, std::size_t chain = 12);
+
 }  // namespace rundb

@@ -146,3 +146,70 @@ TEST(Text, DecimalsJustOffMidpointsRoundLikeMpfr) {
 }
 
 }  // namespace
+
+namespace {
+
+num::round_spec in_mode(num::rounding mode, int random_bits = 32) {
+  num::round_spec spec;
+  spec.mode = mode;
+  spec.random_bits = random_bits;
+  return spec;
+}
+
+// 0.1 lies between fp16 0x2e66 (0.0999755859375) and 0x2e67
+// (0.10003662109375), nearer the first; between bf16 0x3dcc (0.099609375)
+// and 0x3dcd (0.10009765625), nearer the second; between binary32
+// 0x3dcccccc and 0x3dcccccd, nearer the second.
+TEST(Text, DirectedRoundingParsesOfOneTenth) {
+  using num::rounding;
+  struct expectation {
+    const num::format* f;
+    rounding mode;
+    std::uint32_t positive, negative;
+  };
+  const expectation cases[] = {
+      {&num::binary16, rounding::nearest_even, 0x2E66, 0xAE66},
+      {&num::binary16, rounding::toward_negative, 0x2E66, 0xAE67},
+      {&num::binary16, rounding::toward_positive, 0x2E67, 0xAE66},
+      {&num::binary16, rounding::toward_zero, 0x2E66, 0xAE66},
+      {&num::binary16, rounding::to_odd, 0x2E67, 0xAE67},
+      {&num::bfloat16_format, rounding::nearest_even, 0x3DCD, 0xBDCD},
+      {&num::bfloat16_format, rounding::toward_negative, 0x3DCC, 0xBDCD},
+      {&num::bfloat16_format, rounding::toward_positive, 0x3DCD, 0xBDCC},
+      {&num::binary32, rounding::nearest_even, 0x3DCCCCCD, 0xBDCCCCCD},
+      {&num::binary32, rounding::toward_negative, 0x3DCCCCCC, 0xBDCCCCCD},
+      {&num::binary32, rounding::toward_zero, 0x3DCCCCCC, 0xBDCCCCCC},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(num::parse_value(*c.f, "0.1", in_mode(c.mode)).bits, c.positive)
+        << num::format_name(*c.f) << " " << static_cast<int>(c.mode);
+    EXPECT_EQ(num::parse_value(*c.f, "-0.1", in_mode(c.mode)).bits, c.negative)
+        << num::format_name(*c.f) << " " << static_cast<int>(c.mode);
+  }
+}
+
+TEST(Text, DirectedRoundingParsesBeyondTheDoubleRange) {
+  using num::rounding;
+  EXPECT_EQ(num::parse_value(f16, "1e-400", in_mode(rounding::toward_positive)).bits, 0x0001u);
+  EXPECT_EQ(num::parse_value(f16, "1e-400", in_mode(rounding::toward_negative)).bits, 0x0000u);
+  EXPECT_EQ(num::parse_value(f16, "-1e-400", in_mode(rounding::toward_negative)).bits, 0x8001u);
+  EXPECT_EQ(num::parse_value(f16, "1e400", in_mode(rounding::toward_zero)).bits, 0x7BFFu);
+  EXPECT_EQ(num::parse_value(f16, "1e400", in_mode(rounding::toward_positive)).bits, 0x7C00u);
+  EXPECT_EQ(num::parse_value(f16, "-1e400", in_mode(rounding::toward_positive)).bits, 0xFBFFu);
+}
+
+TEST(Text, StochasticParseSeesBitsBelowADouble) {
+  // 1 + 7 * 2^-55 (exactly this decimal) needs 56 bits. Into binary32 the
+  // discarded fraction is 7 * 2^-32 ulp, so with r = 32 it rounds up exactly
+  // when R >= 2^32 - 7: word 0xfffffff9 goes up, 0xfffffff8 does not.
+  const std::string x = "1.0000000000000001942890293094023945741355419158935546875";
+  const auto sr = in_mode(num::rounding::stochastic, 32);
+  EXPECT_EQ(num::parse_value(num::binary32, x, sr, 0xFFFFFFF9u).bits, 0x3F800001u);
+  EXPECT_EQ(num::parse_value(num::binary32, x, sr, 0xFFFFFFF8u).bits, 0x3F800000u);
+  EXPECT_EQ(num::parse_value(num::binary32, "-" + x, sr, 0xFFFFFFF9u).bits, 0xBF800001u);
+  // A directed mode needs only the sticky part of it.
+  EXPECT_EQ(num::parse_value(num::binary32, x, in_mode(num::rounding::toward_positive)).bits, 0x3F800001u);
+  EXPECT_EQ(num::parse_value(num::binary32, x, in_mode(num::rounding::toward_zero)).bits, 0x3F800000u);
+}
+
+}  // namespace

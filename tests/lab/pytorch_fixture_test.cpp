@@ -1,0 +1,270 @@
+// numlab's ops and optimizers against tensors PyTorch 1.13 computed
+// (tests/fixtures/pytorch/*.txt, written by make_fixtures.py there, run by
+// hand; these tests need no PyTorch). Bit for bit where numlab performs the
+// same operations in the same order (max pooling, ReLU, optimizer steps);
+// elsewhere within a tolerance stated at each check, because the sums run
+// in another order (GEMM blocking, batch-norm and softmax reductions in
+// double here, in float lanes there).
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "lab/batch_norm.hpp"
+#include "lab/conv2d.hpp"
+#include "lab/dense.hpp"
+#include "lab/loss.hpp"
+#include "lab/optimizer.hpp"
+#include "lab/pooling.hpp"
+#include "lab/precision_hook.hpp"
+#include "lab/relu.hpp"
+
+namespace lab {
+namespace {
+
+using fixture = std::map<std::string, tensor>;
+
+fixture read_fixture(const std::string& name) {
+  const std::string path = std::string(NUMLAB_SOURCE_DIR) + "/tests/fixtures/pytorch/" + name + ".txt";
+  std::ifstream in(path);
+  if (!in) {
+    ADD_FAILURE() << path << " is missing";
+    return {};
+  }
+  fixture out;
+  tensor* current = nullptr;
+  std::size_t filled = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream words(line);
+    if (line.rfind("tensor ", 0) == 0) {
+      std::string tag, key;
+      words >> tag >> key;
+      std::vector<std::size_t> dims;
+      for (std::size_t d; words >> d;) dims.push_back(d);
+      current = &(out[key] = tensor(shape(dims)));
+      filled = 0;
+      continue;
+    }
+    for (std::string word; words >> word && current != nullptr && filled < current->size();)
+      (*current)[filled++] = std::bit_cast<float>(static_cast<std::uint32_t>(std::stoul(word, nullptr, 16)));
+  }
+  return out;
+}
+
+void expect_bits(const tensor& got, const tensor& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>(want[i]))
+        << what << "[" << i << "]: " << got[i] << " vs PyTorch " << want[i];
+}
+
+// Distance in units in the last place between two finite floats of one sign.
+std::int64_t ulps_apart(float a, float b) {
+  return std::abs(static_cast<std::int64_t>(std::bit_cast<std::int32_t>(a)) -
+                  static_cast<std::int64_t>(std::bit_cast<std::int32_t>(b)));
+}
+
+void expect_within_ulps(const tensor& got, const tensor& want, std::int64_t ulps, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    EXPECT_LE(ulps_apart(got[i], want[i]), ulps) << what << "[" << i << "]: " << got[i] << " vs PyTorch " << want[i];
+}
+
+// |got - want| <= rel * scale + 1e-7, scale = the largest |want| of the tensor
+// (float sums of O(10) terms in another order differ by a few ulps of it).
+void expect_close(const tensor& got, const tensor& want, double rel, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  double scale = 0.0;
+  for (const float w : want.values()) scale = std::max(scale, std::fabs(static_cast<double>(w)));
+  for (std::size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], rel * scale + 1e-7) << what << "[" << i << "]";
+}
+
+TEST(PyTorchFixtures, MaxPoolWithNanBitForBit) {
+  fixture f = read_fixture("max_pool");
+  for (const auto& [k, s] : {std::pair{2, 2}, std::pair{3, 2}}) {
+    const std::string tag = "_k" + std::to_string(k) + "_s" + std::to_string(s);
+    max_pool2d pool("pool", static_cast<std::size_t>(k), static_cast<std::size_t>(s));
+    op_context ctx;
+    tensor y, dx;
+    pool.forward(ctx, f.at("x" + tag), y);
+    expect_bits(y, f.at("y" + tag), "max_pool y" + tag);
+    pool.backward(ctx, f.at("x" + tag), y, f.at("dy" + tag), &dx);
+    expect_bits(dx, f.at("dx" + tag), "max_pool dx" + tag);
+  }
+}
+
+TEST(PyTorchFixtures, ReluWithNanAndSignedZerosBitForBit) {
+  fixture f = read_fixture("relu");
+  relu act("relu");
+  op_context ctx;
+  tensor y, dx;
+  act.forward(ctx, f.at("x"), y);
+  expect_bits(y, f.at("y"), "relu y");
+  act.backward(ctx, f.at("x"), y, f.at("dy"), &dx);
+  expect_bits(dx, f.at("dx"), "relu dx");
+}
+
+TEST(PyTorchFixtures, CrossEntropyWithAndWithoutLabelSmoothing) {
+  fixture f = read_fixture("cross_entropy");
+  std::vector<std::int32_t> labels;
+  for (const float l : f.at("labels").values()) labels.push_back(static_cast<std::int32_t>(l));
+  for (const auto& [name, smoothing] : {std::pair{"plain", 0.0f}, std::pair{"smooth", 0.1f}}) {
+    op_context ctx;
+    tensor grad;
+    const float loss = softmax_cross_entropy(ctx, f.at("logits"), labels, smoothing, 1.0f, grad);
+    // The log-sum-exp runs in double here, in float there: a few float ulps.
+    EXPECT_NEAR(loss, f.at(std::string("loss_") + name)[0], 4e-7 * std::fabs(loss)) << name;
+    expect_close(grad, f.at(std::string("grad_") + name), 1e-6, std::string("grad_") + name);
+  }
+}
+
+TEST(PyTorchFixtures, DenseForwardAndBackward) {
+  fixture f = read_fixture("dense_conv");
+  dense fc("fc", 7, 5);
+  std::copy(f.at("dense_w").values().begin(), f.at("dense_w").values().end(), fc.kernel().value.data());
+  std::copy(f.at("dense_b").values().begin(), f.at("dense_b").values().end(), fc.bias().value.data());
+  op_context ctx;
+  tensor y, dx;
+  fc.forward(ctx, f.at("dense_x"), y);
+  // Sums of 7 products (GEMM order differs): a few ulps of the largest value.
+  expect_close(y, f.at("dense_y"), 1e-6, "dense y");
+  fc.backward(ctx, f.at("dense_x"), y, f.at("dense_dy"), &dx);
+  expect_close(dx, f.at("dense_dx"), 1e-6, "dense dx");
+  expect_close(fc.kernel().grad, f.at("dense_dw"), 1e-6, "dense dw");
+  expect_close(fc.bias().grad, f.at("dense_db"), 1e-6, "dense db");
+}
+
+TEST(PyTorchFixtures, Conv2dSameValidAndStride2) {
+  fixture f = read_fixture("dense_conv");
+  struct conv_case {
+    const char* name;
+    std::size_t stride;
+    padding_mode padding;
+  };
+  for (const conv_case& c : {conv_case{"same_s1", 1, padding_mode::same}, conv_case{"valid_s1", 1, padding_mode::valid},
+                             conv_case{"valid_s2", 2, padding_mode::valid}}) {
+    const std::string p = std::string("conv_") + c.name + "_";
+    conv2d conv("conv", 3, 4, 3, c.stride, c.padding, true);
+    std::copy(f.at(p + "w").values().begin(), f.at(p + "w").values().end(), conv.kernel().value.data());
+    std::copy(f.at(p + "b").values().begin(), f.at(p + "b").values().end(), conv.bias().value.data());
+    op_context ctx;
+    tensor y, dx;
+    conv.forward(ctx, f.at(p + "x"), y);
+    ASSERT_EQ(y.shape(), f.at(p + "y").shape()) << c.name;
+    // Sums of 27 products in another order: a few ulps of the largest value.
+    expect_close(y, f.at(p + "y"), 2e-6, p + "y");
+    conv.backward(ctx, f.at(p + "x"), y, f.at(p + "dy"), &dx);
+    expect_close(dx, f.at(p + "dx"), 2e-6, p + "dx");
+    expect_close(conv.kernel().grad, f.at(p + "dw"), 2e-6, p + "dw");
+    expect_close(conv.bias().grad, f.at(p + "db"), 2e-6, p + "db");
+  }
+}
+
+TEST(PyTorchFixtures, BatchNormTrainingAndEvaluation) {
+  fixture f = read_fixture("batch_norm");
+  batch_norm bn("bn", 3);
+  auto params = bn.parameters();
+  std::copy(f.at("gamma").values().begin(), f.at("gamma").values().end(), params[0]->value.data());
+  std::copy(f.at("beta").values().begin(), f.at("beta").values().end(), params[1]->value.data());
+  op_context ctx;
+  ctx.training = true;
+  tensor y, dx;
+  bn.forward(ctx, f.at("x"), y);
+  // Statistics in double here, in float there (over 24 values per channel).
+  expect_close(y, f.at("y"), 2e-6, "bn y");
+  expect_close(bn.running_mean(), f.at("running_mean"), 1e-6, "bn running_mean");
+  expect_close(bn.running_var(), f.at("running_var"), 1e-6, "bn running_var");
+  bn.backward(ctx, f.at("x"), y, f.at("dy"), &dx);
+  expect_close(dx, f.at("dx"), 4e-6, "bn dx");
+  expect_close(params[0]->grad, f.at("dgamma"), 2e-6, "bn dgamma");
+  expect_close(params[1]->grad, f.at("dbeta"), 1e-6, "bn dbeta");
+  ctx.training = false;
+  bn.forward(ctx, f.at("eval_x"), y);
+  expect_close(y, f.at("eval_y"), 1e-6, "bn eval y");
+}
+
+// PyTorch 1.13's CPU kernels fuse add_(x, alpha=a) and addcdiv_ into one
+// rounding each (vectorised fmadd); numlab rounds the step -lr * buf (or
+// -step_size * m / denom) first and adds it to w in a second rounding, and
+// folds AdamW's decay into that step instead of multiplying w by
+// 1 - lr * decay first. So a few elements differ in their last bits, and
+// the differences stay that small: at most one ulp of w per step taken.
+TEST(PyTorchFixtures, OptimizerStepsInFp32WithinUlps) {
+  fixture f = read_fixture("optimizers");
+  struct optimizer_case {
+    const char* name;
+    optimizer_settings settings;
+    float lr;
+  };
+  optimizer_settings adam;
+  adam.kind = optimizer_kind::adam;
+  optimizer_settings adamw = adam;
+  adamw.kind = optimizer_kind::adamw;
+  adamw.weight_decay = 0.1f;
+  optimizer_settings heavy;
+  heavy.kind = optimizer_kind::sgd;
+  heavy.momentum = 0.9f;
+  optimizer_settings nesterov = heavy;
+  nesterov.nesterov = true;
+  for (const optimizer_case& c : {optimizer_case{"adam", adam, 1e-2f}, optimizer_case{"adamw", adamw, 1e-2f},
+                                  optimizer_case{"sgd_momentum", heavy, 0.05f},
+                                  optimizer_case{"nesterov", nesterov, 0.05f}}) {
+    parameter p = make_parameter("w", "test", "value", {24}, true);
+    p.value = f.at("w0");
+    optimizer opt(c.settings, {&p});
+    op_context ctx;
+    for (int step = 0; step < 4; ++step) {
+      p.grad = f.at("grad" + std::to_string(step));
+      opt.step(ctx, c.lr);
+      expect_within_ulps(p.value, f.at(std::string(c.name) + "_w" + std::to_string(step + 1)), step + 1,
+                         std::string(c.name) + " step " + std::to_string(step + 1));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lab
+
+namespace lab {
+namespace {
+
+TEST(PyTorchFixtures, OptimizerStepsWithBf16ParametersUnderThePureBf16Policy) {
+  fixture f = read_fixture("optimizers_bf16");
+  optimizer_settings adam;
+  adam.kind = optimizer_kind::adam;
+  adam.eps = 1e-3f;
+  optimizer_settings heavy;
+  heavy.kind = optimizer_kind::sgd;
+  heavy.momentum = 0.9f;
+  for (const auto& [name, settings, lr] :
+       {std::tuple{"adam", adam, 1e-2f}, std::tuple{"sgd_momentum", heavy, 0.05f}}) {
+    precision_hook hook(precision_preset("bf16"), 1);
+    parameter p = make_parameter("w", "test", "value", {24}, true);
+    p.value = f.at("w0");
+    hook.store_parameters({&p});
+    optimizer opt(settings, {&p});
+    for (int step = 0; step < 4; ++step) {
+      hook.begin_step(static_cast<std::uint64_t>(step));
+      p.grad = f.at("grad" + std::to_string(step));
+      opt.step(hook.context(), lr);
+      // Bf16 values as floats: one bf16 ulp is 2^16 float ulps. PyTorch's
+      // bf16 kernels compute each fused op (add_ with alpha, addcdiv_) in
+      // float and round once to bf16; the pure policy rounds the step and
+      // then w + step: at most one bf16 ulp per step apart.
+      expect_within_ulps(p.value, f.at(std::string(name) + "_w" + std::to_string(step + 1)),
+                         (step + 1) * std::int64_t{65536}, std::string(name) + " bf16 step " + std::to_string(step + 1));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lab
