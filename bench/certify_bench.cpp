@@ -31,7 +31,7 @@ void BM_oracle_row(benchmark::State& state) {
   std::vector<std::uint16_t> bits(certify::row_length);
   std::vector<std::uint8_t> flags(certify::row_length);
   for (auto _ : state) {
-    certify::oracle_row(f, op, direction::nearest_even, first_operand, bits, flags);
+    certify::oracle_row(f, op, direction::nearest_even, {first_operand, 0}, bits, flags);
     benchmark::DoNotOptimize(bits.data());
   }
   set_labels(state, f, op);
@@ -44,7 +44,7 @@ void BM_libnum_row_both_tininess_rules(benchmark::State& state) {
   std::vector<std::uint8_t> flags(certify::row_length);
   const certify::job j{f, op, direction::nearest_even, 1, 1};
   for (auto _ : state) {
-    certify::libnum_row(j, first_operand, bits, flags);
+    certify::libnum_row(j, {first_operand, 0}, bits, flags);
     benchmark::DoNotOptimize(bits.data());
   }
   set_labels(state, f, op);

@@ -1,6 +1,6 @@
 // `numlab certify [--format ...] [--op ...] [--mode ...] [--sample N]`:
 // libnum's fp16/bf16 arithmetic against the AVX-512 round-to-odd oracle on
-// every operand pair (or a sample of first operands), one certificate line
+// every operand pair (or a sample of first operands; fma: a sample of (a, c)), one certificate line
 // per (format, operation, rounding direction). Exit code 1 if any pair
 // differs, 2 for bad options or a CPU without AVX-512.
 #include <cinttypes>
@@ -84,7 +84,8 @@ int run_certify(const certify_options& o) {
         std::cout << line << std::flush;
         for (const certify::mismatch& m : c.first_mismatches) {
           std::cerr << "mismatch " << certify::name(f) << ' ' << certify::name(op) << ' ' << certify::name(mode)
-                    << " a=" << hex(m.a, 4) << " b=" << hex(m.b, 4) << ": oracle " << hex(m.oracle_bits, 4)
+                    << " a=" << hex(m.a, 4) << " b=" << hex(m.b, 4)
+                    << (op == certify::operation::fma ? " c=" + hex(m.c, 4) : std::string()) << ": oracle " << hex(m.oracle_bits, 4)
                     << " flags " << hex(m.oracle_flags, 2) << ", libnum " << hex(m.libnum_bits, 4) << " flags "
                     << hex(m.libnum_flags, 2) << '\n';
         }
@@ -109,7 +110,10 @@ void add_certify_command(CLI::App& app) {
       "certify", "Compare libnum's fp16/bf16 add, sub, mul, div, sqrt with an independent AVX-512 oracle on "
                  "every operand pair, results and flags (docs/certify.md)");
   cmd->add_option("--format", options->formats, "fp16, bf16 (comma-separated; default both)")->delimiter(',');
-  cmd->add_option("--op", options->operations, "add, sub, mul, div, sqrt (default all)")->delimiter(',');
+  cmd->add_option("--op", options->operations,
+                  "add, sub, mul, div, sqrt, fma (default all but fma; fma checks rows of sampled (a, c) "
+                  "against every b)")
+      ->delimiter(',');
   cmd->add_option("--mode", options->modes, "ne, na, rz, ru, rd, ro (default all)")->delimiter(',');
   cmd->add_option("--sample", options->sample,
                   "check 1/N of the first operands (a fixed scattered set; sqrt always checks all)");

@@ -33,7 +33,8 @@ class CertificateTest : public ::testing::Test {
 };
 
 // Four scattered first operands (all second operands) per binary operation,
-// every operand for sqrt: zero mismatches in results and flags.
+// four (a, c) rows for fma, every operand for sqrt: zero mismatches in
+// results and flags.
 TEST_F(CertificateTest, SampleOfEveryFormatOperationAndDirectionAgrees) {
   for (const format16 f : certify::all_formats) {
     for (const operation op : certify::all_operations) {
@@ -63,7 +64,7 @@ struct rows {
   std::vector<std::uint8_t> libnum_flags = std::vector<std::uint8_t>(certify::row_length);
   std::vector<certify::mismatch> found;
   std::uint64_t compare(std::uint16_t a) {
-    return certify::compare_row(a, oracle_bits, oracle_flags, libnum_bits, libnum_flags, 8, found);
+    return certify::compare_row({a, 0}, oracle_bits, oracle_flags, libnum_bits, libnum_flags, 8, found);
   }
 };
 
@@ -72,12 +73,12 @@ TEST_F(CertificateTest, FlippedDirectionIsCaught) {
   const certify::job j{format16::fp16, operation::add, direction::toward_negative, 1, 2};
   const std::uint16_t a = 0x3C00;  // 1 + b is inexact for most b
   rows r;
-  certify::libnum_row(j, a, r.libnum_bits, r.libnum_flags);
-  certify::oracle_row(j.format, j.op, direction::toward_positive, a, r.oracle_bits, r.oracle_flags);
+  certify::libnum_row(j, {a, 0}, r.libnum_bits, r.libnum_flags);
+  certify::oracle_row(j.format, j.op, direction::toward_positive, {a, 0}, r.oracle_bits, r.oracle_flags);
   EXPECT_GT(r.compare(a), 1000u);
   ASSERT_FALSE(r.found.empty());
   EXPECT_EQ(r.found.front().a, a);
-  certify::oracle_row(j.format, j.op, j.mode, a, r.oracle_bits, r.oracle_flags);
+  certify::oracle_row(j.format, j.op, j.mode, {a, 0}, r.oracle_bits, r.oracle_flags);
   r.found.clear();
   EXPECT_EQ(r.compare(a), 0u);
 }
@@ -88,8 +89,8 @@ TEST_F(CertificateTest, SwappedTininessRuleIsCaught) {
   const certify::job j{format16::fp16, operation::mul, direction::nearest_even, 1, 2};
   const std::uint16_t a = 0x3BFE;
   rows r;
-  certify::libnum_row(j, a, r.libnum_bits, r.libnum_flags);
-  certify::oracle_row(j.format, j.op, j.mode, a, r.oracle_bits, r.oracle_flags);
+  certify::libnum_row(j, {a, 0}, r.libnum_bits, r.libnum_flags);
+  certify::oracle_row(j.format, j.op, j.mode, {a, 0}, r.oracle_bits, r.oracle_flags);
   for (std::uint8_t& f : r.oracle_flags) {
     const bool after = (f & certify::flag::underflow) != 0, before = (f & certify::flag::underflow_before) != 0;
     f = static_cast<std::uint8_t>((f & ~(certify::flag::underflow | certify::flag::underflow_before)) |

@@ -19,10 +19,10 @@ struct one_result {
   std::uint8_t flags;
 };
 
-one_result oracle(format16 f, operation op, direction d, std::uint16_t a, std::uint16_t b) {
+one_result oracle(format16 f, operation op, direction d, std::uint16_t a, std::uint16_t b, std::uint16_t c = 0) {
   std::vector<std::uint16_t> bits(certify::row_length);
   std::vector<std::uint8_t> flags(certify::row_length);
-  certify::oracle_row(f, op, d, a, bits, flags);
+  certify::oracle_row(f, op, d, {a, c}, bits, flags);
   return {bits[b], flags[b]};
 }
 
@@ -126,10 +126,25 @@ TEST_F(OracleTest, Sqrt) {
   EXPECT_EQ(two.flags, flag::inexact);
 }
 
+// (1 + 2^-10)(1 - 2^-10) - 1 = -2^-20 exactly, fused (a separate product
+// would round to 1 and give 0); 2^-20 is an fp16 subnormal, so it is exact.
+TEST_F(OracleTest, FmaRoundsOnce) {
+  const one_result r = oracle(format16::fp16, operation::fma, direction::nearest_even, 0x3C01, 0x3BFE, 0xBC00);
+  EXPECT_EQ(r.bits, 0x8010);  // -2^-20 = -16 * 2^-24
+  EXPECT_EQ(r.flags, 0);
+  // inf * 0 + c is invalid, even for a quiet NaN c, whose payload it keeps.
+  EXPECT_EQ(oracle(format16::fp16, operation::fma, direction::nearest_even, 0x7C00, 0x0000, 0x7E05).bits, 0x7E05);
+  EXPECT_EQ(oracle(format16::fp16, operation::fma, direction::nearest_even, 0x7C00, 0x0000, 0x7E05).flags,
+            flag::invalid);
+  // inf * 1 - inf is invalid too; 1 * 1 - 1 is +0 (-0 toward negative).
+  EXPECT_EQ(oracle(format16::bf16, operation::fma, direction::nearest_even, 0x7F80, 0x3F80, 0xFF80).bits, 0x7FC0);
+  EXPECT_EQ(oracle(format16::bf16, operation::fma, direction::toward_negative, 0x3F80, 0x3F80, 0xBF80).bits, 0x8000);
+}
+
 TEST(OracleSpans, WrongSizeIsRejected) {
   std::vector<std::uint16_t> bits(10);
   std::vector<std::uint8_t> flags(10);
-  EXPECT_THROW(certify::oracle_row(format16::fp16, operation::add, direction::nearest_even, 0, bits, flags),
+  EXPECT_THROW(certify::oracle_row(format16::fp16, operation::add, direction::nearest_even, {}, bits, flags),
                std::invalid_argument);
 }
 

@@ -29,21 +29,23 @@ num::rounding libnum_rounding(direction d) {
   throw std::invalid_argument("certify: unknown rounding direction");
 }
 
-num::rounded evaluate(operation op, const num::format& f, std::uint32_t a, std::uint32_t b,
+num::rounded evaluate(operation op, const num::format& f, row_operands row, std::uint32_t b,
                       const num::round_spec& spec) {
+  const std::uint32_t a = row.a;
   switch (op) {
     case operation::add: return num::add(f, a, b, spec);
     case operation::sub: return num::sub(f, a, b, spec);
     case operation::mul: return num::mul(f, a, b, spec);
     case operation::div: return num::div(f, a, b, spec);
     case operation::sqrt: return num::sqrt(f, b, spec);
+    case operation::fma: return num::fma(f, a, b, row.c, spec);
   }
   throw std::invalid_argument("certify: unknown operation");
 }
 
 }  // namespace
 
-void libnum_row(const job& j, std::uint16_t a, std::span<std::uint16_t> bits, std::span<std::uint8_t> flags) {
+void libnum_row(const job& j, row_operands row, std::span<std::uint16_t> bits, std::span<std::uint8_t> flags) {
   if (bits.size() != row_length || flags.size() != row_length) {
     throw std::invalid_argument("certify: a row needs spans of 65536 results and flags");
   }
@@ -54,8 +56,8 @@ void libnum_row(const job& j, std::uint16_t a, std::span<std::uint16_t> bits, st
   before.tiny = num::tininess::before_rounding;
   constexpr auto underflow = static_cast<std::uint8_t>(num::flags::underflow);
   for (std::uint32_t b = 0; b < row_length; ++b) {
-    const num::rounded r = evaluate(j.op, f, a, b, after);
-    const num::rounded r_before = evaluate(j.op, f, a, b, before);
+    const num::rounded r = evaluate(j.op, f, row, b, after);
+    const num::rounded r_before = evaluate(j.op, f, row, b, before);
     auto byte = static_cast<std::uint8_t>(r.raised);
     const auto byte_before = static_cast<std::uint8_t>(r_before.raised);
     if (r_before.bits != r.bits || (byte_before & ~underflow) != (byte & ~underflow)) byte |= rules_disagree;

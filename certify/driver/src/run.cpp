@@ -8,19 +8,20 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 
 #include "certify/certificate.hpp"
 
 namespace certify {
 
-std::uint64_t compare_row(std::uint16_t a, std::span<const std::uint16_t> oracle_bits,
+std::uint64_t compare_row(row_operands row, std::span<const std::uint16_t> oracle_bits,
                           std::span<const std::uint8_t> oracle_flags, std::span<const std::uint16_t> libnum_bits,
                           std::span<const std::uint8_t> libnum_flags, std::size_t keep, std::vector<mismatch>& out) {
   std::uint64_t count = 0;
   for (std::size_t b = 0; b < oracle_bits.size(); ++b) {
     if (oracle_bits[b] == libnum_bits[b] && oracle_flags[b] == libnum_flags[b]) continue;
     if (count++ < keep) {
-      out.push_back({a, static_cast<std::uint16_t>(b), oracle_bits[b], libnum_bits[b], oracle_flags[b],
+      out.push_back({row.a, static_cast<std::uint16_t>(b), row.c, oracle_bits[b], libnum_bits[b], oracle_flags[b],
                      libnum_flags[b]});
     }
   }
@@ -54,7 +55,7 @@ certificate run(const job& j) {
     // Checked here too so that no worker thread is started for nothing.
     std::vector<std::uint16_t> bits(row_length);
     std::vector<std::uint8_t> flags(row_length);
-    oracle_row(j.format, j.op, j.mode, 0, bits, flags);  // throws with the reason
+    oracle_row(j.format, j.op, j.mode, {}, bits, flags);  // throws with the reason
   }
   const std::size_t rows = j.op == operation::sqrt ? 1 : row_length / j.row_stride;
   const auto start = std::chrono::steady_clock::now();
@@ -71,12 +72,11 @@ certificate run(const job& j) {
       std::vector<std::uint8_t> oracle_flags(row_length), libnum_flags(row_length);
       std::vector<mismatch> found;
       for (std::size_t k = next++; k < rows; k = next++) {
-        const std::uint16_t a = rows == row_length || j.op == operation::sqrt ? static_cast<std::uint16_t>(k)
-                                                                               : sample_row(static_cast<std::uint32_t>(k));
-        oracle_row(j.format, j.op, j.mode, a, oracle_bits, oracle_flags);
-        libnum_row(j, a, libnum_bits, libnum_flags);
+        const row_operands row = job_row(j, static_cast<std::uint32_t>(k));
+        oracle_row(j.format, j.op, j.mode, row, oracle_bits, oracle_flags);
+        libnum_row(j, row, libnum_bits, libnum_flags);
         found.clear();
-        mismatches += compare_row(a, oracle_bits, oracle_flags, libnum_bits, libnum_flags, kept_mismatches, found);
+        mismatches += compare_row(row, oracle_bits, oracle_flags, libnum_bits, libnum_flags, kept_mismatches, found);
         hashes[k] = row_hash(libnum_bits, libnum_flags);
         if (!found.empty()) {
           const std::lock_guard lock(kept_lock);
@@ -103,7 +103,7 @@ certificate run(const job& j) {
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   c.hash = XXH3_64bits(hashes.data(), hashes.size() * sizeof(std::uint64_t));
   std::sort(kept.begin(), kept.end(), [](const mismatch& x, const mismatch& y) {
-    return x.a != y.a ? x.a < y.a : x.b < y.b;
+    return std::tie(x.a, x.c, x.b) < std::tie(y.a, y.c, y.b);
   });
   if (kept.size() > kept_mismatches) kept.resize(kept_mismatches);
   c.first_mismatches = std::move(kept);

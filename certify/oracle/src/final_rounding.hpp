@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 
 #include "certify/oracle.hpp"
 
@@ -116,18 +117,31 @@ constexpr bool is_nan(const target16& t, std::uint32_t x) { return (x & 0x7FFF) 
 constexpr bool is_signaling(const target16& t, std::uint32_t x) { return is_nan(t, x) && (x & t.quiet_bit) == 0; }
 constexpr bool is_zero(std::uint32_t x) { return (x & 0x7FFF) == 0; }
 constexpr bool is_finite(const target16& t, std::uint32_t x) { return (x & 0x7FFF) < t.infinity; }
+constexpr bool is_infinite(const target16& t, std::uint32_t x) { return (x & 0x7FFF) == t.infinity; }
 
-/// The result of op(a, b) in direction d (for sqrt: of b), given the
-/// encodings in w of the same operation rounded down (`down`) and up (`up`).
-constexpr result16 finish(const target16& t, const wide_format& w, operation op, direction d, std::uint32_t a,
-                          std::uint32_t b, std::uint64_t down, std::uint64_t up) {
-  const bool unary = op == operation::sqrt;
-  const bool a_nan = !unary && is_nan(t, a);
-  if (a_nan || is_nan(t, b)) {
-    const bool signaling = (!unary && is_signaling(t, a)) || is_signaling(t, b);
-    return {static_cast<std::uint16_t>((a_nan ? a : b) | t.quiet_bit),
-            signaling ? flag::invalid : std::uint8_t{0}};
+/// The result when a NaN operand decides it, or fma's inf * 0 + c; nullopt
+/// otherwise. Operands that op does not take must be passed as 0.
+constexpr std::optional<result16> nan_operand_result(const target16& t, operation op, std::uint32_t a,
+                                                     std::uint32_t b, std::uint32_t c) {
+  const auto quiet = [&t](std::uint32_t x) { return static_cast<std::uint16_t>(x | t.quiet_bit); };
+  const bool signaling = is_signaling(t, a) || is_signaling(t, b) || is_signaling(t, c);
+  const std::uint8_t raised = signaling ? flag::invalid : 0;
+  if (is_nan(t, a) || is_nan(t, b)) return result16{quiet(is_nan(t, a) ? a : b), raised};
+  if (op == operation::fma &&
+      ((is_infinite(t, a) && is_zero(b)) || (is_zero(a) && is_infinite(t, b)))) {
+    return result16{is_nan(t, c) ? quiet(c) : quiet(t.infinity), flag::invalid};
   }
+  if (is_nan(t, c)) return result16{quiet(c), raised};
+  return std::nullopt;
+}
+
+/// The result of op(a, b) in direction d (sqrt(b); fma(a, b, c)), given the
+/// encodings in w of the same operation rounded down (`down`) and up (`up`).
+constexpr result16 finish(const target16& t, const wide_format& w, operation op, direction d, row_operands row,
+                          std::uint32_t b, std::uint64_t down, std::uint64_t up) {
+  const std::uint32_t a = op == operation::sqrt ? 0 : row.a;
+  const std::uint32_t c = op == operation::fma ? row.c : 0;
+  if (const auto r = nan_operand_result(t, op, a, b, c)) return *r;
   if ((down & ~w.sign) > w.infinity) return {static_cast<std::uint16_t>(t.infinity | t.quiet_bit), flag::invalid};
   const std::uint16_t sign_of_up = (up & w.sign) != 0 ? 0x8000 : 0;
   if (((down | up) & ~w.sign) == 0) {

@@ -1,4 +1,4 @@
-// The vectorised part of the oracle: each operation rounded down and up by
+// The vectorised part of the oracle: each operation (fma too) rounded down and up by
 // AVX-512's embedded rounding, in binary32 for fp16 (16 pairs an instruction)
 // and in binary64 for bf16 (8 pairs). This file is compiled for AVX-512 F;
 // nothing in it runs before oracle_row has checked the CPU.
@@ -58,11 +58,11 @@ std::array<Wide, row_length> widening_table() {
 constexpr int down = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
 constexpr int up = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
 
-// op(a, b) rounded down and up, 16 binary32 lanes. The zero-masked forms with
+// op(a, b) (fma: a * b + c) rounded down and up, 16 binary32 lanes. The zero-masked forms with
 // every lane selected: the unmasked intrinsics start from an undefined vector
 // that GCC 12 reports as uninitialised.
 template <operation op>
-void both_roundings(__m512 a, __m512 b, __m512& lo, __m512& hi) {
+void both_roundings(__m512 a, __m512 b, __m512 c, __m512& lo, __m512& hi) {
   constexpr __mmask16 all = 0xFFFF;
   if constexpr (op == operation::add) {
     lo = _mm512_maskz_add_round_ps(all, a, b, down);
@@ -76,15 +76,18 @@ void both_roundings(__m512 a, __m512 b, __m512& lo, __m512& hi) {
   } else if constexpr (op == operation::div) {
     lo = _mm512_maskz_div_round_ps(all, a, b, down);
     hi = _mm512_maskz_div_round_ps(all, a, b, up);
-  } else {
+  } else if constexpr (op == operation::sqrt) {
     lo = _mm512_maskz_sqrt_round_ps(all, b, down);
     hi = _mm512_maskz_sqrt_round_ps(all, b, up);
+  } else {
+    lo = _mm512_maskz_fmadd_round_ps(all, a, b, c, down);
+    hi = _mm512_maskz_fmadd_round_ps(all, a, b, c, up);
   }
 }
 
 // The same for 8 binary64 lanes.
 template <operation op>
-void both_roundings(__m512d a, __m512d b, __m512d& lo, __m512d& hi) {
+void both_roundings(__m512d a, __m512d b, __m512d c, __m512d& lo, __m512d& hi) {
   constexpr __mmask8 all = 0xFF;
   if constexpr (op == operation::add) {
     lo = _mm512_maskz_add_round_pd(all, a, b, down);
@@ -98,24 +101,28 @@ void both_roundings(__m512d a, __m512d b, __m512d& lo, __m512d& hi) {
   } else if constexpr (op == operation::div) {
     lo = _mm512_maskz_div_round_pd(all, a, b, down);
     hi = _mm512_maskz_div_round_pd(all, a, b, up);
-  } else {
+  } else if constexpr (op == operation::sqrt) {
     lo = _mm512_maskz_sqrt_round_pd(all, b, down);
     hi = _mm512_maskz_sqrt_round_pd(all, b, up);
+  } else {
+    lo = _mm512_maskz_fmadd_round_pd(all, a, b, c, down);
+    hi = _mm512_maskz_fmadd_round_pd(all, a, b, c, up);
   }
 }
 
 template <operation op>
-void fp16_row(direction d, std::uint16_t a, std::uint16_t* bits, std::uint8_t* flags) {
+void fp16_row(direction d, row_operands row, std::uint16_t* bits, std::uint8_t* flags) {
   static const auto wide = widening_table<std::uint32_t, widen_fp16>();
-  const __m512 va = _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(wide[a])));
+  const __m512 va = _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(wide[row.a])));
+  const __m512 vc = _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(wide[row.c])));
   alignas(64) std::uint32_t lo[16], hi[16];
   for (std::size_t b0 = 0; b0 < row_length; b0 += 16) {
     __m512 vlo, vhi;
-    both_roundings<op>(va, _mm512_castsi512_ps(_mm512_loadu_si512(wide.data() + b0)), vlo, vhi);
+    both_roundings<op>(va, _mm512_castsi512_ps(_mm512_loadu_si512(wide.data() + b0)), vc, vlo, vhi);
     _mm512_store_si512(lo, _mm512_castps_si512(vlo));
     _mm512_store_si512(hi, _mm512_castps_si512(vhi));
     for (std::size_t i = 0; i < 16; ++i) {
-      const result16 r = finish(fp16_target, binary32_wide, op, d, a, static_cast<std::uint32_t>(b0 + i), lo[i], hi[i]);
+      const result16 r = finish(fp16_target, binary32_wide, op, d, row, static_cast<std::uint32_t>(b0 + i), lo[i], hi[i]);
       bits[b0 + i] = r.bits;
       flags[b0 + i] = r.flags;
     }
@@ -123,17 +130,18 @@ void fp16_row(direction d, std::uint16_t a, std::uint16_t* bits, std::uint8_t* f
 }
 
 template <operation op>
-void bf16_row(direction d, std::uint16_t a, std::uint16_t* bits, std::uint8_t* flags) {
+void bf16_row(direction d, row_operands row, std::uint16_t* bits, std::uint8_t* flags) {
   static const auto wide = widening_table<std::uint64_t, widen_bf16>();
-  const __m512d va = _mm512_castsi512_pd(_mm512_set1_epi64(static_cast<long long>(wide[a])));
+  const __m512d va = _mm512_castsi512_pd(_mm512_set1_epi64(static_cast<long long>(wide[row.a])));
+  const __m512d vc = _mm512_castsi512_pd(_mm512_set1_epi64(static_cast<long long>(wide[row.c])));
   alignas(64) std::uint64_t lo[8], hi[8];
   for (std::size_t b0 = 0; b0 < row_length; b0 += 8) {
     __m512d vlo, vhi;
-    both_roundings<op>(va, _mm512_castsi512_pd(_mm512_loadu_si512(wide.data() + b0)), vlo, vhi);
+    both_roundings<op>(va, _mm512_castsi512_pd(_mm512_loadu_si512(wide.data() + b0)), vc, vlo, vhi);
     _mm512_store_si512(lo, _mm512_castpd_si512(vlo));
     _mm512_store_si512(hi, _mm512_castpd_si512(vhi));
     for (std::size_t i = 0; i < 8; ++i) {
-      const result16 r = finish(bf16_target, binary64_wide, op, d, a, static_cast<std::uint32_t>(b0 + i), lo[i], hi[i]);
+      const result16 r = finish(bf16_target, binary64_wide, op, d, row, static_cast<std::uint32_t>(b0 + i), lo[i], hi[i]);
       bits[b0 + i] = r.bits;
       flags[b0 + i] = r.flags;
     }
@@ -141,24 +149,25 @@ void bf16_row(direction d, std::uint16_t a, std::uint16_t* bits, std::uint8_t* f
 }
 
 template <operation op>
-void row(format16 f, direction d, std::uint16_t a, std::uint16_t* bits, std::uint8_t* flags) {
+void any_row(format16 f, direction d, row_operands row, std::uint16_t* bits, std::uint8_t* flags) {
   if (f == format16::fp16) {
-    fp16_row<op>(d, a, bits, flags);
+    fp16_row<op>(d, row, bits, flags);
   } else {
-    bf16_row<op>(d, a, bits, flags);
+    bf16_row<op>(d, row, bits, flags);
   }
 }
 
 }  // namespace
 
-void oracle_row_avx512(format16 f, operation op, direction d, std::uint16_t a, std::uint16_t* bits,
+void oracle_row_avx512(format16 f, operation op, direction d, row_operands row, std::uint16_t* bits,
                        std::uint8_t* flags) {
   switch (op) {
-    case operation::add: return row<operation::add>(f, d, a, bits, flags);
-    case operation::sub: return row<operation::sub>(f, d, a, bits, flags);
-    case operation::mul: return row<operation::mul>(f, d, a, bits, flags);
-    case operation::div: return row<operation::div>(f, d, a, bits, flags);
-    case operation::sqrt: return row<operation::sqrt>(f, d, a, bits, flags);
+    case operation::add: return any_row<operation::add>(f, d, row, bits, flags);
+    case operation::sub: return any_row<operation::sub>(f, d, row, bits, flags);
+    case operation::mul: return any_row<operation::mul>(f, d, row, bits, flags);
+    case operation::div: return any_row<operation::div>(f, d, row, bits, flags);
+    case operation::sqrt: return any_row<operation::sqrt>(f, d, row, bits, flags);
+    case operation::fma: return any_row<operation::fma>(f, d, row, bits, flags);
   }
 }
 

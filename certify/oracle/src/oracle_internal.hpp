@@ -9,7 +9,7 @@
 namespace certify::detail {
 
 /// oracle_row's work, on a CPU already known to have AVX-512 F.
-void oracle_row_avx512(format16 f, operation op, direction d, std::uint16_t a, std::uint16_t* bits,
+void oracle_row_avx512(format16 f, operation op, direction d, row_operands row, std::uint16_t* bits,
                        std::uint8_t* flags);
 
 }  // namespace certify::detail

@@ -18,6 +18,7 @@ std::string_view name(operation op) {
     case operation::mul: return "mul";
     case operation::div: return "div";
     case operation::sqrt: return "sqrt";
+    case operation::fma: return "fma";
   }
   return "?";
 }
@@ -41,7 +42,7 @@ bool oracle_supported() {
   return __builtin_cpu_supports("avx512f") && (_mm_getcsr() & flush_bits) == 0;
 }
 
-void oracle_row(format16 f, operation op, direction d, std::uint16_t a, std::span<std::uint16_t> bits,
+void oracle_row(format16 f, operation op, direction d, row_operands row, std::span<std::uint16_t> bits,
                 std::span<std::uint8_t> flags) {
   if (bits.size() != row_length || flags.size() != row_length) {
     throw std::invalid_argument("certify oracle: a row needs spans of 65536 results and flags");
@@ -51,7 +52,7 @@ void oracle_row(format16 f, operation op, direction d, std::uint16_t a, std::spa
         "certify oracle: this CPU lacks AVX-512 F (or flush-to-zero/denormals-are-zero is on); "
         "the oracle needs AVX-512's embedded rounding and has no slower path");
   }
-  detail::oracle_row_avx512(f, op, d, a, bits.data(), flags.data());
+  detail::oracle_row_avx512(f, op, d, row, bits.data(), flags.data());
 }
 
 }  // namespace certify

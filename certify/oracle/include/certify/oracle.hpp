@@ -12,8 +12,10 @@
 // are a few integer bit operations in this library.
 //
 // Conventions followed (IEEE 754-2019 where it decides): a NaN operand gives
-// that NaN made quiet, the first operand's if both are NaN (6.2.3); an invalid
-// operation gives the positive quiet NaN with a zero payload; an exact zero sum
+// that NaN made quiet, the first NaN operand's if several are NaN (6.2.3),
+// except that fma's inf * 0 + NaN is invalid and gives c made quiet (Berkeley
+// SoftFloat's choice; 7.2 leaves it open); an invalid operation without NaN
+// operands gives the positive quiet NaN with a zero payload; an exact zero sum
 // of opposite signs is -0 only when rounding toward negative (6.3); underflow
 // is raised when the result is tiny and inexact (7.5), tiny judged after or
 // before rounding; overflow gives ±inf or ±max by rounding direction (7.4),
@@ -28,8 +30,9 @@ namespace certify {
 
 /// The 16-bit formats the oracle covers (IEEE binary16 and bfloat16).
 enum class format16 : std::uint8_t { fp16, bf16 };
-/// The operations covered; sqrt takes one operand.
-enum class operation : std::uint8_t { add, sub, mul, div, sqrt };
+/// The operations covered; sqrt takes one operand, fma (a * b + c, one
+/// rounding) three.
+enum class operation : std::uint8_t { add, sub, mul, div, sqrt, fma };
 /// Rounding-direction attributes (IEEE 754 4.3) plus round-to-odd.
 enum class direction : std::uint8_t {
   nearest_even,
@@ -42,7 +45,7 @@ enum class direction : std::uint8_t {
 
 inline constexpr format16 all_formats[] = {format16::fp16, format16::bf16};
 inline constexpr operation all_operations[] = {operation::add, operation::sub, operation::mul,
-                                               operation::div, operation::sqrt};
+                                               operation::div, operation::sqrt, operation::fma};
 inline constexpr direction all_directions[] = {
     direction::nearest_even,    direction::nearest_away,    direction::toward_zero,
     direction::toward_positive, direction::toward_negative, direction::to_odd};
@@ -72,12 +75,17 @@ inline constexpr std::size_t row_length = std::size_t{1} << 16;
 /// off, which the embedded roundings rely on.
 bool oracle_supported();
 
-/// One row of results: op(a, b) for b = 0 .. 65535 (for sqrt: sqrt(b), `a`
-/// ignored), rounded in direction `d`. bits[b] is the result's encoding,
-/// flags[b] its flag bits. Spans must hold row_length elements. Throws
-/// std::runtime_error if !oracle_supported(), std::invalid_argument for a
-/// wrong span size.
-void oracle_row(format16 f, operation op, direction d, std::uint16_t a,
+/// The operands fixed along one row; the row runs over all second operands b.
+struct row_operands {
+  std::uint16_t a = 0;  ///< first operand (ignored by sqrt)
+  std::uint16_t c = 0;  ///< addend of fma (ignored by the others)
+};
+
+/// One row of results: op(a, b) for b = 0 .. 65535 (sqrt(b); fma(a, b, c)),
+/// rounded in direction `d`. bits[b] is the result's encoding, flags[b] its
+/// flag bits. Spans must hold row_length elements. Throws std::runtime_error
+/// if !oracle_supported(), std::invalid_argument for a wrong span size.
+void oracle_row(format16 f, operation op, direction d, row_operands row,
                 std::span<std::uint16_t> bits, std::span<std::uint8_t> flags);
 
 }  // namespace certify
