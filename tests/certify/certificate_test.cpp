@@ -1,6 +1,7 @@
 // libnum against the oracle on a sample of every (format, operation,
 // direction), and the comparison catching a deliberately wrong oracle.
 #include <gtest/gtest.h>
+#include <xmmintrin.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -105,6 +106,16 @@ TEST_F(CertificateTest, SwappedTininessRuleIsCaught) {
 
 TEST(CertificateJob, StrideMustDivideTheRowCount) {
   EXPECT_THROW(certify::run({format16::fp16, operation::add, direction::nearest_even, 3, 1}), std::invalid_argument);
+}
+
+// With flush-to-zero and denormals-are-zero on, binary32 results below 2^-126
+// would be wrong: the oracle refuses to run rather than certify with them.
+TEST(CertificateJob, RefusesToRunWithFlushToZero) {
+  const unsigned saved = _mm_getcsr();
+  _mm_setcsr(saved | 0x8040);
+  EXPECT_FALSE(certify::oracle_supported());
+  EXPECT_THROW(certify::run({format16::fp16, operation::add, direction::nearest_even, 16384, 1}), std::runtime_error);
+  _mm_setcsr(saved);
 }
 
 TEST(CertificateJob, SampleRowsAreDistinct) {
