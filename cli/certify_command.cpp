@@ -62,6 +62,7 @@ int run_certify(const certify_options& o) {
   if (o.sample == 0 || certify::row_length % o.sample != 0) {
     throw lab::input_error("certify: --sample " + std::to_string(o.sample) + " must be a power of two up to 65536");
   }
+  certify::require_oracle();  // before any output, so a refusal leaves no half table
   std::cout << "# numlab certify: libnum against the AVX-512 round-to-odd oracle\n\n"
             << "commit " << certify::source_commit() << "; rows of first operands: "
             << (o.sample == 1 ? std::string("all") : "1/" + std::to_string(o.sample)) << "; threads " << o.threads

@@ -42,16 +42,22 @@ bool oracle_supported() {
   return __builtin_cpu_supports("avx512f") && (_mm_getcsr() & flush_bits) == 0;
 }
 
+void require_oracle() {
+  if (!__builtin_cpu_supports("avx512f")) {
+    throw std::runtime_error(
+        "certify: this CPU lacks AVX-512 F; the oracle needs AVX-512's embedded rounding and has no slower path");
+  }
+  if (!oracle_supported()) {
+    throw std::runtime_error("certify: flush-to-zero or denormals-are-zero is set in MXCSR; the oracle needs both off");
+  }
+}
+
 void oracle_row(format16 f, operation op, direction d, row_operands row, std::span<std::uint16_t> bits,
                 std::span<std::uint8_t> flags) {
   if (bits.size() != row_length || flags.size() != row_length) {
     throw std::invalid_argument("certify oracle: a row needs spans of 65536 results and flags");
   }
-  if (!oracle_supported()) {
-    throw std::runtime_error(
-        "certify oracle: this CPU lacks AVX-512 F (or flush-to-zero/denormals-are-zero is on); "
-        "the oracle needs AVX-512's embedded rounding and has no slower path");
-  }
+  require_oracle();
   detail::oracle_row_avx512(f, op, d, row, bits.data(), flags.data());
 }
 

@@ -75,6 +75,9 @@ inline constexpr std::size_t row_length = std::size_t{1} << 16;
 /// off, which the embedded roundings rely on.
 bool oracle_supported();
 
+/// Throws std::runtime_error saying what is missing if !oracle_supported().
+void require_oracle();
+
 /// The operands fixed along one row; the row runs over all second operands b.
 struct row_operands {
   std::uint16_t a = 0;  ///< first operand (ignored by sqrt)
