@@ -62,7 +62,7 @@ struct certificate {
   /// libnum's results (u16 little-endian) then its flag bytes. Independent
   /// of threads; equal to the oracle's own hash when mismatches == 0.
   std::uint64_t hash = 0;
-  std::vector<mismatch> first_mismatches;  ///< up to 8, in (a, b) order
+  std::vector<mismatch> first_mismatches;  ///< up to 8, in (a, c, b) order
 };
 
 /// libnum's results and flag bytes for one row of `j` (the same layout as
