@@ -12,6 +12,7 @@ namespace numlab::cli {
 void add_formats_command(CLI::App& app);
 void add_round_command(CLI::App& app);
 void add_testfloat_command(CLI::App& app);
+void add_certify_command(CLI::App& app);
 void add_inspect_command(CLI::App& app);
 void add_train_command(CLI::App& app);
 void add_experiment_command(CLI::App& app);

@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   numlab::cli::add_formats_command(app);
   numlab::cli::add_round_command(app);
   numlab::cli::add_testfloat_command(app);
+  numlab::cli::add_certify_command(app);
   numlab::cli::add_inspect_command(app);
   numlab::cli::add_train_command(app);
   numlab::cli::add_experiment_command(app);

@@ -6,7 +6,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libboost-dev libmpfr-dev libgmp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libsqlite3-dev libyaml-cpp-dev libcli11-dev zlib1g-dev
+  libsqlite3-dev libyaml-cpp-dev libcli11-dev zlib1g-dev libxxhash-dev
   libopenblas-dev libeigen3-dev libimath-dev libomp-dev
   qt6-base-dev libqcustomplot-dev libqcustomplot2.1-qt6 xvfb
   dataset-fashion-mnist

@@ -1,0 +1,174 @@
+// The vectorised part of the oracle: each operation (fma too) rounded down and up by
+// AVX-512's embedded rounding, in binary32 for fp16 (16 pairs an instruction)
+// and in binary64 for bf16 (8 pairs). This file is compiled for AVX-512 F;
+// nothing in it runs before oracle_row has checked the CPU.
+#include <immintrin.h>
+
+#include <array>
+#include <cstdint>
+
+#include "final_rounding.hpp"
+#include "oracle_internal.hpp"
+
+namespace certify::detail {
+namespace {
+
+// fp16 encoding -> binary32 encoding of the same value, in integer operations
+// (NaNs keep sign and payload; signalling ones stay signalling).
+std::uint32_t widen_fp16(std::uint32_t h) {
+  const std::uint32_t sign = (h & 0x8000) << 16;
+  const std::uint32_t field = (h >> 10) & 0x1F;
+  std::uint32_t fraction = h & 0x3FF;
+  if (field == 0x1F) return sign | 0x7F800000 | fraction << 13;
+  if (field != 0) return sign | (field + 112) << 23 | fraction << 13;
+  if (fraction == 0) return sign;
+  // A subnormal, fraction * 2^-24: shift the leading bit into the hidden bit.
+  int exponent = -14;  // the value's exponent once the leading bit sits at bit 10
+  while ((fraction & 0x400) == 0) {
+    fraction <<= 1;
+    --exponent;
+  }
+  return sign | static_cast<std::uint32_t>(exponent + 127) << 23 | (fraction & 0x3FF) << 13;
+}
+
+// bf16 encoding -> binary64 encoding of the same value (bf16 is binary32's top
+// half; binary64 has 29 more fraction bits and 3 more exponent bits).
+std::uint64_t widen_bf16(std::uint32_t h) {
+  const std::uint64_t sign = static_cast<std::uint64_t>(h & 0x8000) << 48;
+  const std::uint64_t field = (h >> 7) & 0xFF;
+  std::uint64_t fraction = h & 0x7F;
+  if (field == 0xFF) return sign | 0x7FF0000000000000 | fraction << 45;
+  if (field != 0) return sign | (field + 896) << 52 | fraction << 45;
+  if (fraction == 0) return sign;
+  int exponent = -126;  // the value's exponent once the leading bit sits at bit 7
+  while ((fraction & 0x80) == 0) {
+    fraction <<= 1;
+    --exponent;
+  }
+  return sign | static_cast<std::uint64_t>(exponent + 1023) << 52 | (fraction & 0x7F) << 45;
+}
+
+template <typename Wide, Wide (*widen)(std::uint32_t)>
+std::array<Wide, row_length> widening_table() {
+  std::array<Wide, row_length> table{};
+  for (std::uint32_t h = 0; h < row_length; ++h) table[h] = widen(h);
+  return table;
+}
+
+constexpr int down = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
+constexpr int up = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
+
+// op(a, b) (fma: a * b + c) rounded down and up, 16 binary32 lanes. The zero-masked forms with
+// every lane selected: the unmasked intrinsics start from an undefined vector
+// that GCC 12 reports as uninitialised.
+template <operation op>
+void both_roundings(__m512 a, __m512 b, __m512 c, __m512& lo, __m512& hi) {
+  constexpr __mmask16 all = 0xFFFF;
+  if constexpr (op == operation::add) {
+    lo = _mm512_maskz_add_round_ps(all, a, b, down);
+    hi = _mm512_maskz_add_round_ps(all, a, b, up);
+  } else if constexpr (op == operation::sub) {
+    lo = _mm512_maskz_sub_round_ps(all, a, b, down);
+    hi = _mm512_maskz_sub_round_ps(all, a, b, up);
+  } else if constexpr (op == operation::mul) {
+    lo = _mm512_maskz_mul_round_ps(all, a, b, down);
+    hi = _mm512_maskz_mul_round_ps(all, a, b, up);
+  } else if constexpr (op == operation::div) {
+    lo = _mm512_maskz_div_round_ps(all, a, b, down);
+    hi = _mm512_maskz_div_round_ps(all, a, b, up);
+  } else if constexpr (op == operation::sqrt) {
+    lo = _mm512_maskz_sqrt_round_ps(all, b, down);
+    hi = _mm512_maskz_sqrt_round_ps(all, b, up);
+  } else {
+    lo = _mm512_maskz_fmadd_round_ps(all, a, b, c, down);
+    hi = _mm512_maskz_fmadd_round_ps(all, a, b, c, up);
+  }
+}
+
+// The same for 8 binary64 lanes.
+template <operation op>
+void both_roundings(__m512d a, __m512d b, __m512d c, __m512d& lo, __m512d& hi) {
+  constexpr __mmask8 all = 0xFF;
+  if constexpr (op == operation::add) {
+    lo = _mm512_maskz_add_round_pd(all, a, b, down);
+    hi = _mm512_maskz_add_round_pd(all, a, b, up);
+  } else if constexpr (op == operation::sub) {
+    lo = _mm512_maskz_sub_round_pd(all, a, b, down);
+    hi = _mm512_maskz_sub_round_pd(all, a, b, up);
+  } else if constexpr (op == operation::mul) {
+    lo = _mm512_maskz_mul_round_pd(all, a, b, down);
+    hi = _mm512_maskz_mul_round_pd(all, a, b, up);
+  } else if constexpr (op == operation::div) {
+    lo = _mm512_maskz_div_round_pd(all, a, b, down);
+    hi = _mm512_maskz_div_round_pd(all, a, b, up);
+  } else if constexpr (op == operation::sqrt) {
+    lo = _mm512_maskz_sqrt_round_pd(all, b, down);
+    hi = _mm512_maskz_sqrt_round_pd(all, b, up);
+  } else {
+    lo = _mm512_maskz_fmadd_round_pd(all, a, b, c, down);
+    hi = _mm512_maskz_fmadd_round_pd(all, a, b, c, up);
+  }
+}
+
+template <operation op>
+void fp16_row(direction d, row_operands row, std::uint16_t* bits, std::uint8_t* flags) {
+  static const auto wide = widening_table<std::uint32_t, widen_fp16>();
+  const __m512 va = _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(wide[row.a])));
+  const __m512 vc = _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(wide[row.c])));
+  alignas(64) std::uint32_t lo[16], hi[16];
+  for (std::size_t b0 = 0; b0 < row_length; b0 += 16) {
+    __m512 vlo, vhi;
+    both_roundings<op>(va, _mm512_castsi512_ps(_mm512_loadu_si512(wide.data() + b0)), vc, vlo, vhi);
+    _mm512_store_si512(lo, _mm512_castps_si512(vlo));
+    _mm512_store_si512(hi, _mm512_castps_si512(vhi));
+    for (std::size_t i = 0; i < 16; ++i) {
+      const result16 r = finish(fp16_target, binary32_wide, op, d, row, static_cast<std::uint32_t>(b0 + i), lo[i], hi[i]);
+      bits[b0 + i] = r.bits;
+      flags[b0 + i] = r.flags;
+    }
+  }
+}
+
+template <operation op>
+void bf16_row(direction d, row_operands row, std::uint16_t* bits, std::uint8_t* flags) {
+  static const auto wide = widening_table<std::uint64_t, widen_bf16>();
+  const __m512d va = _mm512_castsi512_pd(_mm512_set1_epi64(static_cast<long long>(wide[row.a])));
+  const __m512d vc = _mm512_castsi512_pd(_mm512_set1_epi64(static_cast<long long>(wide[row.c])));
+  alignas(64) std::uint64_t lo[8], hi[8];
+  for (std::size_t b0 = 0; b0 < row_length; b0 += 8) {
+    __m512d vlo, vhi;
+    both_roundings<op>(va, _mm512_castsi512_pd(_mm512_loadu_si512(wide.data() + b0)), vc, vlo, vhi);
+    _mm512_store_si512(lo, _mm512_castpd_si512(vlo));
+    _mm512_store_si512(hi, _mm512_castpd_si512(vhi));
+    for (std::size_t i = 0; i < 8; ++i) {
+      const result16 r = finish(bf16_target, binary64_wide, op, d, row, static_cast<std::uint32_t>(b0 + i), lo[i], hi[i]);
+      bits[b0 + i] = r.bits;
+      flags[b0 + i] = r.flags;
+    }
+  }
+}
+
+template <operation op>
+void any_row(format16 f, direction d, row_operands row, std::uint16_t* bits, std::uint8_t* flags) {
+  if (f == format16::fp16) {
+    fp16_row<op>(d, row, bits, flags);
+  } else {
+    bf16_row<op>(d, row, bits, flags);
+  }
+}
+
+}  // namespace
+
+void oracle_row_avx512(format16 f, operation op, direction d, row_operands row, std::uint16_t* bits,
+                       std::uint8_t* flags) {
+  switch (op) {
+    case operation::add: return any_row<operation::add>(f, d, row, bits, flags);
+    case operation::sub: return any_row<operation::sub>(f, d, row, bits, flags);
+    case operation::mul: return any_row<operation::mul>(f, d, row, bits, flags);
+    case operation::div: return any_row<operation::div>(f, d, row, bits, flags);
+    case operation::sqrt: return any_row<operation::sqrt>(f, d, row, bits, flags);
+    case operation::fma: return any_row<operation::fma>(f, d, row, bits, flags);
+  }
+}
+
+}  // namespace certify::detail
