@@ -125,7 +125,7 @@ tensor_stats_record read_stats(const detail::database& db, const statement& s, b
 
 }  // namespace
 
-reader::reader(const std::filesystem::path& file) : path_(file) {
+reader::reader(const std::filesystem::path& file, const std::atomic<bool>* interrupt) : path_(file) {
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) throw not_a_run_database(file.string() + ": no such file");
   if (std::filesystem::is_directory(file, ec)) {
@@ -134,6 +134,14 @@ reader::reader(const std::filesystem::path& file) : path_(file) {
   db_ = std::make_unique<detail::database>(file.string(), SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX);
   // Extra checks on every page read turn subtle damage into SQLITE_CORRUPT.
   db_->exec("PRAGMA cell_size_check = ON");
+  if (interrupt != nullptr) {
+    // A non-zero return makes the running statement fail with SQLITE_INTERRUPT.
+    constexpr int instructions_between_checks = 1000;
+    sqlite3_progress_handler(
+        db_->handle(), instructions_between_checks,
+        [](void* flag) -> int { return static_cast<const std::atomic<bool>*>(flag)->load() ? 1 : 0; },
+        const_cast<std::atomic<bool>*>(interrupt));
+  }
   detail::check_schema(*db_);
 }
 
@@ -264,11 +272,13 @@ std::vector<layer_step_cell> reader::counts_by_layer_and_step(run_id run, std::s
   static constexpr std::array<const char*, 8> columns{"zeros",    "subnormals", "underflows", "overflows",
                                                       "nans",     "infs",       "swamped",    "partially_swamped"};
   const char* column = columns.at(static_cast<std::size_t>(stat));
+  const std::string role_filter = role.empty() ? "" : " AND role = ?2";
   std::int64_t first = 0, bucket = 1;
   if (max_columns > 0) {
-    statement extent(*db_,
-        "SELECT count(DISTINCT step), min(step), max(step) FROM tensor_stats WHERE run_id = ?1 AND role = ?2");
-    extent.bind(1, run).bind(2, role);
+    statement extent(*db_, ("SELECT count(DISTINCT step), min(step), max(step) FROM tensor_stats WHERE run_id = ?1" +
+                            role_filter).c_str());
+    extent.bind(1, run);
+    if (!role.empty()) extent.bind(2, role);
     if (!extent.step() || extent.column_int(0) == 0) return {};
     first = extent.column_int(1);
     if (static_cast<std::uint64_t>(extent.column_int(0)) > max_columns) {
@@ -277,20 +287,48 @@ std::vector<layer_step_cell> reader::counts_by_layer_and_step(run_id run, std::s
           std::min<std::uint64_t>(span / max_columns + 1, std::numeric_limits<std::int64_t>::max()));
     }
   }
-  const std::string sql = std::string("SELECT layer, (step - ?3) / ?4 AS bucket, total(") + column +
-                          "), total(count) FROM tensor_stats WHERE run_id = ?1 AND role = ?2 "
-                          "GROUP BY bucket, layer ORDER BY bucket, min(id)";
+  // SQL sums the records of one step, layer and role; the pooling into
+  // buckets keeps the worst of those sums, which SQL cannot pick without
+  // relying on the order of bare columns.
+  const std::string sql = std::string("SELECT layer, role, step, total(") + column +
+                          "), total(count) FROM tensor_stats WHERE run_id = ?1" + role_filter +
+                          " GROUP BY step, layer, role ORDER BY step, min(id)";
   statement s(*db_, sql.c_str());
-  s.bind(1, run).bind(2, role).bind(3, first).bind(4, bucket);
+  s.bind(1, run);
+  if (!role.empty()) s.bind(2, role);
+  const auto fraction = [](const layer_step_cell& c) { return c.values > 0 ? c.counted / c.values : 0.0; };
+  std::vector<std::string> layer_order;  // first appearance
+  std::vector<std::optional<layer_step_cell>> bucket_cells;  // by layer_order index
   std::vector<layer_step_cell> out;
+  std::int64_t current_bucket = 0;
+  const auto flush = [&] {
+    for (auto& c : bucket_cells) {
+      if (c) out.push_back(std::move(*c));
+      c.reset();
+    }
+  };
   while (s.step()) {
-    // Every layer of a bucket reports the same step: the bucket's start.
+    layer_step_cell c{s.column_text(0), 0, s.column_int(2), s.column_text(1), s.column_double(3), s.column_double(4)};
     // Unsigned arithmetic, wrapping instead of overflowing on damaged steps.
-    const auto start = static_cast<std::int64_t>(static_cast<std::uint64_t>(first) +
-                                                 static_cast<std::uint64_t>(s.column_int(1)) *
-                                                     static_cast<std::uint64_t>(bucket));
-    out.push_back({s.column_text(0), start, s.column_double(2), s.column_double(3)});
+    const auto offset = static_cast<std::uint64_t>(c.worst_step) - static_cast<std::uint64_t>(first);
+    const auto index = static_cast<std::int64_t>(offset / static_cast<std::uint64_t>(bucket));
+    if (index != current_bucket) {
+      flush();
+      current_bucket = index;
+    }
+    // Every layer of a bucket reports the same step: the bucket's start.
+    c.step = static_cast<std::int64_t>(static_cast<std::uint64_t>(first) +
+                                       static_cast<std::uint64_t>(index) * static_cast<std::uint64_t>(bucket));
+    auto at = std::find(layer_order.begin(), layer_order.end(), c.layer);
+    if (at == layer_order.end()) {
+      layer_order.push_back(c.layer);
+      bucket_cells.emplace_back();
+      at = layer_order.end() - 1;
+    }
+    auto& slot = bucket_cells[static_cast<std::size_t>(at - layer_order.begin())];
+    if (!slot || fraction(c) > fraction(*slot)) slot = std::move(c);
   }
+  flush();
   return out;
 }
 
