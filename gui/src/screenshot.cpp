@@ -14,6 +14,7 @@
 #include "histogram_view.hpp"
 #include "map_view.hpp"
 #include "overview_view.hpp"
+#include "problems_view.hpp"
 #include "run_queries.hpp"
 #include "swamping_view.hpp"
 
@@ -40,13 +41,13 @@ QString wait_for(View* view, int timeout_ms) {
 
 }  // namespace
 
-QStringList screenshot_views() { return {"overview", "map", "histograms", "swamping", "events"}; }
+QStringList screenshot_views() { return {"problems", "overview", "map", "histograms", "swamping", "events"}; }
 
 QStringList screenshot_metrics() {
   return {"overflow", "underflow", "subnormal", "nan", "swamped", "partially_swamped"};
 }
 
-QString render_screenshot(const screenshot_request& request) {
+QString render_screenshot(const screenshot_request& request, QStringList& notes) {
   if (!screenshot_views().contains(request.view)) {
     return QString("unknown view '%1' (choose one of %2)").arg(request.view, screenshot_views().join(", "));
   }
@@ -56,7 +57,8 @@ QString render_screenshot(const screenshot_request& request) {
   }
   run_ref run{request.database, 0, {}};
   try {
-    const auto listing = load_listing(request.database);
+    const interrupt_flag never{false};
+    const auto listing = load_listing(request.database, never);
     if (listing.runs.empty()) return request.database + ": no runs recorded";
     const rundb::run_info* chosen = &listing.runs.front();
     if (request.run) {
@@ -74,7 +76,20 @@ QString render_screenshot(const screenshot_request& request) {
   constexpr int timeout_ms = 120000;
   std::unique_ptr<QWidget> widget;
   QString error;
-  if (request.view == "overview") {
+  if (request.view == "problems") {
+    auto* view = new problems_view;
+    widget.reset(view);
+    view->set_run(run);
+    error = wait_for(view, timeout_ms);
+    // The underflow ranking follows the summary; draw it too.
+    if (error.isEmpty() && view->ranking_queries()->busy()) {
+      QEventLoop loop;
+      QObject::connect(view, &problems_view::ranking_loaded, &loop, &QEventLoop::quit);
+      QObject::connect(view, &problems_view::failed, &loop, &QEventLoop::quit);
+      QTimer::singleShot(timeout_ms, &loop, &QEventLoop::quit);
+      loop.exec();
+    }
+  } else if (request.view == "overview") {
     auto* view = new overview_view;
     widget.reset(view);
     view->set_runs({run});
@@ -91,8 +106,27 @@ QString render_screenshot(const screenshot_request& request) {
     auto* view = new histogram_view;
     widget.reset(view);
     view->set_run(run);
-    view->show_at({}, request.role, request.step.value_or(-1));
+    view->show_at(request.layer, request.role, request.step.value_or(-1));
     error = wait_for(view, timeout_ms);
+    if (error.isEmpty() && !request.layer.isEmpty() && view->data().layer != request.layer.toStdString()) {
+      QStringList layers;
+      for (const auto& l : view->data().layers) layers << QString::fromStdString(l);
+      error = QString("%1: run %2 has no layer '%3' (layers: %4)")
+                  .arg(request.database).arg(run.id).arg(request.layer, layers.join(", "));
+    }
+    if (error.isEmpty() && !request.role.isEmpty() && view->data().role != request.role.toStdString()) {
+      QStringList roles;
+      for (const auto& r : view->data().roles) roles << QString::fromStdString(r);
+      error = QString("%1: layer '%2' has no role '%3' (roles: %4)")
+                  .arg(request.database, QString::fromStdString(view->data().layer), request.role, roles.join(", "));
+    }
+    if (error.isEmpty() && request.step && !view->data().history.empty() &&
+        *request.step > view->data().history.back().step) {
+      notes << QString("step %1 is past the last recorded step %2 of %3 / %4: showing %2")
+                   .arg(*request.step)
+                   .arg(view->data().history.back().step)
+                   .arg(QString::fromStdString(view->data().layer), QString::fromStdString(view->data().role));
+    }
   } else if (request.view == "swamping") {
     auto* view = new swamping_view;
     widget.reset(view);
