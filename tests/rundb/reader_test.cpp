@@ -185,6 +185,8 @@ TEST(RundbReader, RaisedInterruptFlagStopsQueries) {
   std::atomic<bool> interrupt{false};
   rundb::reader r(dir / "run.db", &interrupt);
   EXPECT_EQ(r.layers(id).size(), 3u);
+  EXPECT_EQ(r.roles(id, "fc"), (std::vector<std::string>{"grad_weight", "update"}));
+  EXPECT_TRUE(r.roles(id, "no-such-layer").empty());
   interrupt = true;
   EXPECT_THROW(r.tensor_stats({.run = id, .with_histograms = true}), rundb::interrupted);
   interrupt = false;

@@ -258,9 +258,11 @@ std::vector<std::string> reader::layers(run_id run) {
   return out;
 }
 
-std::vector<std::string> reader::roles(run_id run) {
-  statement s(*db_, "SELECT DISTINCT role FROM tensor_stats WHERE run_id = ?1 ORDER BY role");
+std::vector<std::string> reader::roles(run_id run, std::optional<std::string> layer) {
+  statement s(*db_, layer ? "SELECT DISTINCT role FROM tensor_stats WHERE run_id = ?1 AND layer = ?2 ORDER BY role"
+                          : "SELECT DISTINCT role FROM tensor_stats WHERE run_id = ?1 ORDER BY role");
   s.bind(1, run);
+  if (layer) s.bind(2, std::string_view(*layer));
   std::vector<std::string> out;
   while (s.step()) out.push_back(s.column_text(0));
   return out;

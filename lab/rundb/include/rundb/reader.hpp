@@ -121,8 +121,8 @@ class reader {
   std::vector<std::int64_t> stats_steps(run_id run, std::optional<std::string> role = {});
   /// Layers (sites) with statistics, in order of first appearance.
   std::vector<std::string> layers(run_id run);
-  /// Roles with statistics, sorted.
-  std::vector<std::string> roles(run_id run);
+  /// Roles with statistics (of `layer`, when given), sorted.
+  std::vector<std::string> roles(run_id run, std::optional<std::string> layer = {});
   /// The fraction `stat` / `count` per layer and step for one role (every
   /// role when `role` is empty, each cell keeping the worst), ordered by step
   /// then layer. Records of one layer, role and step are summed first. With
