@@ -41,6 +41,9 @@ class map_view : public QWidget {
 
   QCustomPlot* plot() const { return plot_; }
   query_runner* queries() const { return queries_; }
+  /// The colour map and the skipped-step marks drawn over it.
+  QCPColorMap* color_map() const { return map_; }
+  QCPGraph* skip_marks() const { return skip_marks_; }
   /// Colours by log10 of the fraction, so 0.1% stands out from 0.
   void set_log_scale(bool on);
   /// The grid last loaded.

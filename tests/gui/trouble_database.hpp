@@ -2,6 +2,7 @@
 // a skipped step that was not traced (7), an overflow (step 12, layer b,
 // grad_weight), a NaN (step 20, layer a, activation) and underflows (layer b,
 // activation, worst at step 24). Statistics every 2 steps, layers a and b.
+// Writing it again to the same file appends another run.
 #pragma once
 
 #include <filesystem>
@@ -16,6 +17,7 @@ inline rundb::run_id write_trouble(const std::filesystem::path& file, const std:
   rundb::writer w(file);
   w.declare_format({"binary16", 11, -14, 15, true, true});
   const auto id = w.begin_run({.name = name, .config_yaml = "model: tiny\n", .numlab_version = "0.1.0"});
+  w.add_event({id, 0, rundb::event_kind::warning, {}, "loss scale \"dynamic\", growth 2"});
   for (std::int64_t s = 0; s < trouble_steps; ++s) {
     rundb::step_record step{.run = id, .step = s, .loss = 1.0 / static_cast<double>(s + 1),
                             .loss_scale = s < 7 ? 65536.0 : 32768.0, .skipped = s == 7, .lr = 0.1, .grad_norm = 1.0};
