@@ -16,7 +16,8 @@ command parse_command_line(const QStringList& arguments) {
                                       "FILE.png");
   const QCommandLineOption view("view", "View to render: " + screenshot_views().join(", ") + ".", "VIEW", "overview");
   const QCommandLineOption step("step", "Step to show (histograms) or mark (overview).", "N");
-  const QCommandLineOption run("run", "Run id to render (default: the file's first run).", "ID");
+  const QCommandLineOption run("run", "Run id to render (default: the file's first run); the overview compares "
+                               "several, ID,ID,...", "ID");
   const QCommandLineOption layer("layer", "Layer to show (histograms).", "LAYER");
   const QCommandLineOption role("role", "Tensor role to show (map, histograms).", "ROLE");
   const QCommandLineOption metric("metric", "Map colour: " + screenshot_metrics().join(", ") + ".", "METRIC");
@@ -46,8 +47,10 @@ command parse_command_line(const QStringList& arguments) {
     if (!ok) return usage_error{"--step expects an integer, got '" + parser.value(step) + "'"};
   }
   if (parser.isSet(run)) {
-    request.run = parser.value(run).toLongLong(&ok);
-    if (!ok) return usage_error{"--run expects an integer, got '" + parser.value(run) + "'"};
+    for (const QString& id : parser.value(run).split(',')) {
+      request.runs.push_back(id.toLongLong(&ok));
+      if (!ok) return usage_error{"--run expects integers separated by commas, got '" + parser.value(run) + "'"};
+    }
   }
   if (parser.isSet(size)) {
     const QStringList parts = parser.value(size).split('x');

@@ -299,7 +299,7 @@ void histogram_view::draw_selected() {
 
   waterfall_->clearItems();
   auto* marker = new QCPItemStraightLine(waterfall_);
-  const double column = static_cast<double>(waterfall_column(data_.selected));
+  const double column = static_cast<double>(data_.waterfall_column(data_.selected));
   marker->point1->setCoords(column, 0);
   marker->point2->setCoords(column, 1);
   marker->setPen(QPen(Qt::white, 1.5, Qt::DashLine));
@@ -331,38 +331,24 @@ void histogram_view::reset_zoom() {
 
 QString histogram_view::caption() const { return caption_->text(); }
 
-std::size_t histogram_view::waterfall_column(std::size_t history_index) const {
-  const std::size_t n = std::max<std::size_t>(data_.history.size(), 1);
-  if (n <= max_waterfall_columns) return history_index;
-  return history_index * max_waterfall_columns / n;
-}
+
 
 void histogram_view::draw_waterfall() {
   waterfall_->clearPlottables();
   const auto& history = data_.history;
-  if (history.empty() || history.front().hist.bins.size() < 2) {
+  if (data_.waterfall_columns == 0 || data_.waterfall_rows == 0) {
     waterfall_->replot();
     return;
   }
   const auto& first = history.front().hist;
   auto* map = new QCPColorMap(waterfall_->xAxis, waterfall_->yAxis);
-  const int columns = static_cast<int>(waterfall_column(history.size() - 1) + 1);
-  const int rows = static_cast<int>(first.bins.size());
+  const int columns = static_cast<int>(data_.waterfall_columns);
+  const int rows = static_cast<int>(data_.waterfall_rows);
   map->data()->setSize(columns, rows);
   map->data()->setRange(QCPRange(0, std::max(columns - 1, 1)),
                         QCPRange(first.first_exponent - 0.5, first.first_exponent - 0.5 + std::max(rows - 1, 1)));
-  map->data()->fill(0);
-  // Long runs share columns; each keeps its largest count per bin, so a
-  // one-step excursion still shows.
-  for (std::size_t i = 0; i < history.size(); ++i) {
-    const auto& h = history[i].hist;
-    const int c = static_cast<int>(waterfall_column(i));
-    for (int r = 0; r < rows; ++r) {
-      const auto bin = static_cast<std::size_t>(r);
-      // Count magnitudes span decades: colour by log so small tails stay visible.
-      const double v = bin < h.bins.size() ? std::log10(1.0 + static_cast<double>(h.bins[bin])) : 0.0;
-      map->data()->setCell(c, r, std::max(v, map->data()->cell(c, r)));
-    }
+  for (int c = 0; c < columns; ++c) {
+    for (int r = 0; r < rows; ++r) map->data()->setCell(c, r, data_.waterfall[static_cast<std::size_t>(c * rows + r)]);
   }
   map->setGradient(QCPColorGradient::gpNight);
   map->setInterpolate(false);
@@ -370,8 +356,8 @@ void histogram_view::draw_waterfall() {
   QSharedPointer<QCPAxisTickerText> step_ticks(new QCPAxisTickerText);
   const int stride = std::max(1, columns / 8);
   for (std::size_t i = 0; i < history.size(); ++i) {
-    const auto c = static_cast<int>(waterfall_column(i));
-    if (c % stride == 0 && (i == 0 || static_cast<int>(waterfall_column(i - 1)) != c))
+    const auto c = static_cast<int>(data_.waterfall_column(i));
+    if (c % stride == 0 && (i == 0 || static_cast<int>(data_.waterfall_column(i - 1)) != c))
       step_ticks->addTick(c, QString::number(history[i].step));
   }
   waterfall_->xAxis->setTicker(step_ticks);

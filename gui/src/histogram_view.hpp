@@ -64,9 +64,7 @@ class histogram_view : public QWidget {
   void draw_waterfall();
   void shade_format_ranges(double left, double right);
   void reset_zoom();
-  /// The waterfall column that shows a history index.
-  std::size_t waterfall_column(std::size_t history_index) const;
-  static constexpr std::size_t max_waterfall_columns = 2000;
+
 
   QComboBox* layer_box_;
   QComboBox* role_box_;

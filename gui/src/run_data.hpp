@@ -105,6 +105,18 @@ struct histogram_data {
   std::optional<rundb::format_info> format;        ///< of the newest record
   std::size_t selected = 0;                        ///< history index of the requested step
   std::int64_t requested_step = -1;                ///< the step asked for (negative: the newest)
+  /// The waterfall below the histogram, built on the worker thread: log10(1 + count)
+  /// per bin of the first record's layout, column-major. Long runs share columns,
+  /// each keeping its largest value per bin, so a one-step excursion still shows.
+  std::vector<double> waterfall;
+  std::size_t waterfall_columns = 0, waterfall_rows = 0;
+  static constexpr std::size_t max_waterfall_columns = 2000;
+
+  /// The waterfall column that shows a history index.
+  std::size_t waterfall_column(std::size_t history_index) const {
+    if (history.size() <= max_waterfall_columns) return history_index;
+    return history_index * max_waterfall_columns / history.size();
+  }
 
   const rundb::tensor_stats_record* selected_stats() const {
     return selected < history.size() ? &history[selected] : nullptr;

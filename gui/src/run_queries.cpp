@@ -59,6 +59,23 @@ std::string role_showing(rundb::reader& db, rundb::run_id run, const std::string
   return {};
 }
 
+// Done here, on the worker: a 100,000-step history is millions of cells.
+void fill_waterfall(histogram_data& data) {
+  const auto& history = data.history;
+  if (history.empty() || history.front().hist.bins.size() < 2) return;
+  data.waterfall_rows = history.front().hist.bins.size();
+  data.waterfall_columns = data.waterfall_column(history.size() - 1) + 1;
+  data.waterfall.assign(data.waterfall_columns * data.waterfall_rows, 0.0);
+  for (std::size_t i = 0; i < history.size(); ++i) {
+    const auto& bins = history[i].hist.bins;
+    double* column = &data.waterfall[data.waterfall_column(i) * data.waterfall_rows];
+    for (std::size_t r = 0; r < data.waterfall_rows && r < bins.size(); ++r) {
+      // Count magnitudes span decades: colour by log so small tails stay visible.
+      column[r] = std::max(column[r], std::log10(1.0 + static_cast<double>(bins[r])));
+    }
+  }
+}
+
 bool overflowing(const rundb::tensor_stats_record& r) { return r.overflows + r.infs > 0; }
 bool not_a_number(const rundb::tensor_stats_record& r) { return r.nans > 0; }
 
@@ -223,6 +240,7 @@ histogram_data load_histogram(const run_ref& run, const std::vector<std::string>
     while (at != steps.end() && at->step < h.step) ++at;
     data.loss_scales.push_back(at != steps.end() && at->step == h.step ? at->loss_scale : std::nullopt);
   }
+  fill_waterfall(data);
   // The largest recorded step <= the requested one (the first when none is).
   data.selected = data.history.size() - 1;
   if (step >= 0) {

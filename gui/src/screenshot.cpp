@@ -2,12 +2,14 @@
 #include "screenshot.hpp"
 
 #include <QEventLoop>
+#include <QList>
 #include <QImage>
 #include <QPixmap>
 #include <QStringList>
 #include <QTimer>
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "events_view.hpp"
@@ -55,23 +57,24 @@ QString render_screenshot(const screenshot_request& request, QStringList& notes)
   if (metric_index < 0) {
     return QString("unknown metric '%1' (choose one of %2)").arg(request.metric, screenshot_metrics().join(", "));
   }
-  run_ref run{request.database, 0, {}};
+  QList<run_ref> runs;
   try {
     const interrupt_flag never{false};
     const auto listing = load_listing(request.database, never);
     if (listing.runs.empty()) return request.database + ": no runs recorded";
-    const rundb::run_info* chosen = &listing.runs.front();
-    if (request.run) {
-      chosen = nullptr;
-      for (const auto& r : listing.runs)
-        if (r.id == *request.run) chosen = &r;
-      if (chosen == nullptr) return QString("%1: no run with id %2").arg(request.database).arg(*request.run);
+    std::vector<std::int64_t> ids = request.runs;
+    if (ids.empty()) ids.push_back(listing.runs.front().id);
+    for (const auto id : ids) {
+      const auto chosen = std::find_if(listing.runs.begin(), listing.runs.end(), [id](const auto& r) { return r.id == id; });
+      if (chosen == listing.runs.end()) return QString("%1: no run with id %2").arg(request.database).arg(id);
+      runs.push_back({request.database, id,
+                      QString("%1 (#%2)").arg(QString::fromStdString(chosen->name)).arg(chosen->id)});
     }
-    run.id = chosen->id;
-    run.label = QString("%1 (#%2)").arg(QString::fromStdString(chosen->name)).arg(chosen->id);
   } catch (const std::exception& e) {
     return QString::fromStdString(e.what());
   }
+  if (runs.size() > 1 && request.view != "overview") return "only the overview compares runs: give --run one id";
+  const run_ref run = runs.front();
 
   constexpr int timeout_ms = 120000;
   std::unique_ptr<QWidget> widget;
@@ -92,7 +95,7 @@ QString render_screenshot(const screenshot_request& request, QStringList& notes)
   } else if (request.view == "overview") {
     auto* view = new overview_view;
     widget.reset(view);
-    view->set_runs({run});
+    view->set_runs(runs);
     error = wait_for(view, timeout_ms);
     if (error.isEmpty() && request.step) view->mark_step(*request.step);
   } else if (request.view == "map") {

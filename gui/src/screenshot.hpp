@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace numlab_gui {
 
@@ -17,7 +18,7 @@ struct screenshot_request {
   QString output;                      ///< PNG file to write
   QString view;                        ///< problems, overview, map, histograms, swamping or events
   std::optional<std::int64_t> step;    ///< histograms: which step; overview: a marker
-  std::optional<std::int64_t> run;     ///< run id; the file's first run when unset
+  std::vector<std::int64_t> runs;      ///< run ids (overview compares them all); the file's first run when empty
   QString layer;                       ///< histograms: layer (default: the first)
   QString role;                        ///< map, histograms: tensor role (default: grad_weight or the first)
   QString metric;                      ///< map: overflow, underflow, subnormal, nan, swamped, partially_swamped

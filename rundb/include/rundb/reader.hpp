@@ -129,10 +129,13 @@ class reader {
   /// max_columns > 0 and more distinct steps than that, consecutive steps are
   /// merged into at most max_columns buckets, each keeping its worst step
   /// (max, never mean, so a one-step spike survives any zoom level).
-  /// Aggregated in SQL: no record is materialised.
+  /// Aggregated in SQL, no record materialised, one role and one slice of
+  /// steps per statement: no read transaction lasts long enough to hold back
+  /// a live writer's WAL checkpoints.
   std::vector<layer_step_cell> counts_by_layer_and_step(run_id run, std::string_view role, counted_stat stat,
                                                         std::size_t max_columns = 0);
-  /// Totals per layer and role over the run, in layer order.
+  /// Totals per layer and role over the run, in layer order (read in short
+  /// statements, like counts_by_layer_and_step).
   std::vector<layer_totals> totals_by_layer(run_id run);
 
   std::vector<event_record> events(run_id run);
