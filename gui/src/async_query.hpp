@@ -98,7 +98,8 @@ class query_runner : public QObject {
       auto* watcher = new QFutureWatcher<outcome>(this);
       connect(watcher, &QFutureWatcherBase::finished, this,
               [this, watcher, apply = std::move(apply), fail = std::move(fail)]() mutable {
-                outcome result = watcher->result();
+                // Moved, not copied: a histogram history is tens of megabytes.
+                outcome result = watcher->future().takeResult();
                 watcher->deleteLater();
                 const bool superseded = pending_.has_value() && pending_interrupts_;
                 finish([&] {

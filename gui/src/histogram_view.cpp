@@ -3,6 +3,8 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCompleter>
+#include <QLineEdit>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -62,6 +64,13 @@ histogram_view::histogram_view(QWidget* parent)
       waterfall_(new QCustomPlot(this)),
       queries_(new query_runner(this)) {
   play_->setCheckable(true);
+  // Layer search: type any part of a name.
+  layer_box_->setEditable(true);
+  layer_box_->setInsertPolicy(QComboBox::NoInsert);
+  layer_box_->setMinimumContentsLength(12);
+  layer_box_->completer()->setFilterMode(Qt::MatchContains);
+  layer_box_->completer()->setCompletionMode(QCompleter::PopupCompletion);
+  layer_box_->lineEdit()->setPlaceholderText("search layers");
   auto* controls = new QHBoxLayout;
   controls->addWidget(new QLabel("Layer", this));
   controls->addWidget(layer_box_);

@@ -49,6 +49,8 @@ class histogram_view : public QWidget {
   std::vector<double> bar_values() const;
   /// The step currently drawn, or -1 when there is none.
   std::int64_t shown_step() const;
+  /// The layer picker, which is also a search field (matches any part of a name).
+  QComboBox* layer_picker() const { return layer_box_; }
   /// The caption above the plot (what is drawn, and notes such as a requested step past the end).
   QString caption() const;
   /// The log2 |x| range the x axis opens on: the populated binades and a margin.

@@ -276,7 +276,11 @@ void overview_view::show_series() {
   grad_axis->rescale();
   lr_axis->rescale();
   for (auto* a : {loss_axis, grad_axis, lr_axis}) {
-    if (a->scaleType() == QCPAxis::stLinear) a->scaleRange(1.1, a->range().center());
+    if (a->scaleType() != QCPAxis::stLinear) continue;
+    const double centre = a->range().center();
+    // A constant series (a fixed learning rate) gets a range around its value, not around 0.
+    if (a->range().size() <= 1e-9 * std::abs(centre)) a->setRange(centre == 0 ? -1 : 0, centre == 0 ? 1 : 2 * centre);
+    else a->scaleRange(1.1, centre);
   }
   plot_->replot();
 }

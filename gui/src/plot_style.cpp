@@ -65,7 +65,7 @@ void legend_above(QCustomPlot& plot) {
   layout->insertRow(0);
   layout->addElement(0, 0, legend);
   legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-  legend->setWrap(6);
+  legend->setWrap(4);  // rows of four entries keep the window's minimum width modest
   legend->setBorderPen(Qt::NoPen);
   layout->setRowStretchFactor(0, 0.001);
 }

@@ -4,6 +4,8 @@
 // binades; roles filtered by layer; runs keep their step; N runs in N
 // colours with file names; integer steps; smoothing; CSV export of events.
 #include <QCheckBox>
+#include <QComboBox>
+#include <QCompleter>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
@@ -199,6 +201,13 @@ class plots_test : public QObject {
     view.show_at("b", "grad_weight", -1);
     QVERIFY(loaded.wait(10000));
     QCOMPARE(view.data().roles, std::vector<std::string>{"activation"});
+    // The layer picker searches: any part of a name matches.
+    auto* completer = view.layer_picker()->completer();
+    QVERIFY(completer != nullptr);
+    QCOMPARE(completer->filterMode(), Qt::MatchContains);
+    completer->setCompletionPrefix("b");
+    QCOMPARE(completer->completionCount(), 1);
+    QCOMPARE(completer->currentCompletion(), QString("b"));
     QCOMPARE(view.data().role, std::string("activation"));
     QVERIFY(view.data().selected_stats() != nullptr);
 
