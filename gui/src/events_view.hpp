@@ -1,9 +1,13 @@
 // Events: a table of a run's events (overflow, NaN, skipped step, trap,
 // warning); activating a row asks the other views to jump to its step/layer.
+// The events shown (after the kind filter) export to CSV.
 #pragma once
 
 #include <QWidget>
 
+#include <optional>
+
+#include "async_query.hpp"
 #include "run_data.hpp"
 
 class QComboBox;
@@ -20,10 +24,17 @@ class events_view : public QWidget {
 
   /// Shows `run`'s events; loads in the background, then emits loaded().
   void set_run(const run_ref& run);
-  void reload();
+  /// Loads again: at once for `user`, after the runner's rest for `live`.
+  void reload(reload_cause cause = reload_cause::user);
+  query_runner* queries() const { return queries_; }
 
   QTableWidget* table() const { return table_; }
   const event_list& data() const { return data_; }
+  /// Writes the events the filter shows to `file` as CSV (RFC 4180); returns
+  /// the error message, empty on success. Nothing is left behind on failure.
+  QString export_csv(const QString& file) const;
+  /// Shows only events of this kind (nullopt: all).
+  void set_kind_filter(std::optional<rundb::event_kind> kind);
 
  signals:
   void loaded();
@@ -33,13 +44,14 @@ class events_view : public QWidget {
 
  private:
   void show_data();
+  bool shown(const rundb::event_record& e) const;
 
   QComboBox* kind_filter_;
   QLabel* summary_;
   QTableWidget* table_;
   run_ref run_;
   event_list data_;
-  std::uint64_t generation_ = 0;
+  query_runner* queries_;
 };
 
 }  // namespace numlab_gui

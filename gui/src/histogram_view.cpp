@@ -3,15 +3,21 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCompleter>
+#include <QLineEdit>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QSlider>
+#include <QSpinBox>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 
 #include "async_query.hpp"
 #include "plot_style.hpp"
@@ -49,13 +55,22 @@ histogram_view::histogram_view(QWidget* parent)
       layer_box_(new QComboBox(this)),
       role_box_(new QComboBox(this)),
       slider_(new QSlider(Qt::Horizontal, this)),
+      step_field_(new QSpinBox(this)),
       play_(new QPushButton("Play", this)),
       log_counts_(new QCheckBox("log counts", this)),
       caption_(new QLabel(this)),
       player_(new QTimer(this)),
       plot_(new QCustomPlot(this)),
-      waterfall_(new QCustomPlot(this)) {
+      waterfall_(new QCustomPlot(this)),
+      queries_(new query_runner(this)) {
   play_->setCheckable(true);
+  // Layer search: type any part of a name.
+  layer_box_->setEditable(true);
+  layer_box_->setInsertPolicy(QComboBox::NoInsert);
+  layer_box_->setMinimumContentsLength(12);
+  layer_box_->completer()->setFilterMode(Qt::MatchContains);
+  layer_box_->completer()->setCompletionMode(QCompleter::PopupCompletion);
+  layer_box_->lineEdit()->setPlaceholderText("search layers");
   auto* controls = new QHBoxLayout;
   controls->addWidget(new QLabel("Layer", this));
   controls->addWidget(layer_box_);
@@ -63,6 +78,8 @@ histogram_view::histogram_view(QWidget* parent)
   controls->addWidget(role_box_);
   controls->addWidget(play_);
   controls->addWidget(slider_, 1);
+  controls->addWidget(new QLabel("step", this));
+  controls->addWidget(step_field_);
   controls->addWidget(log_counts_);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -86,10 +103,31 @@ histogram_view::histogram_view(QWidget* parent)
   }
   plot_->xAxis->setLabel("log2 |x|");
   plot_->yAxis->setLabel("values");
-  plot_->legend->setVisible(true);
+  legend_above(*plot_);
   plot_->legend->setFont(QFont(font().family(), 8));
-  // Mid-right, clear of the range labels along the top.
-  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignVCenter);
+  plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  plot_->axisRect()->setRangeZoom(Qt::Horizontal);
+  plot_->axisRect()->setRangeDrag(Qt::Horizontal);
+  connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { reset_zoom(); });
+  connect(plot_, &QCustomPlot::mouseWheel, this, [this] { zoomed_ = true; });
+  connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) { press_at_ = event->pos(); });
+  connect(plot_, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* event) {
+    if ((event->pos() - press_at_).manhattanLength() > 3) zoomed_ = true;
+  });
+  step_field_->setRange(0, std::numeric_limits<int>::max());
+  step_field_->setKeyboardTracking(false);
+  step_field_->setToolTip("Type a step: the newest recorded step at or before it is shown");
+  // A typed step selects the newest recorded step at or before it, with no query.
+  connect(step_field_, qOverload<int>(&QSpinBox::valueChanged), this, [this](int step) {
+    const auto& h = data_.history;
+    const auto after = std::upper_bound(h.begin(), h.end(), static_cast<std::int64_t>(step),
+                                        [](std::int64_t s, const rundb::tensor_stats_record& r) { return s < r.step; });
+    const int index = after == h.begin() ? 0 : static_cast<int>(after - h.begin() - 1);
+    requested_step_ = step;
+    data_.requested_step = step;
+    if (index != slider_->value()) slider_->setValue(index);
+    else draw_selected();
+  });
   waterfall_->xAxis->setLabel("step");
   waterfall_->yAxis->setLabel("log2 |x|");
 
@@ -107,10 +145,15 @@ histogram_view::histogram_view(QWidget* parent)
     if (index < 0 || static_cast<std::size_t>(index) >= data_.history.size()) return;
     data_.selected = static_cast<std::size_t>(index);
     requested_step_ = data_.history[data_.selected].step;
+    data_.requested_step = requested_step_;
+    const QSignalBlocker block(step_field_);
+    step_field_->setValue(static_cast<int>(requested_step_));
     draw_selected();
   });
   connect(log_counts_, &QCheckBox::toggled, this, [this](bool on) {
     plot_->yAxis->setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    // One labelled tick per decade, 10^k, instead of crowded 10..70.
+    plot_->yAxis->setTicker(on ? power_of_ten_ticker() : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     draw_selected();
   });
   auto reselect = [this] { show_at(layer_box_->currentText(), role_box_->currentText(), requested_step_); };
@@ -119,24 +162,30 @@ histogram_view::histogram_view(QWidget* parent)
 }
 
 void histogram_view::set_run(const run_ref& run) {
+  // Another run keeps the layer, role and step in view (when it has them).
+  if (!(run == run_)) data_.layers.clear();
   run_ = run;
-  show_at({}, {}, -1);
+  reload();
 }
 
 void histogram_view::show_at(const QString& layer, const QString& role, std::int64_t step) {
+  zoomed_ = false;
   data_.layer = layer.toStdString();
   data_.role = role.toStdString();
   requested_step_ = step;
   reload();
 }
 
-void histogram_view::reload() {
+void histogram_view::reload(reload_cause cause) {
   if (run_.file.isEmpty()) return;
   const run_ref run = run_;
   const std::string layer = data_.layer, role = data_.role;
   const std::int64_t step = requested_step_;
-  run_latest_query<histogram_data>(
-      this, generation_, [=] { return load_histogram(run, layer, role, step); },
+  // A live refresh may bring new layers; a user's choice of layer or step does not.
+  const std::vector<std::string> known_layers = cause == reload_cause::user ? data_.layers : std::vector<std::string>{};
+  queries_->load<histogram_data>(
+      cause,
+      [=](const interrupt_flag& interrupt) { return load_histogram(run, known_layers, layer, role, step, interrupt); },
       [this](histogram_data value) {
         data_ = std::move(value);
         show_data();
@@ -171,6 +220,10 @@ void histogram_view::show_data() {
   const QSignalBlocker block(slider_);
   slider_->setRange(0, std::max(0, static_cast<int>(data_.history.size()) - 1));
   slider_->setValue(static_cast<int>(data_.selected));
+  const QSignalBlocker block_field(step_field_);
+  if (const auto* stats = data_.selected_stats()) {
+    step_field_->setValue(static_cast<int>(data_.requested_step >= 0 ? data_.requested_step : stats->step));
+  }
   draw_waterfall();
   draw_selected();
 }
@@ -209,6 +262,7 @@ void histogram_view::draw_selected() {
   overflow_->setData({overflow_key}, {static_cast<double>(h.bins.back())}, true);
   double left = underflow_key - 1.5;
   const double right = overflow_key + 1.5;
+  auto [view_left, view_right] = populated_range(h, 2);
 
   // 0 stands for "no loss scale recorded" (a scale is always positive).
   const double scale = data_.selected < data_.loss_scales.size() ? data_.loss_scales[data_.selected].value_or(0.0) : 0.0;
@@ -226,15 +280,26 @@ void histogram_view::draw_selected() {
       for (double& k : shifted) k -= shift;
       unscaled->setData(shifted, counts, true);
       if (!shifted.isEmpty()) left = std::min(left, shifted.front() - 1);
+      view_left = std::min(view_left, view_left - shift);
+      view_right = std::max(view_right, view_right - shift);
     }
   }
   shade_format_ranges(left, right);
+  QString note;
+  const std::int64_t asked = data_.requested_step;
+  if (asked >= 0 && asked > data_.history.back().step) {
+    note = QString("\nstep %1 was asked for, past the last recorded step %2: showing %2").arg(asked).arg(data_.history.back().step);
+  } else if (asked >= 0 && asked != stats->step) {
+    note = QString("\nstep %1 has no statistics (not traced): showing the newest recorded step before it, %2")
+               .arg(asked).arg(stats->step);
+  }
   caption_->setText(QString("%1 / %2 (%3) at step %4: %5 values, %6 zeros, %7 subnormal, %8 underflowed, "
-                            "%9 overflowed; %10")
+                            "%9 overflowed (%10 inf, %11 NaN); %12%13")
                         .arg(qstr(stats->layer), qstr(stats->role), qstr(stats->format))
                         .arg(stats->step).arg(stats->count).arg(stats->zeros).arg(stats->subnormals)
-                        .arg(stats->underflows).arg(stats->overflows).arg(scale_text));
-  plot_->xAxis->setRange(left, right);
+                        .arg(stats->underflows).arg(stats->overflows).arg(stats->infs).arg(stats->nans)
+                        .arg(scale_text, note));
+  if (!zoomed_) plot_->xAxis->setRange(std::max(left, view_left), std::min(right, view_right));
   plot_->yAxis->rescale(true);
   if (log_counts_->isChecked()) plot_->yAxis->setRangeLower(0.5);
   else plot_->yAxis->setRangeLower(0);
@@ -243,40 +308,67 @@ void histogram_view::draw_selected() {
 
   waterfall_->clearItems();
   auto* marker = new QCPItemStraightLine(waterfall_);
-  marker->point1->setCoords(static_cast<double>(data_.selected), 0);
-  marker->point2->setCoords(static_cast<double>(data_.selected), 1);
+  const double column = static_cast<double>(data_.waterfall_column(data_.selected));
+  marker->point1->setCoords(column, 0);
+  marker->point2->setCoords(column, 1);
   marker->setPen(QPen(Qt::white, 1.5, Qt::DashLine));
   waterfall_->replot();
 }
 
+std::pair<double, double> histogram_view::populated_range(const rundb::histogram& h, double margin) {
+  const std::size_t n = h.binade_count();
+  std::optional<std::size_t> first, last;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (h.bins[i + 1] == 0) continue;
+    if (!first) first = i;
+    last = i;
+  }
+  // The special bins sit one slot beyond the binades (see binade_key).
+  double lo = first ? binade_key(h.first_exponent, *first) - 0.5 : h.first_exponent;
+  double hi = last ? binade_key(h.first_exponent, *last) + 0.5 : h.first_exponent + static_cast<double>(n);
+  if (h.bins.front() > 0 || !first) lo = std::min(lo, h.first_exponent - 2.0);
+  if (h.bins.back() > 0 || !last) hi = std::max(hi, binade_key(h.first_exponent, n) + 1.5);
+  // Never narrower than a dozen binades: the format bands need room to read.
+  const double widen = std::max(0.0, (12 - (hi - lo)) / 2);
+  return {lo - margin - widen, hi + margin + widen};
+}
+
+void histogram_view::reset_zoom() {
+  zoomed_ = false;
+  draw_selected();
+}
+
+QString histogram_view::caption() const { return caption_->text(); }
+
+
+
 void histogram_view::draw_waterfall() {
   waterfall_->clearPlottables();
   const auto& history = data_.history;
-  if (history.empty() || history.front().hist.bins.size() < 2) {
+  if (data_.waterfall_columns == 0 || data_.waterfall_rows == 0) {
     waterfall_->replot();
     return;
   }
   const auto& first = history.front().hist;
   auto* map = new QCPColorMap(waterfall_->xAxis, waterfall_->yAxis);
-  const int columns = static_cast<int>(history.size());
-  const int rows = static_cast<int>(first.bins.size());
+  const int columns = static_cast<int>(data_.waterfall_columns);
+  const int rows = static_cast<int>(data_.waterfall_rows);
   map->data()->setSize(columns, rows);
   map->data()->setRange(QCPRange(0, std::max(columns - 1, 1)),
                         QCPRange(first.first_exponent - 0.5, first.first_exponent - 0.5 + std::max(rows - 1, 1)));
   for (int c = 0; c < columns; ++c) {
-    const auto& h = history[static_cast<std::size_t>(c)].hist;
-    for (int r = 0; r < rows; ++r) {
-      const auto bin = static_cast<std::size_t>(r);
-      // Count magnitudes span decades: colour by log so small tails stay visible.
-      map->data()->setCell(c, r, bin < h.bins.size() ? std::log10(1.0 + static_cast<double>(h.bins[bin])) : 0.0);
-    }
+    for (int r = 0; r < rows; ++r) map->data()->setCell(c, r, data_.waterfall[static_cast<std::size_t>(c * rows + r)]);
   }
   map->setGradient(QCPColorGradient::gpNight);
   map->setInterpolate(false);
   map->rescaleDataRange(true);
   QSharedPointer<QCPAxisTickerText> step_ticks(new QCPAxisTickerText);
   const int stride = std::max(1, columns / 8);
-  for (int c = 0; c < columns; c += stride) step_ticks->addTick(c, QString::number(history[static_cast<std::size_t>(c)].step));
+  for (std::size_t i = 0; i < history.size(); ++i) {
+    const auto c = static_cast<int>(data_.waterfall_column(i));
+    if (c % stride == 0 && (i == 0 || static_cast<int>(data_.waterfall_column(i - 1)) != c))
+      step_ticks->addTick(c, QString::number(history[i].step));
+  }
   waterfall_->xAxis->setTicker(step_ticks);
   waterfall_->rescaleAxes();
 }

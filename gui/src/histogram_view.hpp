@@ -2,12 +2,17 @@
 // with a slider (or played), over the format's shaded ranges (underflow to
 // zero, subnormal, normal, overflow), with the loss scale's effect drawn as
 // a shifted outline; below, a waterfall of the same histogram over all steps.
+// The x axis opens on the populated binades (fp32's 2^-150..2^128 would
+// crowd the labels); the wheel zooms, a drag pans, double-click resets.
 #pragma once
 
+#include <QPoint>
 #include <QWidget>
 
+#include <utility>
 #include <vector>
 
+#include "async_query.hpp"
 #include "run_data.hpp"
 
 class QCheckBox;
@@ -18,6 +23,7 @@ class QCPColorMap;
 class QLabel;
 class QPushButton;
 class QSlider;
+class QSpinBox;
 class QTimer;
 
 namespace numlab_gui {
@@ -32,7 +38,9 @@ class histogram_view : public QWidget {
   void set_run(const run_ref& run);
   /// Shows `layer`/`role` at the largest recorded step <= `step` (negative: the newest).
   void show_at(const QString& layer, const QString& role, std::int64_t step);
-  void reload();
+  /// Loads again: at once for `user`, after the runner's rest for `live`.
+  void reload(reload_cause cause = reload_cause::user);
+  query_runner* queries() const { return queries_; }
 
   QCustomPlot* plot() const { return plot_; }
   QCustomPlot* waterfall() const { return waterfall_; }
@@ -41,6 +49,12 @@ class histogram_view : public QWidget {
   std::vector<double> bar_values() const;
   /// The step currently drawn, or -1 when there is none.
   std::int64_t shown_step() const;
+  /// The layer picker, which is also a search field (matches any part of a name).
+  QComboBox* layer_picker() const { return layer_box_; }
+  /// The caption above the plot (what is drawn, and notes such as a requested step past the end).
+  QString caption() const;
+  /// The log2 |x| range the x axis opens on: the populated binades and a margin.
+  static std::pair<double, double> populated_range(const rundb::histogram& h, double margin);
 
  signals:
   void loaded();
@@ -51,10 +65,13 @@ class histogram_view : public QWidget {
   void draw_selected();
   void draw_waterfall();
   void shade_format_ranges(double left, double right);
+  void reset_zoom();
+
 
   QComboBox* layer_box_;
   QComboBox* role_box_;
   QSlider* slider_;
+  QSpinBox* step_field_;
   QPushButton* play_;
   QCheckBox* log_counts_;
   QLabel* caption_;
@@ -67,7 +84,9 @@ class histogram_view : public QWidget {
   run_ref run_;
   histogram_data data_;
   std::int64_t requested_step_ = -1;
-  std::uint64_t generation_ = 0;
+  bool zoomed_ = false;  // the user zoomed or panned: new steps and live refreshes keep the range
+  QPoint press_at_;
+  query_runner* queries_;
 };
 
 }  // namespace numlab_gui

@@ -1,15 +1,16 @@
 // The overflow / underflow map; see map_view.hpp.
 #include "map_view.hpp"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
 #include <cmath>
 
-#include "async_query.hpp"
 #include "plot_style.hpp"
 #include "run_queries.hpp"
 
@@ -19,6 +20,11 @@ namespace {
 constexpr map_metric all_metrics[] = {map_metric::overflow, map_metric::underflow, map_metric::subnormal,
                                       map_metric::nan, map_metric::swamped, map_metric::partially_swamped};
 
+constexpr const char* all_roles_label = "all roles (worst)";
+
+// The smallest fraction the log scale shows: one value in a billion.
+constexpr double log_floor = 1e-9;
+
 }  // namespace
 
 map_view::map_view(QWidget* parent)
@@ -26,13 +32,16 @@ map_view::map_view(QWidget* parent)
       metric_box_(new QComboBox(this)),
       role_box_(new QComboBox(this)),
       caption_(new QLabel(this)),
-      plot_(new QCustomPlot(this)) {
+      plot_(new QCustomPlot(this)),
+      log_scale_(new QCheckBox("log colour scale", this)),
+      queries_(new query_runner(this)) {
   for (auto metric : all_metrics) metric_box_->addItem(metric_name(metric), static_cast<int>(metric));
   auto* controls = new QHBoxLayout;
   controls->addWidget(new QLabel("Colour by", this));
   controls->addWidget(metric_box_);
   controls->addWidget(new QLabel("of role", this));
   controls->addWidget(role_box_);
+  controls->addWidget(log_scale_);
   controls->addWidget(caption_, 1);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -49,18 +58,32 @@ map_view::map_view(QWidget* parent)
   gradient.setNanHandling(QCPColorGradient::nhTransparent);
   map_->setGradient(gradient);
   map_->setInterpolate(false);
+  // Every skipped step, traced or not: a red tick above the top row.
+  skip_marks_ = plot_->addGraph();
+  skip_marks_->setName("skipped steps");
+  skip_marks_->setLineStyle(QCPGraph::lsNone);
+  skip_marks_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangleInverted, QColor(214, 39, 40),
+                                               QColor(214, 39, 40), 8));
   plot_->xAxis->setLabel("step");
   plot_->yAxis->setLabel("layer");
   auto* margins = new QCPMarginGroup(plot_);
   plot_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
   scale->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+  plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  plot_->axisRect()->setRangeZoom(Qt::Horizontal);
+  plot_->axisRect()->setRangeDrag(Qt::Horizontal);
 
   connect(metric_box_, qOverload<int>(&QComboBox::activated), this, [this] { reload(); });
   connect(role_box_, qOverload<int>(&QComboBox::activated), this, [this] {
-    role_ = role_box_->currentText();
+    role_ = role_box_->currentData().toString();
     reload();
   });
+  connect(log_scale_, &QCheckBox::toggled, this, [this] { show_grid(); });
   connect(plot_, &QCustomPlot::mousePress, this, &map_view::on_click);
+  connect(plot_, &QCustomPlot::mouseMove, this, &map_view::on_hover);
+  connect(plot_, &QCustomPlot::mouseRelease, this, &map_view::on_release);
+  connect(plot_, &QCustomPlot::mouseWheel, this, [this] { zoomed_ = true; });
+  connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { reset_zoom(); });
 }
 
 void map_view::set_run(const run_ref& run) {
@@ -78,15 +101,21 @@ void map_view::set_role(const QString& role) {
   reload();
 }
 
+void map_view::set_log_scale(bool on) { log_scale_->setChecked(on); }
+
 map_metric map_view::metric() const { return static_cast<map_metric>(metric_box_->currentData().toInt()); }
 
-void map_view::reload() {
+void map_view::reload(reload_cause cause) {
   if (run_.file.isEmpty()) return;
   const run_ref run = run_;
   const std::string role = role_.toStdString();
   const map_metric metric = this->metric();
-  run_latest_query<map_grid>(
-      this, generation_, [run, role, metric] { return load_map(run, role, metric, max_columns); },
+  if (cause == reload_cause::user) zoomed_ = false;
+  queries_->load<map_grid>(
+      cause,
+      [run, role, metric](const interrupt_flag& interrupt) {
+        return load_map(run, role, metric, max_columns, interrupt);
+      },
       [this](map_grid value) {
         grid_ = std::move(value);
         show_grid();
@@ -95,13 +124,18 @@ void map_view::reload() {
       [this](const QString& error) { emit failed(error); });
 }
 
+double map_view::shown_value(double fraction) const {
+  if (!log_scale_->isChecked() || !std::isfinite(fraction)) return fraction;
+  return std::max(fraction, log_floor);
+}
+
 void map_view::show_grid() {
   role_box_->clear();
-  for (const auto& r : grid_.roles) role_box_->addItem(qstr(r));
+  role_box_->addItem(all_roles_label, QString(all_roles));
+  for (const auto& r : grid_.roles) role_box_->addItem(qstr(r), qstr(r));
   // load_map falls back to a default role when the wanted one is absent.
-  QString shown = role_;
-  if (role_box_->findText(shown) < 0) shown = role_box_->findText("grad_weight") >= 0 ? "grad_weight" : role_box_->itemText(0);
-  role_box_->setCurrentText(shown);
+  const QString shown = grid_.role.empty() ? QString(all_roles) : qstr(grid_.role);
+  role_box_->setCurrentIndex(std::max(0, role_box_->findData(shown)));
   role_ = shown;
 
   const int columns = static_cast<int>(grid_.steps.size());
@@ -115,11 +149,23 @@ void map_view::show_grid() {
   for (int l = 0; l < rows; ++l) {
     for (int c = 0; c < columns; ++c) {
       const double v = grid_.at(static_cast<std::size_t>(l), static_cast<std::size_t>(c));
-      data->setCell(c, l, v);
+      data->setCell(c, l, shown_value(v));
       if (std::isfinite(v)) highest = std::max(highest, v);
     }
   }
-  map_->setDataRange(QCPRange(0, highest > 0 ? highest : 1));
+  const bool log = log_scale_->isChecked();
+  map_->setDataScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+  map_->colorScale()->axis()->setTicker(log ? QSharedPointer<QCPAxisTicker>(new QCPAxisTickerLog)
+                                            : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  map_->setDataRange(log ? QCPRange(log_floor, std::max(highest, 10 * log_floor)) : QCPRange(0, highest > 0 ? highest : 1));
+
+  QVector<double> skip_columns, skip_rows;
+  for (const auto& s : grid_.skipped) {
+    if (grid_.steps.empty()) break;
+    skip_columns.push_back(static_cast<double>(grid_.column_of(s.step)));
+    skip_rows.push_back(rows - 0.5 + 0.35);
+  }
+  skip_marks_->setData(skip_columns, skip_rows);
 
   QSharedPointer<QCPAxisTickerText> layer_ticks(new QCPAxisTickerText);
   for (int l = 0; l < rows; ++l) layer_ticks->addTick(l, qstr(grid_.layers[static_cast<std::size_t>(l)]));
@@ -128,11 +174,20 @@ void map_view::show_grid() {
   const int stride = std::max(1, columns / 8);
   for (int c = 0; c < columns; c += stride) step_ticks->addTick(c, QString::number(grid_.steps[static_cast<std::size_t>(c)]));
   plot_->xAxis->setTicker(step_ticks);
-  plot_->xAxis->setRange(-0.5, std::max(columns, 1) - 0.5);
-  plot_->yAxis->setRange(-0.5, std::max(rows, 1) - 0.5);
+  // A live refresh keeps the user's zoom.
+  if (!zoomed_) plot_->xAxis->setRange(-0.5, std::max(columns, 1) - 0.5);
+  plot_->yAxis->setRange(-0.5, std::max(rows, 1) - 0.5 + (grid_.skipped.empty() ? 0 : 0.7));
+  const QString pooling = columns > 0 && grid_.steps.size() >= max_columns ? " (each column: its worst step)" : "";
   caption_->setText(grid_.layers.empty() ? QString("no tensor statistics in this run")
-                                         : QString("%1 layers x %2 recorded steps; highest %3 = %4")
-                                               .arg(rows).arg(columns).arg(metric_name(metric())).arg(highest, 0, 'g', 4));
+                                         : QString("%1 layers x %2 columns%3; highest %4 = %5; %6 skipped steps ▼")
+                                               .arg(rows).arg(columns).arg(pooling).arg(metric_name(metric()))
+                                               .arg(highest, 0, 'g', 4).arg(grid_.skipped.size()));
+  plot_->replot();
+}
+
+void map_view::reset_zoom() {
+  zoomed_ = false;
+  plot_->xAxis->setRange(-0.5, std::max<double>(static_cast<double>(grid_.steps.size()), 1) - 0.5);
   plot_->replot();
 }
 
@@ -142,17 +197,54 @@ double map_view::cell_value(std::size_t layer, std::size_t column) const {
 
 void map_view::activate_cell(std::size_t layer, std::size_t column) {
   if (layer >= grid_.layers.size() || column >= grid_.steps.size()) return;
-  emit cell_activated(qstr(grid_.layers[layer]), role_, grid_.steps[column]);
+  const std::size_t at = layer * grid_.steps.size() + column;
+  // Open the step and role the cell shows, which a merged column picked as its worst.
+  const std::int64_t step = grid_.worst_steps[at] >= 0 ? grid_.worst_steps[at] : grid_.steps[column];
+  const QString role = grid_.cell_roles[at].empty() ? qstr(grid_.role) : qstr(grid_.cell_roles[at]);
+  emit cell_activated(qstr(grid_.layers[layer]), role, step);
+}
+
+std::optional<std::pair<std::size_t, std::size_t>> map_view::cell_at(const QPoint& pixel) const {
+  if (!plot_->axisRect()->rect().contains(pixel)) return std::nullopt;
+  const long column = std::lround(plot_->xAxis->pixelToCoord(pixel.x()));
+  const long layer = std::lround(plot_->yAxis->pixelToCoord(pixel.y()));
+  if (column < 0 || layer < 0 || static_cast<std::size_t>(column) >= grid_.steps.size() ||
+      static_cast<std::size_t>(layer) >= grid_.layers.size()) {
+    return std::nullopt;
+  }
+  return std::pair{static_cast<std::size_t>(layer), static_cast<std::size_t>(column)};
 }
 
 void map_view::on_click(QMouseEvent* event) {
-  if (!plot_->axisRect()->rect().contains(event->pos())) return;
-  const double key = plot_->xAxis->pixelToCoord(event->pos().x());
-  const double value = plot_->yAxis->pixelToCoord(event->pos().y());
-  const long column = std::lround(key);
-  const long layer = std::lround(value);
-  if (column < 0 || layer < 0) return;
-  activate_cell(static_cast<std::size_t>(layer), static_cast<std::size_t>(column));
+  if (event->button() != Qt::LeftButton || event->modifiers() != Qt::NoModifier) return;
+  press_at_ = event->pos();
+}
+
+void map_view::on_release(QMouseEvent* event) {
+  // A drag pans; only a click that did not move opens the histogram.
+  if ((event->pos() - press_at_).manhattanLength() > 3) {
+    zoomed_ = true;
+    return;
+  }
+  if (const auto cell = cell_at(event->pos())) activate_cell(cell->first, cell->second);
+}
+
+void map_view::on_hover(QMouseEvent* event) {
+  const auto cell = cell_at(event->pos());
+  if (!cell) {
+    QToolTip::hideText();
+    return;
+  }
+  const auto [layer, column] = *cell;
+  const std::size_t at = layer * grid_.steps.size() + column;
+  const double v = grid_.fractions[at];
+  QToolTip::showText(event->globalPosition().toPoint(),
+                     QString("%1 / %2 at step %3\n%4 fraction %5\nclick: open its histogram")
+                         .arg(qstr(grid_.layers[layer]), qstr(grid_.cell_roles[at]))
+                         .arg(grid_.worst_steps[at])
+                         .arg(metric_name(metric()))
+                         .arg(std::isfinite(v) ? QString::number(v, 'g', 4) : QString("(no record)")),
+                     plot_);
 }
 
 }  // namespace numlab_gui

@@ -1,15 +1,24 @@
 // Overflow / underflow map: a layers x steps heatmap of the fraction of a
 // tensor role's values that overflow, underflow, are subnormal, NaN or
-// swamped. Clicking a cell asks for that layer's histogram at that step.
+// swamped (one role, or the worst of every role), with every skipped step
+// marked. Long runs merge steps into columns that keep their worst step.
+// Clicking a cell asks for that layer's histogram at that step; hovering
+// tells the cell's value; the wheel zooms and a drag pans the steps,
+// double-click resets.
 #pragma once
 
+#include <QPoint>
 #include <QWidget>
+#include <qcustomplot.h>
 
+#include <optional>
+#include <utility>
+
+#include "async_query.hpp"
 #include "run_data.hpp"
 
+class QCheckBox;
 class QComboBox;
-class QCustomPlot;
-class QCPColorMap;
 class QLabel;
 class QMouseEvent;
 
@@ -23,13 +32,20 @@ class map_view : public QWidget {
 
   /// Shows `run`; loads in the background, then emits loaded().
   void set_run(const run_ref& run);
-  void reload();
+  /// Loads again: at once for `user`, after the runner's rest for `live`.
+  void reload(reload_cause cause = reload_cause::user);
   void set_metric(map_metric metric);
   void set_role(const QString& role);
   map_metric metric() const;
   QString role() const { return role_; }
 
   QCustomPlot* plot() const { return plot_; }
+  query_runner* queries() const { return queries_; }
+  /// The colour map and the skipped-step marks drawn over it.
+  QCPColorMap* color_map() const { return map_; }
+  QCPGraph* skip_marks() const { return skip_marks_; }
+  /// Colours by log10 of the fraction, so 0.1% stands out from 0.
+  void set_log_scale(bool on);
   /// The grid last loaded.
   const map_grid& grid() const { return grid_; }
   /// The value the colour map holds for a cell (layer row, step column).
@@ -48,17 +64,27 @@ class map_view : public QWidget {
 
  private:
   void show_grid();
+  void reset_zoom();
+  double shown_value(double fraction) const;
+  /// The (layer row, step column) under a pixel of the plot.
+  std::optional<std::pair<std::size_t, std::size_t>> cell_at(const QPoint& pixel) const;
   void on_click(QMouseEvent* event);
+  void on_release(QMouseEvent* event);
+  void on_hover(QMouseEvent* event);
 
   QComboBox* metric_box_;
   QComboBox* role_box_;
   QLabel* caption_;
   QCustomPlot* plot_;
+  QCheckBox* log_scale_;
   QCPColorMap* map_;
+  QCPGraph* skip_marks_;
+  query_runner* queries_;
   run_ref run_;
   QString role_;
   map_grid grid_;
-  std::uint64_t generation_ = 0;
+  bool zoomed_ = false;  // the user zoomed or panned: live refreshes keep the range
+  QPoint press_at_;
 };
 
 }  // namespace numlab_gui

@@ -1,79 +1,142 @@
 // The Overview view; see overview_view.hpp.
 #include "overview_view.hpp"
 
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSlider>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
 #include <algorithm>
+#include <cmath>
 
-#include "async_query.hpp"
 #include "plot_style.hpp"
 #include "run_queries.hpp"
+#include "smoothing.hpp"
 
 namespace numlab_gui {
+namespace {
 
-overview_view::overview_view(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
+QCPAxis* axis(QCPAxisRect* rect, QCPAxis::AxisType type) { return rect->axis(type); }
+
+// The value of a graph at the data point nearest to `key`, if any.
+std::optional<std::pair<double, double>> nearest(const QCPGraph* graph, double key) {
+  const auto data = graph->data();
+  if (data->isEmpty()) return std::nullopt;
+  auto it = data->findBegin(key, false);
+  if (it == data->constEnd()) it = data->constEnd() - 1;
+  if (it != data->constBegin() && std::abs((it - 1)->key - key) < std::abs(it->key - key)) --it;
+  return std::pair{it->key, it->value};
+}
+
+}  // namespace
+
+overview_view::overview_view(QWidget* parent)
+    : QWidget(parent),
+      smoothing_(new QSlider(Qt::Horizontal, this)),
+      smoothing_label_(new QLabel(this)),
+      log_loss_(new QCheckBox("log loss axis", this)),
+      plot_(new QCustomPlot(this)),
+      queries_(new query_runner(this)) {
+  smoothing_->setRange(0, 99);
+  smoothing_->setValue(60);
+  smoothing_->setMaximumWidth(240);
+  smoothing_->setToolTip("Exponential moving average of the training loss, as in TensorBoard");
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(new QLabel("Smoothing", this));
+  controls->addWidget(smoothing_);
+  controls->addWidget(smoothing_label_);
+  controls->addWidget(log_loss_);
+  controls->addStretch(1);
+  controls->addWidget(new QLabel("wheel: zoom steps, drag: pan, double-click: reset", this));
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(plot_);
+  layout->addLayout(controls);
+  layout->addWidget(plot_, 1);
+
   loss_rect_ = plot_->axisRect();
   scale_rect_ = new QCPAxisRect(plot_);
+  training_rect_ = new QCPAxisRect(plot_);
   plot_->plotLayout()->addElement(1, 0, scale_rect_);
+  plot_->plotLayout()->addElement(2, 0, training_rect_);
+  plot_->plotLayout()->setRowStretchFactors({3, 2, 2});
+  legend_above(*plot_);
+  plot_->legend->setFont(QFont(font().family(), 8));
   auto* margins = new QCPMarginGroup(plot_);
-  loss_rect_->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
-  scale_rect_->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
-  loss_rect_->axis(QCPAxis::atLeft)->setLabel("loss");
-  loss_rect_->axis(QCPAxis::atRight)->setLabel("accuracy");
-  loss_rect_->axis(QCPAxis::atRight)->setVisible(true);
-  scale_rect_->axis(QCPAxis::atBottom)->setLabel("step");
-  auto* scale_axis = scale_rect_->axis(QCPAxis::atLeft);
+  for (auto* rect : {loss_rect_, scale_rect_, training_rect_}) {
+    rect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+    axis(rect, QCPAxis::atBottom)->setTicker(step_ticker());
+    rect->setRangeZoom(Qt::Horizontal);
+    rect->setRangeDrag(Qt::Horizontal);
+    axis(rect, QCPAxis::atRight)->setVisible(true);
+  }
+  axis(loss_rect_, QCPAxis::atLeft)->setLabel("loss");
+  axis(loss_rect_, QCPAxis::atRight)->setLabel("accuracy");
+  axis(training_rect_, QCPAxis::atBottom)->setLabel("step");
+  axis(training_rect_, QCPAxis::atLeft)->setLabel("gradient norm");
+  axis(training_rect_, QCPAxis::atRight)->setLabel("learning rate");
+  auto* scale_axis = axis(scale_rect_, QCPAxis::atLeft);
   scale_axis->setLabel("loss scale");
   scale_axis->setScaleType(QCPAxis::stLogarithmic);
-  QSharedPointer<QCPAxisTickerLog> log2_ticker(new QCPAxisTickerLog);
-  log2_ticker->setLogBase(2);
-  scale_axis->setTicker(log2_ticker);
-  // Steps line up between the two panels.
-  connect(loss_rect_->axis(QCPAxis::atBottom), qOverload<const QCPRange&>(&QCPAxis::rangeChanged),
-          scale_rect_->axis(QCPAxis::atBottom), qOverload<const QCPRange&>(&QCPAxis::setRange));
-  connect(scale_rect_->axis(QCPAxis::atBottom), qOverload<const QCPRange&>(&QCPAxis::rangeChanged),
-          loss_rect_->axis(QCPAxis::atBottom), qOverload<const QCPRange&>(&QCPAxis::setRange));
-  plot_->legend->setVisible(true);
-  plot_->legend->setFont(QFont(font().family(), 8));
+  scale_axis->setTicker(power_of_two_ticker());
+  axis(scale_rect_, QCPAxis::atRight)->setTickLabels(false);
+  // Steps line up between the panels.
+  for (auto* from : {loss_rect_, scale_rect_, training_rect_}) {
+    for (auto* to : {loss_rect_, scale_rect_, training_rect_}) {
+      if (from == to) continue;
+      connect(axis(from, QCPAxis::atBottom), qOverload<const QCPRange&>(&QCPAxis::rangeChanged),
+              axis(to, QCPAxis::atBottom), qOverload<const QCPRange&>(&QCPAxis::setRange));
+    }
+  }
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-  for (auto* rect : {loss_rect_, scale_rect_}) rect->setRangeZoom(Qt::Horizontal);
-  connect(plot_, &QCustomPlot::mouseMove, this, &overview_view::show_skip_tooltip);
+  connect(plot_, &QCustomPlot::mouseMove, this, &overview_view::show_tooltip);
+  connect(plot_, &QCustomPlot::mouseWheel, this, [this] { zoomed_ = true; });
+  connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) { press_at_ = event->pos(); });
+  // A drag pans; a click that did not move leaves the range to the data.
+  connect(plot_, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* event) {
+    if ((event->pos() - press_at_).manhattanLength() > 3) zoomed_ = true;
+  });
+  connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { reset_zoom(); });
+  connect(smoothing_, &QSlider::valueChanged, this, [this] { show_series(); });
+  connect(log_loss_, &QCheckBox::toggled, this, [this] { show_series(); });
 }
 
 void overview_view::set_runs(const QList<run_ref>& runs) {
   runs_ = runs;
+  zoomed_ = false;
   reload();
 }
 
-void overview_view::reload() {
-  const auto generation = ++generation_;
+void overview_view::set_smoothing(double weight) { smoothing_->setValue(static_cast<int>(std::lround(weight * 100))); }
+void overview_view::set_log_loss(bool on) { log_loss_->setChecked(on); }
+
+void overview_view::reload(reload_cause cause) {
   const QList<run_ref> runs = runs_;
-  run_query<std::vector<overview_series>>(
-      this,
-      [runs] {
+  queries_->load<std::vector<overview_series>>(
+      cause,
+      [runs](const interrupt_flag& interrupt) {
         std::vector<overview_series> loaded;
-        for (const auto& run : runs) loaded.push_back(load_overview(run, max_points));
+        for (const auto& run : runs) loaded.push_back(load_overview(run, max_points, interrupt));
         return loaded;
       },
-      [this, generation](query_result<std::vector<overview_series>> result) {
-        if (generation != generation_) return;
-        if (!result.value) {
-          emit failed(result.error);
-          return;
-        }
-        series_ = std::move(*result.value);
+      [this](std::vector<overview_series> value) {
+        series_ = std::move(value);
         show_series();
         emit loaded();
-      });
+      },
+      [this](const QString& error) { emit failed(error); });
 }
 
 QCPGraph* overview_view::loss_graph(std::size_t run_index) const {
   return run_index < loss_graphs_.size() ? loss_graphs_[run_index] : nullptr;
+}
+QCPGraph* overview_view::smoothed_graph(std::size_t run_index) const {
+  return run_index < smoothed_graphs_.size() ? smoothed_graphs_[run_index] : nullptr;
+}
+QCPGraph* overview_view::skipped_graph(std::size_t run_index) const {
+  return run_index < skipped_graphs_.size() ? skipped_graphs_[run_index] : nullptr;
 }
 
 void overview_view::mark_step(std::int64_t step) {
@@ -82,33 +145,61 @@ void overview_view::mark_step(std::int64_t step) {
 }
 
 void overview_view::show_series() {
+  const QCPRange kept_steps = axis(loss_rect_, QCPAxis::atBottom)->range();
   plot_->clearGraphs();
   plot_->clearItems();
   loss_graphs_.clear();
-  auto* step_axis = loss_rect_->axis(QCPAxis::atBottom);
-  auto* loss_axis = loss_rect_->axis(QCPAxis::atLeft);
-  auto* accuracy_axis = loss_rect_->axis(QCPAxis::atRight);
-  auto* scale_step_axis = scale_rect_->axis(QCPAxis::atBottom);
-  auto* scale_axis = scale_rect_->axis(QCPAxis::atLeft);
+  smoothed_graphs_.clear();
+  skipped_graphs_.clear();
+  const double weight = smoothing_->value() / 100.0;
+  smoothing_label_->setText(QString::number(weight, 'f', 2));
+  auto* loss_axis = axis(loss_rect_, QCPAxis::atLeft);
+  auto* accuracy_axis = axis(loss_rect_, QCPAxis::atRight);
+  auto* scale_axis = axis(scale_rect_, QCPAxis::atLeft);
+  auto* grad_axis = axis(training_rect_, QCPAxis::atLeft);
+  auto* lr_axis = axis(training_rect_, QCPAxis::atRight);
+  loss_axis->setScaleType(log_loss_->isChecked() ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+  loss_axis->setTicker(log_loss_->isChecked() ? QSharedPointer<QCPAxisTicker>(new QCPAxisTickerLog)
+                                              : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  auto add = [this](QCPAxisRect* rect, QCPAxis* value_axis, const QString& name, const QPen& pen) {
+    auto* g = plot_->addGraph(axis(rect, QCPAxis::atBottom), value_axis);
+    g->setName(name);
+    g->setPen(pen);
+    return g;
+  };
   for (std::size_t i = 0; i < series_.size(); ++i) {
     const auto& s = series_[i];
     const QColor color = run_color(i);
-    QVector<double> steps, loss, scale_steps, scales;
+    QVector<double> steps, loss, scale_steps, scales, lr_steps, lrs, grad_steps, grads;
     for (const auto& st : s.steps) {
+      const auto step = static_cast<double>(st.step);
       if (st.loss) {
-        steps.push_back(static_cast<double>(st.step));
+        steps.push_back(step);
         loss.push_back(*st.loss);
       }
       if (st.loss_scale && *st.loss_scale > 0) {
-        scale_steps.push_back(static_cast<double>(st.step));
+        scale_steps.push_back(step);
         scales.push_back(*st.loss_scale);
       }
+      if (st.lr) {
+        lr_steps.push_back(step);
+        lrs.push_back(*st.lr);
+      }
+      if (st.grad_norm) {
+        grad_steps.push_back(step);
+        grads.push_back(*st.grad_norm);
+      }
     }
-    auto* loss_graph = plot_->addGraph(step_axis, loss_axis);
-    loss_graph->setName(s.run.label + " loss");
-    loss_graph->setPen(QPen(color, 1.2));
-    loss_graph->setData(steps, loss, true);
-    loss_graphs_.push_back(loss_graph);
+    QColor faint = color;
+    faint.setAlpha(weight > 0 ? 70 : 255);
+    auto* raw = add(loss_rect_, loss_axis, s.run.label + " loss (raw)", QPen(faint, 1));
+    raw->setData(steps, loss, true);
+    raw->removeFromLegend();
+    loss_graphs_.push_back(raw);
+    const auto smoothed_values = ema_smooth(std::span<const double>(loss.constData(), static_cast<std::size_t>(loss.size())), weight);
+    auto* smoothed = add(loss_rect_, loss_axis, s.run.label + " loss", QPen(color, 1.6));
+    smoothed->setData(steps, QVector<double>(smoothed_values.begin(), smoothed_values.end()), true);
+    smoothed_graphs_.push_back(smoothed);
 
     QVector<double> eval_steps, eval_loss, eval_accuracy_steps, eval_accuracy;
     for (const auto& e : s.evaluations) {
@@ -120,24 +211,19 @@ void overview_view::show_series() {
       }
     }
     if (!eval_steps.isEmpty()) {
-      auto* eval = plot_->addGraph(step_axis, loss_axis);
-      eval->setName(s.run.label + " eval loss");
-      eval->setPen(QPen(color.darker(150), 1.5, Qt::DashLine));
+      auto* eval = add(loss_rect_, loss_axis, s.run.label + " eval loss", QPen(color.darker(150), 1.5, Qt::DashLine));
       eval->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
       eval->setData(eval_steps, eval_loss, true);
     }
     if (!eval_accuracy.isEmpty()) {
-      auto* accuracy = plot_->addGraph(step_axis, accuracy_axis);
-      accuracy->setName(s.run.label + " eval accuracy");
-      accuracy->setPen(QPen(color.lighter(130), 1.5, Qt::DotLine));
+      auto* accuracy = add(loss_rect_, accuracy_axis, s.run.label + " eval accuracy",
+                           QPen(color.lighter(130), 1.5, Qt::DotLine));
       accuracy->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle, 5));
       accuracy->setData(eval_accuracy_steps, eval_accuracy, true);
     }
 
-    auto* scale_graph = plot_->addGraph(scale_step_axis, scale_axis);
-    scale_graph->setName(s.run.label + " loss scale");
+    auto* scale_graph = add(scale_rect_, scale_axis, s.run.label + " loss scale", QPen(color, 1.2));
     scale_graph->setLineStyle(QCPGraph::lsStepLeft);
-    scale_graph->setPen(QPen(color, 1.2));
     scale_graph->setData(scale_steps, scales, true);
     scale_graph->removeFromLegend();
 
@@ -146,37 +232,90 @@ void overview_view::show_series() {
       skipped_steps.push_back(static_cast<double>(st.step));
       skipped_scales.push_back(st.loss_scale && *st.loss_scale > 0 ? *st.loss_scale : 1.0);
     }
+    skipped_graphs_.push_back(nullptr);
     if (!skipped_steps.isEmpty()) {
-      auto* skipped = plot_->addGraph(scale_step_axis, scale_axis);
-      skipped->setName(s.run.label + " skipped steps");
+      // The run's own colour, so the skips of compared runs stay apart.
+      auto* skipped = add(scale_rect_, scale_axis, s.run.label + " skipped steps", QPen(color));
       skipped->setLineStyle(QCPGraph::lsNone);
-      skipped->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, QPen(Qt::red, 1.5), Qt::red, 7));
+      skipped->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, QPen(color, 2), color, 8));
       skipped->setData(skipped_steps, skipped_scales, true);
+      skipped_graphs_.back() = skipped;
     }
+
+    auto* grad = add(training_rect_, grad_axis, s.run.label + " gradient norm", QPen(color, 1));
+    grad->setData(grad_steps, grads, true);
+    grad->removeFromLegend();
+    auto* lr = add(training_rect_, lr_axis, s.run.label + " learning rate", QPen(color, 1.5, Qt::DashLine));
+    lr->setData(lr_steps, lrs, true);
+    lr->removeFromLegend();
   }
   if (marked_step_) {
-    for (auto* rect : {loss_rect_, scale_rect_}) {
+    for (auto* rect : {loss_rect_, scale_rect_, training_rect_}) {
       auto* line = new QCPItemStraightLine(plot_);
       line->setClipAxisRect(rect);
-      line->point1->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-      line->point2->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+      line->point1->setAxes(axis(rect, QCPAxis::atBottom), axis(rect, QCPAxis::atLeft));
+      line->point2->setAxes(axis(rect, QCPAxis::atBottom), axis(rect, QCPAxis::atLeft));
       line->point1->setCoords(static_cast<double>(*marked_step_), 1);
       line->point2->setCoords(static_cast<double>(*marked_step_), 2);
       line->setPen(QPen(Qt::darkGray, 1, Qt::DashDotLine));
     }
   }
-  step_axis->rescale();
+  auto* step_axis = axis(loss_rect_, QCPAxis::atBottom);
+  if (zoomed_) {
+    step_axis->setRange(kept_steps);
+  } else {
+    step_axis->rescale();
+    // A margin, so markers at the first and last step are drawn whole.
+    const double pad = std::max(1.0, step_axis->range().size() * 0.02);
+    step_axis->setRange(step_axis->range().lower - pad, step_axis->range().upper + pad);
+  }
   loss_axis->rescale();
   accuracy_axis->setRange(0, 1);
   scale_axis->rescale();
-  scale_axis->scaleRange(1.2, scale_axis->range().center());
+  scale_axis->scaleRange(1.5, scale_axis->range().center());
+  grad_axis->rescale();
+  lr_axis->rescale();
+  for (auto* a : {loss_axis, grad_axis, lr_axis}) {
+    if (a->scaleType() != QCPAxis::stLinear) continue;
+    const double centre = a->range().center();
+    // A constant series (a fixed learning rate) gets a range around its value, not around 0.
+    if (a->range().size() <= 1e-9 * std::abs(centre)) a->setRange(centre == 0 ? -1 : 0, centre == 0 ? 1 : 2 * centre);
+    else a->scaleRange(1.1, centre);
+  }
   plot_->replot();
 }
 
-void overview_view::show_skip_tooltip(QMouseEvent* event) {
-  auto* key_axis = scale_rect_->axis(QCPAxis::atBottom);
-  auto* value_axis = scale_rect_->axis(QCPAxis::atLeft);
-  if (!scale_rect_->rect().contains(event->pos())) return;
+void overview_view::reset_zoom() {
+  zoomed_ = false;
+  show_series();
+}
+
+void overview_view::show_tooltip(QMouseEvent* event) {
+  if (show_skip_tooltip(event)) return;
+  if (!loss_rect_->rect().contains(event->pos()) || loss_graphs_.empty()) {
+    QToolTip::hideText();
+    return;
+  }
+  // Hover values: every run's smoothed and raw loss at the nearest step.
+  const double key = axis(loss_rect_, QCPAxis::atBottom)->pixelToCoord(event->pos().x());
+  QString text;
+  for (std::size_t i = 0; i < series_.size(); ++i) {
+    const auto at = nearest(smoothed_graphs_[i], key);
+    const auto raw = nearest(loss_graphs_[i], key);
+    if (!at || !raw) continue;
+    text += QString("%1%2 — step %3: loss %4 (smoothed %5)")
+                .arg(text.isEmpty() ? "" : "\n", series_[i].run.label)
+                .arg(static_cast<qlonglong>(at->first))
+                .arg(raw->second, 0, 'g', 5)
+                .arg(at->second, 0, 'g', 5);
+  }
+  QToolTip::showText(event->globalPosition().toPoint(), text, plot_);
+}
+
+bool overview_view::show_skip_tooltip(QMouseEvent* event) {
+  auto* key_axis = axis(scale_rect_, QCPAxis::atBottom);
+  auto* value_axis = axis(scale_rect_, QCPAxis::atLeft);
+  if (!scale_rect_->rect().contains(event->pos())) return false;
   constexpr double tolerance_px = 6;
   for (const auto& s : series_) {
     const double key = key_axis->pixelToCoord(event->pos().x());
@@ -195,11 +334,12 @@ void overview_view::show_skip_tooltip(QMouseEvent* event) {
                                .arg(candidate->skip_reason.empty() ? QString("(no reason recorded)")
                                                                    : qstr(candidate->skip_reason)),
                            plot_);
-        return;
+        return true;
       }
     }
   }
   QToolTip::hideText();
+  return true;
 }
 
 }  // namespace numlab_gui

@@ -1,19 +1,28 @@
-// Overview: training and evaluation loss against step, and the loss scale on
-// a log2 axis with skipped steps marked (their cause shown on hover). Two
-// runs are overlaid when comparing.
+// Overview: training and evaluation loss (raw and EMA-smoothed, optionally
+// on a log axis) against step; the loss scale on a 2^k axis with skipped
+// steps marked (their cause shown on hover); the learning rate and gradient
+// norm. Any number of runs are overlaid, each in its own colour. The wheel
+// zooms and a drag pans the steps, double-click resets; live refreshes keep
+// the zoom.
 #pragma once
 
 #include <QList>
+#include <QPoint>
 #include <QWidget>
 
+#include <optional>
 #include <vector>
 
+#include "async_query.hpp"
 #include "run_data.hpp"
 
+class QCheckBox;
 class QCustomPlot;
 class QCPGraph;
 class QCPAxisRect;
-class QCPItemStraightLine;
+class QLabel;
+class QMouseEvent;
+class QSlider;
 
 namespace numlab_gui {
 
@@ -23,18 +32,29 @@ class overview_view : public QWidget {
  public:
   explicit overview_view(QWidget* parent = nullptr);
 
-  /// Shows these runs (one or two); loads in the background, then emits loaded().
+  /// Shows these runs; loads in the background, then emits loaded().
   void set_runs(const QList<run_ref>& runs);
-  /// Loads the same runs again (live refresh).
-  void reload();
+  /// Loads the same runs again: at once for `user`, after the runner's rest for `live`.
+  void reload(reload_cause cause = reload_cause::user);
+  query_runner* queries() const { return queries_; }
   /// Draws a vertical marker at `step` (e.g. from the Events view).
   void mark_step(std::int64_t step);
+  /// EMA weight of the smoothed loss, in [0, 0.99].
+  void set_smoothing(double weight);
+  void set_log_loss(bool on);
 
   QCustomPlot* plot() const { return plot_; }
   /// The series last shown, in the order of set_runs.
   const std::vector<overview_series>& series() const { return series_; }
-  /// The loss graph of the i-th run shown.
+  /// The raw loss graph of the i-th run shown.
   QCPGraph* loss_graph(std::size_t run_index) const;
+  /// The smoothed loss graph of the i-th run shown.
+  QCPGraph* smoothed_graph(std::size_t run_index) const;
+  /// The skipped-step markers of the i-th run (nullptr when it skipped none).
+  QCPGraph* skipped_graph(std::size_t run_index) const;
+  QCPAxisRect* scale_rect() const { return scale_rect_; }
+  QCPAxisRect* loss_rect() const { return loss_rect_; }
+  QCPAxisRect* training_rect() const { return training_rect_; }
 
   /// Most points plotted per series; long runs are merged into buckets.
   static constexpr std::size_t max_points = 4000;
@@ -45,16 +65,24 @@ class overview_view : public QWidget {
 
  private:
   void show_series();
-  void show_skip_tooltip(QMouseEvent* event);
+  void reset_zoom();
+  void show_tooltip(QMouseEvent* event);
+  bool show_skip_tooltip(QMouseEvent* event);
 
+  QSlider* smoothing_;
+  QLabel* smoothing_label_;
+  QCheckBox* log_loss_;
   QCustomPlot* plot_;
   QCPAxisRect* loss_rect_;
   QCPAxisRect* scale_rect_;
+  QCPAxisRect* training_rect_;  // learning rate and gradient norm
+  query_runner* queries_;
   QList<run_ref> runs_;
   std::vector<overview_series> series_;
-  std::vector<QCPGraph*> loss_graphs_;
-  std::uint64_t generation_ = 0;  // drops results of superseded loads
+  std::vector<QCPGraph*> loss_graphs_, smoothed_graphs_, skipped_graphs_;
   std::optional<std::int64_t> marked_step_;
+  bool zoomed_ = false;  // the user zoomed or panned: redraws keep the step range
+  QPoint press_at_;
 };
 
 }  // namespace numlab_gui

@@ -1,12 +1,49 @@
-// Colour palettes: the first two runs contrast strongly (blue / orange).
+// Colours, tickers and legend placement; see plot_style.hpp.
 #include "plot_style.hpp"
 
 #include <array>
+#include <cmath>
 
 namespace numlab_gui {
+namespace {
+
+// A log ticker whose labels read base^k instead of decimals like 9.5e-7.
+class power_ticker : public QCPAxisTickerLog {
+ public:
+  explicit power_ticker(double base) : base_(base) {
+    setLogBase(base);
+    setSubTickCount(0);
+  }
+
+ protected:
+  QString getTickLabel(double tick, const QLocale&, QChar, int) override {
+    if (!(tick > 0)) return {};
+    const double k = std::log(tick) / std::log(base_);
+    return QString("%1^%2").arg(base_).arg(std::lround(k));
+  }
+
+ private:
+  double base_;
+};
+
+// QCPAxisTicker picks "nice" steps, fractional when zoomed in: never below 1.
+class integer_ticker : public QCPAxisTicker {
+ protected:
+  double getTickStep(const QCPRange& range) override {
+    return std::max(1.0, std::round(QCPAxisTicker::getTickStep(range)));
+  }
+  int getSubTickCount(double tick_step) override { return tick_step >= 5 ? 4 : 0; }
+  QString getTickLabel(double tick, const QLocale&, QChar, int) override {
+    return QString::number(static_cast<qlonglong>(std::llround(tick)));
+  }
+};
+
+}  // namespace
 
 QColor run_color(std::size_t index) {
-  static constexpr std::array<QRgb, 4> colors{0x1f77b4, 0xff7f0e, 0x2ca02c, 0x9467bd};
+  // The "tab10" palette: the first two (blue / orange) contrast strongly.
+  static constexpr std::array<QRgb, 10> colors{0x1f77b4, 0xff7f0e, 0x2ca02c, 0x9467bd, 0x8c564b,
+                                               0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf, 0xd62728};
   return QColor(colors[index % colors.size()]);
 }
 
@@ -14,6 +51,23 @@ QColor layer_color(std::size_t index) {
   // Evenly spaced hues, shifted by the golden angle so neighbours differ.
   const int hue = static_cast<int>((index * 137) % 360);
   return QColor::fromHsv(hue, 200, 200);
+}
+
+QSharedPointer<QCPAxisTicker> power_of_two_ticker() { return QSharedPointer<QCPAxisTicker>(new power_ticker(2)); }
+QSharedPointer<QCPAxisTicker> power_of_ten_ticker() { return QSharedPointer<QCPAxisTicker>(new power_ticker(10)); }
+QSharedPointer<QCPAxisTicker> step_ticker() { return QSharedPointer<QCPAxisTicker>(new integer_ticker); }
+
+void legend_above(QCustomPlot& plot) {
+  auto* layout = plot.plotLayout();
+  auto* legend = plot.legend;
+  legend->setVisible(true);
+  if (legend->layout() == layout) return;
+  layout->insertRow(0);
+  layout->addElement(0, 0, legend);
+  legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  legend->setWrap(4);  // rows of four entries keep the window's minimum width modest
+  legend->setBorderPen(Qt::NoPen);
+  layout->setRowStretchFactor(0, 0.001);
 }
 
 }  // namespace numlab_gui

@@ -1,18 +1,31 @@
-// Colours and small helpers shared by the plots, so every view looks alike.
+// Colours, tickers and small helpers shared by the plots, so every view looks alike.
 #pragma once
 
 #include <QColor>
+#include <QSharedPointer>
 #include <QString>
+#include <qcustomplot.h>
 
 #include <string>
 
 namespace numlab_gui {
 
-/// Colour of the i-th run when runs are compared.
+/// Colour of the i-th run when runs are compared (ten distinct, then repeating).
 QColor run_color(std::size_t index);
 /// Colour of the i-th layer in per-layer plots.
 QColor layer_color(std::size_t index);
 /// Qt text from a std::string.
 inline QString qstr(const std::string& text) { return QString::fromStdString(text); }
+
+/// Ticks of a log2 axis labelled 2^k (loss scales, magnitudes).
+QSharedPointer<QCPAxisTicker> power_of_two_ticker();
+/// Ticks of a log10 axis labelled 10^k, one per decade (counts).
+QSharedPointer<QCPAxisTicker> power_of_ten_ticker();
+/// Ticks of a step axis: integers only, however far one zooms in.
+QSharedPointer<QCPAxisTicker> step_ticker();
+
+/// Puts `plot`'s legend in a row of its own above the axis rects, so it
+/// never covers data.
+void legend_above(QCustomPlot& plot);
 
 }  // namespace numlab_gui

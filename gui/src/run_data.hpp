@@ -23,11 +23,44 @@ struct run_ref {
   bool operator==(const run_ref& other) const { return file == other.file && id == other.id; }
 };
 
+/// What went wrong in one run, counted cheaply (indexed queries only).
+struct run_trouble_counts {
+  std::int64_t steps = 0;
+  std::int64_t skipped = 0;
+  std::int64_t overflow_events = 0;
+  std::int64_t nan_events = 0;
+};
+
 /// The runs of one file, for the Runs view.
 struct file_listing {
   QString file;
   std::vector<rundb::run_info> runs;
-  std::vector<std::int64_t> step_counts;  ///< parallel to runs
+  std::vector<run_trouble_counts> counts;  ///< parallel to runs
+};
+
+/// A step, and where in the model, that something went wrong.
+struct problem_site {
+  std::int64_t step = 0;
+  std::string layer;  ///< empty when the database does not say
+  std::string role;   ///< the role whose histogram shows it; empty when unknown
+  std::string what;   ///< the recorded message or skip reason
+};
+
+/// The first screen: the problems of one run, each with where to look.
+struct problem_summary {
+  run_ref run;
+  run_trouble_counts counts;
+  std::optional<problem_site> first_overflow;  ///< first overflow / Inf: overflow events and skipped steps
+  std::optional<problem_site> first_nan;       ///< first NaN (NaN and trap events)
+  std::optional<problem_site> first_skip;
+  std::vector<rundb::step_record> skipped;     ///< every skipped step, exact
+};
+
+/// The layer and role whose values underflowed to zero most, over a whole run
+/// (a full scan of the statistics, so loaded after the summary).
+struct underflow_ranking {
+  std::vector<rundb::layer_totals> worst;  ///< by underflow fraction, descending; at most 5
+  std::optional<problem_site> worst_step;  ///< the step where the worst layer/role underflowed most
 };
 
 /// Loss, evaluation and loss-scale series of one run, for the Overview.
@@ -45,32 +78,53 @@ enum class map_metric { overflow, underflow, subnormal, nan, swamped, partially_
 /// Display name of a metric ("overflow", ...).
 QString metric_name(map_metric metric);
 
-/// A layers x steps grid of fractions for one role and metric.
+/// A layers x steps grid of fractions for one role (or every role) and metric.
+/// Merged columns hold their worst step (max pooling).
 struct map_grid {
-  std::vector<std::string> layers;   ///< rows, in order of first appearance
-  std::vector<std::int64_t> steps;   ///< columns, ascending
-  std::vector<double> fractions;     ///< layers.size() * steps.size(), row-major; NaN = no record
-  std::vector<std::string> roles;    ///< roles available in the run
+  std::vector<std::string> layers;         ///< rows, in order of first appearance
+  std::vector<std::int64_t> steps;         ///< columns (where each starts), ascending
+  std::vector<double> fractions;           ///< layers.size() * steps.size(), row-major; NaN = no record
+  std::vector<std::int64_t> worst_steps;   ///< parallel to fractions: the step each cell shows
+  std::vector<std::string> cell_roles;     ///< parallel to fractions: the role each cell shows
+  std::vector<std::string> roles;          ///< roles available in the run
+  std::string role;                        ///< the role mapped; empty for every role
+  std::vector<rundb::step_record> skipped; ///< every skipped step of the run, traced or not
 
   double at(std::size_t layer, std::size_t step) const { return fractions[layer * steps.size() + step]; }
+  /// The column showing `step`: the last whose start is <= step (0 before the first).
+  std::size_t column_of(std::int64_t step) const;
 };
 
 /// The histograms of one layer and role over a run, with their context.
 struct histogram_data {
   std::vector<std::string> layers;                 ///< every layer of the run
-  std::vector<std::string> roles;                  ///< every role of the run
+  std::vector<std::string> roles;                  ///< the roles recorded for `layer`
   std::string layer, role;                         ///< the ones loaded
   std::vector<rundb::tensor_stats_record> history; ///< layer/role at every recorded step, with histograms
   std::vector<std::optional<double>> loss_scales;  ///< loss scale at each history step
   std::optional<rundb::format_info> format;        ///< of the newest record
   std::size_t selected = 0;                        ///< history index of the requested step
+  std::int64_t requested_step = -1;                ///< the step asked for (negative: the newest)
+  /// The waterfall below the histogram, built on the worker thread: log10(1 + count)
+  /// per bin of the first record's layout, column-major. Long runs share columns,
+  /// each keeping its largest value per bin, so a one-step excursion still shows.
+  std::vector<double> waterfall;
+  std::size_t waterfall_columns = 0, waterfall_rows = 0;
+  static constexpr std::size_t max_waterfall_columns = 2000;
+
+  /// The waterfall column that shows a history index.
+  std::size_t waterfall_column(std::size_t history_index) const {
+    if (history.size() <= max_waterfall_columns) return history_index;
+    return history_index * max_waterfall_columns / history.size();
+  }
 
   const rundb::tensor_stats_record* selected_stats() const {
     return selected < history.size() ? &history[selected] : nullptr;
   }
 };
 
-/// Swamping fractions of update tensors per layer over steps.
+/// Swamping fractions of update tensors per layer over steps (merged steps
+/// keep their worst value).
 struct swamping_data {
   struct layer_series {
     std::string layer;

@@ -9,7 +9,9 @@
 namespace numlab_gui {
 namespace {
 
-rundb::reader open(const QString& file) { return rundb::reader(file.toStdString()); }
+rundb::reader open(const QString& file, const interrupt_flag& interrupt) {
+  return rundb::reader(file.toStdString(), &interrupt);
+}
 
 template <typename T>
 bool contains(const std::vector<T>& values, const T& value) {
@@ -35,16 +37,53 @@ rundb::counted_stat counted(map_metric metric) {
   return rundb::counted_stat::overflows;
 }
 
-std::uint64_t metric_count(const rundb::tensor_stats_record& s, map_metric metric) {
-  switch (metric) {
-    case map_metric::overflow: return s.overflows;
-    case map_metric::underflow: return s.underflows;
-    case map_metric::subnormal: return s.subnormals;
-    case map_metric::nan: return s.nans;
-    case map_metric::swamped: return s.swamped;
-    case map_metric::partially_swamped: return s.partially_swamped;
+run_trouble_counts trouble_counts(rundb::reader& db, rundb::run_id run) {
+  run_trouble_counts counts;
+  counts.steps = db.step_count(run);
+  counts.skipped = static_cast<std::int64_t>(db.skipped_steps(run).size());
+  for (const auto& e : db.events(run)) {
+    if (e.kind == rundb::event_kind::overflow) ++counts.overflow_events;
+    if (e.kind == rundb::event_kind::nan) ++counts.nan_events;
   }
-  return 0;
+  return counts;
+}
+
+// The role of `layer` at `step` whose statistics show `bad` values, so a
+// problem opens the histogram that shows it.
+std::string role_showing(rundb::reader& db, rundb::run_id run, const std::string& layer, std::int64_t step,
+                         bool (*bad)(const rundb::tensor_stats_record&)) {
+  if (layer.empty()) return {};
+  const auto at_step = db.tensor_stats({.run = run, .layer = layer, .steps = {step, step}});
+  for (const auto& r : at_step)
+    if (bad(r)) return r.role;
+  return {};
+}
+
+// Done here, on the worker: a 100,000-step history is millions of cells.
+void fill_waterfall(histogram_data& data) {
+  const auto& history = data.history;
+  if (history.empty() || history.front().hist.bins.size() < 2) return;
+  data.waterfall_rows = history.front().hist.bins.size();
+  data.waterfall_columns = data.waterfall_column(history.size() - 1) + 1;
+  data.waterfall.assign(data.waterfall_columns * data.waterfall_rows, 0.0);
+  for (std::size_t i = 0; i < history.size(); ++i) {
+    const auto& bins = history[i].hist.bins;
+    double* column = &data.waterfall[data.waterfall_column(i) * data.waterfall_rows];
+    for (std::size_t r = 0; r < data.waterfall_rows && r < bins.size(); ++r) {
+      // Count magnitudes span decades: colour by log so small tails stay visible.
+      column[r] = std::max(column[r], std::log10(1.0 + static_cast<double>(bins[r])));
+    }
+  }
+}
+
+bool overflowing(const rundb::tensor_stats_record& r) { return r.overflows + r.infs > 0; }
+bool not_a_number(const rundb::tensor_stats_record& r) { return r.nans > 0; }
+
+// The earlier of two candidate sites; on a tie the one that names a layer.
+void keep_earliest(std::optional<problem_site>& kept, problem_site candidate) {
+  if (!kept || candidate.step < kept->step || (candidate.step == kept->step && kept->layer.empty())) {
+    kept = std::move(candidate);
+  }
 }
 
 }  // namespace
@@ -61,20 +100,85 @@ QString metric_name(map_metric metric) {
   return {};
 }
 
-double metric_fraction(const rundb::tensor_stats_record& stats, map_metric metric) {
-  if (stats.count == 0) return 0;
-  return static_cast<double>(metric_count(stats, metric)) / static_cast<double>(stats.count);
+std::size_t map_grid::column_of(std::int64_t step) const {
+  const auto after = std::upper_bound(steps.begin(), steps.end(), step);
+  return after == steps.begin() ? 0 : static_cast<std::size_t>(after - steps.begin() - 1);
 }
 
-file_listing load_listing(const QString& file) {
-  auto db = open(file);
+file_listing load_listing(const QString& file, const interrupt_flag& interrupt) {
+  auto db = open(file, interrupt);
   file_listing listing{file, db.runs(), {}};
-  for (const auto& run : listing.runs) listing.step_counts.push_back(db.step_count(run.id));
+  for (const auto& run : listing.runs) listing.counts.push_back(trouble_counts(db, run.id));
   return listing;
 }
 
-overview_series load_overview(const run_ref& run, std::size_t max_points) {
-  auto db = open(run.file);
+problem_summary load_problems(const run_ref& run, const interrupt_flag& interrupt) {
+  auto db = open(run.file, interrupt);
+  problem_summary summary;
+  summary.run = run;
+  summary.counts = trouble_counts(db, run.id);
+  summary.skipped = db.skipped_steps(run.id);
+  for (const auto& s : summary.skipped) {
+    keep_earliest(summary.first_skip, {s.step, {}, {}, s.skip_reason});
+  }
+  if (summary.first_skip) keep_earliest(summary.first_overflow, *summary.first_skip);
+  for (const auto& e : db.events(run.id)) {
+    problem_site site{e.step, e.layer, {}, e.message};
+    if (e.kind == rundb::event_kind::overflow) keep_earliest(summary.first_overflow, site);
+    if (e.kind == rundb::event_kind::nan || e.kind == rundb::event_kind::trap) keep_earliest(summary.first_nan, site);
+    // A skipped step's event may name the layer its reason blames.
+    if (e.kind == rundb::event_kind::skipped && summary.first_skip && e.step == summary.first_skip->step &&
+        summary.first_skip->layer.empty()) {
+      summary.first_skip->layer = e.layer;
+      if (summary.first_overflow && summary.first_overflow->step == e.step && summary.first_overflow->layer.empty())
+        summary.first_overflow->layer = e.layer;
+    }
+  }
+  if (summary.first_overflow) {
+    auto& site = *summary.first_overflow;
+    site.role = role_showing(db, run.id, site.layer, site.step, overflowing);
+  }
+  if (summary.first_nan) {
+    auto& site = *summary.first_nan;
+    site.role = role_showing(db, run.id, site.layer, site.step, not_a_number);
+  }
+  return summary;
+}
+
+underflow_ranking load_underflow_ranking(const run_ref& run, const interrupt_flag& interrupt) {
+  auto db = open(run.file, interrupt);
+  underflow_ranking ranking;
+  ranking.worst = db.totals_by_layer(run.id);
+  const auto fraction = [](const rundb::layer_totals& t) {
+    return t.count > 0 ? static_cast<double>(t.underflows) / static_cast<double>(t.count) : 0.0;
+  };
+  std::erase_if(ranking.worst, [](const rundb::layer_totals& t) { return t.underflows == 0; });
+  std::stable_sort(ranking.worst.begin(), ranking.worst.end(),
+                   [&](const auto& a, const auto& b) { return fraction(a) > fraction(b); });
+  if (ranking.worst.size() > 5) ranking.worst.resize(5);
+  if (ranking.worst.empty()) return ranking;
+  const auto& top = ranking.worst.front();
+  // One layer and role: an indexed scan of its records, without histograms.
+  const auto history = db.tensor_stats({.run = run.id, .layer = top.layer, .role = top.role});
+  const rundb::tensor_stats_record* worst = nullptr;
+  double worst_fraction = -1;
+  for (const auto& r : history) {
+    const double f = r.count > 0 ? static_cast<double>(r.underflows) / static_cast<double>(r.count) : 0.0;
+    if (f > worst_fraction) {
+      worst_fraction = f;
+      worst = &r;
+    }
+  }
+  if (worst != nullptr) {
+    ranking.worst_step = problem_site{worst->step, top.layer, top.role,
+                                      std::to_string(worst->underflows) + " of " + std::to_string(worst->count) +
+                                          " values underflowed to zero"};
+  }
+  return ranking;
+}
+
+overview_series load_overview(const run_ref& run, std::size_t max_points, const interrupt_flag& interrupt) {
+  auto db = open(run.file, interrupt);
   overview_series series;
   series.run = run;
   series.total_steps = db.step_count(run.id);
@@ -84,38 +188,48 @@ overview_series load_overview(const run_ref& run, std::size_t max_points) {
   return series;
 }
 
-map_grid load_map(const run_ref& run, const std::string& role, map_metric metric, std::size_t max_columns) {
-  auto db = open(run.file);
+map_grid load_map(const run_ref& run, const std::string& role, map_metric metric, std::size_t max_columns,
+                  const interrupt_flag& interrupt) {
+  auto db = open(run.file, interrupt);
   map_grid grid;
   grid.roles = db.roles(run.id);
-  const std::string chosen = preferred_role(grid.roles, role);
-  if (chosen.empty()) return grid;
-  const auto cells = db.counts_by_layer_and_step(run.id, chosen, counted(metric), max_columns);
+  grid.skipped = db.skipped_steps(run.id);
+  grid.role = role == all_roles ? std::string() : preferred_role(grid.roles, role);
+  if (grid.roles.empty()) return grid;
+  const auto cells = db.counts_by_layer_and_step(run.id, grid.role, counted(metric), max_columns);
   std::map<std::string, std::size_t> layer_index;
   for (const auto& c : cells) {
     if (layer_index.emplace(c.layer, grid.layers.size()).second) grid.layers.push_back(c.layer);
     if (grid.steps.empty() || grid.steps.back() != c.step) grid.steps.push_back(c.step);  // cells come by step
   }
-  grid.fractions.assign(grid.layers.size() * grid.steps.size(), std::numeric_limits<double>::quiet_NaN());
+  const std::size_t size = grid.layers.size() * grid.steps.size();
+  grid.fractions.assign(size, std::numeric_limits<double>::quiet_NaN());
+  grid.worst_steps.assign(size, -1);
+  grid.cell_roles.assign(size, {});
   std::size_t column = 0;
   for (const auto& c : cells) {
     while (grid.steps[column] != c.step) ++column;
-    // Several ops of one layer may report the same role: the cell pools them.
-    grid.fractions[layer_index[c.layer] * grid.steps.size() + column] =
-        c.values > 0 ? c.counted / c.values : std::numeric_limits<double>::quiet_NaN();
+    const std::size_t at = layer_index[c.layer] * grid.steps.size() + column;
+    grid.fractions[at] = c.values > 0 ? c.counted / c.values : std::numeric_limits<double>::quiet_NaN();
+    grid.worst_steps[at] = c.worst_step;
+    grid.cell_roles[at] = c.role;
   }
   return grid;
 }
 
-histogram_data load_histogram(const run_ref& run, const std::string& layer, const std::string& role,
-                              std::int64_t step) {
-  auto db = open(run.file);
+histogram_data load_histogram(const run_ref& run, const std::vector<std::string>& known_layers,
+                              const std::string& layer, const std::string& role, std::int64_t step,
+                              const interrupt_flag& interrupt) {
+  auto db = open(run.file, interrupt);
   histogram_data data;
-  data.layers = db.layers(run.id);
-  data.roles = db.roles(run.id);
-  data.role = preferred_role(data.roles, role);
+  data.requested_step = step;
+  data.layers = known_layers.empty() ? db.layers(run.id) : known_layers;
   data.layer = contains(data.layers, layer) ? layer : (data.layers.empty() ? std::string() : data.layers.front());
-  if (data.role.empty() || data.layer.empty()) return data;
+  if (data.layer.empty()) return data;
+  // Only the roles this layer recorded, so no choice leads to an empty plot.
+  data.roles = db.roles(run.id, data.layer);
+  data.role = preferred_role(data.roles, role);
+  if (data.role.empty()) return data;
   data.history = db.tensor_stats({.run = run.id, .layer = data.layer, .role = data.role, .with_histograms = true});
   if (data.history.empty()) return data;
   data.format = db.format(data.history.back().format);
@@ -126,6 +240,7 @@ histogram_data load_histogram(const run_ref& run, const std::string& layer, cons
     while (at != steps.end() && at->step < h.step) ++at;
     data.loss_scales.push_back(at != steps.end() && at->step == h.step ? at->loss_scale : std::nullopt);
   }
+  fill_waterfall(data);
   // The largest recorded step <= the requested one (the first when none is).
   data.selected = data.history.size() - 1;
   if (step >= 0) {
@@ -136,27 +251,40 @@ histogram_data load_histogram(const run_ref& run, const std::string& layer, cons
   return data;
 }
 
-swamping_data load_swamping(const run_ref& run) {
-  auto db = open(run.file);
+swamping_data load_swamping(const run_ref& run, std::size_t max_points, const interrupt_flag& interrupt) {
+  auto db = open(run.file, interrupt);
   swamping_data data;
   std::map<std::string, std::size_t> index;
-  for (auto& r : db.tensor_stats({.run = run.id, .role = std::string("update"), .with_histograms = true})) {
-    const auto [it, added] = index.emplace(r.layer, data.layers.size());
-    if (added) data.layers.push_back({r.layer, {}, {}, {}, {}, -1});
-    auto& series = data.layers[it->second];
-    series.steps.push_back(static_cast<double>(r.step));
-    series.swamped.push_back(metric_fraction(r, map_metric::swamped));
-    series.partially_swamped.push_back(metric_fraction(r, map_metric::partially_swamped));
-    if (!r.ulp_ratio.bins.empty()) {  // rows come by step: the last one seen is the newest
-      series.ulp_ratio = std::move(r.ulp_ratio);
-      series.ulp_ratio_step = r.step;
+  auto series_of = [&](const std::string& layer) -> swamping_data::layer_series& {
+    const auto [it, added] = index.emplace(layer, data.layers.size());
+    if (added) data.layers.push_back({layer, {}, {}, {}, {}, -1});
+    return data.layers[it->second];
+  };
+  for (const auto& c : db.counts_by_layer_and_step(run.id, "update", rundb::counted_stat::swamped, max_points)) {
+    auto& series = series_of(c.layer);
+    series.steps.push_back(static_cast<double>(c.step));
+    series.swamped.push_back(c.values > 0 ? c.counted / c.values : 0.0);
+  }
+  for (auto& series : data.layers) series.partially_swamped.assign(series.steps.size(), 0.0);
+  std::map<std::string, std::size_t> position;
+  for (const auto& c :
+       db.counts_by_layer_and_step(run.id, "update", rundb::counted_stat::partially_swamped, max_points)) {
+    auto& series = series_of(c.layer);
+    auto& at = position[c.layer];
+    if (at < series.partially_swamped.size()) series.partially_swamped[at++] = c.values > 0 ? c.counted / c.values : 0.0;
+  }
+  for (auto& series : data.layers) {
+    const auto newest = db.histogram(run.id, series.layer, "update", std::numeric_limits<std::int64_t>::max());
+    if (newest && !newest->ulp_ratio.bins.empty()) {
+      series.ulp_ratio = newest->ulp_ratio;
+      series.ulp_ratio_step = newest->step;
     }
   }
   return data;
 }
 
-event_list load_events(const run_ref& run) {
-  auto db = open(run.file);
+event_list load_events(const run_ref& run, const interrupt_flag& interrupt) {
+  auto db = open(run.file, interrupt);
   return {db.events(run.id)};
 }
 

@@ -1,29 +1,40 @@
 // Loaders that read a run database into the view data of run_data.hpp. Each
-// opens its own reader, so any of them may run on a worker thread. They throw
-// rundb::error (whose message names the file) on bad files.
+// opens its own reader for the duration of the call (so no read transaction
+// outlives it) and may run on a worker thread. They throw rundb::error (whose
+// message names the file) on bad files, and rundb::interrupted as soon as
+// `interrupt` is raised.
 #pragma once
 
+#include "async_query.hpp"
 #include "run_data.hpp"
 
 namespace numlab_gui {
 
-/// The runs in a file and their step counts.
-file_listing load_listing(const QString& file);
+/// The runs in a file, their step counts and trouble counts.
+file_listing load_listing(const QString& file, const interrupt_flag& interrupt);
+/// The problems of one run, from indexed queries only (fast on any size).
+problem_summary load_problems(const run_ref& run, const interrupt_flag& interrupt);
+/// The layers and roles that underflow most (scans every statistics row).
+underflow_ranking load_underflow_ranking(const run_ref& run, const interrupt_flag& interrupt);
 /// Overview series of one run, at most `max_points` plotted steps.
-overview_series load_overview(const run_ref& run, std::size_t max_points);
+overview_series load_overview(const run_ref& run, std::size_t max_points, const interrupt_flag& interrupt);
 /// The map of one role (grad_weight, else the first role with data, when
-/// `role` is absent), with at most `max_columns` step columns.
-map_grid load_map(const run_ref& run, const std::string& role, map_metric metric, std::size_t max_columns);
+/// `role` is absent; every role when `role` is "*"), with at most
+/// `max_columns` step columns, each keeping its worst step.
+map_grid load_map(const run_ref& run, const std::string& role, map_metric metric, std::size_t max_columns,
+                  const interrupt_flag& interrupt);
 /// Every histogram of layer/role, selecting the largest recorded step <= `step`. Empty
 /// layer or role pick the first available; a negative step picks the last.
-histogram_data load_histogram(const run_ref& run, const std::string& layer, const std::string& role,
-                              std::int64_t step);
-/// Swamping of every layer's updates.
-swamping_data load_swamping(const run_ref& run);
+/// `known_layers`, when not empty, saves listing the run's layers again.
+histogram_data load_histogram(const run_ref& run, const std::vector<std::string>& known_layers,
+                              const std::string& layer, const std::string& role, std::int64_t step,
+                              const interrupt_flag& interrupt);
+/// Swamping of every layer's updates, at most `max_points` steps per layer.
+swamping_data load_swamping(const run_ref& run, std::size_t max_points, const interrupt_flag& interrupt);
 /// Every event of a run.
-event_list load_events(const run_ref& run);
+event_list load_events(const run_ref& run, const interrupt_flag& interrupt);
 
-/// The fraction `metric` measures in one record (0 for an empty tensor).
-double metric_fraction(const rundb::tensor_stats_record& stats, map_metric metric);
+/// The role name load_map takes for "every role".
+inline constexpr const char* all_roles = "*";
 
 }  // namespace numlab_gui

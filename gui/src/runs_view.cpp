@@ -31,8 +31,8 @@ runs_view::runs_view(QWidget* parent)
   error_->setStyleSheet("QLabel { color: #b00020; font-weight: bold; }");
   error_->setWordWrap(true);
   error_->hide();
-  tree_->setColumnCount(6);
-  tree_->setHeaderLabels({"run", "id", "status", "steps", "started", "host"});
+  tree_->setColumnCount(9);
+  tree_->setHeaderLabels({"run", "id", "status", "steps", "skipped", "overflow events", "NaN events", "started", "host"});
   tree_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   tree_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
   config_->setReadOnly(true);
@@ -54,20 +54,21 @@ runs_view::runs_view(QWidget* parent)
   });
 }
 
-void runs_view::open_file(const QString& file) {
-  run_query<file_listing>(
-      this, [file] { return load_listing(file); },
-      [this, file](query_result<file_listing> result) {
-        if (!result.value) {
-          error_->setText(result.error);
-          error_->show();
-          emit failed(result.error);
-          return;
-        }
+void runs_view::open_file(const QString& file, reload_cause cause) {
+  auto& lister = listers_[file];
+  if (lister == nullptr) lister = new query_runner(this);
+  lister->load<file_listing>(
+      cause, [file](const interrupt_flag& interrupt) { return load_listing(file, interrupt); },
+      [this, file](file_listing listing) {
         error_->hide();
         error_->clear();
-        show_listing(*result.value);
+        show_listing(listing);
         emit file_loaded(file);
+      },
+      [this](const QString& error) {
+        error_->setText(error);
+        error_->show();
+        emit failed(error);
       });
 }
 
@@ -100,9 +101,16 @@ void runs_view::show_listing(const file_listing& listing) {
       item->setText(0, qstr(run.name));
       item->setText(1, QString::number(run.id));
       item->setText(2, status_text(run.status));
-      item->setText(3, QString::number(listing.step_counts[i]));
-      item->setText(4, qstr(run.start_time));
-      item->setText(5, qstr(run.host));
+      const auto& counts = listing.counts[i];
+      item->setText(3, QString::number(counts.steps));
+      item->setText(4, QString::number(counts.skipped));
+      item->setText(5, QString::number(counts.overflow_events));
+      item->setText(6, QString::number(counts.nan_events));
+      for (int column : {4, 5, 6}) {
+        if (item->text(column) != "0") item->setForeground(column, QColor(176, 0, 32));
+      }
+      item->setText(7, qstr(run.start_time));
+      item->setText(8, qstr(run.host));
       item->setData(0, file_role, listing.file);
       item->setData(0, run_id_role, QVariant::fromValue<qlonglong>(run.id));
     }
@@ -111,7 +119,13 @@ void runs_view::show_listing(const file_listing& listing) {
   if (!previously_selected.isEmpty()) {
     select_runs(previously_selected);
   } else if (first_file && !listing.runs.empty()) {
-    select_runs({run_ref{listing.file, listing.runs.front().id, {}}});
+    // Start where the trouble is: the first run with any, else the newest.
+    std::size_t chosen = listing.runs.size() - 1;
+    for (std::size_t i = listing.runs.size(); i-- > 0;) {
+      const auto& c = listing.counts[i];
+      if (c.skipped + c.overflow_events + c.nan_events > 0) chosen = i;
+    }
+    select_runs({run_ref{listing.file, listing.runs[chosen].id, {}}});
   }
 }
 
@@ -132,9 +146,10 @@ void runs_view::select_runs(const QList<run_ref>& runs) {
 QList<run_ref> runs_view::selected_runs() const {
   QList<run_ref> runs;
   for (auto* item : tree_->selectedItems()) {
-    if (item->parent() == nullptr || runs.size() == 2) continue;
+    if (item->parent() == nullptr) continue;
     run_ref run{item->data(0, file_role).toString(), item->data(0, run_id_role).toLongLong(), {}};
-    run.label = QString("%1 (#%2)").arg(item->text(0)).arg(run.id);
+    // The file name too: runs of two files often share names and ids.
+    run.label = QString("%1 (#%2, %3)").arg(item->text(0)).arg(run.id).arg(QFileInfo(run.file).fileName());
     runs.push_back(run);
   }
   return runs;

@@ -1,5 +1,6 @@
-// Runs: the open files and their runs (name, status, steps, config). One run
-// is shown in the other views; selecting two compares them in the Overview.
+// Runs: the open files and their runs (name, status, steps, skipped steps,
+// overflow and NaN events, config). The first selected run is shown in the
+// other views; selecting more compares them all in the Overview.
 #pragma once
 
 #include <QList>
@@ -9,6 +10,7 @@
 #include <map>
 #include <optional>
 
+#include "async_query.hpp"
 #include "run_data.hpp"
 
 class QLabel;
@@ -26,8 +28,8 @@ class runs_view : public QWidget {
 
   /// Opens `file` (or refreshes it when already open); loads in the
   /// background, then emits file_loaded() or failed().
-  void open_file(const QString& file);
-  /// Selects the given runs (at most two are used).
+  void open_file(const QString& file, reload_cause cause = reload_cause::user);
+  /// Selects the given runs.
   void select_runs(const QList<run_ref>& runs);
   QList<run_ref> selected_runs() const;
   QStringList files() const;
@@ -40,7 +42,7 @@ class runs_view : public QWidget {
  signals:
   void file_loaded(const QString& file);
   void failed(const QString& message);
-  /// The selection changed: the first run is the main one, a second one is compared.
+  /// The selection changed: the first run is the main one, the others are compared with it.
   void selection_changed(const QList<run_ref>& runs);
 
  private:
@@ -51,6 +53,7 @@ class runs_view : public QWidget {
   QTreeWidget* tree_;
   QPlainTextEdit* config_;
   std::map<QString, file_listing> listings_;
+  std::map<QString, query_runner*> listers_;  // one per file, so files load side by side
 };
 
 }  // namespace numlab_gui

@@ -2,18 +2,21 @@
 #include "screenshot.hpp"
 
 #include <QEventLoop>
+#include <QList>
 #include <QImage>
 #include <QPixmap>
 #include <QStringList>
 #include <QTimer>
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "events_view.hpp"
 #include "histogram_view.hpp"
 #include "map_view.hpp"
 #include "overview_view.hpp"
+#include "problems_view.hpp"
 #include "run_queries.hpp"
 #include "swamping_view.hpp"
 
@@ -40,13 +43,13 @@ QString wait_for(View* view, int timeout_ms) {
 
 }  // namespace
 
-QStringList screenshot_views() { return {"overview", "map", "histograms", "swamping", "events"}; }
+QStringList screenshot_views() { return {"problems", "overview", "map", "histograms", "swamping", "events"}; }
 
 QStringList screenshot_metrics() {
   return {"overflow", "underflow", "subnormal", "nan", "swamped", "partially_swamped"};
 }
 
-QString render_screenshot(const screenshot_request& request) {
+QString render_screenshot(const screenshot_request& request, QStringList& notes) {
   if (!screenshot_views().contains(request.view)) {
     return QString("unknown view '%1' (choose one of %2)").arg(request.view, screenshot_views().join(", "));
   }
@@ -54,30 +57,45 @@ QString render_screenshot(const screenshot_request& request) {
   if (metric_index < 0) {
     return QString("unknown metric '%1' (choose one of %2)").arg(request.metric, screenshot_metrics().join(", "));
   }
-  run_ref run{request.database, 0, {}};
+  QList<run_ref> runs;
   try {
-    const auto listing = load_listing(request.database);
+    const interrupt_flag never{false};
+    const auto listing = load_listing(request.database, never);
     if (listing.runs.empty()) return request.database + ": no runs recorded";
-    const rundb::run_info* chosen = &listing.runs.front();
-    if (request.run) {
-      chosen = nullptr;
-      for (const auto& r : listing.runs)
-        if (r.id == *request.run) chosen = &r;
-      if (chosen == nullptr) return QString("%1: no run with id %2").arg(request.database).arg(*request.run);
+    std::vector<std::int64_t> ids = request.runs;
+    if (ids.empty()) ids.push_back(listing.runs.front().id);
+    for (const auto id : ids) {
+      const auto chosen = std::find_if(listing.runs.begin(), listing.runs.end(), [id](const auto& r) { return r.id == id; });
+      if (chosen == listing.runs.end()) return QString("%1: no run with id %2").arg(request.database).arg(id);
+      runs.push_back({request.database, id,
+                      QString("%1 (#%2)").arg(QString::fromStdString(chosen->name)).arg(chosen->id)});
     }
-    run.id = chosen->id;
-    run.label = QString("%1 (#%2)").arg(QString::fromStdString(chosen->name)).arg(chosen->id);
   } catch (const std::exception& e) {
     return QString::fromStdString(e.what());
   }
+  if (runs.size() > 1 && request.view != "overview") return "only the overview compares runs: give --run one id";
+  const run_ref run = runs.front();
 
   constexpr int timeout_ms = 120000;
   std::unique_ptr<QWidget> widget;
   QString error;
-  if (request.view == "overview") {
+  if (request.view == "problems") {
+    auto* view = new problems_view;
+    widget.reset(view);
+    view->set_run(run);
+    error = wait_for(view, timeout_ms);
+    // The underflow ranking follows the summary; draw it too.
+    if (error.isEmpty() && view->ranking_queries()->busy()) {
+      QEventLoop loop;
+      QObject::connect(view, &problems_view::ranking_loaded, &loop, &QEventLoop::quit);
+      QObject::connect(view, &problems_view::failed, &loop, &QEventLoop::quit);
+      QTimer::singleShot(timeout_ms, &loop, &QEventLoop::quit);
+      loop.exec();
+    }
+  } else if (request.view == "overview") {
     auto* view = new overview_view;
     widget.reset(view);
-    view->set_runs({run});
+    view->set_runs(runs);
     error = wait_for(view, timeout_ms);
     if (error.isEmpty() && request.step) view->mark_step(*request.step);
   } else if (request.view == "map") {
@@ -91,8 +109,27 @@ QString render_screenshot(const screenshot_request& request) {
     auto* view = new histogram_view;
     widget.reset(view);
     view->set_run(run);
-    view->show_at({}, request.role, request.step.value_or(-1));
+    view->show_at(request.layer, request.role, request.step.value_or(-1));
     error = wait_for(view, timeout_ms);
+    if (error.isEmpty() && !request.layer.isEmpty() && view->data().layer != request.layer.toStdString()) {
+      QStringList layers;
+      for (const auto& l : view->data().layers) layers << QString::fromStdString(l);
+      error = QString("%1: run %2 has no layer '%3' (layers: %4)")
+                  .arg(request.database).arg(run.id).arg(request.layer, layers.join(", "));
+    }
+    if (error.isEmpty() && !request.role.isEmpty() && view->data().role != request.role.toStdString()) {
+      QStringList roles;
+      for (const auto& r : view->data().roles) roles << QString::fromStdString(r);
+      error = QString("%1: layer '%2' has no role '%3' (roles: %4)")
+                  .arg(request.database, QString::fromStdString(view->data().layer), request.role, roles.join(", "));
+    }
+    if (error.isEmpty() && request.step && !view->data().history.empty() &&
+        *request.step > view->data().history.back().step) {
+      notes << QString("step %1 is past the last recorded step %2 of %3 / %4: showing %2")
+                   .arg(*request.step)
+                   .arg(view->data().history.back().step)
+                   .arg(QString::fromStdString(view->data().layer), QString::fromStdString(view->data().role));
+    }
   } else if (request.view == "swamping") {
     auto* view = new swamping_view;
     widget.reset(view);

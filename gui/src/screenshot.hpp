@@ -4,8 +4,11 @@
 
 #include <QSize>
 #include <QString>
+#include <QStringList>
 
+#include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace numlab_gui {
 
@@ -13,10 +16,11 @@ namespace numlab_gui {
 struct screenshot_request {
   QString database;
   QString output;                      ///< PNG file to write
-  QString view;                        ///< overview, map, histograms, swamping or events
+  QString view;                        ///< problems, overview, map, histograms, swamping or events
   std::optional<std::int64_t> step;    ///< histograms: which step; overview: a marker
-  std::optional<std::int64_t> run;     ///< run id; the file's first run when unset
-  QString role;                        ///< map: tensor role (default: grad_weight or the first)
+  std::vector<std::int64_t> runs;      ///< run ids (overview compares them all); the file's first run when empty
+  QString layer;                       ///< histograms: layer (default: the first)
+  QString role;                        ///< map, histograms: tensor role (default: grad_weight or the first)
   QString metric;                      ///< map: overflow, underflow, subnormal, nan, swamped, partially_swamped
   QSize size{1280, 800};
 };
@@ -28,7 +32,8 @@ QStringList screenshot_views();
 QStringList screenshot_metrics();
 
 /// Renders the request. Returns an empty string on success, else the error
-/// message (naming the file at fault). Needs a QApplication.
-QString render_screenshot(const screenshot_request& request);
+/// message (naming the file at fault); appends to `notes` what the user
+/// should know about a success (e.g. a step past the end). Needs a QApplication.
+QString render_screenshot(const screenshot_request& request, QStringList& notes);
 
 }  // namespace numlab_gui

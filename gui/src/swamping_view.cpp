@@ -12,7 +12,7 @@
 namespace numlab_gui {
 
 swamping_view::swamping_view(QWidget* parent)
-    : QWidget(parent), caption_(new QLabel(this)), plot_(new QCustomPlot(this)) {
+    : QWidget(parent), caption_(new QLabel(this)), plot_(new QCustomPlot(this)), queries_(new query_runner(this)) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(caption_);
@@ -29,8 +29,9 @@ swamping_view::swamping_view(QWidget* parent)
   total_rect_->axis(QCPAxis::atLeft)->setLabel("swamped fraction");
   partial_rect_->axis(QCPAxis::atLeft)->setLabel("partially swamped fraction");
   partial_rect_->axis(QCPAxis::atBottom)->setLabel("step");
-  plot_->legend->setVisible(true);
+  legend_above(*plot_);
   plot_->legend->setFont(QFont(font().family(), 8));
+  for (auto* rect : {total_rect_, partial_rect_}) rect->axis(QCPAxis::atBottom)->setTicker(step_ticker());
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
 }
 
@@ -39,11 +40,11 @@ void swamping_view::set_run(const run_ref& run) {
   reload();
 }
 
-void swamping_view::reload() {
+void swamping_view::reload(reload_cause cause) {
   if (run_.file.isEmpty()) return;
   const run_ref run = run_;
-  run_latest_query<swamping_data>(
-      this, generation_, [run] { return load_swamping(run); },
+  queries_->load<swamping_data>(
+      cause, [run](const interrupt_flag& interrupt) { return load_swamping(run, max_points, interrupt); },
       [this](swamping_data value) {
         data_ = std::move(value);
         show_data();

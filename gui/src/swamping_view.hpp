@@ -5,6 +5,7 @@
 
 #include <QWidget>
 
+#include "async_query.hpp"
 #include "run_data.hpp"
 
 class QCustomPlot;
@@ -21,7 +22,11 @@ class swamping_view : public QWidget {
 
   /// Shows `run`; loads in the background, then emits loaded().
   void set_run(const run_ref& run);
-  void reload();
+  /// Loads again: at once for `user`, after the runner's rest for `live`.
+  void reload(reload_cause cause = reload_cause::user);
+  query_runner* queries() const { return queries_; }
+  /// Most points plotted per layer; longer runs keep each bucket's worst step.
+  static constexpr std::size_t max_points = 2000;
 
   QCustomPlot* plot() const { return plot_; }
   const swamping_data& data() const { return data_; }
@@ -40,7 +45,7 @@ class swamping_view : public QWidget {
   QCPAxisRect* ratio_rect_;
   run_ref run_;
   swamping_data data_;
-  std::uint64_t generation_ = 0;
+  query_runner* queries_;
 };
 
 }  // namespace numlab_gui

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <utility>
 
 #include "histogram_blob.hpp"
 #include "rundb/errors.hpp"
@@ -125,7 +127,7 @@ tensor_stats_record read_stats(const detail::database& db, const statement& s, b
 
 }  // namespace
 
-reader::reader(const std::filesystem::path& file) : path_(file) {
+reader::reader(const std::filesystem::path& file, const std::atomic<bool>* interrupt) : path_(file) {
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) throw not_a_run_database(file.string() + ": no such file");
   if (std::filesystem::is_directory(file, ec)) {
@@ -134,6 +136,14 @@ reader::reader(const std::filesystem::path& file) : path_(file) {
   db_ = std::make_unique<detail::database>(file.string(), SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX);
   // Extra checks on every page read turn subtle damage into SQLITE_CORRUPT.
   db_->exec("PRAGMA cell_size_check = ON");
+  if (interrupt != nullptr) {
+    // A non-zero return makes the running statement fail with SQLITE_INTERRUPT.
+    constexpr int instructions_between_checks = 1000;
+    sqlite3_progress_handler(
+        db_->handle(), instructions_between_checks,
+        [](void* flag) -> int { return static_cast<const std::atomic<bool>*>(flag)->load() ? 1 : 0; },
+        const_cast<std::atomic<bool>*>(interrupt));
+  }
   detail::check_schema(*db_);
 }
 
@@ -250,13 +260,52 @@ std::vector<std::string> reader::layers(run_id run) {
   return out;
 }
 
-std::vector<std::string> reader::roles(run_id run) {
-  statement s(*db_, "SELECT DISTINCT role FROM tensor_stats WHERE run_id = ?1 ORDER BY role");
+std::vector<std::string> reader::roles(run_id run, std::optional<std::string> layer) {
+  statement s(*db_, layer ? "SELECT DISTINCT role FROM tensor_stats WHERE run_id = ?1 AND layer = ?2 ORDER BY role"
+                          : "SELECT DISTINCT role FROM tensor_stats WHERE run_id = ?1 ORDER BY role");
   s.bind(1, run);
+  if (layer) s.bind(2, std::string_view(*layer));
   std::vector<std::string> out;
   while (s.step()) out.push_back(s.column_text(0));
   return out;
 }
+
+namespace {
+
+// The steps one role recorded: where they start and end, and how many.
+struct step_extent {
+  std::int64_t first = std::numeric_limits<std::int64_t>::max();
+  std::int64_t last = std::numeric_limits<std::int64_t>::min();
+  std::uint64_t distinct = 0;
+};
+
+step_extent role_extent(detail::database& db, run_id run, const std::string& role) {
+  statement s(db, "SELECT count(DISTINCT step), min(step), max(step) FROM tensor_stats WHERE run_id = ?1 AND role = ?2");
+  s.bind(1, run).bind(2, std::string_view(role));
+  if (!s.step() || s.column_int(0) == 0) return {};
+  return {s.column_int(1), s.column_int(2), static_cast<std::uint64_t>(s.column_int(0))};
+}
+
+// Whole-run aggregates read one role and one slice of steps per statement.
+// Each statement is its own short read transaction, so a scan of a run of any
+// size never pins one WAL snapshot for long: a live writer's checkpoints keep
+// up and its WAL stays bounded. Slices follow the (run_id, role, step) index.
+constexpr std::uint64_t slices_per_role = 64;
+
+template <typename Visit>
+void for_each_slice(const step_extent& extent, Visit visit) {
+  if (extent.distinct == 0) return;
+  const std::uint64_t span = static_cast<std::uint64_t>(extent.last) - static_cast<std::uint64_t>(extent.first);
+  const std::uint64_t width = span / slices_per_role + 1;
+  for (std::uint64_t from = 0; from <= span; from += width) {
+    const auto lo = static_cast<std::int64_t>(static_cast<std::uint64_t>(extent.first) + from);
+    const std::uint64_t to = std::min(span, from + width - 1);
+    visit(lo, static_cast<std::int64_t>(static_cast<std::uint64_t>(extent.first) + to));
+    if (to == span) break;
+  }
+}
+
+}  // namespace
 
 std::vector<layer_step_cell> reader::counts_by_layer_and_step(run_id run, std::string_view role, counted_stat stat,
                                                               std::size_t max_columns) {
@@ -264,56 +313,118 @@ std::vector<layer_step_cell> reader::counts_by_layer_and_step(run_id run, std::s
   static constexpr std::array<const char*, 8> columns{"zeros",    "subnormals", "underflows", "overflows",
                                                       "nans",     "infs",       "swamped",    "partially_swamped"};
   const char* column = columns.at(static_cast<std::size_t>(stat));
-  std::int64_t first = 0, bucket = 1;
-  if (max_columns > 0) {
-    statement extent(*db_,
-        "SELECT count(DISTINCT step), min(step), max(step) FROM tensor_stats WHERE run_id = ?1 AND role = ?2");
-    extent.bind(1, run).bind(2, role);
-    if (!extent.step() || extent.column_int(0) == 0) return {};
-    first = extent.column_int(1);
-    if (static_cast<std::uint64_t>(extent.column_int(0)) > max_columns) {
-      const std::uint64_t span = static_cast<std::uint64_t>(extent.column_int(2)) - static_cast<std::uint64_t>(first);
-      bucket = static_cast<std::int64_t>(
-          std::min<std::uint64_t>(span / max_columns + 1, std::numeric_limits<std::int64_t>::max()));
-    }
+  const std::vector<std::string> role_list = role.empty() ? roles(run) : std::vector<std::string>{std::string(role)};
+  std::vector<step_extent> extents;
+  step_extent all;
+  for (const auto& r : role_list) {
+    extents.push_back(role_extent(*db_, run, r));
+    all.first = std::min(all.first, extents.back().first);
+    all.last = std::max(all.last, extents.back().last);
+    all.distinct += extents.back().distinct;  // an upper bound of the union when roles differ
   }
-  const std::string sql = std::string("SELECT layer, (step - ?3) / ?4 AS bucket, total(") + column +
-                          "), total(count) FROM tensor_stats WHERE run_id = ?1 AND role = ?2 "
-                          "GROUP BY bucket, layer ORDER BY bucket, min(id)";
-  statement s(*db_, sql.c_str());
-  s.bind(1, run).bind(2, role).bind(3, first).bind(4, bucket);
+  if (all.distinct == 0) return {};
+  const std::int64_t first = all.first;
+  std::int64_t bucket = 1;
+  if (max_columns > 0 && all.distinct > max_columns) {
+    const std::uint64_t span = static_cast<std::uint64_t>(all.last) - static_cast<std::uint64_t>(first);
+    bucket = static_cast<std::int64_t>(
+        std::min<std::uint64_t>(span / max_columns + 1, std::numeric_limits<std::int64_t>::max()));
+  }
+  // SQL sums the records of one step, layer and role; the pooling into
+  // buckets keeps the worst of those sums (max is associative, so roles and
+  // slices merge in any order).
+  const std::string sql = std::string("SELECT layer, step, total(") + column +
+                          "), total(count), min(id) FROM tensor_stats WHERE run_id = ?1 AND role = ?2 "
+                          "AND step BETWEEN ?3 AND ?4 GROUP BY step, layer";
+  const auto fraction = [](const layer_step_cell& c) { return c.values > 0 ? c.counted / c.values : 0.0; };
+  std::map<std::string, std::int64_t> first_id;  // layer -> smallest row id: order of first appearance
+  std::map<std::pair<std::int64_t, std::string>, layer_step_cell> cells;  // (bucket index, layer)
+  for (std::size_t r = 0; r < role_list.size(); ++r) {
+    for_each_slice(extents[r], [&](std::int64_t lo, std::int64_t hi) {
+      statement s(*db_, sql.c_str());
+      s.bind(1, run).bind(2, std::string_view(role_list[r])).bind(3, lo).bind(4, hi);
+      while (s.step()) {
+        layer_step_cell c{s.column_text(0), 0, s.column_int(1), role_list[r], s.column_double(2), s.column_double(3)};
+        const std::int64_t id = s.column_int(4);
+        auto [at, added] = first_id.emplace(c.layer, id);
+        if (!added) at->second = std::min(at->second, id);
+        // Unsigned arithmetic, wrapping instead of overflowing on damaged steps.
+        const auto offset = static_cast<std::uint64_t>(c.worst_step) - static_cast<std::uint64_t>(first);
+        const auto index = static_cast<std::int64_t>(offset / static_cast<std::uint64_t>(bucket));
+        // Every layer of a bucket reports the same step: the bucket's start.
+        c.step = static_cast<std::int64_t>(static_cast<std::uint64_t>(first) +
+                                           static_cast<std::uint64_t>(index) * static_cast<std::uint64_t>(bucket));
+        const auto key = std::pair{index, c.layer};
+        const auto kept = cells.find(key);
+        // Ties keep the earlier step, then the role listed first.
+        if (kept == cells.end()) {
+          cells.emplace(key, std::move(c));
+        } else if (fraction(c) > fraction(kept->second) ||
+                   (fraction(c) == fraction(kept->second) && c.worst_step < kept->second.worst_step)) {
+          kept->second = std::move(c);
+        }
+      }
+    });
+  }
   std::vector<layer_step_cell> out;
-  while (s.step()) {
-    // Every layer of a bucket reports the same step: the bucket's start.
-    // Unsigned arithmetic, wrapping instead of overflowing on damaged steps.
-    const auto start = static_cast<std::int64_t>(static_cast<std::uint64_t>(first) +
-                                                 static_cast<std::uint64_t>(s.column_int(1)) *
-                                                     static_cast<std::uint64_t>(bucket));
-    out.push_back({s.column_text(0), start, s.column_double(2), s.column_double(3)});
-  }
+  out.reserve(cells.size());
+  for (auto& [key, c] : cells) out.push_back(std::move(c));
+  // By bucket, then layer in order of first appearance.
+  std::stable_sort(out.begin(), out.end(), [&](const layer_step_cell& a, const layer_step_cell& b) {
+    return a.step != b.step ? a.step < b.step : first_id.at(a.layer) < first_id.at(b.layer);
+  });
   return out;
 }
 
 std::vector<layer_totals> reader::totals_by_layer(run_id run) {
-  statement s(*db_,
-      "SELECT layer, role, count(*), total(count), total(underflows), total(overflows), "
-      "total(subnormals), total(nans), total(infs), total(swamped), total(partially_swamped) "
-      "FROM tensor_stats WHERE run_id = ?1 GROUP BY layer, role ORDER BY min(id)");
-  s.bind(1, run);
+  struct accumulated {
+    layer_totals totals;
+    std::int64_t first_id;
+    double count = 0, underflows = 0, overflows = 0, subnormals = 0, nans = 0, infs = 0, swamped = 0, partial = 0;
+  };
+  std::map<std::pair<std::string, std::string>, accumulated> by_site;
+  for (const auto& role : roles(run)) {
+    for_each_slice(role_extent(*db_, run, role), [&](std::int64_t lo, std::int64_t hi) {
+      statement s(*db_,
+          "SELECT layer, count(*), total(count), total(underflows), total(overflows), total(subnormals), "
+          "total(nans), total(infs), total(swamped), total(partially_swamped), min(id) FROM tensor_stats "
+          "WHERE run_id = ?1 AND role = ?2 AND step BETWEEN ?3 AND ?4 GROUP BY layer");
+      s.bind(1, run).bind(2, std::string_view(role)).bind(3, lo).bind(4, hi);
+      while (s.step()) {
+        auto [at, added] = by_site.try_emplace({s.column_text(0), role});
+        auto& a = at->second;
+        if (added) {
+          a.totals.layer = s.column_text(0);
+          a.totals.role = role;
+          a.first_id = s.column_int(10);
+        }
+        a.first_id = std::min(a.first_id, s.column_int(10));
+        a.totals.records += s.column_int(1);
+        a.count += s.column_double(2);
+        a.underflows += s.column_double(3);
+        a.overflows += s.column_double(4);
+        a.subnormals += s.column_double(5);
+        a.nans += s.column_double(6);
+        a.infs += s.column_double(7);
+        a.swamped += s.column_double(8);
+        a.partial += s.column_double(9);
+      }
+    });
+  }
+  std::vector<accumulated*> ordered;
+  for (auto& [key, a] : by_site) ordered.push_back(&a);
+  std::sort(ordered.begin(), ordered.end(), [](const auto* a, const auto* b) { return a->first_id < b->first_id; });
   std::vector<layer_totals> out;
-  while (s.step()) {
-    layer_totals t;
-    t.layer = s.column_text(0);
-    t.role = s.column_text(1);
-    t.records = s.column_int(2);
-    t.count = total_as_count(s.column_double(3));
-    t.underflows = total_as_count(s.column_double(4));
-    t.overflows = total_as_count(s.column_double(5));
-    t.subnormals = total_as_count(s.column_double(6));
-    t.nans = total_as_count(s.column_double(7));
-    t.infs = total_as_count(s.column_double(8));
-    t.swamped = total_as_count(s.column_double(9));
-    t.partially_swamped = total_as_count(s.column_double(10));
+  for (auto* a : ordered) {
+    layer_totals t = std::move(a->totals);
+    t.count = total_as_count(a->count);
+    t.underflows = total_as_count(a->underflows);
+    t.overflows = total_as_count(a->overflows);
+    t.subnormals = total_as_count(a->subnormals);
+    t.nans = total_as_count(a->nans);
+    t.infs = total_as_count(a->infs);
+    t.swamped = total_as_count(a->swamped);
+    t.partially_swamped = total_as_count(a->partial);
     out.push_back(std::move(t));
   }
   return out;

@@ -15,6 +15,8 @@ void throw_sqlite(int code, const std::string& file, std::string_view what, sqli
     case SQLITE_CANTOPEN:
       throw not_a_run_database(file + ": cannot open: " +
                                (db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(code)));
+    case SQLITE_INTERRUPT:
+      throw interrupted(file + ": query interrupted");
     case SQLITE_CORRUPT:
     case SQLITE_FORMAT:
     case SQLITE_RANGE:

@@ -138,7 +138,7 @@ TEST(RundbReader, TotalsByLayerSumOverSteps) {
   }
 }
 
-TEST(RundbReader, CountsByLayerAndStepSumAndMergeSteps) {
+TEST(RundbReader, CountsByLayerAndStepKeepTheWorstStepWhenMerging) {
   scratch_dir dir("grid");
   const auto id = write_sample(dir / "run.db");
   rundb::reader r(dir / "run.db");
@@ -148,24 +148,49 @@ TEST(RundbReader, CountsByLayerAndStepSumAndMergeSteps) {
     const auto layer = i % 3;
     EXPECT_EQ(cells[i].layer, sample_layers()[layer]);
     EXPECT_EQ(cells[i].step, static_cast<std::int64_t>(i / 3) * sample_stats_every);
+    EXPECT_EQ(cells[i].worst_step, cells[i].step);
+    EXPECT_EQ(cells[i].role, "grad_weight");
     EXPECT_EQ(cells[i].counted, static_cast<double>(sample_overflows(cells[i].step, layer)));
     EXPECT_EQ(cells[i].values, 1000.0);
   }
-  // Steps 0..45 into at most 4 columns: buckets of 12 steps starting at 0, 12, 24, 36.
+  // Steps 0..45 into at most 4 columns: buckets of 12 steps starting at 0, 12,
+  // 24, 36. Each keeps its worst step (max, not mean): overflows grow with the
+  // step, so the bucket's last recorded step.
   const auto merged = r.counts_by_layer_and_step(id, "grad_weight", rundb::counted_stat::overflows, 4);
   ASSERT_EQ(merged.size(), 4u * 3);
-  const std::vector<std::vector<std::int64_t>> members{{0, 5, 10}, {15, 20}, {25, 30, 35}, {40, 45}};
-  for (std::size_t b = 0; b < members.size(); ++b) {
+  const std::vector<std::int64_t> worst{10, 20, 35, 45};
+  for (std::size_t b = 0; b < worst.size(); ++b) {
     const auto& fc = merged[b * 3 + 2];
+    EXPECT_EQ(fc.layer, "fc");
     EXPECT_EQ(fc.step, static_cast<std::int64_t>(b) * 12);
-    double overflows = 0;
-    for (auto step : members[b]) overflows += static_cast<double>(sample_overflows(step, 2));
-    EXPECT_EQ(fc.counted, overflows);
-    EXPECT_EQ(fc.values, 1000.0 * static_cast<double>(members[b].size()));
+    EXPECT_EQ(fc.worst_step, worst[b]);
+    EXPECT_EQ(fc.counted, static_cast<double>(sample_overflows(worst[b], 2)));
+    EXPECT_EQ(fc.values, 1000.0);
   }
   const auto swamped = r.counts_by_layer_and_step(id, "update", rundb::counted_stat::swamped);
   EXPECT_EQ(swamped[2].counted, 20.0);  // fc: 10 * layer index
   EXPECT_TRUE(r.counts_by_layer_and_step(id, "activation", rundb::counted_stat::nans, 4).empty());
+  // Every role: each cell keeps the role with the highest fraction (only
+  // updates are swamped; on a tie, here conv1's zeros, the first written).
+  const auto all_roles = r.counts_by_layer_and_step(id, "", rundb::counted_stat::swamped);
+  ASSERT_EQ(all_roles.size(), 10u * 3);
+  EXPECT_EQ(all_roles[0].role, "grad_weight");
+  EXPECT_EQ(all_roles[2].role, "update");
+  EXPECT_EQ(all_roles[2].counted, 20.0);
+}
+
+TEST(RundbReader, RaisedInterruptFlagStopsQueries) {
+  scratch_dir dir("interrupt");
+  const auto id = write_sample(dir / "run.db");
+  std::atomic<bool> interrupt{false};
+  rundb::reader r(dir / "run.db", &interrupt);
+  EXPECT_EQ(r.layers(id).size(), 3u);
+  EXPECT_EQ(r.roles(id, "fc"), (std::vector<std::string>{"grad_weight", "update"}));
+  EXPECT_TRUE(r.roles(id, "no-such-layer").empty());
+  interrupt = true;
+  EXPECT_THROW(r.tensor_stats({.run = id, .with_histograms = true}), rundb::interrupted);
+  interrupt = false;
+  EXPECT_EQ(r.tensor_stats({.run = id}).size(), 10u * 3 * 2);
 }
 
 TEST(RundbReader, EventsEvaluationsShadowErrorsAndFormats) {

@@ -26,6 +26,12 @@ class newer_schema : public error {
   using error::error;
 };
 
+/// A query stopped early because its caller raised the reader's interrupt flag.
+class interrupted : public error {
+ public:
+  using error::error;
+};
+
 /// The file claims to be a run database but its contents are damaged.
 class corrupt_database : public error {
  public:

@@ -6,6 +6,7 @@
 // writer in another process appends. One reader per thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
@@ -57,12 +58,15 @@ struct layer_totals {
 /// A count column of tensor_stats that can be mapped over layers and steps.
 enum class counted_stat { zeros, subnormals, underflows, overflows, nans, infs, swamped, partially_swamped };
 
-/// One cell of a layers x steps map: sums over the records of one layer in one step bucket.
+/// One cell of a layers x steps map: the worst step of one layer in one step
+/// bucket (the step, and role, whose fraction counted / values is highest).
 struct layer_step_cell {
   std::string layer{};
-  std::int64_t step = 0;  ///< the step, or where its bucket starts when steps are merged
-  double counted = 0;     ///< sum of the counted_stat column
-  double values = 0;      ///< sum of `count`; counted / values is the fraction
+  std::int64_t step = 0;        ///< where the cell's bucket starts (the step itself when steps are not merged)
+  std::int64_t worst_step = 0;  ///< the step whose fraction the cell holds
+  std::string role{};           ///< the role whose fraction the cell holds
+  double counted = 0;           ///< sum of the counted_stat column over that step's records of layer and role
+  double values = 0;            ///< sum of `count` over the same records; counted / values is the fraction
 };
 
 /// One value of a generic table row: NULL, integer, real, text, or decoded histogram counts.
@@ -78,8 +82,11 @@ struct table {
 class reader {
  public:
   /// Opens `file` read-only. Throws not_a_run_database (missing, foreign or
-  /// non-SQLite file), newer_schema, or corrupt_database.
-  explicit reader(const std::filesystem::path& file);
+  /// non-SQLite file), newer_schema, or corrupt_database. While `*interrupt`
+  /// (when given; it must outlive the reader) is true, every query stops
+  /// within a few thousand SQLite instructions and throws rundb::interrupted:
+  /// this is how a viewer cancels a query another thread no longer needs.
+  explicit reader(const std::filesystem::path& file, const std::atomic<bool>* interrupt = nullptr);
   ~reader();
   reader(reader&&) noexcept;
   reader& operator=(reader&&) noexcept;
@@ -114,15 +121,21 @@ class reader {
   std::vector<std::int64_t> stats_steps(run_id run, std::optional<std::string> role = {});
   /// Layers (sites) with statistics, in order of first appearance.
   std::vector<std::string> layers(run_id run);
-  /// Roles with statistics, sorted.
-  std::vector<std::string> roles(run_id run);
-  /// Sums of `stat` and of `count` per layer and step for one role, ordered by
-  /// step then layer. With max_columns > 0 and more distinct steps than that,
-  /// consecutive steps are merged into at most max_columns buckets, so a map of
-  /// any run stays small. Aggregated in SQL: no record is materialised.
+  /// Roles with statistics (of `layer`, when given), sorted.
+  std::vector<std::string> roles(run_id run, std::optional<std::string> layer = {});
+  /// The fraction `stat` / `count` per layer and step for one role (every
+  /// role when `role` is empty, each cell keeping the worst), ordered by step
+  /// then layer. Records of one layer, role and step are summed first. With
+  /// max_columns > 0 and more distinct steps than that, consecutive steps are
+  /// merged into at most max_columns buckets, each keeping its worst step
+  /// (max, never mean, so a one-step spike survives any zoom level).
+  /// Aggregated in SQL, no record materialised, one role and one slice of
+  /// steps per statement: no read transaction lasts long enough to hold back
+  /// a live writer's WAL checkpoints.
   std::vector<layer_step_cell> counts_by_layer_and_step(run_id run, std::string_view role, counted_stat stat,
                                                         std::size_t max_columns = 0);
-  /// Totals per layer and role over the run, in layer order.
+  /// Totals per layer and role over the run, in layer order (read in short
+  /// statements, like counts_by_layer_and_step).
   std::vector<layer_totals> totals_by_layer(run_id run);
 
   std::vector<event_record> events(run_id run);

@@ -1,0 +1,313 @@
+// The plots as TensorBoard / W&B users expect them: every skipped step on the
+// map, log colour scale; live refreshes keep the zoom; legends off the data;
+// loss scale in 2^k, counts in 10^k; fp32 histograms open on their populated
+// binades; roles filtered by layer; runs keep their step; N runs in N
+// colours with file names; integer steps; smoothing; CSV export of events.
+#include <QCheckBox>
+#include <QComboBox>
+#include <QCompleter>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QTest>
+#include <QTreeWidget>
+#include <QWheelEvent>
+#include <qcustomplot.h>
+
+#include <cmath>
+
+#include "../rundb/sample_database.hpp"
+#include "events_view.hpp"
+#include "histogram_view.hpp"
+#include "map_view.hpp"
+#include "overview_view.hpp"
+#include "runs_view.hpp"
+#include "smoothing.hpp"
+#include "swamping_view.hpp"
+#include "trouble_database.hpp"
+
+using namespace numlab_gui;
+
+namespace {
+
+// Turns the mouse wheel over the middle of `rect`, as a user zooming in.
+void wheel_over(QCustomPlot* plot, QCPAxisRect* rect) {
+  const QPointF at = rect->rect().center();
+  QWheelEvent wheel(at, plot->mapToGlobal(at.toPoint()), QPoint(), QPoint(0, 240), Qt::NoButton, Qt::NoModifier,
+                    Qt::NoScrollPhase, false);
+  QCoreApplication::sendEvent(plot, &wheel);
+}
+
+bool all_match(const QVector<QString>& labels, const QString& pattern) {
+  const QRegularExpression re(pattern);
+  for (const auto& l : labels)
+    if (!re.match(l).hasMatch()) return false;
+  return !labels.isEmpty();
+}
+
+}  // namespace
+
+class plots_test : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    sample_ = path("sample.db");
+    rundb_test::write_sample(dir_ / "sample.db");
+    trouble_ = path("trouble.db");
+    gui_test::write_trouble(dir_ / "trouble.db", "first");
+    gui_test::write_trouble(dir_ / "trouble.db", "second");
+    other_ = path("other.db");
+    gui_test::write_trouble(dir_ / "other.db", "first");
+  }
+
+  void map_marks_untraced_skips_and_has_a_log_scale() {
+    map_view view;
+    QSignalSpy loaded(&view, &map_view::loaded);
+    view.set_run({sample_, 1, "baseline"});
+    QVERIFY(loaded.wait(10000));
+    // Steps 16 and 33 were skipped; statistics exist only every 5 steps.
+    QCOMPARE(view.grid().skipped.size(), std::size_t{2});
+    const auto marks = view.skip_marks()->data();
+    QCOMPARE(marks->size(), 2);
+    QCOMPARE(marks->at(0)->key, 3.0);  // the column of step 15
+    QCOMPARE(marks->at(1)->key, 6.0);  // the column of step 30
+    QCOMPARE(view.color_map()->dataScaleType(), QCPAxis::stLinear);
+    view.set_log_scale(true);
+    QCOMPARE(view.color_map()->dataScaleType(), QCPAxis::stLogarithmic);
+    QVERIFY(view.color_map()->dataRange().lower > 0);
+    // A cell of fraction 0 is drawn at the floor, not as "no record".
+    QVERIFY(std::isfinite(view.cell_value(0, 0)));
+  }
+
+  void all_roles_map_keeps_each_cells_worst_role() {
+    map_view view;
+    QSignalSpy loaded(&view, &map_view::loaded);
+    view.set_metric(map_metric::swamped);
+    view.set_role("*");
+    view.set_run({sample_, 1, "baseline"});
+    QVERIFY(loaded.wait(10000));
+    QCOMPARE(view.grid().role, std::string());
+    QCOMPARE(view.grid().cell_roles[2 * view.grid().steps.size()], std::string("update"));  // fc, column 0
+    QCOMPARE(view.cell_value(2, 0), 20.0 / 1000.0);
+  }
+
+  void live_refresh_keeps_the_zoom() {
+    overview_view view;
+    view.resize(1000, 700);
+    view.show();
+    QSignalSpy loaded(&view, &overview_view::loaded);
+    view.set_runs({{sample_, 1, "baseline"}});
+    QVERIFY(loaded.wait(10000));
+    auto* steps = view.loss_rect()->axis(QCPAxis::atBottom);
+    const QCPRange full = steps->range();
+    wheel_over(view.plot(), view.loss_rect());
+    const QCPRange zoomed = steps->range();
+    QVERIFY(zoomed.size() < full.size() * 0.9);
+    view.reload(reload_cause::live);
+    QVERIFY(loaded.wait(10000));
+    QCOMPARE(steps->range().lower, zoomed.lower);
+    QCOMPARE(steps->range().upper, zoomed.upper);
+    // Double-click resets.
+    QTest::mouseDClick(view.plot(), Qt::LeftButton, Qt::NoModifier, view.loss_rect()->rect().center());
+    QCOMPARE(steps->range().size(), full.size());
+  }
+
+  void legends_sit_above_the_data() {
+    overview_view overview;
+    histogram_view histograms;
+    swamping_view swamping;
+    for (QCustomPlot* plot : {overview.plot(), histograms.plot(), swamping.plot()}) {
+      QCOMPARE(plot->legend->layout(), static_cast<QCPLayout*>(plot->plotLayout()));
+    }
+  }
+
+  void axes_read_in_powers_and_whole_steps() {
+    overview_view view;
+    view.resize(1000, 700);
+    QSignalSpy loaded(&view, &overview_view::loaded);
+    view.set_runs({{sample_, 1, "baseline"}});
+    QVERIFY(loaded.wait(10000));
+    view.plot()->replot();
+    const auto scale_labels = view.scale_rect()->axis(QCPAxis::atLeft)->tickVectorLabels();
+    QVERIFY2(all_match(scale_labels, "^2\\^-?\\d+$"), qPrintable(QStringList(scale_labels.begin(), scale_labels.end()).join(" ")));
+    // Zoomed to three steps: whole step numbers only.
+    auto* steps = view.loss_rect()->axis(QCPAxis::atBottom);
+    steps->setRange(10.2, 12.7);
+    view.plot()->replot();
+    QVERIFY(all_match(steps->tickVectorLabels(), "^\\d+$"));
+    for (double tick : steps->tickVector()) QCOMPARE(tick, std::round(tick));
+    // The last evaluation (step 49) is inside the step axis, not on its edge.
+    view.set_runs({{sample_, 1, "baseline"}});
+    QVERIFY(loaded.wait(10000));
+    QVERIFY(steps->range().upper > 49.5);
+  }
+
+  void log_counts_read_in_decades() {
+    histogram_view view;
+    view.resize(1000, 700);
+    QSignalSpy loaded(&view, &histogram_view::loaded);
+    view.set_run({sample_, 1, "baseline"});
+    QVERIFY(loaded.wait(10000));
+    view.findChild<QCheckBox*>()->setChecked(true);
+    view.plot()->replot();
+    const auto labels = view.plot()->yAxis->tickVectorLabels();
+    QVERIFY2(all_match(labels, "^10\\^-?\\d+$"), qPrintable(QStringList(labels.begin(), labels.end()).join(" ")));
+  }
+
+  void fp32_histograms_open_on_their_populated_binades() {
+    const auto file = dir_ / "fp32.db";
+    {
+      rundb::writer w(file);
+      const auto id = w.begin_run({.name = "fp32", .config_yaml = "x: 1\n", .numlab_version = "0.1.0"});
+      w.add_step({.run = id, .step = 0, .loss = 1.0});
+      // binary32: binades 2^-149 .. 2^127; values only in 2^-25 .. 2^-15.
+      rundb::tensor_stats_record t{.run = id, .step = 0, .layer = "fc", .op = "dense", .role = "update",
+                                   .format = "binary32", .count = 1100};
+      t.hist = {-149, std::vector<std::uint64_t>(277 + 2, 0)};
+      for (int e = -25; e <= -15; ++e) t.hist.bins[static_cast<std::size_t>(e + 149) + 1] = 100;
+      w.add_tensor_stats(t);
+      w.finish_run(id, rundb::run_status::finished);
+    }
+    histogram_view view;
+    view.resize(1000, 700);
+    QSignalSpy loaded(&view, &histogram_view::loaded);
+    view.set_run({QString::fromStdString(file.string()), 1, "fp32"});
+    QVERIFY(loaded.wait(10000));
+    view.show();
+    view.plot()->replot();
+    const QCPRange x = view.plot()->xAxis->range();
+    QVERIFY2(x.lower <= -25 && x.upper >= -14 && x.size() < 20, qPrintable(QString("%1..%2").arg(x.lower).arg(x.upper)));
+    wheel_over(view.plot(), view.plot()->axisRect());
+    QVERIFY(view.plot()->xAxis->range().size() < x.size());
+  }
+
+  void roles_follow_the_layer_and_runs_keep_the_step() {
+    const auto file = dir_ / "roles.db";
+    {
+      rundb::writer w(file);
+      const auto id = w.begin_run({.name = "roles", .config_yaml = "x: 1\n", .numlab_version = "0.1.0"});
+      for (std::int64_t s = 0; s < 4; ++s) {
+        w.add_step({.run = id, .step = s, .loss = 1.0});
+        for (const auto& [layer, role] : {std::pair{"a", "activation"}, {"a", "grad_weight"}, {"b", "activation"}}) {
+          w.add_tensor_stats({.run = id, .step = s, .layer = layer, .op = "dense", .role = role, .format = "binary16",
+                              .count = 10, .hist = {-24, std::vector<std::uint64_t>(42, 1)}});
+        }
+      }
+      w.finish_run(id, rundb::run_status::finished);
+    }
+    histogram_view view;
+    QSignalSpy loaded(&view, &histogram_view::loaded);
+    view.set_run({QString::fromStdString(file.string()), 1, "roles"});
+    view.show_at("b", "grad_weight", -1);
+    QVERIFY(loaded.wait(10000));
+    QCOMPARE(view.data().roles, std::vector<std::string>{"activation"});
+    // The layer picker searches: any part of a name matches.
+    auto* completer = view.layer_picker()->completer();
+    QVERIFY(completer != nullptr);
+    QCOMPARE(completer->filterMode(), Qt::MatchContains);
+    completer->setCompletionPrefix("b");
+    QCOMPARE(completer->completionCount(), 1);
+    QCOMPARE(completer->currentCompletion(), QString("b"));
+    QCOMPARE(view.data().role, std::string("activation"));
+    QVERIFY(view.data().selected_stats() != nullptr);
+
+    // Another run keeps layer, role and step.
+    histogram_view two;
+    QSignalSpy two_loaded(&two, &histogram_view::loaded);
+    two.set_run({trouble_, 1, "first"});
+    two.show_at("a", "activation", 20);
+    QVERIFY(two_loaded.wait(10000));
+    two.set_run({trouble_, 2, "second"});
+    QVERIFY(two_loaded.wait(10000));
+    QCOMPARE(two.shown_step(), std::int64_t{20});
+    QCOMPARE(two.data().layer, std::string("a"));
+    QCOMPARE(two.data().role, std::string("activation"));
+  }
+
+  void n_runs_in_n_colours_with_file_names() {
+    runs_view runs;
+    QSignalSpy files(&runs, &runs_view::file_loaded);
+    runs.open_file(trouble_);
+    QVERIFY(files.wait(10000));
+    runs.open_file(other_);
+    QVERIFY(files.wait(10000));
+    runs.select_runs({{trouble_, 1, {}}, {trouble_, 2, {}}, {other_, 1, {}}});
+    const auto selected = runs.selected_runs();
+    QCOMPARE(selected.size(), 3);
+    // Same run name and id in two files: the labels still differ.
+    QSet<QString> labels;
+    for (const auto& r : selected) labels.insert(r.label);
+    QCOMPARE(labels.size(), 3);
+    QVERIFY(labels.contains("first (#1, trouble.db)") && labels.contains("first (#1, other.db)"));
+
+    overview_view view;
+    QSignalSpy loaded(&view, &overview_view::loaded);
+    view.set_runs(selected);
+    QVERIFY(loaded.wait(10000));
+    QCOMPARE(view.series().size(), std::size_t{3});
+    QSet<QRgb> loss_colours, skip_colours;
+    for (std::size_t i = 0; i < 3; ++i) {
+      QVERIFY(view.loss_graph(i) != nullptr && view.skipped_graph(i) != nullptr);
+      loss_colours.insert(view.smoothed_graph(i)->pen().color().rgb());
+      skip_colours.insert(view.skipped_graph(i)->scatterStyle().pen().color().rgb());
+      QCOMPARE(view.skipped_graph(i)->dataCount(), 1);
+    }
+    QCOMPARE(loss_colours.size(), 3);
+    QCOMPARE(skip_colours.size(), 3);
+  }
+
+  void smoothing_is_a_debiased_ema() {
+    // By hand, w = 0.5: m = 0.5, s = 0.5 / 0.5 = 1; m = 0.25 + 1.5 = 1.75, s = 1.75 / 0.75.
+    const std::vector<double> x{1, 3, std::nan(""), 3};
+    const auto s = ema_smooth(x, 0.5);
+    QCOMPARE(s[0], 1.0);
+    QCOMPARE(s[1], 1.75 / 0.75);
+    QVERIFY(std::isnan(s[2]));
+    QCOMPARE(s[3], (0.5 * 1.75 + 1.5) / 0.875);
+    QCOMPARE(ema_smooth(x, 0).at(3), 3.0);
+
+    overview_view view;
+    QSignalSpy loaded(&view, &overview_view::loaded);
+    view.set_smoothing(0.9);
+    view.set_runs({{sample_, 1, "baseline"}});
+    QVERIFY(loaded.wait(10000));
+    std::vector<double> raw;
+    for (int i = 0; i < view.loss_graph(0)->dataCount(); ++i) raw.push_back(view.loss_graph(0)->data()->at(i)->value);
+    const auto expected = ema_smooth(raw, 0.9);
+    QCOMPARE(view.smoothed_graph(0)->dataCount(), static_cast<int>(expected.size()));
+    for (std::size_t i = 0; i < expected.size(); ++i)
+      QCOMPARE(view.smoothed_graph(0)->data()->at(static_cast<int>(i))->value, expected[i]);
+  }
+
+  void events_export_to_csv() {
+    events_view view;
+    QSignalSpy loaded(&view, &events_view::loaded);
+    view.set_run({trouble_, 1, "first"});
+    QVERIFY(loaded.wait(10000));
+    const QString csv = path("events.csv");
+    QCOMPARE(view.export_csv(csv), QString());
+    const auto read = [&csv] {
+      QFile file(csv);
+      return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString("(unreadable)");
+    };
+    const QStringList lines = read().split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines, (QStringList{"step,kind,layer,message", "0,warning,,\"loss scale \"\"dynamic\"\", growth 2\"",
+                                 "7,skipped,,update skipped: inf in grad_weight",
+                                 "12,overflow,b,1 inf and 5 overflowing values in grad_weight",
+                                 "20,nan,a,3 NaN in activation"}));
+    view.set_kind_filter(rundb::event_kind::nan);
+    QCOMPARE(view.export_csv(csv), QString());
+    QCOMPARE(read(), QString("step,kind,layer,message\n20,nan,a,3 NaN in activation\n"));
+    QVERIFY(!view.export_csv("/nonexistent-dir/events.csv").isEmpty());
+    QVERIFY(!QFileInfo::exists("/nonexistent-dir/events.csv"));
+  }
+
+ private:
+  QString path(const QString& name) const { return QString::fromStdString((dir_ / name.toStdString()).string()); }
+
+  rundb_test::scratch_dir dir_{"gui-plots"};
+  QString sample_, trouble_, other_;
+};
+
+QTEST_MAIN(plots_test)
+#include "plots_test.moc"
