@@ -8,6 +8,7 @@
 #include <memory>
 #include <cmath>
 #include <exception>
+#include <limits>
 
 #include <lab/precision_hook.hpp>
 #include <lab/run_recorder.hpp>
@@ -196,7 +197,9 @@ std::size_t training_run::skipped_steps() const {
   return n;
 }
 
-double training_run::final_accuracy() const { return epochs.empty() ? 0.0 : epochs.back().test.accuracy; }
+double training_run::final_accuracy() const {
+  return stopped() || epochs.empty() ? std::numeric_limits<double>::quiet_NaN() : epochs.back().test.accuracy;
+}
 
 std::string percent_of(std::uint64_t part, std::uint64_t whole, int decimals) {
   const double fraction = whole == 0 ? 0.0 : static_cast<double>(part) / static_cast<double>(whole);
@@ -228,7 +231,7 @@ table outcome_table(const std::string& id, const std::string& title,
                     std::span<const std::pair<std::string, training_run>> runs) {
   table t(id, title, {"run", "test accuracy", "test loss", "steps", "skipped steps", "seconds", "stopped by"});
   for (const auto& [name, run] : runs) {
-    const bool trained = !run.epochs.empty();
+    const bool trained = !run.epochs.empty() && !run.stopped();
     t.add_row({name, trained ? fixed(100.0 * run.final_accuracy(), 2) + "%" : "-",
                trained ? loss_cell(run.epochs.back().test.loss) : "-", std::to_string(run.steps.size()),
                std::to_string(run.skipped_steps()), fixed(run.seconds, 2),

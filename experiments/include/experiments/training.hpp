@@ -62,7 +62,11 @@ struct training_run {
 
   /// Number of skipped steps.
   [[nodiscard]] std::size_t skipped_steps() const;
-  /// Test accuracy after the last epoch (0 if none).
+  /// True when training stopped on an exception (a diverged run): such a
+  /// run is reported as stopped, never scored.
+  [[nodiscard]] bool stopped() const { return !failure.empty(); }
+  /// Test accuracy after the last epoch; NaN when the run stopped or
+  /// finished no epoch, so that no comparison can pass on it.
   [[nodiscard]] double final_accuracy() const;
 };
 
