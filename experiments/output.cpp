@@ -1,9 +1,11 @@
 #include "experiments/output.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
+#include <vector>
 
 #include <unistd.h>
 
@@ -17,11 +19,19 @@ void create_folder(const std::filesystem::path& folder) {
   if (error) throw std::runtime_error("cannot create folder '" + folder.string() + "': " + error.message());
 }
 
-std::string comparison_markdown(const std::vector<reference_check>& checks) {
-  table t("published", "Compared with the tutorials",
-          {"quantity", "source", "tutorial printed", "numlab", "verdict"});
-  for (const reference_check& c : checks) t.add_row({c.quantity, c.source, c.published, c.computed, c.verdict});
-  return t.to_markdown();
+table comparison_table(const std::vector<reference_check>& checks) {
+  table t("comparison", "Compared with the tutorials",
+          {"quantity measured", "source", "tutorial printed", "numlab measured", "test", "verdict"});
+  for (const reference_check& c : checks)
+    t.add_row({c.quantity, c.source, c.published, c.computed, c.test, c.verdict});
+  return t;
+}
+
+table facts_table(const std::vector<reference_fact>& facts) {
+  table t("reference-facts", "Reference facts (no measurement could contradict these, so they are not verdicts)",
+          {"quantity", "source", "tutorial printed", "numlab", "why not a verdict"});
+  for (const reference_fact& f : facts) t.add_row({f.quantity, f.source, f.published, f.numlab, f.why});
+  return t;
 }
 
 std::string read_file(const std::filesystem::path& path) {
@@ -47,13 +57,22 @@ std::string render_markdown(const experiment& e, const experiment_result& r) {
     for (const std::string& f : r.findings) out += "- " + f + "\n";
     out += "\n";
   }
-  if (!r.checks.empty()) out += comparison_markdown(r.checks) + "\n";
+  if (!r.checks.empty()) out += comparison_table(r.checks).to_markdown() + "\n";
+  if (!r.facts.empty()) out += facts_table(r.facts).to_markdown() + "\n";
   return out;
 }
 
 std::string render_csv(const experiment_result& r) {
+  std::vector<table> all = r.tables;
+  if (!r.checks.empty()) all.push_back(comparison_table(r.checks));
+  if (!r.facts.empty()) all.push_back(facts_table(r.facts));
   std::string out;
-  for (const table& t : r.tables) {
+  std::vector<std::string> ids;
+  for (const table& t : all) {
+    // A reader finds a table by its id, so one id may name only one table.
+    if (std::find(ids.begin(), ids.end(), t.id()) != ids.end())
+      throw std::logic_error("two tables with the id '" + t.id() + "' in one CSV");
+    ids.push_back(t.id());
     if (!out.empty()) out += '\n';
     out += t.to_csv();
   }

@@ -64,7 +64,9 @@ class staged_run_database {
 /// and the comparison with the tutorial's printed values.
 std::string render_markdown(const experiment& e, const experiment_result& r);
 
-/// The CSV of one run: every table, blank line between tables.
+/// The CSV of one run: every table, then the comparison with the tutorials
+/// (id "comparison") and the reference facts (id "reference-facts"), a blank
+/// line between tables; throws std::logic_error when two tables share an id.
 std::string render_csv(const experiment_result& r);
 
 /// Writes `text` to `path` through a temporary file in the same folder and a
