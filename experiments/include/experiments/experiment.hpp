@@ -28,7 +28,7 @@ struct run_options {
   std::size_t seeds = 0;
   bool tiny = false;        ///< smallest size that still shows the effect (smoke tests)
   /// Where training experiments record each of their training runs (one run
-  /// database, lab/SCHEMA.md; empty: not recorded).
+  /// database, rundb/SCHEMA.md; empty: not recorded).
   std::filesystem::path run_database{};
 };
 
