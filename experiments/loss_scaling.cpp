@@ -55,6 +55,23 @@ std::size_t growths(const training_run& run) {
   return n;
 }
 
+/// Steps of a GradScaler run that break its skip rule: a skipped step must
+/// name the non-finite gradient, apply no update (lr 0) and halve the scale
+/// for the next step; a step that was not skipped must name none.
+std::size_t skip_rule_violations(const training_run& run) {
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < run.steps.size(); ++i) {
+    const lab::step_info& s = run.steps[i];
+    if (!s.skipped) {
+      bad += s.skip_reason.empty() ? 0 : 1;
+      continue;
+    }
+    const bool halved = i + 1 == run.steps.size() || run.steps[i + 1].loss_scale == s.loss_scale / 2;
+    bad += (!s.skip_reason.empty() && s.lr == 0.0 && halved) ? 0 : 1;
+  }
+  return bad;
+}
+
 experiment_result run(const run_options& options) {
   const training_sizes sizes = pick_sizes(options, {64, 64, 1}, {1000, 500, 1}, {0, 0, 5});
   const std::size_t interval = growth_interval(options);
@@ -112,6 +129,19 @@ experiment_result run(const run_options& options) {
        "no gradient value underflowed in this run: its gradients stay above 2^-25"},
       std::to_string(none) + " values", none > 0));
   r.checks.push_back(scaling_helps);
+  const std::size_t violations = skip_rule_violations(dynamic);
+  r.checks.push_back(check_claim(
+      {"dynamic (GradScaler) run" + first_seed + ": steps with inf/NaN gradients",
+       "PyTorch recipe: Automatic Mixed Precision",
+       "If these gradients do not contain ``inf``s or ``NaN``s, optimizer.step() is then called, otherwise, "
+       "optimizer.step() is skipped.",
+       "every skipped step names a non-finite gradient, applies no update (lr 0) and halves the next step's "
+       "scale, no other step names one, and at least one step was skipped",
+       dynamic.skipped_steps() == 0 ? "no gradient overflowed, so the rule was not exercised"
+                                    : std::to_string(violations) + " steps break the rule"},
+      std::to_string(dynamic.skipped_steps()) + " skipped steps, " + std::to_string(violations) +
+          " breaking the rule",
+      dynamic.skipped_steps() > 0 && violations == 0));
   return r;
 }
 

@@ -79,9 +79,10 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view t
 void write_results(const experiment& e, const experiment_result& r,
                    const std::filesystem::path& output_dir);
 
-/// EXPERIMENTS.md: for every registered experiment, its results/NAME.md from
-/// `output_dir` (or a line saying how to generate it), under one header that
-/// says which command regenerated the file.
+/// EXPERIMENTS.md: a header that says which command regenerated the file and
+/// links output_dir/full/NAME.md where they exist, an index, then for every
+/// registered experiment its output_dir/NAME.md verbatim (or a line saying
+/// how to generate it).
 std::string render_experiments_md(const std::filesystem::path& output_dir);
 
 }  // namespace numlab::experiments
