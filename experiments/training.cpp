@@ -189,6 +189,16 @@ void train_into(named_runs& runs, std::string name, const lab::train_config& con
     if (recorder) recorder->fail(e);
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // The trainer stops on a non-finite training loss it sees; a NaN that
+  // appears only in the last update shows in the evaluation instead, and
+  // such a run is just as diverged: it is never scored.
+  if (out.failure.empty() && !out.epochs.empty()) {
+    const lab::epoch_report& last = out.epochs.back();
+    if (!std::isfinite(last.train_loss) || !std::isfinite(last.test.loss))
+      out.failure = "diverged: " + std::string(std::isfinite(last.train_loss) ? "test" : "training") + " loss is " +
+                    loss_cell(std::isfinite(last.train_loss) ? last.test.loss : last.train_loss) + " after epoch " +
+                    std::to_string(last.epoch);
+  }
   runs.emplace_back(std::move(name), std::move(out));
 }
 
@@ -327,6 +337,10 @@ std::string mean_and_sd(const std::vector<double>& accuracies) {
 }
 
 }  // namespace
+
+std::string accuracy_summary(const seeded_runs& runs, std::size_t index) {
+  return mean_and_sd(runs.accuracies(index));
+}
 
 table accuracy_over_seeds_table(const std::string& id, const seeded_runs& runs) {
   table t(id, "Test accuracy over seeds " + seed_list(runs.seeds) + " (finished runs only; a stopped run is not scored)",

@@ -107,6 +107,10 @@ seeded_runs train_seeds(const run_options& options, const lab::train_config& bas
   return out;
 }
 
+/// Test accuracy of run `index` over the seeds at which it finished:
+/// "80.00 ± 1.20% (5 seeds)", "81.00% (1 seed)" or "stopped at every seed".
+std::string accuracy_summary(const seeded_runs& runs, std::size_t index);
+
 /// One row per run: seeds, how many stopped, and test accuracy in percent
 /// over the seeds that finished (mean, sample sd, min, max, then by seed).
 table accuracy_over_seeds_table(const std::string& id, const seeded_runs& runs);
@@ -129,7 +133,9 @@ reference_check compare_accuracies(const claim& c, const seeded_runs& runs, std:
 /// Trains `config` on `data` with a tracer chained after the precision
 /// policy that fills the censuses, and appends the result to `runs` as
 /// `name`. Exceptions from training are caught and kept in `failure` (so a
-/// diverging fp16 run is a result, not an abort). When config.trace.db is
+/// diverging fp16 run is a result, not an abort); a run whose last epoch
+/// ends with a non-finite training or test loss is recorded as diverged the
+/// same way. When config.trace.db is
 /// set (sized_config takes it from run_options::run_database) the run is
 /// also recorded there under `name`: every step, and tensor statistics with
 /// histograms at about 100 evenly spaced steps.
