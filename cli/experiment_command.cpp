@@ -21,6 +21,7 @@ struct experiment_settings {
   bool full = false;
   bool tiny = false;
   std::uint64_t seed = 1;
+  std::size_t seeds = 0;
 };
 
 void list_experiments() {
@@ -44,6 +45,7 @@ void run_experiments(const experiment_settings& s) {
   options.full = s.full;
   options.tiny = s.tiny;
   options.seed = s.seed;
+  options.seeds = s.seeds;
   for (const experiments::experiment* e : chosen) {
     experiments::staged_run_database database(options.output_dir, e->name);
     options.run_database = database.path();
@@ -73,6 +75,9 @@ void add_experiment_command(CLI::App& app) {
   command->add_option("target", settings->target, "list, all, or an experiment's name")->required();
   command->add_option("--out", settings->output_dir, "folder for NAME.md, NAME.csv and NAME.db (default: results)");
   command->add_option("--seed", settings->seed, "seed of every random choice (default: 1)");
+  command->add_option("--seeds", settings->seeds,
+                      "training experiments: train every run at seeds SEED, SEED+1, ... (default: 5; 1 with --full)")
+      ->check(CLI::PositiveNumber);
   command->add_flag("--full", settings->full, "the tutorials' full sizes instead of the 2-core defaults");
   command->add_flag("--tiny", settings->tiny, "the smallest sizes (smoke tests)");
   command->add_option("--experiments-md", settings->experiments_md,

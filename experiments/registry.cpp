@@ -17,6 +17,7 @@ experiment stochastic_rounding_experiment();
 experiment amp_mlp_experiment();
 experiment amp_levels_experiment();
 experiment harmonic_experiment();
+experiment nan_on_overflow_experiment();
 
 std::span<const experiment> all_experiments() {
   // Built once on first use and never changed afterwards.
@@ -31,6 +32,7 @@ std::span<const experiment> all_experiments() {
       amp_mlp_experiment(),
       amp_levels_experiment(),
       harmonic_experiment(),
+      nan_on_overflow_experiment(),
   };
   return list;
 }

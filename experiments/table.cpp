@@ -48,6 +48,13 @@ std::string csv_line(const std::string& first, const std::vector<std::string>& r
 table::table(std::string id, std::string title, std::vector<std::string> columns)
     : id_(std::move(id)), title_(std::move(title)), columns_(std::move(columns)) {
   if (columns_.empty()) throw std::invalid_argument("table '" + id_ + "' has no columns");
+  // A program reads a cell by its column's name, so a name may appear once.
+  for (std::size_t c = 0; c < columns_.size(); ++c) {
+    for (std::size_t d = c + 1; d < columns_.size(); ++d) {
+      if (columns_[c] == columns_[d])
+        throw std::invalid_argument("table '" + id_ + "' has two columns named '" + columns_[c] + "'");
+    }
+  }
 }
 
 void table::add_row(std::vector<std::string> cells) {

@@ -8,12 +8,14 @@
 #include <memory>
 #include <cmath>
 #include <exception>
+#include <limits>
 
 #include <lab/precision_hook.hpp>
 #include <lab/run_recorder.hpp>
 #include <lab/version.hpp>
 
 #include "experiments/printing.hpp"
+#include "experiments/reference.hpp"
 
 namespace numlab::experiments {
 namespace {
@@ -187,6 +189,16 @@ void train_into(named_runs& runs, std::string name, const lab::train_config& con
     if (recorder) recorder->fail(e);
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // The trainer stops on a non-finite training loss it sees; a NaN that
+  // appears only in the last update shows in the evaluation instead, and
+  // such a run is just as diverged: it is never scored.
+  if (out.failure.empty() && !out.epochs.empty()) {
+    const lab::epoch_report& last = out.epochs.back();
+    if (!std::isfinite(last.train_loss) || !std::isfinite(last.test.loss))
+      out.failure = "diverged: " + std::string(std::isfinite(last.train_loss) ? "test" : "training") + " loss is " +
+                    loss_cell(std::isfinite(last.train_loss) ? last.test.loss : last.train_loss) + " after epoch " +
+                    std::to_string(last.epoch);
+  }
   runs.emplace_back(std::move(name), std::move(out));
 }
 
@@ -196,11 +208,13 @@ std::size_t training_run::skipped_steps() const {
   return n;
 }
 
-double training_run::final_accuracy() const { return epochs.empty() ? 0.0 : epochs.back().test.accuracy; }
+double training_run::final_accuracy() const {
+  return stopped() || epochs.empty() ? std::numeric_limits<double>::quiet_NaN() : epochs.back().test.accuracy;
+}
 
 std::string percent_of(std::uint64_t part, std::uint64_t whole, int decimals) {
   const double fraction = whole == 0 ? 0.0 : static_cast<double>(part) / static_cast<double>(whole);
-  return fixed(100.0 * fraction, decimals) + "%";
+  return fixed(100.0 * fraction, decimals);
 }
 
 std::string loss_cell(double loss) { return std::isfinite(loss) ? fixed(loss, 4) : fixed(loss, 0); }
@@ -226,10 +240,11 @@ table loss_per_epoch_table(const std::string& id, const std::string& title,
 
 table outcome_table(const std::string& id, const std::string& title,
                     std::span<const std::pair<std::string, training_run>> runs) {
-  table t(id, title, {"run", "test accuracy", "test loss", "steps", "skipped steps", "seconds", "stopped by"});
+  table t(id, title,
+          {"run", "test accuracy (%)", "test loss", "steps", "skipped steps", "wall time (s)", "stopped by"});
   for (const auto& [name, run] : runs) {
-    const bool trained = !run.epochs.empty();
-    t.add_row({name, trained ? fixed(100.0 * run.final_accuracy(), 2) + "%" : "-",
+    const bool trained = !run.epochs.empty() && !run.stopped();
+    t.add_row({name, trained ? fixed(100.0 * run.final_accuracy(), 2) : "-",
                trained ? loss_cell(run.epochs.back().test.loss) : "-", std::to_string(run.steps.size()),
                std::to_string(run.skipped_steps()), fixed(run.seconds, 2),
                run.failure.empty() ? "-" : run.failure});
@@ -237,17 +252,21 @@ table outcome_table(const std::string& id, const std::string& title,
   return t;
 }
 
-/// The first step, every step where the scale changed or the update was
-/// skipped (at most `limit` of them), and the last step.
 table trajectory_table(const std::string& id, const training_run& run, std::size_t limit) {
-  table t(id, "Dynamic loss scale: first step, every change or skipped step, last step",
-          {"step", "loss scale", "skipped", "why"});
   const auto& steps = run.steps;
+  const auto notable = [&](std::size_t i) {
+    return steps[i].skipped || (i > 0 && steps[i].loss_scale != steps[i - 1].loss_scale);
+  };
+  std::size_t total = 0;
+  for (std::size_t i = 1; i + 1 < steps.size(); ++i) total += notable(i) ? 1 : 0;
+  const std::string shown = total > limit ? "the first " + std::to_string(limit) + " of " + std::to_string(total)
+                                          : "all " + std::to_string(total);
+  table t(id, "Dynamic loss scale: first step, " + shown + " steps where the scale changed or the update was skipped, last step",
+          {"step", "loss scale", "skipped", "why"});
   std::size_t listed = 0;
   for (std::size_t i = 0; i < steps.size(); ++i) {
-    const bool changed = i > 0 && steps[i].loss_scale != steps[i - 1].loss_scale;
     const bool edge = i == 0 || i + 1 == steps.size();
-    if (!edge && !changed && !steps[i].skipped) continue;
+    if (!edge && !notable(i)) continue;
     if (!edge && ++listed > limit) continue;
     t.add_row({std::to_string(steps[i].step), significant(steps[i].loss_scale, 8), steps[i].skipped ? "yes" : "no",
                steps[i].skip_reason.empty() ? "-" : steps[i].skip_reason});
@@ -263,6 +282,110 @@ lab::train_config tutorial_conv_config(const run_options& options, const trainin
   c.lr = 0.01f;
   c.eps = 1e-4f;
   return c;
+}
+
+std::vector<std::uint64_t> seeds_of(const run_options& options) {
+  // Tiny runs are smoke tests (also under the sanitizers): two seeds are the
+  // fewest a paired test can use.
+  const std::size_t count = options.seeds != 0 ? options.seeds : options.full ? 1 : options.tiny ? 2 : 5;
+  std::vector<std::uint64_t> seeds(count);
+  for (std::size_t k = 0; k < count; ++k) seeds[k] = options.seed + k;
+  return seeds;
+}
+
+std::vector<double> seeded_runs::accuracies(std::size_t index) const {
+  std::vector<double> out;
+  for (const named_runs& runs : by_seed) out.push_back(runs.at(index).second.final_accuracy());
+  return out;
+}
+
+std::vector<std::uint64_t> seeded_runs::stopped_seeds(std::size_t index) const {
+  std::vector<std::uint64_t> out;
+  for (std::size_t k = 0; k < by_seed.size(); ++k) {
+    if (by_seed[k].at(index).second.stopped()) out.push_back(seeds[k]);
+  }
+  return out;
+}
+
+namespace {
+
+std::string seed_list(const std::vector<std::uint64_t>& seeds) {
+  std::string out;
+  for (const std::uint64_t s : seeds) {
+    if (!out.empty()) out += ' ';
+    out += std::to_string(s);
+  }
+  return out;
+}
+
+std::vector<double> finished(const std::vector<double>& accuracies) {
+  std::vector<double> out;
+  for (const double a : accuracies) {
+    if (!std::isnan(a)) out.push_back(a);
+  }
+  return out;
+}
+
+/// "80.00 ± 1.20% (5 seeds)", or the single value, or "stopped at every seed".
+std::string mean_and_sd(const std::vector<double>& accuracies) {
+  const std::vector<double> done = finished(accuracies);
+  if (done.empty()) return "stopped at every seed";
+  const sample_summary s = summarize(done);
+  if (s.count == 1) return fixed(100.0 * s.mean, 2) + "% (1 seed)";
+  return fixed(100.0 * s.mean, 2) + " ± " + fixed(100.0 * s.standard_deviation, 2) + "% (" +
+         std::to_string(s.count) + " seeds)";
+}
+
+}  // namespace
+
+std::string accuracy_summary(const seeded_runs& runs, std::size_t index) {
+  return mean_and_sd(runs.accuracies(index));
+}
+
+table accuracy_over_seeds_table(const std::string& id, const seeded_runs& runs) {
+  table t(id, "Test accuracy over seeds " + seed_list(runs.seeds) + " (finished runs only; a stopped run is not scored)",
+          {"run", "seeds", "stopped", "mean (%)", "sd (%)", "min (%)", "max (%)", "by seed (%)"});
+  for (std::size_t i = 0; i < runs.first().size(); ++i) {
+    const std::vector<double> all = runs.accuracies(i);
+    const std::vector<double> done = finished(all);
+    std::string by_seed;
+    for (const double a : all) {
+      if (!by_seed.empty()) by_seed += ' ';
+      by_seed += std::isnan(a) ? std::string("stopped") : fixed(100.0 * a, 2);
+    }
+    if (done.empty()) {
+      t.add_row({runs.first()[i].first, std::to_string(all.size()), std::to_string(all.size()), "-", "-", "-", "-",
+                 by_seed});
+      continue;
+    }
+    const sample_summary s = summarize(done);
+    t.add_row({runs.first()[i].first, std::to_string(all.size()), std::to_string(all.size() - done.size()),
+               fixed(100.0 * s.mean, 2), s.count > 1 ? fixed(100.0 * s.standard_deviation, 2) : "-",
+               fixed(100.0 * s.min, 2), fixed(100.0 * s.max, 2), by_seed});
+  }
+  return t;
+}
+
+reference_check compare_accuracies(const claim& c, const seeded_runs& runs, std::size_t a, std::size_t b,
+                                   accuracy_claim direction, double margin) {
+  const std::vector<double> acc_a = runs.accuracies(a), acc_b = runs.accuracies(b);
+  const std::string name_a = runs.first().at(a).first, name_b = runs.first().at(b).first;
+  std::string measured = name_a + ": " + mean_and_sd(acc_a) + "; " + name_b + ": " + mean_and_sd(acc_b);
+  for (const std::size_t index : {a, b}) {
+    const std::vector<std::uint64_t> stopped = runs.stopped_seeds(index);
+    if (!stopped.empty()) {
+      return not_decided(c, measured,
+                         runs.first().at(index).first + " diverged at seed(s) " + seed_list(stopped) +
+                             "; a diverged run has no accuracy to compare");
+    }
+  }
+  if (runs.seeds.size() < 2) return not_decided(c, measured, "one seed, so no estimate of seed noise");
+  const paired_difference d = compare_paired(acc_a, acc_b);
+  measured += "; " + d.describe(100.0, 2, "points");
+  const bool holds = direction == accuracy_claim::lower    ? d.high() < 0
+                     : direction == accuracy_claim::higher ? d.low() > 0
+                                                           : d.low() >= -margin && d.high() <= margin;
+  return check_claim(c, measured, holds);
 }
 
 gradient_census total_gradients(const training_run& run) {

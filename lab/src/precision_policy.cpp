@@ -93,10 +93,13 @@ void set_loss_scaling(precision_policy& p, const std::string& key, const std::st
   } else if (value == "dynamic") {  // torch.cuda.amp.GradScaler defaults
     p.scaling.mode = loss_scaling::kind::dynamic;
     p.scaling.scale = 65536.0;
-  } else if (value == "mindspore") {  // DynamicLossScaleManager(2**24, 2, 1000)
+  } else if (value == "mindspore") {
+    // DynamicLossScaleManager's defaults, the same from r1.5 to r2.x
+    // (init_loss_scale=2**24, scale_factor=2, scale_window=2000:
+    // mindspore.cn/docs/en/r1.7/api_python/mindspore/mindspore.DynamicLossScaleManager.html).
     p.scaling.mode = loss_scaling::kind::dynamic;
     p.scaling.scale = 16777216.0;
-    p.scaling.growth_interval = 1000;
+    p.scaling.growth_interval = 2000;
     p.scaling.min_scale = 1.0;
     p.scaling.mindspore_window = true;
   } else {

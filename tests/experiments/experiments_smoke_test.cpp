@@ -65,7 +65,15 @@ TEST_P(EveryExperiment, RunsTinyAndFillsItsTables) {
   EXPECT_FALSE(r.tables.empty());
   for (const table& t : r.tables) EXPECT_FALSE(t.rows().empty()) << t.id();
   for (const reference_check& c : r.checks) {
-    EXPECT_EQ(c.verdict.rfind(c.matches ? "matches" : "differs", 0), 0u) << c.quantity;
+    const char* prefix = !c.decided ? "not decided" : c.matches ? "matches" : "differs";
+    EXPECT_EQ(c.verdict.rfind(prefix, 0), 0u) << c.quantity;
+    EXPECT_FALSE(!c.decided && c.matches) << c.quantity;
+    EXPECT_FALSE(c.test.empty()) << c.quantity;
+    // Outside the printed-value rows (equal text is their test), numlab's
+    // column holds a measurement, never the tutorial's words.
+    if (c.test.find("equals the printed text") == std::string::npos) {
+      EXPECT_NE(c.computed, c.published) << c.quantity;
+    }
   }
   EXPECT_EQ(render_markdown(e, r).rfind("## " + std::string(e.name) + "\n", 0), 0u);
 }
@@ -229,9 +237,12 @@ TEST(ExperimentOutput, CsvHasOneHeaderPerTableAndOneLinePerRow) {
   const std::string csv = render_csv(r);
   std::size_t lines = 0;
   for (const char c : csv) lines += c == '\n';
-  std::size_t expected = r.tables.size() - 1;  // blank lines between tables
+  // The tables, then the comparison and the reference facts as two more.
+  std::size_t expected = r.tables.size() + (r.checks.empty() ? 0 : 1) + (r.facts.empty() ? 0 : 1) - 1;
   for (const table& t : r.tables) expected += 1 + t.rows().size();
+  expected += (r.checks.empty() ? 0 : 1 + r.checks.size()) + (r.facts.empty() ? 0 : 1 + r.facts.size());
   EXPECT_EQ(lines, expected);
+  EXPECT_NE(csv.find("\ncomparison,"), std::string::npos);
   EXPECT_NE(render_markdown(e, r).find("| fp16 | 16 | 16 | 5 | 10 | 65504 |"), std::string::npos);
 }
 

@@ -25,5 +25,9 @@ TEST(ExperimentTable, RejectsRowsOfTheWrongWidth) {
   EXPECT_THROW((void)t.cell(0, "value"), std::out_of_range);
 }
 
+TEST(ExperimentTable, RejectsTwoColumnsOfTheSameName) {
+  EXPECT_THROW(table("demo", "A demo", {"value", "value"}), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace numlab::experiments

@@ -250,9 +250,13 @@ TEST(LossScaler, GradScalerFollowsAScriptedSequence) {
 TEST(LossScaler, MindSporeWindowCountsLikeDynamicLossScaleManager) {
   precision_config c;
   set_precision_value(c, "loss_scaling", "mindspore", "t");
+  // DynamicLossScaleManager() defaults (r1.5 to r2.x): 2**24, factor 2, window 2000.
+  const loss_scaling defaults = c.resolve().scaling;
+  EXPECT_EQ(defaults.scale, 16777216.0);
+  EXPECT_EQ(defaults.growth_factor, 2.0);
+  EXPECT_EQ(defaults.growth_interval, 2000u);
   set_precision_value(c, "loss_scale_interval", "4", "t");
   auto s = c.resolve().scaling;
-  EXPECT_EQ(s.scale, 16777216.0);
   s.scale = 4.0;
   loss_scaler scaler(s);
   // update_loss_scale with cur_iter from 1, last_overflow_iter -1, window 4:

@@ -5,6 +5,7 @@
 // experiments/ and is listed once in experiments/registry.cpp.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <span>
@@ -21,20 +22,37 @@ struct run_options {
   std::filesystem::path output_dir = "results";  ///< where NAME.md/.csv (and run databases) go
   bool full = false;        ///< the tutorial's full sizes instead of the 2-core defaults
   std::uint64_t seed = 1;   ///< seed of every random choice (stochastic rounding, data order, init)
+  /// Training experiments train every configuration at seeds seed, seed+1,
+  /// ... (this many) and compare them with tests that account for seed
+  /// noise; 0 picks the default for the size (5; 1 at --full, 2 at --tiny).
+  std::size_t seeds = 0;
   bool tiny = false;        ///< smallest size that still shows the effect (smoke tests)
   /// Where training experiments record each of their training runs (one run
   /// database, rundb/SCHEMA.md; empty: not recorded).
   std::filesystem::path run_database{};
 };
 
-/// One value the tutorial printed, beside what numlab computes for it.
+/// One value or claim the tutorial printed, beside what numlab measured for
+/// it and the test that decided between them.
 struct reference_check {
-  std::string quantity;   ///< what was computed, e.g. "0.0004 + 0.25 - 0.25 in fp16"
+  std::string quantity;   ///< what was measured, e.g. "0.0004 + 0.25 - 0.25 in fp16"
   std::string source;     ///< where it was published, e.g. "Graphcore fp16 tutorial"
-  std::string published;  ///< the printed value, verbatim
-  std::string computed;   ///< numlab's value, printed the same way
-  bool matches = false;   ///< decided by comparing the two, never set by hand
-  std::string verdict;    ///< one line: "matches" or "differs: why"
+  std::string published;  ///< what the tutorial printed, verbatim (nothing else)
+  std::string computed;   ///< numlab's measured value (never the tutorial's words)
+  std::string test;       ///< the test applied to the measurement
+  bool decided = true;    ///< false when nothing was measured to test (a diverged run, one seed)
+  bool matches = false;   ///< the test's outcome, never set by hand; false when not decided
+  std::string verdict;    ///< one line: "matches", "differs: why" or "not decided: why"
+};
+
+/// A value shown beside the tutorial's that no measurement could contradict
+/// (an arithmetic identity, a setting read back): reported, not judged.
+struct reference_fact {
+  std::string quantity;
+  std::string source;
+  std::string published;  ///< what the tutorial printed, verbatim, or "-"
+  std::string numlab;     ///< numlab's value
+  std::string why;        ///< why this is not a verdict
 };
 
 /// Everything one run produces.
@@ -42,6 +60,7 @@ struct experiment_result {
   std::vector<std::string> settings;  ///< sizes, seeds, streams, modes actually used
   std::vector<table> tables;
   std::vector<reference_check> checks;
+  std::vector<reference_fact> facts;
   std::vector<std::string> findings;  ///< one line each: what the tables show
 
   /// The table with this id; throws std::out_of_range.

@@ -64,7 +64,9 @@ class staged_run_database {
 /// and the comparison with the tutorial's printed values.
 std::string render_markdown(const experiment& e, const experiment_result& r);
 
-/// The CSV of one run: every table, blank line between tables.
+/// The CSV of one run: every table, then the comparison with the tutorials
+/// (id "comparison") and the reference facts (id "reference-facts"), a blank
+/// line between tables; throws std::logic_error when two tables share an id.
 std::string render_csv(const experiment_result& r);
 
 /// Writes `text` to `path` through a temporary file in the same folder and a
@@ -77,9 +79,10 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view t
 void write_results(const experiment& e, const experiment_result& r,
                    const std::filesystem::path& output_dir);
 
-/// EXPERIMENTS.md: for every registered experiment, its results/NAME.md from
-/// `output_dir` (or a line saying how to generate it), under one header that
-/// says which command regenerated the file.
+/// EXPERIMENTS.md: a header that says which command regenerated the file and
+/// links output_dir/full/NAME.md where they exist, an index, then for every
+/// registered experiment its output_dir/NAME.md verbatim (or a line saying
+/// how to generate it).
 std::string render_experiments_md(const std::filesystem::path& output_dir);
 
 }  // namespace numlab::experiments

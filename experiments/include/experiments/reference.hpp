@@ -23,6 +23,23 @@ struct published_value {
 /// its own) equals the published text.
 reference_check check_printed(const published_value& published, std::string computed);
 
+/// A claim the tutorial made in words, and the test that decides it on
+/// numlab's measurements.
+struct claim {
+  std::string quantity;    ///< what numlab measured, e.g. "test accuracy, fp16 weights vs fp32"
+  std::string source;      ///< the tutorial
+  std::string printed;     ///< the tutorial's sentence, verbatim
+  std::string test;        ///< the test, e.g. "95% interval of the paired difference below 0"
+  std::string if_differs;  ///< what the measurement shows instead
+};
+
+/// The claim's row: `measured` in numlab's column, "matches" iff `holds`.
+reference_check check_claim(const claim& c, std::string measured, bool holds);
+
+/// The claim's row when there is nothing to test (a run diverged, one
+/// seed): shown as not decided, with `why`.
+reference_check not_decided(const claim& c, std::string measured, const std::string& why);
+
 /// Summary of a sample of results of a random process.
 struct sample_summary {
   double mean = 0;
@@ -33,6 +50,24 @@ struct sample_summary {
 };
 /// Mean, sample standard deviation, min and max of `values` (at least one).
 sample_summary summarize(std::span<const double> values);
+
+/// Two configurations trained at the same seeds, compared seed by seed:
+/// the differences a_i - b_i and Student's t 95% interval of their mean.
+struct paired_difference {
+  sample_summary differences;
+  double standard_error = 0;  ///< sd of the differences / sqrt(n)
+  double t_critical = 0;      ///< Student's t 0.975 quantile at n - 1 degrees of freedom
+
+  [[nodiscard]] double low() const { return differences.mean - t_critical * standard_error; }
+  [[nodiscard]] double high() const { return differences.mean + t_critical * standard_error; }
+  /// "mean difference d UNIT, 95% interval [lo, hi] UNIT, n seeds", values
+  /// times `scale` with `decimals` digits.
+  [[nodiscard]] std::string describe(double scale, int decimals, const std::string& unit) const;
+};
+
+/// The paired comparison of `a` and `b` (same seeds, same order; at least
+/// two of each); throws std::invalid_argument otherwise.
+paired_difference compare_paired(std::span<const double> a, std::span<const double> b);
 
 /// Two samples of the same random process agree when their means differ by
 /// at most three standard errors of the difference (Welch). `computed` is

@@ -16,6 +16,7 @@
 #include <lab/trainer.hpp>
 
 #include "experiment.hpp"
+#include "reference.hpp"
 
 namespace numlab::experiments {
 
@@ -62,17 +63,79 @@ struct training_run {
 
   /// Number of skipped steps.
   [[nodiscard]] std::size_t skipped_steps() const;
-  /// Test accuracy after the last epoch (0 if none).
+  /// True when training stopped on an exception (a diverged run): such a
+  /// run is reported as stopped, never scored.
+  [[nodiscard]] bool stopped() const { return !failure.empty(); }
+  /// Test accuracy after the last epoch; NaN when the run stopped or
+  /// finished no epoch, so that no comparison can pass on it.
   [[nodiscard]] double final_accuracy() const;
 };
 
 /// Training runs by name, in the order they were trained.
 using named_runs = std::vector<std::pair<std::string, training_run>>;
 
+/// The seeds a training experiment trains at: options.seed, options.seed + 1,
+/// ... options.seeds of them, or when that is 0, 1 at --full (hours per
+/// seed), 2 at --tiny (smoke tests) and 5 otherwise.
+std::vector<std::uint64_t> seeds_of(const run_options& options);
+
+/// The same list of runs trained once per seed.
+struct seeded_runs {
+  std::vector<std::uint64_t> seeds;
+  std::vector<named_runs> by_seed;  ///< by_seed[k]: the runs at seeds[k], in the same order and names
+
+  /// The first seed's runs (the ones the per-step tables show).
+  [[nodiscard]] const named_runs& first() const { return by_seed.front(); }
+  /// Test accuracy of run `index` at every seed (NaN where it stopped).
+  [[nodiscard]] std::vector<double> accuracies(std::size_t index) const;
+  /// Seeds at which run `index` stopped (diverged).
+  [[nodiscard]] std::vector<std::uint64_t> stopped_seeds(std::size_t index) const;
+};
+
+/// Runs `train` with `base` at every seed of seeds_of(options). Only the
+/// first seed's runs are recorded in the run database (base.trace.db).
+template <class Train>
+seeded_runs train_seeds(const run_options& options, const lab::train_config& base, Train train) {
+  seeded_runs out;
+  out.seeds = seeds_of(options);
+  for (const std::uint64_t seed : out.seeds) {
+    lab::train_config c = base;
+    c.seed = seed;
+    if (seed != out.seeds.front()) c.trace.db.clear();
+    out.by_seed.push_back(train(c));
+  }
+  return out;
+}
+
+/// Test accuracy of run `index` over the seeds at which it finished:
+/// "80.00 ± 1.20% (5 seeds)", "81.00% (1 seed)" or "stopped at every seed".
+std::string accuracy_summary(const seeded_runs& runs, std::size_t index);
+
+/// One row per run: seeds, how many stopped, and test accuracy in percent
+/// over the seeds that finished (mean, sample sd, min, max, then by seed).
+table accuracy_over_seeds_table(const std::string& id, const seeded_runs& runs);
+
+/// Which way a claim about two runs' test accuracies goes.
+enum class accuracy_claim {
+  lower,   ///< a scores lower than b
+  higher,  ///< a scores higher than b
+  within,  ///< a scores within ± margin of b
+};
+
+/// Decides `c` on the test accuracies of runs `a` and `b` at every seed,
+/// paired by seed: "lower" holds when the 95% interval of the mean
+/// difference a - b lies below 0, "higher" above 0, "within" inside
+/// [-margin, margin]. Not decided when a run stopped at some seed (a
+/// diverged run is never scored) or with one seed (no estimate of seed noise).
+reference_check compare_accuracies(const claim& c, const seeded_runs& runs, std::size_t a, std::size_t b,
+                                   accuracy_claim direction, double margin = 0);
+
 /// Trains `config` on `data` with a tracer chained after the precision
 /// policy that fills the censuses, and appends the result to `runs` as
 /// `name`. Exceptions from training are caught and kept in `failure` (so a
-/// diverging fp16 run is a result, not an abort). When config.trace.db is
+/// diverging fp16 run is a result, not an abort); a run whose last epoch
+/// ends with a non-finite training or test loss is recorded as diverged the
+/// same way. When config.trace.db is
 /// set (sized_config takes it from run_options::run_database) the run is
 /// also recorded there under `name`: every step, and tensor statistics with
 /// histograms at about 100 evenly spaced steps.
@@ -82,7 +145,8 @@ void train_into(named_runs& runs, std::string name, const lab::train_config& con
 lab::train_config with_precision(lab::train_config config, const std::string& preset,
                                  const std::vector<std::pair<std::string, std::string>>& refinements = {});
 
-/// part / whole as a percentage with `decimals` digits ("0.00%" when whole is 0).
+/// part / whole as a percentage with `decimals` digits, without a unit
+/// (columns say "(%)"; "0.00" when whole is 0).
 std::string percent_of(std::uint64_t part, std::uint64_t whole, int decimals = 2);
 
 /// The loss cell of a table: 4 decimals, or "nan"/"inf" as they are.
@@ -97,8 +161,8 @@ table outcome_table(const std::string& id, const std::string& title,
                     std::span<const std::pair<std::string, training_run>> runs);
 
 /// The loss-scale trajectory of a run: the first step, every step where the
-/// scale changed or the update was skipped (at most `limit` of them), and
-/// the last step.
+/// scale changed or the update was skipped (the first `limit` of them; the
+/// title says how many there were), and the last step.
 table trajectory_table(const std::string& id, const training_run& run, std::size_t limit);
 
 /// The Graphcore tutorial's training settings for its conv model
