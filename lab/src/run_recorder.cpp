@@ -6,7 +6,7 @@ namespace lab {
 namespace {
 
 // The config as stored with the run: without the database's own path (see
-// lab/SCHEMA.md, runs.config_yaml).
+// rundb/SCHEMA.md, runs.config_yaml).
 std::string stored_yaml(const train_config& config) {
   std::string yaml = to_yaml(config);
   const std::string key = "trace.db: ";

@@ -10,7 +10,7 @@ shift || true
 mkdir -p "$out"
 core=(round_exact arithmetic convert compare codec format text environment rounding_names philox)
 srcs=()
-for c in "${core[@]}"; do srcs+=("$root/libnum/src/$c.cpp"); done
+for c in "${core[@]}"; do srcs+=("$root/libnum/src/core/$c.cpp"); done
 nvcc -O2 -std=c++17 -arch=${CUDA_ARCH:-sm_90} -c "$here/gpu_kernels.cu" -o "$out/gpu_kernels.o"
 g++ -O2 -std=c++20 -pthread -I"$root/libnum/include" "$here/crosscheck.cpp" "${srcs[@]}" "$out/gpu_kernels.o" \
     -L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -o "$out/gpu_crosscheck"

@@ -23,7 +23,7 @@ struct run_options {
   std::uint64_t seed = 1;   ///< seed of every random choice (stochastic rounding, data order, init)
   bool tiny = false;        ///< smallest size that still shows the effect (smoke tests)
   /// Where training experiments record each of their training runs (one run
-  /// database, lab/SCHEMA.md; empty: not recorded).
+  /// database, rundb/SCHEMA.md; empty: not recorded).
   std::filesystem::path run_database{};
 };
 

@@ -1,4 +1,4 @@
-// Records a training run into a run database (lab/SCHEMA.md): the run's
+// Records a training run into a run database (rundb/SCHEMA.md): the run's
 // identity and resolved config, per-step scalars, tensor statistics through a
 // run_tracer and a rundb_sink at the configured cadence, events, evaluations,
 // shadow-mode errors, and the final status. The trainer sees only a

@@ -1,5 +1,5 @@
 // The tracing part of a training configuration: whether and how a run is
-// recorded into a run database (lab/SCHEMA.md). Keys (YAML, and on the
+// recorded into a run database (rundb/SCHEMA.md). Keys (YAML, and on the
 // command line with '-' for '.' and '_'):
 //
 //   trace.db          path of the run database (empty: no tracing)

@@ -1,4 +1,4 @@
-// Thin RAII wrappers over the SQLite C API, internal to lab_rundb. Every
+// Thin RAII wrappers over the SQLite C API, internal to rundb. Every
 // failure becomes a rundb exception whose message names the file.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The run-database schema (documented in lab/SCHEMA.md) and its checks.
+// The run-database schema (documented in rundb/SCHEMA.md) and its checks.
 #include "schema_sql.hpp"
 
 #include <string>
@@ -9,7 +9,7 @@
 namespace rundb::detail {
 namespace {
 
-// Keep in step with lab/SCHEMA.md; any incompatible change bumps schema_version.
+// Keep in step with rundb/SCHEMA.md; any incompatible change bumps schema_version.
 constexpr const char* schema_sql = R"sql(
 CREATE TABLE meta(
   key   TEXT PRIMARY KEY,

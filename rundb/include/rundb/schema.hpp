@@ -1,4 +1,4 @@
-// Identity and version of the run-database file format (see lab/SCHEMA.md).
+// Identity and version of the run-database file format (see rundb/SCHEMA.md).
 #pragma once
 
 #include <cstdint>

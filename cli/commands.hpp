@@ -1,5 +1,5 @@
 // Registration of the `numlab` subcommands. Each subcommand lives in its own
-// file in lab/cli/ and adds itself to the CLI11 application here; main.cpp
+// file in cli/ and adds itself to the CLI11 application here; main.cpp
 // calls them all. A command reports bad input by throwing lab::input_error
 // (any std::exception works): main prints one line and exits with code 2.
 #pragma once

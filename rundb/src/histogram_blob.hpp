@@ -1,5 +1,5 @@
 // The byte layout of tensor_stats.histogram: consecutive unsigned 64-bit
-// little-endian counts (see lab/SCHEMA.md). Internal to lab_rundb.
+// little-endian counts (see rundb/SCHEMA.md). Internal to rundb.
 #pragma once
 
 #include <cstdint>

@@ -1,11 +1,11 @@
-// Creating and validating the run-database schema; internal to lab_rundb.
+// Creating and validating the run-database schema; internal to rundb.
 #pragma once
 
 #include "sqlite.hpp"
 
 namespace rundb::detail {
 
-/// Creates every table and index of lab/SCHEMA.md in an empty database and
+/// Creates every table and index of rundb/SCHEMA.md in an empty database and
 /// stamps it with the application id and schema version.
 void create_schema(database& db);
 

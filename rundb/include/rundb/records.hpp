@@ -1,5 +1,5 @@
 // The plain records stored in a run database. They mirror the tables of
-// lab/SCHEMA.md one to one and carry no dependency on libnum or the trainer,
+// rundb/SCHEMA.md one to one and carry no dependency on libnum or the trainer,
 // so the tracer, `numlab inspect` and the GUI all speak the same types.
 #pragma once
 
