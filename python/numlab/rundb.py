@@ -1,5 +1,5 @@
 """Run databases (the SQLite files numlab's trainer, numlab.torch.Recorder,
-`numlab inspect` and numlab-gui share; schema in lab/SCHEMA.md) as dicts of
+`numlab inspect` and numlab-gui share; schema in rundb/SCHEMA.md) as dicts of
 NumPy columns, read and written through numlab's C++ reader and writer.
 
     db = numlab.rundb.open("run.db")

@@ -1,11 +1,12 @@
 // numlab.rundb's C++ side: the run-database reader and writer
 // (rundb/reader.hpp, rundb/writer.hpp), so Python reads and writes exactly
-// the schema numlab inspect and numlab-gui read (lab/SCHEMA.md).
+// the schema numlab inspect and numlab-gui read (rundb/SCHEMA.md).
 #include <limits>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
@@ -85,8 +86,15 @@ py::dict columns_of(const rundb::table& t) {
   return d;
 }
 
-std::uint64_t count_of(const py::dict& stats, const char* key) { return stats[key].cast<std::uint64_t>(); }
-double real_of(const py::dict& stats, const char* key) { return stats[key].cast<double>(); }
+using record = rundb::tensor_stats_record;
+/// The keys of a numlab.stats dict and the record fields (table columns) they fill.
+constexpr std::pair<const char*, std::uint64_t record::*> count_columns[] = {
+    {"count", &record::count},           {"zeros", &record::zeros}, {"subnormals", &record::subnormals},
+    {"underflows", &record::underflows}, {"overflows", &record::overflows}, {"nans", &record::nans},
+    {"infs", &record::infs}};
+constexpr std::pair<const char*, double record::*> real_columns[] = {
+    {"min_abs", &record::min_abs}, {"min_nonzero_abs", &record::min_nonzero_abs}, {"max_abs", &record::max_abs},
+    {"mean", &record::mean},       {"rms", &record::rms}};
 
 /// A writer the Python object owns until close() (or the end of a with block).
 class run_writer {
@@ -116,18 +124,8 @@ class run_writer {
     r.op = std::move(op);
     r.role = std::move(role);
     r.format = stats["format"].cast<std::string>();
-    r.count = count_of(stats, "count");
-    r.zeros = count_of(stats, "zeros");
-    r.subnormals = count_of(stats, "subnormals");
-    r.underflows = count_of(stats, "underflows");
-    r.overflows = count_of(stats, "overflows");
-    r.nans = count_of(stats, "nans");
-    r.infs = count_of(stats, "infs");
-    r.min_abs = real_of(stats, "min_abs");
-    r.min_nonzero_abs = real_of(stats, "min_nonzero_abs");
-    r.max_abs = real_of(stats, "max_abs");
-    r.mean = real_of(stats, "mean");
-    r.rms = real_of(stats, "rms");
+    for (const auto& [key, member] : count_columns) r.*member = stats[key].cast<std::uint64_t>();
+    for (const auto& [key, member] : real_columns) r.*member = stats[key].cast<double>();
     if (stats.contains("histogram")) {
       const auto bins = py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>::ensure(stats["histogram"]);
       r.hist.first_exponent = stats["hist_first_exponent"].cast<std::int32_t>();
