@@ -1,6 +1,7 @@
 """Shared set-up of the Python tests: the numlab package, the numlab CLI and
 the scalar reference program come from the build tree in NUMLAB_BUILD_DIR
-(default: build/ at the top of the source tree)."""
+(default: build/ at the top of the source tree); NUMLAB_BINARY names another
+numlab program to compare with."""
 
 import os
 import pathlib
@@ -18,7 +19,7 @@ if os.environ.get("NUMLAB_PYTHON_INSTALLED") != "1":
 
 @pytest.fixture(scope="session")
 def numlab_binary():
-    path = BUILD_DIR / "numlab"
+    path = pathlib.Path(os.environ.get("NUMLAB_BINARY", BUILD_DIR / "numlab"))
     if not path.exists():
         pytest.fail(f"{path} is missing: build the numlab target first")
     return path
