@@ -18,20 +18,6 @@
 namespace numlab::cli {
 namespace {
 
-struct named_format {
-  num::format format;
-  const char* description;
-};
-
-constexpr named_format built_in_formats[] = {
-    {num::binary16, "IEEE 754 binary16, half precision"},
-    {num::bfloat16_format, "bfloat16, fp32's range with 8 bits of precision"},
-    {num::fp8_e5m2, "OCP FP8 E5M2, IEEE-like"},
-    {num::fp8_e4m3, "OCP FP8 E4M3: no infinities, NaN only S.1111.111"},
-    {num::tf32, "NVIDIA TensorFloat-32, fp32's range with fp16's precision"},
-    {num::binary32, "IEEE 754 binary32, single precision"},
-};
-
 // max = (2 - 2^k) * 2^emax, where k is 1-p with infinities (all-ones
 // significand) and 2-p without (the all-ones significand is NaN).
 std::string max_as_powers(const num::format& f) {
@@ -40,7 +26,7 @@ std::string max_as_powers(const num::format& f) {
   return "(2 - " + power_of_two_text(k) + ") * " + power_of_two_text(f.emax);
 }
 
-void print_format(const num::format& f, const char* description, std::ostream& out) {
+void print_format(const num::format& f, std::string_view description, std::ostream& out) {
   out << num::format_name(f) << ": " << description << '\n';
   text_table table({{""}, {""}, {""}});
   table.add_row({"bits", std::to_string(f.total_bits()) + " = 1 sign + " + std::to_string(f.exponent_bits()) +
@@ -99,14 +85,14 @@ void add_formats_command(CLI::App& app) {
     }
     if (!format_text->empty()) {
       const num::format f = parse_format_option(*format_text, "formats --format");
-      for (const named_format& b : built_in_formats) {
-        if (b.format == f) return print_format(f, b.description, std::cout);
+      for (const num::described_format& b : num::builtin_formats) {
+        if (b.value == f) return print_format(f, b.description, std::cout);
       }
       return print_format(f, "custom format", std::cout);
     }
-    for (std::size_t i = 0; i < std::size(built_in_formats); ++i) {
+    for (std::size_t i = 0; i < std::size(num::builtin_formats); ++i) {
       if (i > 0) std::cout << '\n';
-      print_format(built_in_formats[i].format, built_in_formats[i].description, std::cout);
+      print_format(num::builtin_formats[i].value, num::builtin_formats[i].description, std::cout);
     }
     std::cout << '\n';
     print_scaled_formats(std::cout);

@@ -129,12 +129,9 @@ rounding_setup resolve(const round_options& o) {
     throw usage_error(std::string("round --mode: ") + e.what());
   }
   s.spec.random_bits = o.random_bits;
-  s.spec.tiny = o.tininess == "before" ? num::tininess::before_rounding : num::tininess::after_rounding;
-  if (!s.scaled || o.overflow_given) {
-    s.spec.overflow = o.overflow == "saturate" ? num::overflow_mode::saturate
-                      : o.overflow == "nan"    ? num::overflow_mode::nan
-                                               : num::overflow_mode::ieee;
-  }
+  s.spec.tiny = num::parse_tininess(o.tininess);
+  // Scaled formats saturate unless --overflow is given (OCP MX's conversion rule).
+  if (!s.scaled || o.overflow_given) s.spec.overflow = num::parse_overflow_mode(o.overflow);
   bool stochastic = false;
   for (const num::rounding m : s.modes) stochastic = stochastic || m == num::rounding::stochastic;
   if (s.samples > 0 && !stochastic) throw usage_error("round: --samples needs --mode sr (or all)");

@@ -10,6 +10,7 @@ packages=(
   libopenblas-dev libeigen3-dev libimath-dev libomp-dev
   qt6-base-dev libqcustomplot-dev libqcustomplot2.1-qt6 xvfb
   dataset-fashion-mnist
+  python3-dev pybind11-dev python3-numpy python3-pytest python3-torch
 )
 missing=()
 for p in "${packages[@]}"; do

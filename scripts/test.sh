@@ -18,6 +18,13 @@ configure_build_test() {
   fi
 }
 
+# ctest runs the Python package's pytest suite too (test python_tests); its
+# PyTorch recorder tests need python3-torch and are skipped without it.
+if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  echo "test.sh: python3-torch is not installed: the PyTorch recorder tests will be skipped" \
+       "(bash scripts/install-deps.sh installs it)" >&2
+fi
+
 configure_build_test build -DCMAKE_BUILD_TYPE=Release
 # The sanitized build skips benchmarks and the GUI's screenshots are still tested.
 configure_build_test build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNUMLAB_SANITIZE=ON -DNUMLAB_BUILD_BENCH=OFF

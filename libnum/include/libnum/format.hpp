@@ -114,6 +114,22 @@ static_assert(fp8_e5m2.total_bits() == 8 && fp8_e4m3.total_bits() == 8);
 static_assert(tf32.total_bits() == 19 && binary32.total_bits() == 32);
 static_assert(binary16.max() == 65504.0 && fp8_e4m3.max() == 448.0 && fp8_e5m2.max() == 57344.0);
 
+/// A built-in format and one line saying what it is.
+struct described_format {
+  format value;
+  std::string_view description;
+};
+
+/// The built-in formats, in the order `numlab formats` lists them.
+inline constexpr described_format builtin_formats[] = {
+    {binary16, "IEEE 754 binary16, half precision"},
+    {bfloat16_format, "bfloat16, fp32's range with 8 bits of precision"},
+    {fp8_e5m2, "OCP FP8 E5M2, IEEE-like"},
+    {fp8_e4m3, "OCP FP8 E4M3: no infinities, NaN only S.1111.111"},
+    {tf32, "NVIDIA TensorFloat-32, fp32's range with fp16's precision"},
+    {binary32, "IEEE 754 binary32, single precision"},
+};
+
 /// Short name of a built-in format ("fp16", "bf16", "e5m2", "e4m3", "tf32",
 /// "fp32"), or "p=..,emin=..,emax=..,subnormals=..,inf=.." for a custom one.
 std::string format_name(const format& f);

@@ -79,6 +79,16 @@ std::string_view rounding_name(rounding m);
 /// Parses a rounding name (short names above, or long ones such as
 /// "nearest-even", "toward-zero", "stochastic"); throws std::invalid_argument.
 rounding parse_rounding(std::string_view text);
+/// Names: "ieee", "saturate", "nan".
+std::string_view overflow_mode_name(overflow_mode m);
+/// Parses an overflow behaviour name (as above); throws std::invalid_argument
+/// naming the text.
+overflow_mode parse_overflow_mode(std::string_view text);
+/// Names: "after" (after rounding, IEEE 754's default here), "before".
+std::string_view tininess_name(tininess t);
+/// Parses a tininess name ("after", "before", also "after-rounding",
+/// "before-rounding"); throws std::invalid_argument naming the text.
+tininess parse_tininess(std::string_view text);
 /// "inexact|underflow" style list of the set flags ("none" if empty).
 std::string flags_to_string(flags f);
 

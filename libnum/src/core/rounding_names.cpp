@@ -31,6 +31,33 @@ rounding parse_rounding(std::string_view t) {
                               "' (expected ne, na, rz, ru, rd, ro or sr)");
 }
 
+std::string_view overflow_mode_name(overflow_mode m) {
+  switch (m) {
+    case overflow_mode::ieee: return "ieee";
+    case overflow_mode::saturate: return "saturate";
+    case overflow_mode::nan: return "nan";
+  }
+  return "?";
+}
+
+overflow_mode parse_overflow_mode(std::string_view t) {
+  if (t == "ieee") return overflow_mode::ieee;
+  if (t == "saturate") return overflow_mode::saturate;
+  if (t == "nan") return overflow_mode::nan;
+  throw std::invalid_argument("unknown overflow behaviour '" + std::string(t) +
+                              "' (expected ieee, saturate or nan)");
+}
+
+std::string_view tininess_name(tininess t) {
+  return t == tininess::before_rounding ? "before" : "after";
+}
+
+tininess parse_tininess(std::string_view t) {
+  if (t == "after" || t == "after-rounding" || t == "after_rounding") return tininess::after_rounding;
+  if (t == "before" || t == "before-rounding" || t == "before_rounding") return tininess::before_rounding;
+  throw std::invalid_argument("unknown tininess '" + std::string(t) + "' (expected after or before)");
+}
+
 std::string flags_to_string(flags f) {
   static constexpr std::pair<flags, const char*> names[] = {
       {flags::invalid, "invalid"}, {flags::divide_by_zero, "divide-by-zero"}, {flags::overflow, "overflow"},

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Cost of numlab.torch.Recorder on examples/pytorch_amp_recipe.py: the same
+training steps unrecorded and recorded every N steps, alternated in one run.
+
+Time per step is process CPU time of the training loop (torch on 1 thread; the
+run-database writer thread included), robust on a shared machine; wall time is
+printed beside it. Creating the database and the final commit are outside.
+Each round trains a fresh model for --steps steps both ways; the table gives
+the median over the rounds.
+
+Usage: PYTHONPATH=build/python python3 bench/pytorch_recorder_bench.py [--rounds 5] [--steps 100] [--every 10]
+"""
+
+import argparse
+import os
+import pathlib
+import statistics
+import sys
+import tempfile
+
+import torch
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "examples"))
+import pytorch_amp_recipe as recipe  # noqa: E402
+
+
+def timed(steps, options):
+    """(CPU ms, wall ms) per step of the training loop (recorder set-up and close excluded)."""
+    _, cpu, wall = recipe.train(steps, options)
+    return cpu * 1e3, wall * 1e3
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--every", type=int, default=10)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    results = {"off": [], f"every {args.every}": [], "every 1": []}
+    with tempfile.TemporaryDirectory() as folder:
+        timed(10, None)  # warm-up: allocator, autocast caches
+        for r in range(args.rounds):
+            results["off"].append(timed(args.steps, None))
+            for every in (args.every, 1):
+                path = os.path.join(folder, f"run-{r}-{every}.db")
+                results[f"every {every}"].append(timed(args.steps, {"path": path, "format": "fp16", "every": every}))
+    base = statistics.median(c for c, _ in results["off"])
+    print("| recording | CPU ms/step | wall ms/step | CPU time added |")
+    print("|---|---:|---:|---:|")
+    for name, times in results.items():
+        cpu = statistics.median(c for c, _ in times)
+        wall = statistics.median(w for _, w in times)
+        added = "—" if name == "off" else f"{(cpu / base - 1) * 100:+.1f}%"
+        print(f"| {name} | {cpu:.2f} | {wall:.2f} | {added} |")
+
+
+if __name__ == "__main__":
+    main()

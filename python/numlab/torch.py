@@ -1,0 +1,143 @@
+"""Records PyTorch training into a numlab run database, for numlab-gui and
+`numlab inspect` (pure Python over numlab's statistics and run-database writer).
+
+    recorder = numlab.torch.Recorder(model, "run.db", format="fp16", every=10, scaler=scaler)
+    for x, y in batches:
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            loss = loss_fn(model(x), y)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer); scaler.update(); optimizer.zero_grad()
+        recorder.end_step(loss)
+    recorder.close()
+
+Every `every`-th step (0, every, 2*every, ...) each leaf module's output
+(role activation) and the gradient of its first input (grad_input), and each
+parameter (weight) and its gradient as backward produces it (grad_weight, at
+site "<module>.<parameter>"), are summarised by numlab.stats as rounding them
+into `format` would make them: underflows, overflows, subnormals and the
+binade histogram, whatever dtype the tensor has (bf16 and fp16 tensors widen to
+fp32 exactly). Every step's loss is recorded, and with a scaler its loss scale
+and whether the step was skipped (the scale went down, as torch's GradScaler
+does on inf/NaN gradients). Forward and full-backward hooks cannot follow
+modules that modify their input in place (nn.ReLU(inplace=True)).
+"""
+
+import math
+import time
+
+import numpy as np
+import torch
+
+from ._core import stats as _stats
+from .rundb import RunWriter
+
+__all__ = ["Recorder"]
+
+
+def _values(tensor):
+    """A tensor's values as a C-contiguous float32 NumPy array (exact for fp16/bf16/fp32)."""
+    return tensor.detach().to(device="cpu", dtype=torch.float32).contiguous().numpy()
+
+
+class Recorder:
+    """Hooks on `model` that write one run into the run database at `path`."""
+
+    def __init__(self, model, path, format="fp16", every=10, *, scaler=None, mode="ne", run_name=None):
+        if every < 1:
+            raise ValueError(f"Recorder every: must be at least 1 (got {every})")
+        _stats(np.zeros(0, dtype=np.float32), format, mode)  # ValueError for a format or mode numlab does not know
+        self.format = format
+        self.mode = mode
+        self.every = every
+        self.scaler = scaler
+        self.step_index = 0
+        self._db = RunWriter(path)
+        config = (f"source: numlab.torch.Recorder\nmodel: {type(model).__name__}\n"
+                  f"format: {format}\nmode: {mode}\nevery: {every}\n")
+        self.run = self._db.begin_run(run_name or type(model).__name__, config_yaml=config)
+        self._started = time.monotonic()
+        self._scale_in_force = self._current_scale()
+        self._closed = False
+        self._handles = []
+        modules = [(name, m) for name, m in model.named_modules() if not any(True for _ in m.children())]
+        for name, module in modules:
+            site = name or type(module).__name__.lower()
+            op = type(module).__name__.lower()
+            self._handles.append(module.register_forward_hook(self._on_output(site, op)))
+            self._handles.append(module.register_full_backward_hook(self._on_input_gradient(site, op)))
+            for parameter_name, parameter in module.named_parameters(recurse=False):
+                self._handles.append(parameter.register_hook(
+                    self._on_parameter_gradient(f"{site}.{parameter_name}", op)))
+        self._parameters = [(f"{name or type(module).__name__.lower()}.{parameter_name}",
+                             type(module).__name__.lower(), parameter)
+                            for name, module in modules for parameter_name, parameter in module.named_parameters(recurse=False)]
+
+    @property
+    def recording(self):
+        """Whether the current step's tensors are being recorded."""
+        return self.step_index % self.every == 0
+
+    def _record(self, site, op, role, tensor):
+        self._db.add_tensor_stats(self.run, self.step_index, site, op, role,
+                                  _stats(_values(tensor), self.format, self.mode))
+
+    def _on_output(self, site, op):
+        def hook(module, inputs, output):
+            if self.recording and isinstance(output, torch.Tensor) and output.is_floating_point():
+                self._record(site, op, "activation", output)
+        return hook
+
+    def _on_input_gradient(self, site, op):
+        def hook(module, grad_input, grad_output):
+            if self.recording and grad_input and grad_input[0] is not None:
+                self._record(site, op, "grad_input", grad_input[0])
+        return hook
+
+    def _on_parameter_gradient(self, site, op):
+        def hook(gradient):
+            if self.recording:
+                self._record(site, op, "grad_weight", gradient)
+        return hook
+
+    def _current_scale(self):
+        return float(self.scaler.get_scale()) if self.scaler is not None else None
+
+    def end_step(self, loss):
+        """Ends the current step: records its loss (a tensor or a number), loss
+        scale and skip, and on recorded steps the weights after the update."""
+        if self.recording:
+            for site, op, parameter in self._parameters:
+                self._record(site, op, "weight", parameter)
+        value = float(loss.detach()) if isinstance(loss, torch.Tensor) else float(loss)
+        scale_after = self._current_scale()
+        skipped = scale_after is not None and scale_after < self._scale_in_force
+        self._db.add_step(self.run, self.step_index, loss=value, loss_scale=self._scale_in_force, skipped=skipped,
+                          skip_reason="inf or NaN in the scaled gradients" if skipped else "",
+                          wall_time=time.monotonic() - self._started)
+        if skipped:
+            self._db.add_event(self.run, self.step_index, "skipped",
+                               f"loss scale {self._scale_in_force:g} -> {scale_after:g}")
+        if not math.isfinite(value):
+            self._db.add_event(self.run, self.step_index, "nan", f"loss is {value}")
+        self._scale_in_force = scale_after
+        self.step_index += 1
+
+    def close(self, status="finished"):
+        """Removes the hooks and marks the run `status` (finished, failed,
+        interrupted); writes everything queued."""
+        if self._closed:
+            return
+        self._closed = True
+        for handle in self._handles:
+            handle.remove()
+        self._db.finish_run(self.run, status)
+        self._db.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        if kind is None:
+            self.close("finished")
+        else:
+            self.close("interrupted" if issubclass(kind, KeyboardInterrupt) else "failed")

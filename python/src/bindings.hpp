@@ -1,0 +1,15 @@
+// The parts of the numlab Python extension, each adding its functions to the module.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace numlab::python {
+
+/// round, encode, decode and ConversionReport.
+void bind_arrays(pybind11::module_& m);
+/// stats, formats, format_info.
+void bind_stats(pybind11::module_& m);
+/// RunReader, RunWriter and RunDatabaseError.
+void bind_rundb(pybind11::module_& m);
+
+}  // namespace numlab::python

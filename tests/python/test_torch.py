@@ -1,0 +1,138 @@
+"""numlab.torch.Recorder on real PyTorch training: 20 recorded steps read back
+through the C++ reader (numlab.rundb) and `numlab inspect`, every row equal to
+numlab.stats of the very tensor the hooks saw."""
+
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip(
+    "torch", reason="python3-torch is not installed: skipping the PyTorch recorder tests "
+                    "(bash scripts/install-deps.sh installs it)")
+import numlab  # noqa: E402
+import numlab.torch  # noqa: E402
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "examples"))
+import pytorch_amp_recipe as recipe  # noqa: E402
+
+STEPS, EVERY = 20, 5
+
+
+class SeenTensors:
+    """Copies of what the recorder's hooks see, taken by hooks of our own."""
+
+    def __init__(self, model, recorder):
+        self.recorder = recorder
+        self.rows = {}
+        for name, module in model.named_modules():
+            if any(True for _ in module.children()):
+                continue
+            module.register_forward_hook(lambda m, i, out, name=name: self.keep(name, "activation", out))
+            module.register_full_backward_hook(lambda m, gin, gout, name=name: self.keep(name, "grad_input", gin[0]))
+            for pname, p in module.named_parameters(recurse=False):
+                p.register_hook(lambda g, site=f"{name}.{pname}": self.keep(site, "grad_weight", g))
+
+    def keep(self, site, role, tensor):
+        if self.recorder.recording and tensor is not None:
+            self.rows[(self.recorder.step_index, site, role)] = tensor.detach().float().numpy().copy()
+
+
+def train_recorded(path, scaler):
+    torch.manual_seed(2)
+    net = recipe.make_model(32, 16, 3)
+    data, targets = recipe.make_data(8, 32, 16, 4)
+    opt = torch.optim.SGD(net.parameters(), lr=0.01)
+    recorder = numlab.torch.Recorder(net, path, format="fp16", every=EVERY, scaler=scaler)
+    seen = SeenTensors(net, recorder)
+    with recorder:
+        for step in range(STEPS):
+            with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
+                loss = torch.nn.functional.mse_loss(net(data[step % 4]), targets[step % 4])
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+            opt.zero_grad()
+            if recorder.recording:
+                for name, p in net.named_parameters():
+                    seen.rows[(recorder.step_index, name, "weight")] = p.detach().numpy().copy()
+            recorder.end_step(loss)
+    return seen.rows
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    path = tmp_path_factory.mktemp("torch") / "recorded.db"
+    seen = train_recorded(path, recipe.DynamicLossScaler(init_scale=2.0 ** 10))
+    return path, seen
+
+
+def test_every_recorded_row_equals_numlab_stats_of_the_same_tensor(recorded):
+    path, seen = recorded
+    db = numlab.rundb.open(path)
+    rows = db.tensor_stats()
+    assert len(rows["id"]) == len(seen) > 0
+    assert sorted(set(rows["step"].tolist())) == list(range(0, STEPS, EVERY))
+    assert set(rows["role"].tolist()) == {"activation", "grad_input", "grad_weight", "weight"}
+    for i in range(len(rows["id"])):
+        key = (int(rows["step"][i]), rows["layer"][i], rows["role"][i])
+        want = numlab.stats(seen[key], "fp16")
+        for column in ("count", "zeros", "subnormals", "underflows", "overflows", "nans", "infs",
+                       "min_abs", "max_abs", "mean", "rms", "hist_first_exponent"):
+            assert rows[column][i] == want[column], (key, column)
+        np.testing.assert_array_equal(rows["histogram"][i], want["histogram"])
+
+
+def test_steps_hold_loss_and_loss_scale(recorded):
+    path, _ = recorded
+    db = numlab.rundb.open(path)
+    steps = db.steps()
+    assert steps["step"].tolist() == list(range(STEPS))
+    assert np.all(np.isfinite(steps["loss"])) and steps["loss_scale"].tolist() == [1024.0] * STEPS
+    assert db.runs()["status"].tolist() == ["finished"]
+
+
+def test_numlab_inspect_reads_the_recording(recorded, numlab_binary):
+    path, _ = recorded
+    out = subprocess.run([str(numlab_binary), "inspect", str(path), "--layer", "fc1"], capture_output=True,
+                         text=True, check=True).stdout
+    assert "fc1" in out
+
+
+class ShrinkingScaler(recipe.DynamicLossScaler):
+    """Reports inf gradients at steps 3 and 7, as GradScaler would on an overflow."""
+
+    def __init__(self):
+        super().__init__(init_scale=256.0)
+        self.calls = 0
+
+    def step(self, optimizer):
+        super().step(optimizer)
+        self._found_inf = self.calls in (3, 7)
+        self.calls += 1
+
+
+def test_a_shrinking_scale_marks_the_step_skipped(tmp_path):
+    train_recorded(tmp_path / "skips.db", ShrinkingScaler())
+    steps = numlab.rundb.open(tmp_path / "skips.db").steps()
+    assert np.flatnonzero(steps["skipped"]).tolist() == [3, 7]
+    assert steps["loss_scale"][:9].tolist() == [256.0] * 4 + [128.0] * 4 + [64.0]
+
+
+def test_a_failing_run_is_marked_failed(tmp_path):
+    net = recipe.make_model(4, 4, 2)
+    with pytest.raises(RuntimeError):
+        with numlab.torch.Recorder(net, tmp_path / "f.db", every=1):
+            net(torch.ones(3, 5))  # wrong width
+    assert numlab.rundb.open(tmp_path / "f.db").runs()["status"].tolist() == ["failed"]
+
+
+def test_bad_arguments_fail_before_anything_is_written(tmp_path):
+    net = recipe.make_model(4, 4, 2)
+    with pytest.raises(ValueError, match="unknown format 'fp12'"):
+        numlab.torch.Recorder(net, tmp_path / "a.db", format="fp12")
+    with pytest.raises(ValueError, match="Recorder every: must be at least 1"):
+        numlab.torch.Recorder(net, tmp_path / "b.db", every=0)
+    assert not (tmp_path / "a.db").exists() and not (tmp_path / "b.db").exists()
