@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "libnum/exact_value.hpp"
+#include "core/exact_value.hpp"
 #include "libnum/rounding.hpp"
 #include "libnum/scaled_format.hpp"
 

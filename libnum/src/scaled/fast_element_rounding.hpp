@@ -1,5 +1,5 @@
 // Internal: element rounding on 64-bit integers, inlined into the block
-// loop. The same decisions as round_exact (libnum/src/round_exact.cpp) for
+// loop. The same decisions as round_exact (libnum/src/core/round_exact.cpp) for
 // values of at most 62 significant bits, specialised to the small element
 // formats: no 128-bit arithmetic and no call per element. The oracle tests
 // run both this and the generic path (values it does not take fall back).
