@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "lab/errors.hpp"
+#include "scratch.hpp"
 
 namespace lab {
 
@@ -40,7 +41,7 @@ void optimizer::step(const op_context& ctx, float lr) {
     const std::size_t n = p.value.size();
     float* w = p.value.data();
     const float* g = p.grad.data();
-    delta_.resize(n);
+    const std::span<float> delta = detail::scratch_prefix(delta_, n);
     const float l2 = p.decay && s.kind != optimizer_kind::adamw ? s.weight_decay : 0.0f;
     // The gradient, the state and every intermediate of the update pass
     // through the context (role optimizer_state), so a precision policy holds
@@ -51,24 +52,24 @@ void optimizer::step(const op_context& ctx, float lr) {
     const auto rounded = [&](std::string_view suffix, std::span<float> values) {
       ctx.produce({p.layer, op, p.tensor_name + std::string(suffix)}, tensor_role::optimizer_state, values);
     };
-    grad_.resize(n);
-    for (std::size_t j = 0; j < n; ++j) grad_[j] = g[j] + l2 * w[j];
-    rounded(".grad", grad_);
+    const std::span<float> grad = detail::scratch_prefix(grad_, n);
+    for (std::size_t j = 0; j < n; ++j) grad[j] = g[j] + l2 * w[j];
+    rounded(".grad", grad);
     if (s.kind == optimizer_kind::sgd) {
       if (s.momentum == 0.0f) {
-        for (std::size_t j = 0; j < n; ++j) delta_[j] = -lr * grad_[j];
+        for (std::size_t j = 0; j < n; ++j) delta[j] = -lr * grad[j];
       } else {
         float* buf = first_[i].data();
         for (std::size_t j = 0; j < n; ++j) buf[j] *= s.momentum;
         rounded(".momentum.decayed", first_[i].values());
-        for (std::size_t j = 0; j < n; ++j) buf[j] += grad_[j];
+        for (std::size_t j = 0; j < n; ++j) buf[j] += grad[j];
         rounded(".momentum", first_[i].values());
         if (s.nesterov) {
-          for (std::size_t j = 0; j < n; ++j) delta_[j] = grad_[j] + s.momentum * buf[j];
-          rounded(".nesterov_direction", delta_);
-          for (std::size_t j = 0; j < n; ++j) delta_[j] *= -lr;
+          for (std::size_t j = 0; j < n; ++j) delta[j] = grad[j] + s.momentum * buf[j];
+          rounded(".nesterov_direction", delta);
+          for (std::size_t j = 0; j < n; ++j) delta[j] *= -lr;
         } else {
-          for (std::size_t j = 0; j < n; ++j) delta_[j] = -lr * buf[j];
+          for (std::size_t j = 0; j < n; ++j) delta[j] = -lr * buf[j];
         }
       }
     } else {
@@ -78,26 +79,26 @@ void optimizer::step(const op_context& ctx, float lr) {
       const float decoupled = p.decay && s.kind == optimizer_kind::adamw ? lr * s.weight_decay : 0.0f;
       for (std::size_t j = 0; j < n; ++j) m[j] *= s.beta1;
       rounded(".m.decayed", first_[i].values());
-      for (std::size_t j = 0; j < n; ++j) m[j] += (1.0f - s.beta1) * grad_[j];
+      for (std::size_t j = 0; j < n; ++j) m[j] += (1.0f - s.beta1) * grad[j];
       rounded(".m", first_[i].values());
       for (std::size_t j = 0; j < n; ++j) v[j] *= s.beta2;
       rounded(".v.decayed", second_[i].values());
-      for (std::size_t j = 0; j < n; ++j) v[j] += (1.0f - s.beta2) * grad_[j] * grad_[j];
+      for (std::size_t j = 0; j < n; ++j) v[j] += (1.0f - s.beta2) * grad[j] * grad[j];
       rounded(".v", second_[i].values());
-      denom_.resize(n);
-      for (std::size_t j = 0; j < n; ++j) denom_[j] = std::sqrt(v[j]);
-      rounded(".sqrt_v", denom_);
-      for (std::size_t j = 0; j < n; ++j) denom_[j] /= bias2_sqrt;
-      rounded(".sqrt_v_hat", denom_);
-      for (std::size_t j = 0; j < n; ++j) denom_[j] += s.eps;
-      rounded(".denominator", denom_);
+      const std::span<float> denom = detail::scratch_prefix(denom_, n);
+      for (std::size_t j = 0; j < n; ++j) denom[j] = std::sqrt(v[j]);
+      rounded(".sqrt_v", denom);
+      for (std::size_t j = 0; j < n; ++j) denom[j] /= bias2_sqrt;
+      rounded(".sqrt_v_hat", denom);
+      for (std::size_t j = 0; j < n; ++j) denom[j] += s.eps;
+      rounded(".denominator", denom);
       // AdamW's decoupled decay joins the step in one delta (PyTorch
       // multiplies w by 1 - lr * decay first, one more rounding); the update
       // w + delta is then rounded once, from its exact value (ctx.update).
-      for (std::size_t j = 0; j < n; ++j) delta_[j] = -step_size * m[j] / denom_[j] - decoupled * w[j];
+      for (std::size_t j = 0; j < n; ++j) delta[j] = -step_size * m[j] / denom[j] - decoupled * w[j];
     }
     const lab::site where = p.site();
-    ctx.update(where, p.value.values(), delta_);
+    ctx.update(where, p.value.values(), delta);
     ctx.produce(where, tensor_role::master_weight, p.value.values());
   }
 }
