@@ -7,6 +7,7 @@
 
 #include "mixing.hpp"
 #include "precision_sum.hpp"
+#include "scratch.hpp"
 
 namespace lab {
 namespace {
@@ -269,42 +270,42 @@ void precision_hook::update(const site& where, std::span<float> weight, std::spa
         throw precision_trap(num::flags::invalid, where, tensor_role::update, step_, {{i, delta[i], delta[i]}});
     }
   const std::size_t n = weight.size();
-  rounded_.resize(n);
+  const std::span<float> rounded = detail::scratch_prefix(rounded_, n);
   if (stored_in_format(where)) {
-    exact_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) exact_[i] = detail::sum_to_odd(weight[i], delta[i]);
+    const std::span<double> exact = detail::scratch_prefix(exact_, n);
+    for (std::size_t i = 0; i < n; ++i) exact[i] = detail::sum_to_odd(weight[i], delta[i]);
     auto o = options(where, tensor_role::update, *site_format(where));
-    const auto result = num::round_array(std::span<const double>(exact_), std::span<float>(rounded_), o);
+    const auto result = num::round_array(std::span<const double>(exact), rounded, o);
     tally_.by_role[static_cast<std::size_t>(tensor_role::update)] += result.counts;
     tally_.elements[static_cast<std::size_t>(tensor_role::update)] += n;
     if (num::any(policy_.traps, num::flags::overflow) && result.counts.overflowed > 0) {
       std::vector<precision_trap::offending> bad;
       for (std::size_t i = 0; i < n && bad.size() < 8; ++i)
-        if (std::isfinite(exact_[i]) && !std::isfinite(rounded_[i])) bad.push_back({i, weight[i], rounded_[i]});
+        if (std::isfinite(exact[i]) && !std::isfinite(rounded[i])) bad.push_back({i, weight[i], rounded[i]});
       throw precision_trap(num::flags::overflow, where, tensor_role::update, step_, std::move(bad));
     }
   } else {
-    for (std::size_t i = 0; i < n; ++i) rounded_[i] = weight[i] + delta[i];
+    for (std::size_t i = 0; i < n; ++i) rounded[i] = weight[i] + delta[i];
   }
   locate_non_finite(where, tensor_role::update, rounded_);
   auto& t = tally_.updates;
   t.elements += n;
   for (std::size_t i = 0; i < n; ++i) {
     const bool moved = delta[i] != 0.0f;
-    const bool same = rounded_[i] == weight[i];
+    const bool same = rounded[i] == weight[i];
     t.nonzero_delta += moved ? 1 : 0;
     t.unchanged += same ? 1 : 0;
     t.swamped += (moved && same) ? 1 : 0;
     const double d = delta[i];
     t.requested += std::fabs(d);
-    t.applied += (static_cast<double>(rounded_[i]) - weight[i]) * (d > 0.0 ? 1.0 : d < 0.0 ? -1.0 : 0.0);
+    t.applied += (static_cast<double>(rounded[i]) - weight[i]) * (d > 0.0 ? 1.0 : d < 0.0 ? -1.0 : 0.0);
   }
   if (next_ != nullptr) {
     trap_scratch_.assign(weight.begin(), weight.end());
-    std::copy(rounded_.begin(), rounded_.end(), weight.begin());
+    std::copy(rounded.begin(), rounded.end(), weight.begin());
     next_->observe_update(where, trap_scratch_, delta, weight);
   } else {
-    std::copy(rounded_.begin(), rounded_.end(), weight.begin());
+    std::copy(rounded.begin(), rounded.end(), weight.begin());
   }
 }
 

@@ -155,14 +155,18 @@ NUMLAB_INLINE __mmask16 subnormal_lanes(__m512i x) {
 // some cores), the tail masked. `convert(x)` gives the 16 results.
 template <class Convert>
 NUMLAB_INLINE void bf16_blocks(const chunk& c, bool values, Convert convert) {
+  // Locals, so the compiler need not reload them after each store.
   const auto* in = static_cast<const float*>(c.in);
+  auto* out_values = static_cast<float*>(c.out);
+  auto* out_codes = static_cast<std::uint16_t*>(c.out);
+  const std::size_t n = c.n;
   std::size_t i = 0;
-  for (; i + 16 <= c.n; i += 16) {
+  for (; i + 16 <= n; i += 16) {
     const __m512i x = _mm512_loadu_si512(in + i);
     if (values) {
-      _mm512_storeu_si512(static_cast<float*>(c.out) + i, _mm512_slli_epi32(_mm512_cvtepu16_epi32(convert(x)), 16));
+      _mm512_storeu_si512(out_values + i, _mm512_slli_epi32(_mm512_cvtepu16_epi32(convert(x)), 16));
     } else {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<std::uint16_t*>(c.out) + i), convert(x));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out_codes + i), convert(x));
     }
   }
   if (i < c.n) {
@@ -192,17 +196,21 @@ __attribute__((target(NUMLAB_BF16_TARGET), always_inline)) inline __m256i bf16_h
 }
 
 __attribute__((target(NUMLAB_BF16_TARGET))) void bf16_hardware_chunk(const chunk& c, bool values) {
+  // Locals, so the compiler need not reload them after each store.
   const auto* in = static_cast<const float*>(c.in);
+  auto* out_values = static_cast<float*>(c.out);
+  auto* out_codes = static_cast<std::uint16_t*>(c.out);
+  const std::size_t n = c.n;
   std::size_t i = 0;
-  for (; i + 16 <= c.n; i += 16) {
+  for (; i + 16 <= n; i += 16) {
     const __m256i code = bf16_hardware(_mm512_loadu_si512(in + i));
     if (values) {
-      _mm512_storeu_si512(static_cast<float*>(c.out) + i, _mm512_slli_epi32(_mm512_cvtepu16_epi32(code), 16));
+      _mm512_storeu_si512(out_values + i, _mm512_slli_epi32(_mm512_cvtepu16_epi32(code), 16));
     } else {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<std::uint16_t*>(c.out) + i), code);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out_codes + i), code);
     }
   }
-  if (i < c.n) bf16_integer_chunk({in + i, static_cast<unsigned char*>(c.out) + i * (values ? 4 : 2), c.n - i, 0}, values);
+  if (i < n) bf16_integer_chunk({in + i, static_cast<unsigned char*>(c.out) + i * (values ? 4 : 2), n - i, 0}, values);
 }
 
 }  // namespace
