@@ -140,6 +140,10 @@ class plots_test : public QObject {
     view.set_runs({{sample_, 1, "baseline"}});
     QVERIFY(loaded.wait(10000));
     QVERIFY(steps->range().upper > 49.5);
+    // The sample's learning rate is a constant 0.1: the axis spans 0 .. 0.2, not a unit range around it.
+    const QCPRange lr = view.training_rect()->axis(QCPAxis::atRight)->range();
+    QCOMPARE(lr.lower, 0.0);
+    QCOMPARE(lr.upper, 0.2);
   }
 
   void log_counts_read_in_decades() {
