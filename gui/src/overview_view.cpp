@@ -277,10 +277,22 @@ void overview_view::show_series() {
   lr_axis->rescale();
   for (auto* a : {loss_axis, grad_axis, lr_axis}) {
     if (a->scaleType() != QCPAxis::stLinear) continue;
-    const double centre = a->range().center();
-    // A constant series (a fixed learning rate) gets a range around its value, not around 0.
-    if (a->range().size() <= 1e-9 * std::abs(centre)) a->setRange(centre == 0 ? -1 : 0, centre == 0 ? 1 : 2 * centre);
-    else a->scaleRange(1.1, centre);
+    std::optional<QCPRange> data;
+    for (auto* g : a->graphs()) {
+      bool found = false;
+      const QCPRange r = g->getValueRange(found);
+      if (found) data = data ? QCPRange(std::min(data->lower, r.lower), std::max(data->upper, r.upper)) : r;
+    }
+    if (!data) continue;
+    const double centre = data->center();
+    // A constant series (a fixed learning rate) gets a range from 0 to twice its value.
+    if (data->size() <= 1e-9 * std::abs(centre)) {
+      if (centre == 0) a->setRange(-1, 1);
+      else a->setRange(std::min(0.0, 2 * centre), std::max(0.0, 2 * centre));
+    } else {
+      a->setRange(*data);
+      a->scaleRange(1.1, centre);
+    }
   }
   plot_->replot();
 }

@@ -13,6 +13,7 @@
 #include <QWheelEvent>
 #include <qcustomplot.h>
 
+#include <array>
 #include <cmath>
 
 #include "../rundb/sample_database.hpp"
@@ -112,13 +113,12 @@ class plots_test : public QObject {
     QCOMPARE(steps->range().size(), full.size());
   }
 
-  void legends_sit_above_the_data() {
+  void legends_never_cover_the_plots() {
     overview_view overview;
     histogram_view histograms;
     swamping_view swamping;
-    for (QCustomPlot* plot : {overview.plot(), histograms.plot(), swamping.plot()}) {
-      QCOMPARE(plot->legend->layout(), static_cast<QCPLayout*>(plot->plotLayout()));
-    }
+    const std::array<QCustomPlot*, 3> plots{overview.plot(), histograms.plot(), swamping.plot()};
+    for (QCustomPlot* plot : plots) QCOMPARE(plot->legend->layout(), static_cast<QCPLayout*>(plot->plotLayout()));
   }
 
   void axes_read_in_powers_and_whole_steps() {
@@ -140,6 +140,10 @@ class plots_test : public QObject {
     view.set_runs({{sample_, 1, "baseline"}});
     QVERIFY(loaded.wait(10000));
     QVERIFY(steps->range().upper > 49.5);
+    // The sample's learning rate is a constant 0.1: the axis spans 0 .. 0.2, not a unit range around it.
+    const QCPRange lr = view.training_rect()->axis(QCPAxis::atRight)->range();
+    QCOMPARE(lr.lower, 0.0);
+    QCOMPARE(lr.upper, 0.2);
   }
 
   void log_counts_read_in_decades() {
