@@ -1,7 +1,8 @@
 """numlab.torch.Recorder on real PyTorch training: 20 recorded steps read back
-through the C++ reader (numlab.rundb) and `numlab inspect`, every row equal to
-numlab.stats of the very tensor the hooks saw."""
+through the C++ reader (numlab.rundb), `numlab inspect` and numlab-gui, every
+row equal to numlab.stats of the very tensor the hooks saw."""
 
+import os
 import pathlib
 import subprocess
 import sys
@@ -14,6 +15,7 @@ torch = pytest.importorskip(
                     "(bash scripts/install-deps.sh installs it)")
 import numlab  # noqa: E402
 import numlab.torch  # noqa: E402
+from conftest import BUILD_DIR  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "examples"))
 import pytorch_amp_recipe as recipe  # noqa: E402
@@ -136,3 +138,15 @@ def test_bad_arguments_fail_before_anything_is_written(tmp_path):
     with pytest.raises(ValueError, match="Recorder every: must be at least 1"):
         numlab.torch.Recorder(net, tmp_path / "b.db", every=0)
     assert not (tmp_path / "a.db").exists() and not (tmp_path / "b.db").exists()
+
+
+def test_numlab_gui_renders_the_recording(recorded, tmp_path):
+    gui = BUILD_DIR / "numlab-gui"
+    if not gui.exists():
+        pytest.skip("numlab-gui is not built")
+    path, _ = recorded
+    shot = tmp_path / "histograms.png"
+    subprocess.run([str(gui), "--screenshot", str(shot), "--view", "histograms", "--role", "activation",
+                    "--step", "15", str(path)], check=True, capture_output=True, timeout=300,
+                   env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
