@@ -37,14 +37,14 @@ TEST(ConfigOverrides, LossScalingKeysResolveTheSameInEveryOrder) {
 }
 
 TEST(ConfigOverrides, ExplicitKeysWinOverThePresetStyleKeysDefaults) {
-  // mindspore sets scale 2^24, interval 1000, minimum 1; each explicit key wins.
+  // mindspore sets scale 2^24, interval 2000, minimum 1; each explicit key wins.
   for (const bool preset_last : {false, true}) {
     key_values keys = {{"loss_scale_min", "4"}, {"loss_scale", "512"}};
     keys.insert(preset_last ? keys.end() : keys.begin(), {"loss_scaling", "mindspore"});
     const auto p = resolved("fp16-mixed", keys);
     EXPECT_EQ(p.scaling.min_scale, 4.0) << preset_last;
     EXPECT_EQ(p.scaling.scale, 512.0) << preset_last;
-    EXPECT_EQ(p.scaling.growth_interval, 1000u) << preset_last;  // the preset's, not overridden
+    EXPECT_EQ(p.scaling.growth_interval, 2000u) << preset_last;  // the preset's, not overridden
     EXPECT_TRUE(p.scaling.mindspore_window) << preset_last;
   }
   // precision_format before or after a layer asking for "low": the layer gets it.

@@ -15,7 +15,7 @@ TEST(RundbFormatNames, EveryBuiltInFormatMatchesLibnumUnderBothNames) {
   const char* long_names[] = {"binary16", "bfloat16", "e5m2", "e4m3", "tf32", "binary32"};
   for (std::size_t i = 0; i < std::size(builtins); ++i) {
     const num::format& f = builtins[i];
-    for (const std::string name : {num::format_name(f), std::string(long_names[i])}) {
+    for (const std::string& name : {num::format_name(f), std::string(long_names[i])}) {
       SCOPED_TRACE(name);
       ASSERT_EQ(num::parse_format(name), f);
       const auto info = rundb::builtin_format(name);
