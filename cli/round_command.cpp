@@ -118,8 +118,6 @@ rounding_setup resolve(const round_options& o) {
     } catch (const std::invalid_argument& e) {
       throw usage_error(std::string("round --format: ") + e.what());
     }
-    // Scaled formats saturate unless asked otherwise (MX §6.3).
-    if (!o.overflow_given) s.spec.overflow = num::overflow_mode::saturate;
   } else {
     s.format = parse_format_option(o.format, "round --format");
   }
@@ -130,8 +128,9 @@ rounding_setup resolve(const round_options& o) {
   }
   s.spec.random_bits = o.random_bits;
   s.spec.tiny = num::parse_tininess(o.tininess);
-  // Scaled formats saturate unless --overflow is given (OCP MX's conversion rule).
-  if (!s.scaled || o.overflow_given) s.spec.overflow = num::parse_overflow_mode(o.overflow);
+  // Scaled formats saturate unless --overflow is given (OCP MX §6.3).
+  s.spec.overflow = s.scaled && !o.overflow_given ? num::overflow_mode::saturate
+                                                  : num::parse_overflow_mode(o.overflow);
   bool stochastic = false;
   for (const num::rounding m : s.modes) stochastic = stochastic || m == num::rounding::stochastic;
   if (s.samples > 0 && !stochastic) throw usage_error("round: --samples needs --mode sr (or all)");
@@ -277,7 +276,7 @@ void run_round(const round_options& o, std::ostream& out) {
   std::ostringstream text;
   if (s.scaled) {
     text << scaled_format_title(*s.scaled) << ", tininess " << o.tininess << " rounding, overflow "
-         << (o.overflow_given ? o.overflow : "saturate") << "\n\n";
+         << num::overflow_mode_name(s.spec.overflow) << "\n\n";
     if (!o.stats_file.empty()) {
       print_scaled_stats(*s.scaled, o.stats_file, read_stats_values(o.stats_file, o.raw), s.modes, s.spec, o.seed,
                          text);
