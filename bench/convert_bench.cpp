@@ -22,22 +22,12 @@
 #include <vector>
 
 #include "libnum/array.hpp"
+#include "realistic_data.hpp"
 
 namespace {
 
 constexpr std::size_t in_cache = std::size_t{1} << 14;
-constexpr std::size_t out_of_cache = std::size_t{1} << 24;
-
-const std::vector<float>& realistic_data() {
-  static const std::vector<float> data = [] {
-    std::mt19937 rng(2024);
-    std::uniform_real_distribution<double> exponent(-30.0, 10.0);
-    std::vector<float> v(out_of_cache);
-    for (float& x : v) x = static_cast<float>((rng() % 2 ? -1.0 : 1.0) * std::exp2(exponent(rng)));
-    return v;
-  }();
-  return data;
-}
+constexpr std::size_t out_of_cache = bench::realistic_size;
 
 // Elements/s and bytes/s (bytes read plus written).
 void count(benchmark::State& state, std::size_t n, std::size_t bytes_per_element) {
@@ -51,7 +41,7 @@ std::size_t size_of(const benchmark::State& state) { return static_cast<std::siz
 template <class Out, class Convert>
 void time_conversion(benchmark::State& state, std::size_t bytes_per_element, Convert convert) {
   const std::size_t n = size_of(state);
-  const float* in = realistic_data().data();
+  const float* in = bench::realistic_data().data();
   std::vector<Out> out(n);
   for (auto _ : state) {
     convert(in, out.data(), n);

@@ -10,26 +10,16 @@
 
 #include "libnum/array.hpp"
 #include "libnum/scaled_array.hpp"
+#include "realistic_data.hpp"
 
 namespace {
 
-constexpr std::size_t n = std::size_t{1} << 24;
-
-const std::vector<float>& data() {
-  static const std::vector<float> v = [] {
-    std::mt19937 rng(2024);
-    std::uniform_real_distribution<double> exponent(-30.0, 10.0);
-    std::vector<float> out(n);
-    for (float& x : out) x = static_cast<float>((rng() % 2 ? -1.0 : 1.0) * std::exp2(exponent(rng)));
-    return out;
-  }();
-  return v;
-}
+constexpr std::size_t n = bench::realistic_size;
 
 void items(benchmark::State& state) { state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n)); }
 
 void BM_fp16_encode_array_nearest_even(benchmark::State& state) {
-  const std::vector<float>& in = data();  // generated outside the timed loop
+  const std::vector<float>& in = bench::realistic_data();  // generated outside the timed loop
   std::vector<std::uint16_t> out(n);
   num::array_options o;
   o.target = num::binary16;
@@ -44,7 +34,7 @@ void quantize_named(benchmark::State& state, const char* name, num::rounding mod
   num::scaled_options o;
   o.format = *num::find_scaled_format(name);
   o.spec.mode = mode;
-  const std::vector<float>& in = data();
+  const std::vector<float>& in = bench::realistic_data();
   std::vector<std::uint8_t> elements(n);
   std::vector<std::uint32_t> scales(num::scale_count(o.format, {1, n}));
   for (auto _ : state) {
