@@ -18,7 +18,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <random>
 #include <vector>
 
 #include "libnum/array.hpp"
