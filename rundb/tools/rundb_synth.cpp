@@ -53,9 +53,11 @@ synth_options parse(int argc, char** argv) {
   return o;
 }
 
-// binary16 histogram of values log-normally spread around 2^centre.
-rundb::histogram fp16_histogram(double centre, double spread, std::uint64_t count, std::mt19937_64& rng) {
-  constexpr int first = -24, last = 15;  // smallest subnormal .. largest binade
+// Counts of values whose binade exponents are normally spread around
+// `centre`, over the binades [2^first, 2^(last+1)) with an under- and an
+// overflow bin at either end.
+rundb::histogram binade_histogram(int first, int last, double centre, double spread, std::uint64_t count,
+                                  std::mt19937_64& rng) {
   rundb::histogram h{first, std::vector<std::uint64_t>(static_cast<std::size_t>(last - first + 3))};
   std::normal_distribution<double> exponent(centre, spread);
   for (std::uint64_t i = 0; i < count; ++i) {
@@ -67,18 +69,14 @@ rundb::histogram fp16_histogram(double centre, double spread, std::uint64_t coun
   return h;
 }
 
+// binary16 values log-normally spread around 2^centre (smallest subnormal .. largest binade).
+rundb::histogram fp16_histogram(double centre, double spread, std::uint64_t count, std::mt19937_64& rng) {
+  return binade_histogram(-24, 15, centre, spread, count, rng);
+}
+
 // log2(|δ| / ulp(w)) spread normally around `centre`, over [2^-10, 2^10).
 rundb::histogram ratio_histogram(double centre, double spread, std::uint64_t count, std::mt19937_64& rng) {
-  constexpr int first = -10, last = 9;
-  rundb::histogram h{first, std::vector<std::uint64_t>(static_cast<std::size_t>(last - first + 3))};
-  std::normal_distribution<double> exponent(centre, spread);
-  for (std::uint64_t i = 0; i < count; ++i) {
-    const double e = std::floor(exponent(rng));
-    if (e < first) ++h.bins.front();
-    else if (e > last) ++h.bins.back();
-    else ++h.bins[static_cast<std::size_t>(e - first) + 1];
-  }
-  return h;
+  return binade_histogram(-10, 9, centre, spread, count, rng);
 }
 
 void write_run(rundb::writer& w, const synth_options& o, int run_index) {
