@@ -3,6 +3,7 @@
 // every operand pair (or a sample of first operands; fma: a sample of (a, c)), one certificate line
 // per (format, operation, rounding direction). Exit code 1 if any pair
 // differs, 2 for bad options or a CPU without AVX-512.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <certify/certificate.hpp>
@@ -25,7 +27,7 @@ struct certify_options {
   std::vector<std::string> operations{"add", "sub", "mul", "div", "sqrt"};
   std::vector<std::string> modes{"ne", "na", "rz", "ru", "rd", "ro"};
   unsigned sample = 1;
-  unsigned threads = 2;
+  unsigned threads = 0;  // all hardware threads: the enumeration is embarrassingly parallel
 };
 
 // The values of `all` whose names are listed in `names`, in the order given.
@@ -55,6 +57,10 @@ std::string hex(std::uint64_t value, int digits) {
   return text;
 }
 
+unsigned worker_threads(unsigned requested) {
+  return requested != 0 ? requested : std::max(1u, std::thread::hardware_concurrency());
+}
+
 int run_certify(const certify_options& o) {
   const auto formats = parse_names(o.formats, certify::all_formats, "--format");
   const auto operations = parse_names(o.operations, certify::all_operations, "--op");
@@ -65,7 +71,7 @@ int run_certify(const certify_options& o) {
   certify::require_oracle();  // before any output, so a refusal leaves no half table
   std::cout << "# numlab certify: libnum against the AVX-512 round-to-odd oracle\n\n"
             << "commit " << certify::source_commit() << "; rows of first operands: "
-            << (o.sample == 1 ? std::string("all") : "1/" + std::to_string(o.sample)) << "; threads " << o.threads
+            << (o.sample == 1 ? std::string("all") : "1/" + std::to_string(o.sample)) << "; threads " << worker_threads(o.threads)
             << "; flags: inexact, underflow (tininess after and before rounding), overflow, divide-by-zero, "
                "invalid\n\n"
             << "| format | op | mode | pairs | mismatches | seconds | hash (XXH3-64) |\n"

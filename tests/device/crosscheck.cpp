@@ -1,5 +1,5 @@
 // GPU cross-check: libnum's emulation against a real NVIDIA GPU's fp16, bf16,
-// FP8 and TF32 conversions and arithmetic, over every input of each domain
+// FP8 and TF32 conversions and arithmetic (and CUDA's FP4/FP6 element conversions), over every input of each domain
 // (2^32 floats, 2^32 operand pairs, 2^16 unary inputs). NaNs compare by class
 // (CUDA returns its canonical NaN, libnum keeps payloads).
 //
@@ -16,12 +16,27 @@
 #include <vector>
 
 #include <libnum/libnum.hpp>
+#include <libnum/scaled_array.hpp>
 
 #include "gpu_kernels.hpp"
 
 namespace {
 
 constexpr std::uint64_t block_size = std::uint64_t{1} << 26;
+
+// --only A,B,...: run just the checks whose name contains one of the parts
+// (set once in main; empty runs everything).
+std::string only_checks;
+bool selected(const char* name) {
+  if (only_checks.empty()) return true;
+  const std::string n = name;
+  for (std::size_t begin = 0; begin <= only_checks.size();) {
+    const std::size_t end = std::min(only_checks.find(',', begin), only_checks.size());
+    if (end > begin && n.find(only_checks.substr(begin, end - begin)) != std::string::npos) return true;
+    begin = end + 1;
+  }
+  return false;
+}
 
 struct outcome {
   std::uint64_t checked = 0;
@@ -87,6 +102,7 @@ num::round_spec spec(num::rounding m, num::overflow_mode ovf = num::overflow_mod
 
 void check_conversion(const char* name, gpu_conversion op, const num::format& f, num::round_spec s,
                       std::uint64_t stride, int& failures) {
+  if (!selected(name)) return;
   outcome total;
   std::vector<std::uint32_t> got(block_size);
   const bool tf32_as_float = f == num::tf32;
@@ -118,6 +134,7 @@ void check_conversion(const char* name, gpu_conversion op, const num::format& f,
 void check_binary(const char* name, gpu_binary op, const num::format& f,
                   const std::function<std::uint32_t(std::uint32_t, std::uint32_t)>& emulate, std::uint64_t stride,
                   int& failures) {
+  if (!selected(name)) return;
   outcome total;
   std::vector<std::uint16_t> got(block_size);
   for (std::uint64_t first = 0; first < (std::uint64_t{1} << 32); first += block_size * stride) {
@@ -136,6 +153,7 @@ void check_binary(const char* name, gpu_binary op, const num::format& f,
 
 void check_unary(const char* name, gpu_unary op, const num::format& f,
                  const std::function<std::uint32_t(std::uint32_t)>& emulate, int& failures) {
+  if (!selected(name)) return;
   outcome total;
   std::vector<std::uint16_t> got(65536);
   gpu_unary_all(op, got.data());
@@ -149,16 +167,91 @@ void check_unary(const char* name, gpu_unary op, const num::format& f,
   report(name, total, failures);
 }
 
+// MX element conversions: libnum's num::quantize with one given scale of 1
+// (so each element is rounded alone, nearest-even, saturating) against CUDA's
+// __nv_cvt_float_to_fp4/fp6. NaN and ±inf inputs are left out of the
+// comparison: a block holding them gets a NaN scale under the MX rule
+// (special_block_policy::nan_scale), while the CUDA element conversion, which
+// has no NaN to give, returns a number; what it returns is printed instead.
+void check_element(const char* name, gpu_element_conversion op, num::element_type t, std::uint64_t stride,
+                   int& failures) {
+  if (!selected(name)) return;
+  outcome total;
+  std::vector<std::uint8_t> got(block_size);
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  for (std::uint64_t first = 0; first < (std::uint64_t{1} << 32); first += block_size * stride) {
+    if (!gpu_element_block(op, first, block_size, got.data())) {
+      std::printf("%-44s skipped: this CUDA has no cuda_fp4.h/cuda_fp6.h (12.8+)\n", name);
+      return;
+    }
+    std::vector<outcome> parts(threads);
+    std::vector<std::thread> pool;
+    for (unsigned th = 0; th < threads; ++th) {
+      pool.emplace_back([&, th] {
+        const std::uint64_t lo = block_size * th / threads, hi = block_size * (th + 1) / threads;
+        std::vector<float> in;
+        std::vector<std::uint32_t> index;
+        for (std::uint64_t i = lo; i < hi; ++i) {
+          const float x = std::bit_cast<float>(static_cast<std::uint32_t>(first + i));
+          if (std::isfinite(x)) {
+            in.push_back(x);
+            index.push_back(static_cast<std::uint32_t>(i));
+          }
+        }
+        if (in.empty()) return;
+        num::scaled_options o;
+        o.format = {t, num::scale_rule::fp32_given, num::whole_tensor_block};
+        o.given_scale = 1.0f;
+        std::vector<std::uint8_t> codes(in.size());
+        std::uint32_t scale = 0;
+        num::quantize(in, {1, in.size()}, codes, {&scale, 1}, o);
+        outcome& part = parts[th];
+        const std::uint32_t mask = (1u << num::element_bits(t)) - 1;
+        for (std::size_t k = 0; k < in.size(); ++k) {
+          ++part.checked;
+          const std::uint32_t g = got[index[k]] & mask;
+          if (codes[k] != g) {
+            ++part.mismatches;
+            if (part.examples.size() < 3) {
+              part.examples.push_back("x=" + hex(first + index[k]) + " libnum " + hex(codes[k]) + " gpu " + hex(g));
+            }
+          }
+        }
+      });
+    }
+    for (auto& p : pool) p.join();
+    for (auto& part : parts) {
+      total.checked += part.checked;
+      total.mismatches += part.mismatches;
+      for (auto& e : part.examples) {
+        if (total.examples.size() < 6) total.examples.push_back(e);
+      }
+    }
+  }
+  report(name, total, failures);
+  // What the GPU makes of the inputs left out (one block around each).
+  std::vector<std::uint8_t> special(4);
+  const std::uint32_t probes[4] = {0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00000u};
+  std::string line = "    not compared: ";
+  for (int k = 0; k < 4; ++k) {
+    gpu_element_block(op, probes[k], 1, &special[k]);
+    line += hex(probes[k]) + "->" + hex(special[k]) + (k < 3 ? ", " : "");
+  }
+  std::printf("%s\n", line.c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   // Options: --stride N checks every N-th block of 2^26 inputs (default 1: all);
-  // --conversions / --arithmetic restrict the run to one half.
+  // --conversions / --arithmetic restrict the run to one half; --only A,B to
+  // the checks whose name contains A or B.
   std::uint64_t stride = 1;
   bool conversions = true, arithmetic = true;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--stride" && i + 1 < argc) stride = std::stoull(argv[++i]);
+    else if (a == "--only" && i + 1 < argc) only_checks = argv[++i];
     else if (a == "--conversions") arithmetic = false;
     else if (a == "--arithmetic") conversions = false;
     else {
@@ -186,6 +279,33 @@ int main(int argc, char** argv) {
                    spec(rounding::nearest_even, num::overflow_mode::saturate), stride, failures);
   check_conversion("f32->e5m2 RN nosat", gpu_f32_to_e5m2_nosat, num::fp8_e5m2, ne, stride, failures);
   check_conversion("f32->tf32 RNA (cvt.rna.tf32.f32)", gpu_f32_to_tf32_rna, num::tf32, spec(rounding::nearest_away), stride, failures);
+  const auto sat = spec(rounding::nearest_even, num::overflow_mode::saturate);
+  struct fp8_case {
+    const char* name;
+    gpu_unary op;
+    num::format from, to;
+    num::round_spec s;
+  };
+  const fp8_case fp8_cases[] = {
+      {"f16->e4m3 RN satfinite (halfraw_to_fp8)", gpu_f16_to_e4m3_satfinite, num::binary16, num::fp8_e4m3, sat},
+      {"f16->e4m3 RN nosat", gpu_f16_to_e4m3_nosat, num::binary16, num::fp8_e4m3, ne},
+      {"f16->e5m2 RN satfinite", gpu_f16_to_e5m2_satfinite, num::binary16, num::fp8_e5m2, sat},
+      {"f16->e5m2 RN nosat", gpu_f16_to_e5m2_nosat, num::binary16, num::fp8_e5m2, ne},
+      {"bf16->e4m3 RN satfinite (bfloat16raw_to_fp8)", gpu_bf16_to_e4m3_satfinite, num::bfloat16_format, num::fp8_e4m3, sat},
+      {"bf16->e4m3 RN nosat", gpu_bf16_to_e4m3_nosat, num::bfloat16_format, num::fp8_e4m3, ne},
+      {"bf16->e5m2 RN satfinite", gpu_bf16_to_e5m2_satfinite, num::bfloat16_format, num::fp8_e5m2, sat},
+      {"bf16->e5m2 RN nosat", gpu_bf16_to_e5m2_nosat, num::bfloat16_format, num::fp8_e5m2, ne},
+  };
+  for (const auto& c : fp8_cases) {
+    check_unary(c.name, c.op, c.to, [&](std::uint32_t a) { return num::convert(c.from, a, c.to, c.s).bits; }, failures);
+  }
+  check_unary("e4m3->f16 (fp8_to_halfraw)", gpu_e4m3_to_f16, num::binary16,
+              [&](std::uint32_t a) { return num::convert(num::fp8_e4m3, a & 0xff, num::binary16, ne).bits; }, failures);
+  check_unary("e5m2->f16 (fp8_to_halfraw)", gpu_e5m2_to_f16, num::binary16,
+              [&](std::uint32_t a) { return num::convert(num::fp8_e5m2, a & 0xff, num::binary16, ne).bits; }, failures);
+  check_element("f32->e2m1 RN sat (__nv_cvt_float_to_fp4)", gpu_f32_to_e2m1, num::element_type::e2m1, stride, failures);
+  check_element("f32->e2m3 RN sat (__nv_cvt_float_to_fp6)", gpu_f32_to_e2m3, num::element_type::e2m3, stride, failures);
+  check_element("f32->e3m2 RN sat (__nv_cvt_float_to_fp6)", gpu_f32_to_e3m2, num::element_type::e3m2, stride, failures);
   }
 
   const num::format h = num::binary16, b = num::bfloat16_format;
@@ -195,14 +315,21 @@ int main(int argc, char** argv) {
   check_unary("f16 round-to-integral (hrint)", gpu_f16_rint, h,
               [&](std::uint32_t a) { return num::round_to_integral(h, a, ne).bits; }, failures);
     check_binary("f16 add (__hadd_rn)", gpu_f16_add, h, [&](std::uint32_t x, std::uint32_t y) { return num::add(h, x, y, ne).bits; }, stride, failures);
+    check_binary("f16 sub (__hsub_rn)", gpu_f16_sub, h, [&](std::uint32_t x, std::uint32_t y) { return num::sub(h, x, y, ne).bits; }, stride, failures);
     check_binary("f16 mul (__hmul_rn)", gpu_f16_mul, h, [&](std::uint32_t x, std::uint32_t y) { return num::mul(h, x, y, ne).bits; }, stride, failures);
     check_binary("f16 div (__hdiv)", gpu_f16_div, h, [&](std::uint32_t x, std::uint32_t y) { return num::div(h, x, y, ne).bits; }, stride, failures);
     check_binary("f16 fma a*b+1 (__hfma)", gpu_f16_fma_one, h,
                  [&](std::uint32_t x, std::uint32_t y) { return num::fma(h, x, y, 0x3c00, ne).bits; }, stride, failures);
     check_binary("bf16 add (__hadd_rn)", gpu_bf16_add, b, [&](std::uint32_t x, std::uint32_t y) { return num::add(b, x, y, ne).bits; }, stride, failures);
+    check_binary("bf16 sub (__hsub_rn)", gpu_bf16_sub, b, [&](std::uint32_t x, std::uint32_t y) { return num::sub(b, x, y, ne).bits; }, stride, failures);
+    check_binary("bf16 div (__hdiv)", gpu_bf16_div, b, [&](std::uint32_t x, std::uint32_t y) { return num::div(b, x, y, ne).bits; }, stride, failures);
     check_binary("bf16 mul (__hmul_rn)", gpu_bf16_mul, b, [&](std::uint32_t x, std::uint32_t y) { return num::mul(b, x, y, ne).bits; }, stride, failures);
     check_binary("bf16 fma a*b+1 (__hfma)", gpu_bf16_fma_one, b,
                  [&](std::uint32_t x, std::uint32_t y) { return num::fma(b, x, y, 0x3f80, ne).bits; }, stride, failures);
+    check_binary("f16 fma a*b-2^-24 (__hfma)", gpu_f16_fma_minus_tiny, h,
+                 [&](std::uint32_t x, std::uint32_t y) { return num::fma(h, x, y, 0x8001, ne).bits; }, stride, failures);
+    check_binary("bf16 fma a*b-2^-133 (__hfma)", gpu_bf16_fma_minus_tiny, b,
+                 [&](std::uint32_t x, std::uint32_t y) { return num::fma(b, x, y, 0x8001, ne).bits; }, stride, failures);
   }
   std::printf("%s\n", failures == 0 ? "all checks agree" : "SOME CHECKS DISAGREE");
   return failures == 0 ? 0 : 1;

@@ -5,6 +5,11 @@
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
+#if CUDART_VERSION >= 12080
+#include <cuda_fp4.h>
+#include <cuda_fp6.h>
+#define NUMLAB_HAVE_FP4_FP6 1
+#endif
 
 #include <cstdint>
 #include <cstdio>
@@ -62,15 +67,47 @@ __global__ void binary_op(gpu_binary op, std::uint64_t first, std::uint64_t n, s
   const __nv_bfloat16 ba = __ushort_as_bfloat16(a), bb = __ushort_as_bfloat16(b);
   switch (op) {
     case gpu_f16_add: r = h_bits(__hadd_rn(ha, hb)); break;
+    case gpu_f16_sub: r = h_bits(__hsub_rn(ha, hb)); break;
     case gpu_f16_mul: r = h_bits(__hmul_rn(ha, hb)); break;
     case gpu_f16_div: r = h_bits(__hdiv(ha, hb)); break;
     case gpu_bf16_add: r = b_bits(__hadd_rn(ba, bb)); break;
+    case gpu_bf16_sub: r = b_bits(__hsub_rn(ba, bb)); break;
     case gpu_bf16_mul: r = b_bits(__hmul_rn(ba, bb)); break;
+    case gpu_bf16_div: r = b_bits(__hdiv(ba, bb)); break;
     case gpu_f16_fma_one: r = h_bits(__hfma(ha, hb, __ushort_as_half(0x3c00))); break;
     case gpu_bf16_fma_one: r = b_bits(__hfma(ba, bb, __ushort_as_bfloat16(0x3f80))); break;
+    // c = minus the smallest subnormal: cancellation into the subnormal range.
+    case gpu_f16_fma_minus_tiny: r = h_bits(__hfma(ha, hb, __ushort_as_half(0x8001))); break;
+    case gpu_bf16_fma_minus_tiny: r = b_bits(__hfma(ba, bb, __ushort_as_bfloat16(0x8001))); break;
   }
   out[i] = r;
 }
+
+__device__ __half_raw half_raw(std::uint16_t bits) {
+  __half_raw h;
+  h.x = bits;
+  return h;
+}
+__device__ __nv_bfloat16_raw bf16_raw(std::uint16_t bits) {
+  __nv_bfloat16_raw b;
+  b.x = bits;
+  return b;
+}
+
+#ifdef NUMLAB_HAVE_FP4_FP6
+__global__ void element_from_float(gpu_element_conversion op, std::uint64_t first, std::uint64_t n, std::uint8_t* out) {
+  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  if (i >= n) return;
+  const float x = __uint_as_float(static_cast<std::uint32_t>(first + i));
+  std::uint8_t r = 0;
+  switch (op) {
+    case gpu_f32_to_e2m1: r = __nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundNearest); break;
+    case gpu_f32_to_e2m3: r = __nv_cvt_float_to_fp6(x, __NV_E2M3, cudaRoundNearest); break;
+    case gpu_f32_to_e3m2: r = __nv_cvt_float_to_fp6(x, __NV_E3M2, cudaRoundNearest); break;
+  }
+  out[i] = r;
+}
+#endif
 
 __global__ void unary_op(gpu_unary op, std::uint16_t* out) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -81,6 +118,20 @@ __global__ void unary_op(gpu_unary op, std::uint16_t* out) {
     case gpu_f16_sqrt: r = h_bits(hsqrt(__ushort_as_half(a))); break;
     case gpu_bf16_sqrt: r = b_bits(hsqrt(__ushort_as_bfloat16(a))); break;
     case gpu_f16_rint: r = h_bits(hrint(__ushort_as_half(a))); break;
+    case gpu_f16_to_e4m3_satfinite: r = __nv_cvt_halfraw_to_fp8(half_raw(a), __NV_SATFINITE, __NV_E4M3); break;
+    case gpu_f16_to_e4m3_nosat: r = __nv_cvt_halfraw_to_fp8(half_raw(a), __NV_NOSAT, __NV_E4M3); break;
+    case gpu_f16_to_e5m2_satfinite: r = __nv_cvt_halfraw_to_fp8(half_raw(a), __NV_SATFINITE, __NV_E5M2); break;
+    case gpu_f16_to_e5m2_nosat: r = __nv_cvt_halfraw_to_fp8(half_raw(a), __NV_NOSAT, __NV_E5M2); break;
+    case gpu_bf16_to_e4m3_satfinite: r = __nv_cvt_bfloat16raw_to_fp8(bf16_raw(a), __NV_SATFINITE, __NV_E4M3); break;
+    case gpu_bf16_to_e4m3_nosat: r = __nv_cvt_bfloat16raw_to_fp8(bf16_raw(a), __NV_NOSAT, __NV_E4M3); break;
+    case gpu_bf16_to_e5m2_satfinite: r = __nv_cvt_bfloat16raw_to_fp8(bf16_raw(a), __NV_SATFINITE, __NV_E5M2); break;
+    case gpu_bf16_to_e5m2_nosat: r = __nv_cvt_bfloat16raw_to_fp8(bf16_raw(a), __NV_NOSAT, __NV_E5M2); break;
+    case gpu_e4m3_to_f16:
+      r = __nv_cvt_fp8_to_halfraw(static_cast<__nv_fp8_storage_t>(a & 0xff), __NV_E4M3).x;
+      break;
+    case gpu_e5m2_to_f16:
+      r = __nv_cvt_fp8_to_halfraw(static_cast<__nv_fp8_storage_t>(a & 0xff), __NV_E5M2).x;
+      break;
   }
   out[i] = r;
 }
@@ -108,6 +159,21 @@ extern "C" void gpu_binary_block(gpu_binary op, std::uint64_t first, std::uint64
   check(cudaGetLastError(), "binary kernel");
   check(cudaMemcpy(host_out, d, n * sizeof(std::uint16_t), cudaMemcpyDeviceToHost), "copy back");
   cudaFree(d);
+}
+
+extern "C" bool gpu_element_block(gpu_element_conversion op, std::uint64_t first, std::uint64_t n,
+                                  std::uint8_t* host_out) {
+#ifdef NUMLAB_HAVE_FP4_FP6
+  auto* d = device_buffer<std::uint8_t>(n);
+  element_from_float<<<(n + 255) / 256, 256>>>(op, first, n, d);
+  check(cudaGetLastError(), "element kernel");
+  check(cudaMemcpy(host_out, d, n, cudaMemcpyDeviceToHost), "copy back");
+  cudaFree(d);
+  return true;
+#else
+  (void)op, (void)first, (void)n, (void)host_out;
+  return false;
+#endif
 }
 
 extern "C" void gpu_unary_all(gpu_unary op, std::uint16_t* host_out) {
