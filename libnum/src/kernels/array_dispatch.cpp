@@ -125,6 +125,7 @@ kernel_plan make_rounding_plan(const array_options& o, operation op, int width, 
   plan.seed = o.seed;
   plan.stream = o.stream;
   plan.want_counts = o.want_counts;
+  plan.want_non_finite = o.want_non_finite;
   plan.flush_inputs = o.flush_subnormal_inputs;
   plan.flush_outputs = o.flush_subnormal_outputs;
   const bool plain_f32_to_16 = !o.want_counts && !o.flush_subnormal_inputs && !o.flush_subnormal_outputs &&
@@ -165,7 +166,7 @@ conversion_result run_rounding(std::span<const In> in, std::span<Out> out, const
   const simd_path path = resolve_simd_path(o.path);
   const kernels::tally t = kernels::run_parallel(plan, path, in.data(), out.data(), in.size(), sizeof(In),
                                                  sizeof(Out), o.first_index, o.threads, o.parallel_threshold);
-  return {t.raised, t.counts, path};
+  return {t.raised, t.counts, o.want_non_finite && t.non_finite, path};
 }
 
 template <class Code>

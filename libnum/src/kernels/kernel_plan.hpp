@@ -73,6 +73,7 @@ struct kernel_plan {
   round_spec spec{};
   std::uint64_t seed = 0, stream = 0;
   bool want_counts = false;
+  bool want_non_finite = false;  ///< the hardware shortcuts watch their results only when asked
   bool flush_inputs = false;
   bool flush_outputs = false;
   hardware_shortcut shortcut = hardware_shortcut::none;
@@ -85,9 +86,11 @@ struct kernel_plan {
 struct tally {
   flags raised = flags::none;
   conversion_counts counts;
+  bool non_finite = false;  ///< some result is NaN or ±inf (always found by the lane paths)
   tally& operator+=(const tally& o) {
     raised |= o.raised;
     counts += o.counts;
+    non_finite = non_finite || o.non_finite;
     return *this;
   }
 };
