@@ -180,6 +180,7 @@ tally run_avx2(const kernel_plan& plan, const chunk& c) {
       t.non_finite = plan.want_non_finite ? bf16_chunk<true>(plan, c) : bf16_chunk<false>(plan, c);
       return t;
     case hardware_shortcut::stochastic_16bit: return run_stochastic16(plan, c);
+    case hardware_shortcut::f64_nearest_16bit:
     case hardware_shortcut::none: break;
   }
   return run_lanes(plan, c);

@@ -1,6 +1,7 @@
 // The AVX-512 path of the array kernels: vcvtps2ph (zmm) where it gives the
 // core's answer, vcvtneps2bf16 on blocks without subnormal inputs (where
-// AVX512-BF16 exists), and the lane algorithm on 16-lane vectors with a
+// AVX512-BF16 exists), fp64 inputs to fp16/bf16 nearest-even through a
+// round-to-odd fp32, and the lane algorithm on 16-lane vectors with a
 // vectorised Philox4x32-10 for stochastic rounding.
 #include <cstddef>
 #include <cstdint>
@@ -230,6 +231,45 @@ __attribute__((target(NUMLAB_BF16_TARGET))) bool bf16_hardware_chunk(const chunk
   return watch.reached(0x7F80) || tail_non_finite;
 }
 
+// The 16-bit nearest-even conversion of fp32 inputs (either shortcut).
+template <bool Watch>
+bool fp32_nearest_16bit(const kernel_plan& plan, const chunk& c) {
+  if (plan.target == binary16) return fp16_chunk<_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC, Watch>(plan, c);
+  const bool values = plan.op == operation::round_f32;
+  return host_cpu().avx512bf16 ? bf16_hardware_chunk<Watch>(c, values) : bf16_integer_chunk<Watch>(c, values);
+}
+
+// fp64 inputs rounded to odd into fp32 (truncated by vcvtpd2ps with a static
+// toward-zero rounding, the last bit set where that was inexact), a stretch
+// at a time into a buffer that stays in L1, then converted by the fp32 loops.
+// NaNs compare unordered and are left alone: vcvtpd2ps keeps their top
+// payload, which is all a 16-bit target keeps.
+template <bool Watch>
+bool f64_nearest_16bit_chunk(const kernel_plan& plan, const chunk& c) {
+  constexpr std::size_t stretch = 512;
+  alignas(64) float odd[stretch];
+  const auto* in = static_cast<const double*>(c.in);
+  auto* out = static_cast<unsigned char*>(c.out);
+  const std::size_t out_size = plan.op == operation::round_f64 ? 4 : 2;
+  kernel_plan f32_plan = plan;
+  f32_plan.op = plan.op == operation::round_f64 ? operation::round_f32 : operation::encode_f32;
+  bool non_finite = false;
+  for (std::size_t begin = 0; begin < c.n; begin += stretch) {
+    const std::size_t k = c.n - begin < stretch ? c.n - begin : stretch;
+    for (std::size_t i = 0; i < k; i += 8) {
+      const auto lanes8 = static_cast<__mmask8>(k - i >= 8 ? 0xFF : (1u << (k - i)) - 1);
+      const __m512d x = _mm512_maskz_loadu_pd(lanes8, in + begin + i);
+      const __m256 truncated = _mm512_cvt_roundpd_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+      const __mmask8 inexact = _mm512_cmp_pd_mask(_mm512_cvtps_pd(truncated), x, _CMP_NEQ_OQ);
+      const __m256i bits = _mm256_castps_si256(truncated);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(odd + i),
+                         _mm256_mask_or_epi32(bits, inexact, bits, _mm256_set1_epi32(1)));
+    }
+    non_finite = fp32_nearest_16bit<Watch>(f32_plan, {odd, out + begin * out_size, k, 0}) || non_finite;
+  }
+  return non_finite;
+}
+
 }  // namespace
 
 tally run_avx512(const kernel_plan& plan, const chunk& c) {
@@ -250,6 +290,9 @@ tally run_avx512(const kernel_plan& plan, const chunk& c) {
       }
       return t;
     case hardware_shortcut::stochastic_16bit: return run_stochastic16(plan, c);
+    case hardware_shortcut::f64_nearest_16bit:
+      t.non_finite = plan.want_non_finite ? f64_nearest_16bit_chunk<true>(plan, c) : f64_nearest_16bit_chunk<false>(plan, c);
+      return t;
     case hardware_shortcut::none: break;
   }
   return run_lanes(plan, c);
