@@ -273,9 +273,13 @@ void precision_hook::update(const site& where, std::span<float> weight, std::spa
         throw precision_trap(num::flags::invalid, where, tensor_role::update, step_, {{i, delta[i], delta[i]}});
     }
   const std::size_t n = weight.size();
-  const std::span<float> rounded = detail::scratch_prefix(rounded_, n);
-  bool non_finite = false;  // found by the rounding pass, or by the tally loop below
-  if (stored_in_format(where)) {
+  const bool stored = stored_in_format(where);
+  // Pure formats: w + delta rounded once from its exact value, into scratch
+  // (the old weights are still needed below). fp32 masters: w + delta in
+  // the loop below.
+  const std::span<float> rounded = detail::scratch_prefix(rounded_, stored ? n : 0);
+  bool non_finite = false;  // found by the rounding pass, or by the loop below
+  if (stored) {
     const std::span<double> exact = detail::scratch_prefix(exact_, n);
     for (std::size_t i = 0; i < n; ++i) exact[i] = detail::sum_to_odd(weight[i], delta[i]);
     auto o = options(where, tensor_role::update, *site_format(where));
@@ -289,30 +293,27 @@ void precision_hook::update(const site& where, std::span<float> weight, std::spa
         if (std::isfinite(exact[i]) && !std::isfinite(rounded[i])) bad.push_back({i, weight[i], rounded[i]});
       throw precision_trap(num::flags::overflow, where, tensor_role::update, step_, std::move(bad));
     }
-  } else {
-    for (std::size_t i = 0; i < n; ++i) rounded[i] = weight[i] + delta[i];
   }
+  if (next_ != nullptr) trap_scratch_.assign(weight.begin(), weight.end());  // the old weights, for observe_update
+  // One pass: each new value is tallied against the old one it replaces.
   auto& t = tally_.updates;
   t.elements += n;
   for (std::size_t i = 0; i < n; ++i) {
-    non_finite |= !std::isfinite(rounded[i]);
+    const float before = weight[i];
+    const float after = stored ? rounded[i] : before + delta[i];
+    non_finite |= !std::isfinite(after);
     const bool moved = delta[i] != 0.0f;
-    const bool same = rounded[i] == weight[i];
+    const bool same = after == before;
     t.nonzero_delta += moved ? 1 : 0;
     t.unchanged += same ? 1 : 0;
     t.swamped += (moved && same) ? 1 : 0;
     const double d = delta[i];
     t.requested += std::fabs(d);
-    t.applied += (static_cast<double>(rounded[i]) - weight[i]) * (d > 0.0 ? 1.0 : d < 0.0 ? -1.0 : 0.0);
+    t.applied += (static_cast<double>(after) - before) * (d > 0.0 ? 1.0 : d < 0.0 ? -1.0 : 0.0);
+    weight[i] = after;
   }
-  locate_non_finite(where, tensor_role::update, rounded, non_finite);
-  if (next_ != nullptr) {
-    trap_scratch_.assign(weight.begin(), weight.end());
-    std::copy(rounded.begin(), rounded.end(), weight.begin());
-    next_->observe_update(where, trap_scratch_, delta, weight);
-  } else {
-    std::copy(rounded.begin(), rounded.end(), weight.begin());
-  }
+  locate_non_finite(where, tensor_role::update, weight, non_finite);
+  if (next_ != nullptr) next_->observe_update(where, trap_scratch_, delta, weight);
 }
 
 void precision_hook::store_parameters(const std::vector<parameter*>& params) {
