@@ -137,8 +137,10 @@ void encode_bits(benchmark::State& state, num::format f, num::rounding mode, int
   });
 }
 
-void round_values(benchmark::State& state, num::format f, num::rounding mode, int r = 32) {
-  const num::array_options o = options(state, f, mode, r);
+// watch: also report NaN/inf results (want_non_finite, as the trainer asks).
+void round_values(benchmark::State& state, num::format f, num::rounding mode, int r = 32, bool watch = false) {
+  num::array_options o = options(state, f, mode, r);
+  o.want_non_finite = watch;
   time_conversion<float>(state, 8, [&o](const float* in, float* out, std::size_t n) {
     num::round_array(std::span<const float>(in, n), std::span<float>(out, n), o);
   });
@@ -149,6 +151,15 @@ void BM_libnum_bf16_ne_bits(benchmark::State& s) { encode_bits(s, num::bfloat16_
 void BM_libnum_fp16_ne_round(benchmark::State& s) { round_values(s, num::binary16, num::rounding::nearest_even); }
 void BM_libnum_bf16_ne_round(benchmark::State& s) {
   round_values(s, num::bfloat16_format, num::rounding::nearest_even);
+}
+void BM_libnum_fp16_ne_round_watch(benchmark::State& s) {
+  round_values(s, num::binary16, num::rounding::nearest_even, 32, true);
+}
+void BM_libnum_bf16_ne_round_watch(benchmark::State& s) {
+  round_values(s, num::bfloat16_format, num::rounding::nearest_even, 32, true);
+}
+void BM_libnum_fp16_sr32_round_watch(benchmark::State& s) {
+  round_values(s, num::binary16, num::rounding::stochastic, 32, true);
 }
 void BM_libnum_fp16_rz_bits(benchmark::State& s) { encode_bits(s, num::binary16, num::rounding::toward_zero); }
 void BM_libnum_fp16_ru_bits(benchmark::State& s) { encode_bits(s, num::binary16, num::rounding::toward_positive); }
@@ -189,6 +200,8 @@ BENCHMARK(BM_libnum_fp16_ne_bits)->Apply(sizes_and_threads);
 BENCHMARK(BM_libnum_bf16_ne_bits)->Apply(sizes_and_threads);
 BENCHMARK(BM_libnum_fp16_ne_round)->Apply(sizes_and_threads);
 BENCHMARK(BM_libnum_bf16_ne_round)->Apply(sizes_and_threads);
+BENCHMARK(BM_libnum_fp16_ne_round_watch)->Apply(sizes);
+BENCHMARK(BM_libnum_bf16_ne_round_watch)->Apply(sizes);
 BENCHMARK(BM_libnum_fp16_rz_bits)->Apply(sizes_and_threads);
 BENCHMARK(BM_libnum_fp16_ru_bits)->Apply(sizes_and_threads);
 BENCHMARK(BM_libnum_bf16_rz_bits)->Apply(sizes_and_threads);
@@ -197,5 +210,6 @@ BENCHMARK(BM_libnum_fp16_sr32_bits)->Apply(sizes_and_threads);
 BENCHMARK(BM_libnum_fp16_sr8_bits)->Apply(sizes_and_threads);
 BENCHMARK(BM_libnum_bf16_sr32_bits)->Apply(sizes_and_threads);
 BENCHMARK(BM_libnum_fp16_sr32_round)->Apply(sizes_and_threads);
+BENCHMARK(BM_libnum_fp16_sr32_round_watch)->Apply(sizes);
 BENCHMARK(BM_libnum_fp16_sr8_round)->Apply(sizes_and_threads);
 BENCHMARK_MAIN();

@@ -1,10 +1,14 @@
-// The cost of locating the first NaN/inf (precision_hook's scan of every
-// tensor it rounds) against the training step it is part of, in one run:
-// BM_Step times forward, loss, backward and Adam under a policy (scan
-// included) and counts the floats the hook saw; BM_WriteScan writes each of
-// tensors of the same sizes (as the rounding does) and scans it while it is
-// hot, as the hook does; BM_Write only writes them. The scan's share of a
-// step is (BM_WriteScan - BM_Write) / BM_Step.
+// The cost of locating the first NaN/inf (precision_hook) against the
+// training step it is part of, in one run. BM_Step times forward, loss,
+// backward and Adam under a policy, locator included, and counts the floats
+// the hook handed on and how many of them it rounded. The BM_Round* cases
+// round tensors of the step's sizes in place into fp16 (nearest-even), as
+// the hook does: BM_Round alone, BM_RoundWatch with want_non_finite (the
+// locator folded into the rounding pass, as the hook runs it now) and
+// BM_RoundScan followed by num::any_non_finite (the separate pass it used
+// to run). The locator's share of a step is (BM_RoundWatch - BM_Round) /
+// BM_Step now, (BM_RoundScan - BM_Round) / BM_Step before; both bound it
+// from above, since the replay rounds every tensor the hook saw.
 #include <benchmark/benchmark.h>
 #include <libnum/array.hpp>
 
@@ -64,37 +68,55 @@ void BM_Step(benchmark::State& state, const char* name) {
   lab::precision_hook hook(policy(name), 1, &seen);
   hook.store_parameters(t.params);
   std::uint64_t step = 0, floats = 0;
+  hook.reset_tally();
   for (auto _ : state)
     for (const auto n : step_once(t, hook, seen, step++)) floats += n;
-  state.counters["floats/step"] = static_cast<double>(floats) / static_cast<double>(state.iterations());
+  std::uint64_t rounded = 0;
+  for (const auto n : hook.tally().elements) rounded += n;
+  const auto steps = static_cast<double>(state.iterations());
+  state.counters["floats/step"] = static_cast<double>(floats) / steps;
+  state.counters["rounded/step"] = static_cast<double>(rounded) / steps;
 }
 
-void write_tensors(benchmark::State& state, const char* name, bool scan) {
+// How the BM_Round* cases look for non-finite results.
+enum class locating { none, folded, separate_scan };
+
+void round_tensors(benchmark::State& state, const char* name, locating how) {
   numlab_bench::synthetic_training t(numlab_bench::tutorial_conv(), 32);
   size_recorder seen;
   lab::precision_hook hook(policy(name), 1, &seen);
   hook.store_parameters(t.params);
   std::vector<std::vector<float>> tensors;
-  for (const auto n : step_once(t, hook, seen, 0)) tensors.emplace_back(n, 0.5f);
-  float value = 0.5f;
+  for (const auto n : step_once(t, hook, seen, 0)) {
+    tensors.emplace_back(n);
+    for (std::size_t i = 0; i < n; ++i) tensors.back()[i] = 0.5f + 1e-3f * static_cast<float>(i % 1000);
+  }
+  num::array_options o;
+  o.want_non_finite = how == locating::folded;
+  std::size_t found = 0;
   for (auto _ : state)
     for (auto& v : tensors) {
-      std::fill(v.begin(), v.end(), value += 0.25f);
+      const num::conversion_result r = num::round_array_in_place(v, o);
+      found += r.non_finite ? 1 : 0;
+      if (how == locating::separate_scan) found += num::any_non_finite(v) ? 1 : 0;
       benchmark::ClobberMemory();
-      if (scan) benchmark::DoNotOptimize(num::any_non_finite(v));
     }
+  benchmark::DoNotOptimize(found);
 }
 
-void BM_WriteScan(benchmark::State& state, const char* name) { write_tensors(state, name, true); }
-void BM_Write(benchmark::State& state, const char* name) { write_tensors(state, name, false); }
+void BM_Round(benchmark::State& state, const char* name) { round_tensors(state, name, locating::none); }
+void BM_RoundWatch(benchmark::State& state, const char* name) { round_tensors(state, name, locating::folded); }
+void BM_RoundScan(benchmark::State& state, const char* name) { round_tensors(state, name, locating::separate_scan); }
 
 }  // namespace
 
 BENCHMARK_CAPTURE(BM_Step, fp16_mixed, "fp16-mixed")->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_WriteScan, fp16_mixed, "fp16-mixed")->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_Write, fp16_mixed, "fp16-mixed")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Round, fp16_mixed, "fp16-mixed")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_RoundWatch, fp16_mixed, "fp16-mixed")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_RoundScan, fp16_mixed, "fp16-mixed")->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_Step, fp16_pure, "fp16")->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_WriteScan, fp16_pure, "fp16")->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_Write, fp16_pure, "fp16")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Round, fp16_pure, "fp16")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_RoundWatch, fp16_pure, "fp16")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_RoundScan, fp16_pure, "fp16")->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -48,10 +48,11 @@ std::string non_finite_origin::describe() const {
          std::to_string(index) + "]";
 }
 
-void precision_hook::locate_non_finite(const site& where, tensor_role role, std::span<const float> values) {
-  // One vectorised read right after the rounding that wrote `values` (still
-  // in cache); the element loop below runs only on a tensor that has them.
-  if ((first_nan_ && first_infinity_) || !num::any_non_finite(values)) return;
+void precision_hook::locate_non_finite(const site& where, tensor_role role, std::span<const float> values,
+                                       bool has_non_finite) {
+  // The pass that wrote `values` has said whether it holds a NaN or an
+  // infinity; the element loop runs only on a tensor that does.
+  if ((first_nan_ && first_infinity_) || !has_non_finite) return;
   const auto origin = [&](bool nan) {
     non_finite_origin o{std::string(where.layer), std::string(where.op), std::string(where.tensor), role, step_, 0, 0,
                         values.size()};
@@ -122,6 +123,7 @@ num::array_options precision_hook::options(const site& where, tensor_role role, 
   o.stream = stream_of(where, role, step_);
   o.threads = threads_;
   o.want_counts = counting_ || policy_.traps != num::flags::none;
+  o.want_non_finite = !(first_nan_ && first_infinity_);
   return o;
 }
 
@@ -145,7 +147,7 @@ void precision_hook::round(const site& where, tensor_role role, const num::forma
     in = trap_scratch_;
   }
   const auto result = num::round_array(in, out, options(where, role, f));
-  locate_non_finite(where, role, out);
+  locate_non_finite(where, role, out, result.non_finite);
   const auto r = static_cast<std::size_t>(role);
   tally_.by_role[r] += result.counts;
   tally_.elements[r] += in.size();
@@ -224,7 +226,8 @@ void precision_hook::hand_on(const site& where, tensor_role role, std::span<floa
     round(where, role, *f, values, values);
   } else {
     check_finite(where, role, values);
-    locate_non_finite(where, role, values);
+    // Held in fp32, so no rounding pass has looked at these values.
+    if (!(first_nan_ && first_infinity_)) locate_non_finite(where, role, values, num::any_non_finite(values));
   }
   if (next_ != nullptr) next_->produce(where, role, values);
 }
@@ -270,12 +273,18 @@ void precision_hook::update(const site& where, std::span<float> weight, std::spa
         throw precision_trap(num::flags::invalid, where, tensor_role::update, step_, {{i, delta[i], delta[i]}});
     }
   const std::size_t n = weight.size();
-  const std::span<float> rounded = detail::scratch_prefix(rounded_, n);
-  if (stored_in_format(where)) {
+  const bool stored = stored_in_format(where);
+  // Pure formats: w + delta rounded once from its exact value, into scratch
+  // (the old weights are still needed below). fp32 masters: w + delta in
+  // the loop below.
+  const std::span<float> rounded = detail::scratch_prefix(rounded_, stored ? n : 0);
+  bool non_finite = false;  // found by the rounding pass, or by the loop below
+  if (stored) {
     const std::span<double> exact = detail::scratch_prefix(exact_, n);
     for (std::size_t i = 0; i < n; ++i) exact[i] = detail::sum_to_odd(weight[i], delta[i]);
     auto o = options(where, tensor_role::update, *site_format(where));
     const auto result = num::round_array(std::span<const double>(exact), rounded, o);
+    non_finite = result.non_finite;
     tally_.by_role[static_cast<std::size_t>(tensor_role::update)] += result.counts;
     tally_.elements[static_cast<std::size_t>(tensor_role::update)] += n;
     if (num::any(policy_.traps, num::flags::overflow) && result.counts.overflowed > 0) {
@@ -284,29 +293,27 @@ void precision_hook::update(const site& where, std::span<float> weight, std::spa
         if (std::isfinite(exact[i]) && !std::isfinite(rounded[i])) bad.push_back({i, weight[i], rounded[i]});
       throw precision_trap(num::flags::overflow, where, tensor_role::update, step_, std::move(bad));
     }
-  } else {
-    for (std::size_t i = 0; i < n; ++i) rounded[i] = weight[i] + delta[i];
   }
-  locate_non_finite(where, tensor_role::update, rounded_);
+  if (next_ != nullptr) trap_scratch_.assign(weight.begin(), weight.end());  // the old weights, for observe_update
+  // One pass: each new value is tallied against the old one it replaces.
   auto& t = tally_.updates;
   t.elements += n;
   for (std::size_t i = 0; i < n; ++i) {
+    const float before = weight[i];
+    const float after = stored ? rounded[i] : before + delta[i];
+    non_finite |= !std::isfinite(after);
     const bool moved = delta[i] != 0.0f;
-    const bool same = rounded[i] == weight[i];
+    const bool same = after == before;
     t.nonzero_delta += moved ? 1 : 0;
     t.unchanged += same ? 1 : 0;
     t.swamped += (moved && same) ? 1 : 0;
     const double d = delta[i];
     t.requested += std::fabs(d);
-    t.applied += (static_cast<double>(rounded[i]) - weight[i]) * (d > 0.0 ? 1.0 : d < 0.0 ? -1.0 : 0.0);
+    t.applied += (static_cast<double>(after) - before) * (d > 0.0 ? 1.0 : d < 0.0 ? -1.0 : 0.0);
+    weight[i] = after;
   }
-  if (next_ != nullptr) {
-    trap_scratch_.assign(weight.begin(), weight.end());
-    std::copy(rounded.begin(), rounded.end(), weight.begin());
-    next_->observe_update(where, trap_scratch_, delta, weight);
-  } else {
-    std::copy(rounded.begin(), rounded.end(), weight.begin());
-  }
+  locate_non_finite(where, tensor_role::update, weight, non_finite);
+  if (next_ != nullptr) next_->observe_update(where, trap_scratch_, delta, weight);
 }
 
 void precision_hook::store_parameters(const std::vector<parameter*>& params) {

@@ -151,8 +151,9 @@ class precision_hook : public tensor_hook {
   void round(const site& where, tensor_role role, const num::format& f, std::span<const float> in,
              std::span<float> out);
   void check_finite(const site& where, tensor_role role, std::span<const float> values) const;
-  // Notes `values` (as held after rounding) as the first NaN / infinity of the run.
-  void locate_non_finite(const site& where, tensor_role role, std::span<const float> values);
+  // Notes `values` (as held after rounding) as the first NaN / infinity of
+  // the run; `has_non_finite` is what the pass that wrote them found.
+  void locate_non_finite(const site& where, tensor_role role, std::span<const float> values, bool has_non_finite);
   [[nodiscard]] std::optional<num::format> widest_format_of(std::span<const std::span<const float>> inputs) const;
   // Rounds `values` to f (if any) and passes them to the next hook.
   void hand_on(const site& where, tensor_role role, std::span<float> values, const std::optional<num::format>& f);

@@ -63,6 +63,9 @@ struct conversion_counts {
 struct conversion_result {
   flags raised = flags::none;  ///< OR of every element's flags (only with want_counts)
   conversion_counts counts;    ///< only with want_counts; zeros otherwise
+  /// Whether some result is a NaN or an infinity (only with
+  /// want_non_finite; false otherwise).
+  bool non_finite = false;
   simd_path path = simd_path::scalar;  ///< the path that ran
 };
 
@@ -74,6 +77,10 @@ struct array_options {
   std::uint64_t stream = 0;  ///< ... and its stream number
   std::uint64_t first_index = 0;  ///< element i takes word first_index + i
   bool want_counts = false;       ///< gather flags and counts (costs a little)
+  /// Report whether any result is NaN or ±inf, found in the rounding pass
+  /// itself (a compare and an OR per vector), so a caller hunting the first
+  /// non-finite tensor needs no second read of the output.
+  bool want_non_finite = false;
   /// Treat subnormal inputs (subnormal in the input's own type, fp32 or
   /// fp64) as zero of the same sign (no flag raised; they still count as
   /// underflow_to_zero).
@@ -110,7 +117,8 @@ conversion_result round_array_in_place(std::span<float> data, const array_option
 
 /// Whether any of `values` is a NaN or an infinity (IEEE 754 binary32: the
 /// exponent field all ones). One read without branches per element, which
-/// the compiler vectorises, so it can follow a rounding pass cheaply.
+/// the compiler vectorises; for arrays that are being rounded anyway,
+/// array_options::want_non_finite answers the same question without it.
 bool any_non_finite(std::span<const float> values);
 
 /// How encodings are decoded.

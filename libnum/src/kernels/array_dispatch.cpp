@@ -125,6 +125,7 @@ kernel_plan make_rounding_plan(const array_options& o, operation op, int width, 
   plan.seed = o.seed;
   plan.stream = o.stream;
   plan.want_counts = o.want_counts;
+  plan.want_non_finite = o.want_non_finite;
   plan.flush_inputs = o.flush_subnormal_inputs;
   plan.flush_outputs = o.flush_subnormal_outputs;
   const bool plain_f32_to_16 = !o.want_counts && !o.flush_subnormal_inputs && !o.flush_subnormal_outputs &&
@@ -132,6 +133,13 @@ kernel_plan make_rounding_plan(const array_options& o, operation op, int width, 
   if (plain_f32_to_16 && o.spec.mode == rounding::stochastic &&
       (o.target == binary16 || o.target == bfloat16_format)) {
     plan.shortcut = kernels::hardware_shortcut::stochastic_16bit;
+    return plan;
+  }
+  const bool plain_f64_to_16 = !o.want_counts && !o.flush_subnormal_inputs && !o.flush_subnormal_outputs &&
+                               (op == operation::round_f64 || (op == operation::encode_f64 && width == 2));
+  if (plain_f64_to_16 && o.spec.mode == rounding::nearest_even && o.spec.overflow == overflow_mode::ieee &&
+      (o.target == binary16 || o.target == bfloat16_format)) {
+    plan.shortcut = kernels::hardware_shortcut::f64_nearest_16bit;
     return plan;
   }
   const bool plain = plain_f32_to_16 && o.spec.overflow == overflow_mode::ieee;
@@ -165,7 +173,7 @@ conversion_result run_rounding(std::span<const In> in, std::span<Out> out, const
   const simd_path path = resolve_simd_path(o.path);
   const kernels::tally t = kernels::run_parallel(plan, path, in.data(), out.data(), in.size(), sizeof(In),
                                                  sizeof(Out), o.first_index, o.threads, o.parallel_threshold);
-  return {t.raised, t.counts, path};
+  return {t.raised, t.counts, o.want_non_finite && t.non_finite, path};
 }
 
 template <class Code>

@@ -75,6 +75,35 @@ NUMLAB_INLINE void store_vector(void* p, V v) {
   __builtin_memcpy(p, &v, sizeof v);
 }
 
+/// Whether any lane of a compare mask is set.
+template <class S>
+NUMLAB_INLINE bool any_lane(S mask) {
+  std::int64_t bits = 0;
+  for (int i = 0; i < static_cast<int>(sizeof(S) / sizeof(mask[0])); ++i) bits |= mask[i];
+  return bits != 0;
+}
+
+/// The largest magnitude among 16-bit encodings seen (sign bit cleared), in
+/// the vector width of the SIMD path's 16-bit code registers: an encoding is
+/// NaN or infinite exactly when its magnitude reaches the all-ones exponent
+/// field (0x7C00 for fp16, 0x7F80 for bf16), so one AND and one unsigned max
+/// per vector watch for them. Watch = false does nothing.
+template <bool Watch>
+struct code16_watch {
+  u16v top{};
+  NUMLAB_INLINE void see(u16v code) {
+    if constexpr (Watch) {
+      const u16v magnitude = code & 0x7FFF;
+      top = magnitude > top ? magnitude : top;
+    }
+  }
+  /// Whether a seen magnitude is at least `all_ones_exponent`.
+  NUMLAB_INLINE bool reached(std::uint16_t all_ones_exponent) const {
+    if constexpr (Watch) return any_lane(top >= all_ones_exponent);
+    return false;
+  }
+};
+
 /// One rounding of |x| (pattern a, integer significand m) with `s` bits cut off.
 template <class D>
 struct step {
@@ -376,6 +405,7 @@ NUMLAB_INLINE u32v load_codes(const void* in, int width, std::size_t n) {
 template <class D, rounding R, bool Counting>
 void round_chunk(const kernel_plan& plan, const chunk& c, tally& t) {
   using U = typename D::U;
+  using B = bits_of<D>;
   using value = typename D::value;
   constexpr bool stochastic = R == rounding::stochastic;
   constexpr std::size_t block = 4 * lanes;
@@ -387,6 +417,9 @@ void round_chunk(const kernel_plan& plan, const chunk& c, tally& t) {
   auto* out = static_cast<unsigned char*>(c.out);
   const std::size_t out_size = values ? 4 : static_cast<std::size_t>(plan.width);
   lane_counts<D> counts;
+  // Lanes that have held a NaN or infinite result: one compare and one OR
+  // per vector, so callers never rescan the output for them.
+  typename D::S non_finite{};
   alignas(64) std::uint32_t words[block] = {};
   const bool fp32_prefix = plan.encoding.fp32_prefix;
   const bool is_binary16 = plan.encoding.is_binary16;
@@ -405,6 +438,7 @@ void round_chunk(const kernel_plan& plan, const chunk& c, tally& t) {
       }
     }
     const U r = round.template operator()<Counting>(x, word, counts);
+    non_finite |= (r & ~B::sign) >= B::infinity;
     if constexpr (D::W == 32) {
       if (values) {
         __builtin_memcpy(out + i * 4, &r, 4 * n);
@@ -464,6 +498,7 @@ void round_chunk(const kernel_plan& plan, const chunk& c, tally& t) {
   }
   partial(i, c.n - i);
   if constexpr (Counting) counts.add_to(t);
+  t.non_finite = t.non_finite || any_lane(non_finite);
 }
 
 template <class D, rounding R>

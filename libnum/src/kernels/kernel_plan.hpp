@@ -25,6 +25,11 @@ enum class hardware_shortcut : std::uint8_t {
   fp16_convert,  ///< vcvtps2ph with a static rounding mode (ne, rz, ru, rd)
   bf16_nearest,  ///< bf16 nearest-even (vcvtneps2bf16 on blocks without subnormal inputs)
   stochastic_16bit,  ///< fp32 -> fp16/bf16 stochastic, no counts or flushing (kernel_stochastic16.hpp)
+  /// fp64 -> fp16/bf16 nearest-even, no counts or flushing: rounded to odd
+  /// into fp32 (24 bits, at least two more than the target keeps at every
+  /// exponent, so the second rounding is exact), then fp16_convert or
+  /// bf16_nearest. The AVX-512 path only; the others run the lanes.
+  f64_nearest_16bit,
 };
 
 /// Target constants in the bit patterns of one input domain (fp32 or fp64):
@@ -73,6 +78,7 @@ struct kernel_plan {
   round_spec spec{};
   std::uint64_t seed = 0, stream = 0;
   bool want_counts = false;
+  bool want_non_finite = false;  ///< the hardware shortcuts watch their results only when asked
   bool flush_inputs = false;
   bool flush_outputs = false;
   hardware_shortcut shortcut = hardware_shortcut::none;
@@ -85,9 +91,11 @@ struct kernel_plan {
 struct tally {
   flags raised = flags::none;
   conversion_counts counts;
+  bool non_finite = false;  ///< some result is NaN or ±inf (always found by the lane paths)
   tally& operator+=(const tally& o) {
     raised |= o.raised;
     counts += o.counts;
+    non_finite = non_finite || o.non_finite;
     return *this;
   }
 };

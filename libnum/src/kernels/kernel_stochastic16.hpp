@@ -35,9 +35,10 @@ struct stochastic16_rounder {
   }
 
   /// fp32 patterns of x rounded into the target with random words `word`;
-  /// Bf16: the target is bf16 (else fp16).
+  /// Bf16: the target is bf16 (else fp16). Lanes whose result is NaN or
+  /// infinite are set in `non_finite`.
   template <bool Bf16>
-  NUMLAB_INLINE u32v round(u32v x, u32v word) const {
+  NUMLAB_INLINE u32v round(u32v x, u32v word, i32v& non_finite) const {
     const u32v zero{};
     const u32v sign = x & 0x80000000u;
     const u32v a = x ^ sign;
@@ -49,6 +50,7 @@ struct stochastic16_rounder {
     u32v result = overflow ? (sign != zero ? overflow_negative : overflow_positive) : rounded;
     result = a > 0x7F800000u ? (a & nan_payload) | 0x7FC00000u : result;
     result = a == 0x7F800000u ? infinity_result : result;
+    non_finite |= result >= 0x7F800000u;
     return result | sign;
   }
 
@@ -83,17 +85,20 @@ struct stochastic16_rounder {
 /// What a 16-bit stochastic chunk writes.
 enum class stochastic16_output : std::uint8_t { codes, values };
 
-/// Elements [0, n) with n a multiple of 4 * lanes and first % 4 == 0.
+/// Elements [0, n) with n a multiple of 4 * lanes and first % 4 == 0;
+/// returns whether some result is NaN or infinite.
 template <bool Bf16, stochastic16_output Out>
-void stochastic16_blocks(const kernel_plan& plan, const float* in, void* out, std::size_t n, std::uint64_t first) {
+bool stochastic16_blocks(const kernel_plan& plan, const float* in, void* out, std::size_t n, std::uint64_t first) {
   constexpr std::size_t block = 4 * lanes;
   const stochastic16_rounder round(plan);
+  i32v non_finite{};
   alignas(64) std::uint32_t words[block];
   for (std::size_t i = 0; i < n; i += block) {
     philox_words(plan, first + i, words);
     for (std::size_t v = 0; v < 4; ++v) {
       const std::size_t k = i + v * lanes;
-      const u32v r = round.template round<Bf16>(load_vector<u32v>(in + k), load_vector<u32v>(words + v * lanes));
+      const u32v r =
+          round.template round<Bf16>(load_vector<u32v>(in + k), load_vector<u32v>(words + v * lanes), non_finite);
       if constexpr (Out == stochastic16_output::values) {
         store_vector(static_cast<float*>(out) + k, r);
       } else if constexpr (Bf16) {
@@ -103,6 +108,7 @@ void stochastic16_blocks(const kernel_plan& plan, const float* in, void* out, st
       }
     }
   }
+  return any_lane(non_finite);
 }
 
 /// A chunk of a plan with the stochastic_16bit shortcut: the unaligned head
@@ -122,13 +128,15 @@ tally run_stochastic16(const kernel_plan& plan, const chunk& c) {
   const std::uint64_t body_first = c.first_index + head;
   constexpr auto codes = stochastic16_output::codes;
   constexpr auto fp32 = stochastic16_output::values;
+  bool non_finite = false;
   if (plan.target == bfloat16_format) {
-    values ? stochastic16_blocks<true, fp32>(plan, body_in, body_out, body, body_first)
-           : stochastic16_blocks<true, codes>(plan, body_in, body_out, body, body_first);
+    non_finite = values ? stochastic16_blocks<true, fp32>(plan, body_in, body_out, body, body_first)
+                        : stochastic16_blocks<true, codes>(plan, body_in, body_out, body, body_first);
   } else {
-    values ? stochastic16_blocks<false, fp32>(plan, body_in, body_out, body, body_first)
-           : stochastic16_blocks<false, codes>(plan, body_in, body_out, body, body_first);
+    non_finite = values ? stochastic16_blocks<false, fp32>(plan, body_in, body_out, body, body_first)
+                        : stochastic16_blocks<false, codes>(plan, body_in, body_out, body, body_first);
   }
+  t.non_finite = t.non_finite || non_finite;
   const std::size_t done = head + body;
   t += run_lanes(plan, {in + done, out + done * out_size, c.n - done, c.first_index + done});
   return t;

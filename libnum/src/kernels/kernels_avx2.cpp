@@ -97,17 +97,20 @@ namespace {
 
 // vcvtps2ph with rounding immediate Imm (what the core gives for fp16 in
 // ne/rd/ru/rz, NaNs included); round_f32 converts back with vcvtph2ps.
-template <int Imm>
-void fp16_chunk(const kernel_plan& plan, const chunk& c) {
+// Returns whether a result is NaN or infinite (only when Watch).
+template <int Imm, bool Watch>
+bool fp16_chunk(const kernel_plan& plan, const chunk& c) {
   // Locals, so the compiler need not reload them after each store.
   const auto* in = static_cast<const float*>(c.in);
   auto* out_values = static_cast<float*>(c.out);
   auto* out_codes = static_cast<std::uint16_t*>(c.out);
   const std::size_t n = c.n;
   const bool values = plan.op == operation::round_f32;
+  code16_watch<Watch> watch;
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(in + i), Imm);
+    watch.see(reinterpret_cast<u16v>(h));
     if (values) {
       _mm256_storeu_ps(out_values + i, _mm256_cvtph_ps(h));
     } else {
@@ -119,6 +122,7 @@ void fp16_chunk(const kernel_plan& plan, const chunk& c) {
     float buffer[8] = {};
     __builtin_memcpy(buffer, in + i, 4 * k);
     const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(buffer), Imm);
+    watch.see(reinterpret_cast<u16v>(h));  // the lanes past the end hold +0
     if (values) {
       _mm256_storeu_ps(buffer, _mm256_cvtph_ps(h));
       __builtin_memcpy(static_cast<float*>(c.out) + i, buffer, 4 * k);
@@ -126,6 +130,7 @@ void fp16_chunk(const kernel_plan& plan, const chunk& c) {
       __builtin_memcpy(static_cast<std::uint16_t*>(c.out) + i, &h, 2 * k);
     }
   }
+  return watch.reached(0x7C00);
 }
 
 // bf16 nearest-even by integer rounding of the pattern (right for
@@ -135,10 +140,14 @@ NUMLAB_INLINE u32v bf16_nearest(u32v x) {
   return (x & 0x7FFFFFFFu) > 0x7F800000u ? (x >> 16) | 0x40u : rounded;
 }
 
-void bf16_chunk(const kernel_plan& plan, const chunk& c) {
+// Returns whether a result is NaN or infinite (only when Watch).
+template <bool Watch>
+bool bf16_chunk(const kernel_plan& plan, const chunk& c) {
   const auto* in = static_cast<const float*>(c.in);
   const bool values = plan.op == operation::round_f32;
+  code16_watch<Watch> watch;
   auto store = [&](std::size_t i, u32v code, std::size_t k) __attribute__((always_inline)) {
+    watch.see(__builtin_convertvector(code, u16v));  // lanes past the end hold +0
     if (values) {
       const u32v v = code << 16;
       __builtin_memcpy(static_cast<float*>(c.out) + i, &v, 4 * k);
@@ -153,17 +162,25 @@ void bf16_chunk(const kernel_plan& plan, const chunk& c) {
     __builtin_memcpy(&x, in + i, 4 * (c.n - i));
     store(i, bf16_nearest(x), c.n - i);
   }
+  return watch.reached(0x7F80);
 }
 
 }  // namespace
 
 tally run_avx2(const kernel_plan& plan, const chunk& c) {
+  tally t;
   switch (plan.shortcut) {
     case hardware_shortcut::fp16_convert:
-      with_fp16_immediate(plan, [&](auto imm) { fp16_chunk<decltype(imm)::value>(plan, c); });
-      return {};
-    case hardware_shortcut::bf16_nearest: bf16_chunk(plan, c); return {};
+      with_fp16_immediate(plan, [&](auto imm) {
+        constexpr int i = decltype(imm)::value;
+        t.non_finite = plan.want_non_finite ? fp16_chunk<i, true>(plan, c) : fp16_chunk<i, false>(plan, c);
+      });
+      return t;
+    case hardware_shortcut::bf16_nearest:
+      t.non_finite = plan.want_non_finite ? bf16_chunk<true>(plan, c) : bf16_chunk<false>(plan, c);
+      return t;
     case hardware_shortcut::stochastic_16bit: return run_stochastic16(plan, c);
+    case hardware_shortcut::f64_nearest_16bit:
     case hardware_shortcut::none: break;
   }
   return run_lanes(plan, c);

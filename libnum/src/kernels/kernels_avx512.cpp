@@ -1,6 +1,7 @@
 // The AVX-512 path of the array kernels: vcvtps2ph (zmm) where it gives the
 // core's answer, vcvtneps2bf16 on blocks without subnormal inputs (where
-// AVX512-BF16 exists), and the lane algorithm on 16-lane vectors with a
+// AVX512-BF16 exists), fp64 inputs to fp16/bf16 nearest-even through a
+// round-to-odd fp32, and the lane algorithm on 16-lane vectors with a
 // vectorised Philox4x32-10 for stochastic rounding.
 #include <cstddef>
 #include <cstdint>
@@ -105,17 +106,20 @@ namespace {
 
 // vcvtps2ph with rounding immediate Imm (what the core gives for fp16 in
 // ne/rd/ru/rz, NaNs included); round_f32 converts back with vcvtph2ps.
-template <int Imm>
-void fp16_chunk(const kernel_plan& plan, const chunk& c) {
+// Returns whether a result is NaN or infinite (only when Watch).
+template <int Imm, bool Watch>
+bool fp16_chunk(const kernel_plan& plan, const chunk& c) {
   // Locals, so the compiler need not reload them after each store.
   const auto* in = static_cast<const float*>(c.in);
   auto* out_values = static_cast<float*>(c.out);
   auto* out_codes = static_cast<std::uint16_t*>(c.out);
   const std::size_t n = c.n;
   const bool values = plan.op == operation::round_f32;
+  code16_watch<Watch> watch;
   std::size_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const __m256i h = _mm512_cvtps_ph(_mm512_loadu_ps(in + i), Imm);
+    watch.see(reinterpret_cast<u16v>(h));
     if (values) {
       _mm512_storeu_ps(out_values + i, _mm512_cvtph_ps(h));
     } else {
@@ -125,12 +129,14 @@ void fp16_chunk(const kernel_plan& plan, const chunk& c) {
   if (i < c.n) {
     const auto tail = static_cast<__mmask16>((1u << (c.n - i)) - 1);
     const __m256i h = _mm512_cvtps_ph(_mm512_maskz_loadu_ps(tail, in + i), Imm);
+    watch.see(reinterpret_cast<u16v>(h));  // the masked-off lanes hold +0
     if (values) {
       _mm512_mask_storeu_ps(static_cast<float*>(c.out) + i, tail, _mm512_cvtph_ps(h));
     } else {
       _mm256_mask_storeu_epi16(static_cast<std::uint16_t*>(c.out) + i, tail, h);
     }
   }
+  return watch.reached(0x7C00);
 }
 
 // bf16 nearest-even by integer rounding of the pattern (right for
@@ -152,37 +158,43 @@ NUMLAB_INLINE __mmask16 subnormal_lanes(__m512i x) {
 }
 
 // Full blocks of 16 with plain loads and stores (masked stores are slow on
-// some cores), the tail masked. `convert(x)` gives the 16 results.
-template <class Convert>
-NUMLAB_INLINE void bf16_blocks(const chunk& c, bool values, Convert convert) {
+// some cores), the tail masked. `convert(x)` gives the 16 results. Returns
+// whether a result is NaN or infinite (only when Watch).
+template <bool Watch, class Convert>
+NUMLAB_INLINE bool bf16_blocks(const chunk& c, bool values, Convert convert) {
   // Locals, so the compiler need not reload them after each store.
   const auto* in = static_cast<const float*>(c.in);
   auto* out_values = static_cast<float*>(c.out);
   auto* out_codes = static_cast<std::uint16_t*>(c.out);
   const std::size_t n = c.n;
+  code16_watch<Watch> watch;
   std::size_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    const __m512i x = _mm512_loadu_si512(in + i);
+    const __m256i code = convert(_mm512_loadu_si512(in + i));
+    watch.see(reinterpret_cast<u16v>(code));
     if (values) {
-      _mm512_storeu_si512(out_values + i, _mm512_slli_epi32(_mm512_cvtepu16_epi32(convert(x)), 16));
+      _mm512_storeu_si512(out_values + i, _mm512_slli_epi32(_mm512_cvtepu16_epi32(code), 16));
     } else {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out_codes + i), convert(x));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out_codes + i), code);
     }
   }
   if (i < c.n) {
     const auto tail = static_cast<__mmask16>((1u << (c.n - i)) - 1);
-    const __m512i x = _mm512_maskz_loadu_epi32(tail, in + i);
+    const __m256i code = convert(_mm512_maskz_loadu_epi32(tail, in + i));
+    watch.see(reinterpret_cast<u16v>(code));  // the masked-off lanes hold +0
     if (values) {
-      _mm512_mask_storeu_epi32(static_cast<float*>(c.out) + i, tail,
-                               _mm512_slli_epi32(_mm512_cvtepu16_epi32(convert(x)), 16));
+      _mm512_mask_storeu_epi32(static_cast<float*>(c.out) + i, tail, _mm512_slli_epi32(_mm512_cvtepu16_epi32(code), 16));
     } else {
-      _mm256_mask_storeu_epi16(static_cast<std::uint16_t*>(c.out) + i, tail, convert(x));
+      _mm256_mask_storeu_epi16(static_cast<std::uint16_t*>(c.out) + i, tail, code);
     }
   }
+  return watch.reached(0x7F80);
 }
 
-void bf16_integer_chunk(const chunk& c, bool values) {
-  bf16_blocks(c, values, [](__m512i x) __attribute__((always_inline)) { return _mm512_cvtepi32_epi16(bf16_nearest_integer(x)); });
+template <bool Watch>
+bool bf16_integer_chunk(const chunk& c, bool values) {
+  return bf16_blocks<Watch>(
+      c, values, [](__m512i x) __attribute__((always_inline)) { return _mm512_cvtepi32_epi16(bf16_nearest_integer(x)); });
 }
 
 #define NUMLAB_BF16_TARGET "avx512f,avx512bw,avx512dq,avx512vl,avx512bf16,avx2,f16c,fma,bmi2"
@@ -195,39 +207,92 @@ __attribute__((target(NUMLAB_BF16_TARGET), always_inline)) inline __m256i bf16_h
   return reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(_mm512_castsi512_ps(x)));
 }
 
-__attribute__((target(NUMLAB_BF16_TARGET))) void bf16_hardware_chunk(const chunk& c, bool values) {
+template <bool Watch>
+__attribute__((target(NUMLAB_BF16_TARGET))) bool bf16_hardware_chunk(const chunk& c, bool values) {
   // Locals, so the compiler need not reload them after each store.
   const auto* in = static_cast<const float*>(c.in);
   auto* out_values = static_cast<float*>(c.out);
   auto* out_codes = static_cast<std::uint16_t*>(c.out);
   const std::size_t n = c.n;
+  code16_watch<Watch> watch;
   std::size_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const __m256i code = bf16_hardware(_mm512_loadu_si512(in + i));
+    watch.see(reinterpret_cast<u16v>(code));
     if (values) {
       _mm512_storeu_si512(out_values + i, _mm512_slli_epi32(_mm512_cvtepu16_epi32(code), 16));
     } else {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out_codes + i), code);
     }
   }
-  if (i < n) bf16_integer_chunk({in + i, static_cast<unsigned char*>(c.out) + i * (values ? 4 : 2), n - i, 0}, values);
+  const bool tail_non_finite =
+      i < n && bf16_integer_chunk<Watch>({in + i, static_cast<unsigned char*>(c.out) + i * (values ? 4 : 2), n - i, 0},
+                                         values);
+  return watch.reached(0x7F80) || tail_non_finite;
+}
+
+// The 16-bit nearest-even conversion of fp32 inputs (either shortcut).
+template <bool Watch>
+bool fp32_nearest_16bit(const kernel_plan& plan, const chunk& c) {
+  if (plan.target == binary16) return fp16_chunk<_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC, Watch>(plan, c);
+  const bool values = plan.op == operation::round_f32;
+  return host_cpu().avx512bf16 ? bf16_hardware_chunk<Watch>(c, values) : bf16_integer_chunk<Watch>(c, values);
+}
+
+// fp64 inputs rounded to odd into fp32 (truncated by vcvtpd2ps with a static
+// toward-zero rounding, the last bit set where that was inexact), a stretch
+// at a time into a buffer that stays in L1, then converted by the fp32 loops.
+// NaNs compare unordered and are left alone: vcvtpd2ps keeps their top
+// payload, which is all a 16-bit target keeps.
+template <bool Watch>
+bool f64_nearest_16bit_chunk(const kernel_plan& plan, const chunk& c) {
+  constexpr std::size_t stretch = 512;
+  alignas(64) float odd[stretch];
+  const auto* in = static_cast<const double*>(c.in);
+  auto* out = static_cast<unsigned char*>(c.out);
+  const std::size_t out_size = plan.op == operation::round_f64 ? 4 : 2;
+  kernel_plan f32_plan = plan;
+  f32_plan.op = plan.op == operation::round_f64 ? operation::round_f32 : operation::encode_f32;
+  bool non_finite = false;
+  for (std::size_t begin = 0; begin < c.n; begin += stretch) {
+    const std::size_t k = c.n - begin < stretch ? c.n - begin : stretch;
+    for (std::size_t i = 0; i < k; i += 8) {
+      const auto lanes8 = static_cast<__mmask8>(k - i >= 8 ? 0xFF : (1u << (k - i)) - 1);
+      const __m512d x = _mm512_maskz_loadu_pd(lanes8, in + begin + i);
+      const __m256 truncated = _mm512_cvt_roundpd_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+      const __mmask8 inexact = _mm512_cmp_pd_mask(_mm512_cvtps_pd(truncated), x, _CMP_NEQ_OQ);
+      const __m256i bits = _mm256_castps_si256(truncated);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(odd + i),
+                         _mm256_mask_or_epi32(bits, inexact, bits, _mm256_set1_epi32(1)));
+    }
+    non_finite = fp32_nearest_16bit<Watch>(f32_plan, {odd, out + begin * out_size, k, 0}) || non_finite;
+  }
+  return non_finite;
 }
 
 }  // namespace
 
 tally run_avx512(const kernel_plan& plan, const chunk& c) {
+  tally t;
+  const bool values = plan.op == operation::round_f32;
   switch (plan.shortcut) {
     case hardware_shortcut::fp16_convert:
-      with_fp16_immediate(plan, [&](auto imm) { fp16_chunk<decltype(imm)::value>(plan, c); });
-      return {};
+      with_fp16_immediate(plan, [&](auto imm) {
+        constexpr int i = decltype(imm)::value;
+        t.non_finite = plan.want_non_finite ? fp16_chunk<i, true>(plan, c) : fp16_chunk<i, false>(plan, c);
+      });
+      return t;
     case hardware_shortcut::bf16_nearest:
       if (host_cpu().avx512bf16) {
-        bf16_hardware_chunk(c, plan.op == operation::round_f32);
+        t.non_finite = plan.want_non_finite ? bf16_hardware_chunk<true>(c, values) : bf16_hardware_chunk<false>(c, values);
       } else {
-        bf16_integer_chunk(c, plan.op == operation::round_f32);
+        t.non_finite = plan.want_non_finite ? bf16_integer_chunk<true>(c, values) : bf16_integer_chunk<false>(c, values);
       }
-      return {};
+      return t;
     case hardware_shortcut::stochastic_16bit: return run_stochastic16(plan, c);
+    case hardware_shortcut::f64_nearest_16bit:
+      t.non_finite = plan.want_non_finite ? f64_nearest_16bit_chunk<true>(plan, c) : f64_nearest_16bit_chunk<false>(plan, c);
+      return t;
     case hardware_shortcut::none: break;
   }
   return run_lanes(plan, c);
