@@ -1,9 +1,15 @@
 // The AVX-512 MX block kernel: 32 fp32 values as two 16-lane vectors. Each
-// lane rounds m · 2^(e - 23) (m the 24-bit significand) at the element's
-// quantum with the same decisions as round_exact: kept part, half bit, rest,
-// and for stochastic rounding the top 32 bits of the discarded fraction.
+// lane rounds its 24-bit significand m at the element's quantum with the
+// same decisions as round_exact (libnum/src/core/round_exact.cpp): the bits
+// shifted out decide, and a carry out of the kept part lands on the next
+// exponent's code. The rounding mode is a template parameter, so each mode's
+// loop holds only its own arithmetic; counts are popcounts of lane masks.
+// The underflow flag (tininess after rounding needs a second rounding at the
+// normal quantum) is worked out only until it is raised, since a flag is
+// raised once per call.
 #include <bit>
 #include <cstdint>
+#include <cstring>
 
 #include "mx_block_kernel.hpp"
 
@@ -18,159 +24,254 @@
 #pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2,bmi2,popcnt")
 #endif
 
+#include "kernels/philox_avx512.hpp"
+
+#define NUMLAB_INLINE inline __attribute__((always_inline))
+
 namespace num::scaled_detail {
 namespace {
 
-// Lanes that round away from the kept part (round-to-odd is handled apart).
-__mmask16 rounds_up(const round_spec& spec, __m512i kept, __mmask16 half, __mmask16 rest, __m512i top32,
-                    __mmask16 negative, __m512i words) {
-  const __mmask16 inexact = half | rest;
-  switch (spec.mode) {
-    case rounding::nearest_even: {
-      const __mmask16 odd = _mm512_test_epi32_mask(kept, _mm512_set1_epi32(1));
-      return half & (rest | odd);
+// Random words of one row of blocks, 32 at a time from increasing positions:
+// a window of 128 words at a multiple of 4, refilled 64 at a time.
+class random_window {
+ public:
+  random_window(std::uint64_t seed, std::uint64_t stream, std::uint64_t first)
+      : seed_(seed), stream_(stream), start_(first & ~std::uint64_t{3}) {
+    kernels::philox_sixteen_blocks(seed_, stream_, start_ / 4, words_);
+    kernels::philox_sixteen_blocks(seed_, stream_, start_ / 4 + 16, words_ + 64);
+  }
+  // Words position .. position + 31 (position never decreases).
+  NUMLAB_INLINE const std::uint32_t* at(std::uint64_t position) {
+    while (position + 32 > start_ + 128) {
+      std::memcpy(words_, words_ + 64, 64 * sizeof(std::uint32_t));
+      start_ += 64;
+      kernels::philox_sixteen_blocks(seed_, stream_, start_ / 4 + 16, words_ + 64);
     }
+    return words_ + (position - start_);
+  }
+
+ private:
+  std::uint64_t seed_, stream_, start_;
+  alignas(64) std::uint32_t words_[128];
+};
+
+__m512i splat(std::uint32_t v) { return _mm512_set1_epi32(static_cast<int>(v)); }
+
+// --- The underflow flag's second rounding (run until the flag is raised) ---
+
+// Lanes that round away from the kept part (m cut at s bits, s >= 1).
+__mmask16 rounds_up_at(const round_spec& spec, __m512i m, __m512i s, __mmask16 negative, __m512i words) {
+  const __m512i one = splat(1);
+  const __m512i s1 = _mm512_sub_epi32(s, one);
+  const __m512i kept = _mm512_srlv_epi32(m, s);
+  const __mmask16 half = _mm512_test_epi32_mask(_mm512_srlv_epi32(m, s1), one);
+  const __mmask16 rest = _mm512_test_epi32_mask(m, _mm512_sub_epi32(_mm512_sllv_epi32(one, s1), one));
+  const __mmask16 inexact = half | rest;
+  const __m512i top32 = _mm512_or_si512(_mm512_sllv_epi32(m, _mm512_sub_epi32(splat(32), s)),
+                                        _mm512_srlv_epi32(m, _mm512_sub_epi32(s, splat(32))));
+  switch (spec.mode) {
+    case rounding::nearest_even: return half & (rest | _mm512_test_epi32_mask(kept, one));
     case rounding::nearest_away: return half;
-    case rounding::toward_zero:
-    case rounding::to_odd: return 0;
+    case rounding::toward_zero: return 0;
+    case rounding::to_odd: return inexact & _mm512_testn_epi32_mask(kept, one);  // an even kept part becomes odd
     case rounding::toward_positive: return static_cast<__mmask16>(~negative & inexact);
     case rounding::toward_negative: return negative & inexact;
     case rounding::stochastic: {
-      const int r = spec.random_bits;
-      if (r == 32) {  // floor(f·2^32) + R >= 2^32: the 32-bit sum carries
-        const __m512i sum = _mm512_add_epi32(top32, words);
-        return _mm512_cmplt_epu32_mask(sum, top32);
-      }
-      const __m512i shift = _mm512_set1_epi32(32 - r);
-      const __m512i sum = _mm512_add_epi32(_mm512_srlv_epi32(top32, shift), _mm512_srlv_epi32(words, shift));
-      return _mm512_cmpge_epu32_mask(sum, _mm512_set1_epi32(1 << r));
+      const __m512i top = splat(spec.random_bits >= 32 ? 0xFFFFFFFFu : ~((1u << (32 - spec.random_bits)) - 1));
+      return _mm512_cmpgt_epu32_mask(_mm512_and_si512(words, top), _mm512_ternarylogic_epi32(top32, top, top, 0x3F));
     }
   }
   return 0;
 }
 
-struct lane_result {
-  __m512i code;
-  __mmask16 inexact, overflow, tiny, flushed, flushed_small;
-};
-
-// The bit-level cut of m at a per-lane shift s >= 1 (counts >= 32 give 0,
-// as the vpsrlvd/vpsllvd instructions do).
-struct lane_cut {
-  __m512i kept;
-  __mmask16 half, rest;
-  __m512i top32;  // floor(f · 2^32) of the discarded fraction f
-};
-
-lane_cut cut(__m512i m, __m512i s) {
-  const __m512i one = _mm512_set1_epi32(1);
-  const __m512i s1 = _mm512_sub_epi32(s, one);
-  lane_cut c;
-  c.kept = _mm512_srlv_epi32(m, s);
-  c.half = _mm512_test_epi32_mask(_mm512_srlv_epi32(m, s1), one);
-  const __m512i low = _mm512_sub_epi32(_mm512_sllv_epi32(one, s1), one);  // all ones when s - 1 >= 32
-  c.rest = _mm512_test_epi32_mask(m, low);
-  const __m512i thirty_two = _mm512_set1_epi32(32);
-  const __mmask16 within = _mm512_cmple_epi32_mask(s, thirty_two);
-  c.top32 = _mm512_mask_blend_epi32(within, _mm512_srlv_epi32(m, _mm512_sub_epi32(s, thirty_two)),
-                                    _mm512_sllv_epi32(m, _mm512_sub_epi32(thirty_two, s)));
-  return c;
+// Whether a lane is tiny after rounding: inexact, below 2^emin, and not
+// carried to 2^emin by rounding at the normal quantum with an unbounded
+// exponent (only the binade just below 2^emin can carry).
+bool any_tiny(const mx_kernel_setup& k, __m512i x, __m512i m, __m512i biased, __mmask16 inexact, __m512i emin_field,
+              __m512i words) {
+  const __mmask16 below = _mm512_mask_cmplt_epi32_mask(inexact, biased, emin_field);
+  if (below == 0) return false;
+  const __mmask16 may_carry = _mm512_mask_cmpeq_epi32_mask(below, biased, _mm512_sub_epi32(emin_field, splat(1)));
+  if (may_carry == 0) return true;
+  const __m512i normal_shift = splat(static_cast<std::uint32_t>(24 - k.precision));
+  const __mmask16 up = rounds_up_at(k.spec, m, normal_shift, _mm512_movepi32_mask(x), words);
+  // Rounding up carries iff the kept part is all ones, i.e. m's top p bits are.
+  const __m512i kept = _mm512_srlv_epi32(m, normal_shift);
+  const __mmask16 carried = up & _mm512_cmpeq_epi32_mask(kept, splat((1u << k.precision) - 1));
+  return (below & static_cast<__mmask16>(~(may_carry & carried))) != 0;
 }
 
-lane_result round_lanes(const mx_kernel_setup& k, __m512i x, int w, __m512i words) {
-  const __m512i magnitude = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFFFFFF));
-  const __mmask16 negative = _mm512_movepi32_mask(x);
-  const __mmask16 nonzero = _mm512_test_epi32_mask(magnitude, magnitude);
-  const __m512i biased = _mm512_srli_epi32(magnitude, 23);
-  const __m512i m =
-      _mm512_or_si512(_mm512_and_si512(magnitude, _mm512_set1_epi32(0x7FFFFF)), _mm512_set1_epi32(0x800000));
-  const __m512i e = _mm512_sub_epi32(biased, _mm512_set1_epi32(127 + w));  // exponent of x / 2^w
-  const __m512i emin = _mm512_set1_epi32(k.emin);
-  const __m512i e_or_emin = _mm512_max_epi32(e, emin);
-  const int normal_shift = 23 - (k.precision - 1);
-  const __m512i s = _mm512_add_epi32(_mm512_set1_epi32(normal_shift), _mm512_sub_epi32(e_or_emin, e));
-  const lane_cut c = cut(m, s);
-  const __mmask16 inexact = (c.half | c.rest) & nonzero;
-  __m512i kept = c.kept;
-  if (k.spec.mode == rounding::to_odd) {
-    kept = _mm512_mask_or_epi32(kept, inexact, kept, _mm512_set1_epi32(1));
-  } else {
-    kept = _mm512_mask_add_epi32(kept, rounds_up(k.spec, kept, c.half, c.rest, c.top32, negative, words), kept,
-                                 _mm512_set1_epi32(1));
-  }
-  // code = (max(e, emin) + bias - 1) · 2^(p-1) + kept: exact for the normal
-  // and subnormal ranges alike, and a carry into the next binade lands on
-  // the next exponent's code.
-  __m512i code = _mm512_add_epi32(
-      _mm512_sllv_epi32(_mm512_add_epi32(e_or_emin, _mm512_set1_epi32(k.bias - 1)), _mm512_set1_epi32(k.precision - 1)),
-      kept);
-  code = _mm512_maskz_mov_epi32(nonzero, code);
-  const __m512i max_code = _mm512_set1_epi32(static_cast<int>(k.max_code));
-  lane_result out;
-  out.overflow = _mm512_cmpgt_epu32_mask(code, max_code);
-  code = _mm512_min_epu32(code, max_code);
-  out.inexact = inexact | out.overflow;
-  // Tiny after rounding: below 2^emin and not carried there by rounding at
-  // the normal quantum with an unbounded exponent (only e = emin - 1 can carry).
-  const __mmask16 below = _mm512_cmplt_epi32_mask(e, emin) & inexact;
-  const __mmask16 may_carry = below & _mm512_cmpeq_epi32_mask(e, _mm512_set1_epi32(k.emin - 1));
-  out.tiny = below;
-  if (may_carry != 0) {
-    const lane_cut u = cut(m, _mm512_set1_epi32(normal_shift));
-    __m512i unbounded = u.kept;
-    if (k.spec.mode == rounding::to_odd) {
-      unbounded = _mm512_or_epi32(unbounded, _mm512_set1_epi32(1));
-    } else {
-      unbounded = _mm512_mask_add_epi32(unbounded, rounds_up(k.spec, u.kept, u.half, u.rest, u.top32, negative, words),
-                                        unbounded, _mm512_set1_epi32(1));
+// --- The block loop, one instantiation per rounding mode ---
+
+template <rounding Mode>
+class mx_blocks {
+ public:
+  explicit mx_blocks(const mx_kernel_setup& k)
+      : k_(k),
+        small_below_(splat((static_cast<std::uint32_t>(k.emax) << 23) - 1)),
+        precision_shift_(k.precision - 1),
+        normal_shift_minus_one_(splat(static_cast<std::uint32_t>(23 - k.precision))),
+        max_code_(splat(k.max_code)),
+        top_bits_(splat(k.spec.random_bits >= 32 ? 0xFFFFFFFFu : ~((1u << (32 - k.spec.random_bits)) - 1))) {}
+
+  // One block; false (nothing written) when it needs the scalar path.
+  NUMLAB_INLINE bool block(const float* in, const std::uint32_t* words, std::uint8_t* codes, std::uint32_t& scale) {
+    const __m512i x0 = _mm512_loadu_si512(in), x1 = _mm512_loadu_si512(in + 16);
+    const __m512i magnitude = splat(0x7FFFFFFF), one = splat(1);
+    const __m512i a0 = _mm512_and_si512(x0, magnitude), a1 = _mm512_and_si512(x1, magnitude);
+    // Nonzero values below 2^(emax - 127) (fp32 subnormals included) wrap
+    // to below small_below_ after the - 1; zero wraps to the top.
+    const __mmask16 small = _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a0, one), small_below_) |
+                            _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a1, one), small_below_);
+    // The block amax in every lane (a butterfly of maxima).
+    __m512i amax = _mm512_max_epu32(a0, a1);
+    amax = _mm512_max_epu32(amax, _mm512_shuffle_i32x4(amax, amax, 0x4E));
+    amax = _mm512_max_epu32(amax, _mm512_shuffle_i32x4(amax, amax, 0xB1));
+    amax = _mm512_max_epu32(amax, _mm512_shuffle_epi32(amax, _MM_PERM_BADC));
+    amax = _mm512_max_epu32(amax, _mm512_shuffle_epi32(amax, _MM_PERM_CDAB));
+    const auto amax_bits = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(amax)));
+    if (small != 0 || amax_bits >= 0x7F800000u) return false;
+    // MX §6.3: X = 2^(floor(log2 amax) - emax_elem), as a biased fp32
+    // exponent field: E_X = E_amax - emax. The element's 2^emin sits at
+    // field E_X + emin; an all-zero block gets X = 2^-127 (code 0).
+    const __m512i amax_field = _mm512_srli_epi32(amax, 23);
+    const __m512i emin_field = _mm512_add_epi32(amax_field, splat(static_cast<std::uint32_t>(k_.emin - k_.emax)));
+    const int scale_field = static_cast<int>(amax_bits >> 23) - k_.emax;
+    const __m512i w0 = Mode == rounding::stochastic ? _mm512_loadu_si512(words) : _mm512_setzero_si512();
+    const __m512i w1 = Mode == rounding::stochastic ? _mm512_loadu_si512(words + 16) : _mm512_setzero_si512();
+    const lanes r0 = round16(x0, a0, emin_field, w0);
+    const lanes r1 = round16(x1, a1, emin_field, w1);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(codes), _mm512_cvtepi32_epi8(r0.code));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(codes + 16), _mm512_cvtepi32_epi8(r1.code));
+    scale = static_cast<std::uint32_t>(scale_field < 0 ? 0 : scale_field);
+    inexact_ += pop(r0.inexact, r1.inexact);
+    saturated_ += pop(r0.overflow, r1.overflow);
+    flushed_ += pop(r0.flushed, r1.flushed);
+    if (!underflow_ && (r0.inexact | r1.inexact) != 0) {
+      underflow_ = any_tiny(k_, x0, r0.m, r0.biased, r0.inexact, emin_field, w0) ||
+                   any_tiny(k_, x1, r1.m, r1.biased, r1.inexact, emin_field, w1);
     }
-    const __mmask16 carried = _mm512_test_epi32_mask(unbounded, _mm512_set1_epi32(1 << k.precision)) & may_carry;
-    out.tiny = below & static_cast<__mmask16>(~carried);
+    ++blocks_;
+    return true;
   }
-  out.flushed = nonzero & _mm512_cmpeq_epi32_mask(code, _mm512_setzero_si512());
-  // A flushed |x| whose own scale 2^(floor(log2|x|) - emax) is below E8M0's
-  // 2^-127 needs the scalar check.
-  out.flushed_small = out.flushed & _mm512_cmplt_epi32_mask(biased, _mm512_set1_epi32(k.emax));
-  out.code = _mm512_mask_or_epi32(code, negative, code, _mm512_set1_epi32(1 << (k.element_bits - 1)));
-  return out;
+
+  void add_to(scaled_result& result) const {
+    scaled_counts& c = result.counts;
+    c.elements += 32 * blocks_;
+    c.blocks += blocks_;
+    c.inexact += inexact_;
+    c.saturated += saturated_;
+    c.block_underflow += flushed_;
+    if (inexact_ != 0) result.raised |= flags::inexact;
+    if (saturated_ != 0) result.raised |= flags::overflow;
+    if (underflow_) result.raised |= flags::underflow;
+  }
+
+ private:
+  struct lanes {
+    __m512i code, m, biased;
+    __mmask16 inexact, overflow, flushed;
+  };
+
+  static NUMLAB_INLINE std::uint64_t pop(__mmask16 a, __mmask16 b) {
+    return static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(a) | static_cast<std::uint32_t>(b) << 16));
+  }
+
+  // Sixteen lanes: x (fp32 patterns), a = |x|, emin_field = the fp32
+  // exponent field of the element's 2^emin under the block's scale.
+  NUMLAB_INLINE lanes round16(__m512i x, __m512i a, __m512i emin_field, __m512i words) const {
+    const __m512i one = splat(1);
+    lanes out;
+    out.biased = _mm512_srli_epi32(a, 23);
+    const __mmask16 nonzero = _mm512_test_epi32_mask(a, a);
+    // m = hidden bit | fraction (inputs are normal or zero here); 0 in zero lanes.
+    out.m = _mm512_maskz_ternarylogic_epi32(nonzero, a, splat(0x7FFFFF), splat(0x800000), 0xEA);
+    // Bits cut off: 24 - p in the element's normal range, one more per
+    // binade below it (s - 1 computed first: the half bit's position).
+    const __m512i s1 = _mm512_max_epi32(
+        normal_shift_minus_one_, _mm512_add_epi32(normal_shift_minus_one_, _mm512_sub_epi32(emin_field, out.biased)));
+    const __m512i s = _mm512_add_epi32(s1, one);
+    const __m512i m = out.m;
+    const __m512i truncated = _mm512_srlv_epi32(m, s);  // counts >= 32 give 0
+    const __mmask16 inexact = _mm512_cmpneq_epi32_mask(_mm512_sllv_epi32(truncated, s), m);
+    __m512i kept = truncated;
+    if constexpr (Mode == rounding::nearest_even) {
+      // (m + half - 1 + lowest kept bit) >> s; with s - 1 >= 32 the half is
+      // 0 and the shift still gives 0.
+      const __m512i half = _mm512_sllv_epi32(one, s1);
+      const __m512i odd = _mm512_and_si512(truncated, one);
+      kept = _mm512_srlv_epi32(_mm512_add_epi32(_mm512_add_epi32(m, odd), _mm512_sub_epi32(half, one)), s);
+    } else if constexpr (Mode == rounding::nearest_away) {
+      kept = _mm512_srlv_epi32(_mm512_add_epi32(m, _mm512_sllv_epi32(one, s1)), s);
+    } else if constexpr (Mode == rounding::to_odd) {
+      kept = _mm512_mask_or_epi32(truncated, inexact, truncated, one);
+    } else if constexpr (Mode == rounding::toward_positive) {
+      kept = _mm512_mask_add_epi32(truncated, inexact & ~_mm512_movepi32_mask(x), truncated, one);
+    } else if constexpr (Mode == rounding::toward_negative) {
+      kept = _mm512_mask_add_epi32(truncated, inexact & _mm512_movepi32_mask(x), truncated, one);
+    } else if constexpr (Mode == rounding::stochastic) {
+      // The discarded fraction left-aligned in 32 bits (one shift gives it,
+      // the other 0); up iff its top r bits + the word's carry out of 2^r.
+      const __m512i fraction = _mm512_or_si512(_mm512_sllv_epi32(m, _mm512_sub_epi32(splat(32), s)),
+                                               _mm512_srlv_epi32(m, _mm512_sub_epi32(s, splat(32))));
+      const __mmask16 up = _mm512_cmpgt_epu32_mask(_mm512_and_si512(words, top_bits_),
+                                                   _mm512_ternarylogic_epi32(fraction, top_bits_, top_bits_, 0x3F));
+      kept = _mm512_mask_add_epi32(truncated, up, truncated, one);
+    }
+    // code = (max(E, E_emin) - E_emin) · 2^(p-1) + kept: the subnormal and
+    // normal ranges alike (emin + bias = 1), a carry reaching the next binade.
+    const __m512i field = _mm512_sub_epi32(_mm512_max_epi32(out.biased, emin_field), emin_field);
+    __m512i code = _mm512_maskz_add_epi32(nonzero, _mm512_slli_epi32(field, static_cast<unsigned>(precision_shift_)),
+                                          kept);
+    out.overflow = _mm512_cmpgt_epu32_mask(code, max_code_);
+    code = _mm512_min_epu32(code, max_code_);
+    out.inexact = inexact | out.overflow;
+    out.flushed = _mm512_mask_testn_epi32_mask(nonzero, kept, kept);
+    // Sign: fp32's sign bit moved to the element's top bit.
+    const __m512i sign_bit = splat(1u << (k_.element_bits - 1));
+    out.code = _mm512_ternarylogic_epi32(
+        code, _mm512_srli_epi32(x, static_cast<unsigned>(32 - k_.element_bits)), sign_bit, 0xF8);
+    return out;
+  }
+
+  const mx_kernel_setup& k_;
+  const __m512i small_below_;
+  const int precision_shift_;
+  const __m512i normal_shift_minus_one_, max_code_, top_bits_;
+  std::uint64_t blocks_ = 0, inexact_ = 0, saturated_ = 0, flushed_ = 0;
+  bool underflow_ = false;
+};
+
+template <rounding Mode>
+void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& result, std::vector<std::size_t>& left) {
+  mx_blocks<Mode> kernel(k);
+  if constexpr (Mode == rounding::stochastic) {
+    random_window random(k.seed, k.stream, run.first_word);
+    for (std::size_t b = 0; b < run.blocks; ++b) {
+      const std::uint32_t* words = random.at(run.first_word + 32 * b);
+      if (!kernel.block(run.in + 32 * b, words, run.codes + 32 * b, run.scales[b])) left.push_back(b);
+    }
+  } else {
+    for (std::size_t b = 0; b < run.blocks; ++b) {
+      if (!kernel.block(run.in + 32 * b, nullptr, run.codes + 32 * b, run.scales[b])) left.push_back(b);
+    }
+  }
+  kernel.add_to(result);
 }
 
 }  // namespace
 
-bool mx_block_avx512(const mx_kernel_setup& k, const float* in, const std::uint32_t* words, std::uint8_t* codes,
-                     std::uint32_t& scale_code, scaled_result& result) {
-  const __m512i x0 = _mm512_loadu_si512(in);
-  const __m512i x1 = _mm512_loadu_si512(in + 16);
-  const __m512i abs_mask = _mm512_set1_epi32(0x7FFFFFFF);
-  const __m512i a0 = _mm512_and_si512(x0, abs_mask), a1 = _mm512_and_si512(x1, abs_mask);
-  const __m512i inf = _mm512_set1_epi32(0x7F800000), min_normal = _mm512_set1_epi32(0x00800000);
-  // NaN/inf, or nonzero fp32 subnormals: the scalar path.
-  if ((_mm512_cmpge_epu32_mask(a0, inf) | _mm512_cmpge_epu32_mask(a1, inf)) != 0) return false;
-  if ((_mm512_test_epi32_mask(a0, a0) & _mm512_cmplt_epu32_mask(a0, min_normal)) != 0) return false;
-  if ((_mm512_test_epi32_mask(a1, a1) & _mm512_cmplt_epu32_mask(a1, min_normal)) != 0) return false;
-  const std::uint32_t amax = _mm512_reduce_max_epu32(_mm512_max_epu32(a0, a1));
-  if (amax == 0) return false;
-  // MX §6.3: X = 2^(floor(log2 amax) - emax_elem).
-  const int w = static_cast<int>(amax >> 23) - 127 - k.emax;
-  if (w < -127) return false;
-  const __m512i w0 = words != nullptr ? _mm512_loadu_si512(words) : _mm512_setzero_si512();
-  const __m512i w1 = words != nullptr ? _mm512_loadu_si512(words + 16) : _mm512_setzero_si512();
-  const lane_result r0 = round_lanes(k, x0, w, w0);
-  const lane_result r1 = round_lanes(k, x1, w, w1);
-  if ((r0.flushed_small | r1.flushed_small) != 0) return false;
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(codes), _mm512_cvtepi32_epi8(r0.code));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(codes + 16), _mm512_cvtepi32_epi8(r1.code));
-  scale_code = static_cast<std::uint32_t>(w + 127);
-  scaled_counts& c = result.counts;
-  c.elements += 32;
-  c.blocks += 1;
-  c.inexact += static_cast<std::uint64_t>(std::popcount(r0.inexact) + std::popcount(r1.inexact));
-  c.saturated += static_cast<std::uint64_t>(std::popcount(r0.overflow) + std::popcount(r1.overflow));
-  c.block_underflow += static_cast<std::uint64_t>(std::popcount(r0.flushed) + std::popcount(r1.flushed));
-  if ((r0.inexact | r1.inexact) != 0) result.raised |= flags::inexact;
-  if ((r0.overflow | r1.overflow) != 0) result.raised |= flags::overflow;
-  if ((r0.tiny | r1.tiny) != 0) result.raised |= flags::underflow;
-  return true;
+void mx_blocks_avx512(const mx_kernel_setup& k, const mx_run& run, scaled_result& result,
+                      std::vector<std::size_t>& left) {
+  switch (k.spec.mode) {
+    case rounding::nearest_even: return run_blocks<rounding::nearest_even>(k, run, result, left);
+    case rounding::nearest_away: return run_blocks<rounding::nearest_away>(k, run, result, left);
+    case rounding::toward_zero: return run_blocks<rounding::toward_zero>(k, run, result, left);
+    case rounding::toward_positive: return run_blocks<rounding::toward_positive>(k, run, result, left);
+    case rounding::toward_negative: return run_blocks<rounding::toward_negative>(k, run, result, left);
+    case rounding::to_odd: return run_blocks<rounding::to_odd>(k, run, result, left);
+    case rounding::stochastic: return run_blocks<rounding::stochastic>(k, run, result, left);
+  }
 }
 
 }  // namespace num::scaled_detail

@@ -1,12 +1,14 @@
 // Internal: the AVX-512 path of MX quantization (scale rule mx_floor, 1x32
 // blocks along a row, floating-point elements, saturation, tininess after
-// rounding, one element per byte). It does the blocks it can and leaves the
-// rest (NaN/inf, fp32 subnormal inputs, all-zero blocks, a scale below E8M0,
-// elements flushed whose own scale would be clamped) to the scalar path,
-// with the same results bit for bit.
+// rounding, one element per byte or packed 8-bit elements). It runs along
+// whole rows of blocks and leaves the blocks it does not take (NaN/inf,
+// nonzero inputs below 2^(emax_elem - 127), whose own scale would leave
+// E8M0) to the scalar path, with the same results bit for bit.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "libnum/rounding.hpp"
 #include "libnum/scaled_array.hpp"
@@ -18,13 +20,22 @@ struct mx_kernel_setup {
   int precision = 0, emin = 0, emax = 0, bias = 0, element_bits = 8;
   std::uint32_t max_code = 0;  ///< largest finite magnitude code
   round_spec spec{};
+  std::uint64_t seed = 0, stream = 0;  ///< stochastic rounding's random stream
 };
 
-/// Quantizes the 32 values at `in` into `codes` (one byte each), returning
-/// the E8M0 scale code and adding to `result`; returns false without writing
-/// anything when the block needs the scalar path. `words` holds the 32 random
-/// words of the block (stochastic rounding only).
-bool mx_block_avx512(const mx_kernel_setup& setup, const float* in, const std::uint32_t* words, std::uint8_t* codes,
-                     std::uint32_t& scale_code, scaled_result& result);
+/// Consecutive whole 1x32 blocks along one row.
+struct mx_run {
+  const float* in = nullptr;
+  std::uint8_t* codes = nullptr;    ///< one byte per element
+  std::uint32_t* scales = nullptr;  ///< one E8M0 code per block
+  std::size_t blocks = 0;
+  std::uint64_t first_word = 0;  ///< the random word of in[0]
+};
+
+/// Quantizes the run's blocks, adding their counts and flags to `result`.
+/// Each block it leaves to the scalar path is appended to `left` (its index
+/// in the run) with nothing of it written.
+void mx_blocks_avx512(const mx_kernel_setup& setup, const mx_run& run, scaled_result& result,
+                      std::vector<std::size_t>& left);
 
 }  // namespace num::scaled_detail

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "block_scale.hpp"
 #include "element_packing.hpp"
@@ -224,6 +225,8 @@ scaled_detail::mx_kernel_setup mx_setup(const scaled_options& o) {
   k.max_code =
       (static_cast<std::uint32_t>(g.emax + g.bias()) << g.fraction_bits()) | (g.max_significand() & g.fraction_mask());
   k.spec = o.spec;
+  k.seed = o.seed;
+  k.stream = o.stream;
   return k;
 }
 
@@ -254,28 +257,29 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
   }
   if (options.layout == element_layout::packed) std::fill(elements.begin(), elements.end(), std::uint8_t{0});
   block_quantizer quantizer(options, in, result.tensor_scale);
-  const simd_path path = resolve_simd_path(options.path);
-  const bool avx512 = path == simd_path::avx512 && mx_kernel_applies(options);
+  const bool avx512 = resolve_simd_path(options.path) == simd_path::avx512 && mx_kernel_applies(options);
   result.path = avx512 ? simd_path::avx512 : simd_path::scalar;
+  auto scalar_block = [&](std::size_t br, std::size_t bc) {
+    const block_span b{br * grid.tile_rows, std::min(shape.rows, (br + 1) * grid.tile_rows), bc * grid.tile_cols,
+                       std::min(shape.cols, (bc + 1) * grid.tile_cols)};
+    scales[br * grid.block_cols + bc] = quantizer.run(b, shape.cols, elements, result);
+  };
+  // The kernel takes each row's whole 1x32 blocks; what it leaves, and a
+  // row's partial last block, run scalar.
+  const std::size_t kernel_blocks = avx512 && grid.tile_cols == 32 ? shape.cols / 32 : 0;
   const scaled_detail::mx_kernel_setup setup = avx512 ? mx_setup(options) : scaled_detail::mx_kernel_setup{};
-  const random_stream random(options.seed, options.stream);
-  std::array<std::uint32_t, 32> words{};
-  const bool stochastic = options.spec.mode == rounding::stochastic;
+  std::vector<std::size_t> left;
   for (std::size_t br = 0; br < grid.block_rows; ++br) {
-    for (std::size_t bc = 0; bc < grid.block_cols; ++bc) {
-      const block_span b{br * grid.tile_rows, std::min(shape.rows, (br + 1) * grid.tile_rows), bc * grid.tile_cols,
-                         std::min(shape.cols, (bc + 1) * grid.tile_cols)};
-      std::uint32_t& scale = scales[br * grid.block_cols + bc];
-      if (avx512 && b.col1 - b.col0 == 32) {
-        const std::size_t first = b.row0 * shape.cols + b.col0;
-        if (stochastic) random.fill(words, options.first_index + first);
-        if (scaled_detail::mx_block_avx512(setup, in.data() + first, stochastic ? words.data() : nullptr,
-                                           elements.data() + first, scale, result)) {
-          continue;
-        }
-      }
-      scale = quantizer.run(b, shape.cols, elements, result);
+    if (kernel_blocks != 0) {
+      const std::size_t first = br * shape.cols;
+      left.clear();
+      scaled_detail::mx_blocks_avx512(setup,
+                                      {in.data() + first, elements.data() + first, scales.data() + br * grid.block_cols,
+                                       kernel_blocks, options.first_index + first},
+                                      result, left);
+      for (std::size_t bc : left) scalar_block(br, bc);
     }
+    for (std::size_t bc = kernel_blocks; bc < grid.block_cols; ++bc) scalar_block(br, bc);
   }
   return result;
 }

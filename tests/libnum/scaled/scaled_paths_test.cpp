@@ -71,6 +71,38 @@ TEST(ScaledPaths, Avx512MxMatchesScalarInEveryModeAndFormat) {
   }
 }
 
+// The kernel runs along rows: rows of 100 columns (three whole blocks and a
+// partial one, each row's random words starting at a position that is not a
+// multiple of 4) and one long row (the random window refilled many times).
+TEST(ScaledPaths, Avx512MxMatchesScalarAlongRowsWithPartialBlocks) {
+  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const std::vector<float> in = path_data(100, 11);
+  const num::tensor_shape shapes[] = {{32, 100}, {1, 3200}, {100, 32}};
+  for (const num::tensor_shape shape : shapes) {
+    for (const char* name : {"mxfp8", "mxfp4"}) {
+      for (num::rounding mode : {num::rounding::nearest_even, num::rounding::toward_negative,
+                                 num::rounding::stochastic}) {
+        num::scaled_options o = scaled_test::options_for(name);
+        o.spec.mode = mode;
+        o.seed = 21;
+        o.stream = 5;
+        o.first_index = 1;
+        o.path = num::simd_path::scalar;
+        const auto scalar = scaled_test::run(in, o, shape);
+        o.path = num::simd_path::avx512;
+        const auto fast = scaled_test::run(in, o, shape);
+        const std::string label = std::string(name) + " " + std::string(num::rounding_name(mode)) + " " +
+                                  std::to_string(shape.rows) + "x" + std::to_string(shape.cols);
+        EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
+        EXPECT_EQ(fast.codes, scalar.codes) << label;
+        EXPECT_EQ(fast.scales, scalar.scales) << label;
+        EXPECT_EQ(fast.result.counts, scalar.result.counts) << label;
+        EXPECT_EQ(fast.result.raised, scalar.result.raised) << label;
+      }
+    }
+  }
+}
+
 TEST(ScaledPaths, UnderflowFlagOnlyWhereRoundingStaysBelowTheNormalRange) {
   if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
   // E4M3, X = 1 (amax 448): 0.0155 is below 2^-6 = 0.015625 and rounds up to
