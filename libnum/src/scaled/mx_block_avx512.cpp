@@ -87,8 +87,10 @@ __mmask16 rounds_up_at(const round_spec& spec, __m512i m, __m512i s, __mmask16 n
 // Whether a lane is tiny after rounding: inexact, below 2^emin, and not
 // carried to 2^emin by rounding at the normal quantum with an unbounded
 // exponent (only the binade just below 2^emin can carry).
-bool any_tiny(const mx_kernel_setup& k, __m512i x, __m512i m, __m512i biased, __mmask16 inexact, __m512i emin_field,
-              __m512i words) {
+bool any_tiny(const mx_kernel_setup& k, __m512i x, __mmask16 inexact, __m512i emin_field, __m512i words) {
+  const __m512i a = _mm512_and_si512(x, splat(0x7FFFFFFF));
+  const __m512i biased = _mm512_srli_epi32(a, 23);
+  const __m512i m = _mm512_maskz_ternarylogic_epi32(inexact, a, splat(0x7FFFFF), splat(0x800000), 0xEA);
   const __mmask16 below = _mm512_mask_cmplt_epi32_mask(inexact, biased, emin_field);
   if (below == 0) return false;
   const __mmask16 may_carry = _mm512_mask_cmpeq_epi32_mask(below, biased, _mm512_sub_epi32(emin_field, splat(1)));
@@ -106,13 +108,24 @@ bool any_tiny(const mx_kernel_setup& k, __m512i x, __m512i m, __m512i biased, __
 template <rounding Mode>
 class mx_blocks {
  public:
+  // Every constant of the loop is a member here, not read through `k`, so
+  // the byte stores cannot make the compiler reload it.
   explicit mx_blocks(const mx_kernel_setup& k)
       : k_(k),
         small_below_(splat((static_cast<std::uint32_t>(k.emax) << 23) - 1)),
-        precision_shift_(k.precision - 1),
         normal_shift_minus_one_(splat(static_cast<std::uint32_t>(23 - k.precision))),
         max_code_(splat(k.max_code)),
-        top_bits_(splat(k.spec.random_bits >= 32 ? 0xFFFFFFFFu : ~((1u << (32 - k.spec.random_bits)) - 1))) {}
+        top_bits_(splat(k.spec.random_bits >= 32 ? 0xFFFFFFFFu : ~((1u << (32 - k.spec.random_bits)) - 1))),
+        precision_shift_(_mm_cvtsi32_si128(k.precision - 1)),
+        sign_shift_(_mm_cvtsi32_si128(32 - k.element_bits)),
+        sign_bit_(splat(1u << (k.element_bits - 1))),
+        emin_minus_emax_(splat(static_cast<std::uint32_t>(k.emin - k.emax))),
+        scale_bits_offset_(splat(static_cast<std::uint32_t>(127 + k.emax) << 23)),
+        emin_bits_(splat(static_cast<std::uint32_t>(127 + k.emin) << 23)),
+        c_offset_(splat(static_cast<std::uint32_t>(24 - k.precision) << 23)),
+        normal_shift_count_(_mm_cvtsi32_si128(24 - k.precision)),
+        c_field_offset_(splat(static_cast<std::uint32_t>(127 + k.emin + 24 - k.precision) << (k.precision - 1))),
+        emax_(k.emax) {}
 
   // One block; false (nothing written) when it needs the scalar path.
   NUMLAB_INLINE bool block(const float* in, const std::uint32_t* words, std::uint8_t* codes, std::uint32_t& scale) {
@@ -135,12 +148,20 @@ class mx_blocks {
     // exponent field: E_X = E_amax - emax. The element's 2^emin sits at
     // field E_X + emin; an all-zero block gets X = 2^-127 (code 0).
     const __m512i amax_field = _mm512_srli_epi32(amax, 23);
-    const __m512i emin_field = _mm512_add_epi32(amax_field, splat(static_cast<std::uint32_t>(k_.emin - k_.emax)));
-    const int scale_field = static_cast<int>(amax_bits >> 23) - k_.emax;
+    const __m512i emin_field = _mm512_add_epi32(amax_field, emin_minus_emax_);
+    const int scale_field = static_cast<int>(amax_bits >> 23) - emax_;
     const __m512i w0 = Mode == rounding::stochastic ? _mm512_loadu_si512(words) : _mm512_setzero_si512();
     const __m512i w1 = Mode == rounding::stochastic ? _mm512_loadu_si512(words + 16) : _mm512_setzero_si512();
-    const lanes r0 = round16(x0, a0, emin_field, w0);
-    const lanes r1 = round16(x1, a1, emin_field, w1);
+    lanes r0, r1;
+    if constexpr (Mode == rounding::nearest_even) {
+      // x / X as an fp32 pattern: the exponent field moved down by X's.
+      const __m512i scale_bits = _mm512_sub_epi32(_mm512_and_si512(amax, splat(0x7F800000)), scale_bits_offset_);
+      r0 = nearest_even16(x0, _mm512_sub_epi32(a0, scale_bits));
+      r1 = nearest_even16(x1, _mm512_sub_epi32(a1, scale_bits));
+    } else {
+      r0 = round16(x0, a0, emin_field, w0);
+      r1 = round16(x1, a1, emin_field, w1);
+    }
     _mm_storeu_si128(reinterpret_cast<__m128i*>(codes), _mm512_cvtepi32_epi8(r0.code));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(codes + 16), _mm512_cvtepi32_epi8(r1.code));
     scale = static_cast<std::uint32_t>(scale_field < 0 ? 0 : scale_field);
@@ -148,8 +169,7 @@ class mx_blocks {
     saturated_ += pop(r0.overflow, r1.overflow);
     flushed_ += pop(r0.flushed, r1.flushed);
     if (!underflow_ && (r0.inexact | r1.inexact) != 0) {
-      underflow_ = any_tiny(k_, x0, r0.m, r0.biased, r0.inexact, emin_field, w0) ||
-                   any_tiny(k_, x1, r1.m, r1.biased, r1.inexact, emin_field, w1);
+      underflow_ = any_tiny(k_, x0, r0.inexact, emin_field, w0) || any_tiny(k_, x1, r1.inexact, emin_field, w1);
     }
     ++blocks_;
     return true;
@@ -169,29 +189,28 @@ class mx_blocks {
 
  private:
   struct lanes {
-    __m512i code, m, biased;
+    __m512i code;
     __mmask16 inexact, overflow, flushed;
   };
 
   static NUMLAB_INLINE std::uint64_t pop(__mmask16 a, __mmask16 b) {
-    return static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(a) | static_cast<std::uint32_t>(b) << 16));
+    return static_cast<std::uint64_t>(
+        std::popcount(static_cast<std::uint32_t>(a) | static_cast<std::uint32_t>(b) << 16));
   }
 
   // Sixteen lanes: x (fp32 patterns), a = |x|, emin_field = the fp32
   // exponent field of the element's 2^emin under the block's scale.
   NUMLAB_INLINE lanes round16(__m512i x, __m512i a, __m512i emin_field, __m512i words) const {
     const __m512i one = splat(1);
-    lanes out;
-    out.biased = _mm512_srli_epi32(a, 23);
+    const __m512i biased = _mm512_srli_epi32(a, 23);
     const __mmask16 nonzero = _mm512_test_epi32_mask(a, a);
     // m = hidden bit | fraction (inputs are normal or zero here); 0 in zero lanes.
-    out.m = _mm512_maskz_ternarylogic_epi32(nonzero, a, splat(0x7FFFFF), splat(0x800000), 0xEA);
+    const __m512i m = _mm512_maskz_ternarylogic_epi32(nonzero, a, splat(0x7FFFFF), splat(0x800000), 0xEA);
     // Bits cut off: 24 - p in the element's normal range, one more per
     // binade below it (s - 1 computed first: the half bit's position).
     const __m512i s1 = _mm512_max_epi32(
-        normal_shift_minus_one_, _mm512_add_epi32(normal_shift_minus_one_, _mm512_sub_epi32(emin_field, out.biased)));
+        normal_shift_minus_one_, _mm512_add_epi32(normal_shift_minus_one_, _mm512_sub_epi32(emin_field, biased)));
     const __m512i s = _mm512_add_epi32(s1, one);
-    const __m512i m = out.m;
     const __m512i truncated = _mm512_srlv_epi32(m, s);  // counts >= 32 give 0
     const __mmask16 inexact = _mm512_cmpneq_epi32_mask(_mm512_sllv_epi32(truncated, s), m);
     __m512i kept = truncated;
@@ -220,24 +239,55 @@ class mx_blocks {
     }
     // code = (max(E, E_emin) - E_emin) · 2^(p-1) + kept: the subnormal and
     // normal ranges alike (emin + bias = 1), a carry reaching the next binade.
-    const __m512i field = _mm512_sub_epi32(_mm512_max_epi32(out.biased, emin_field), emin_field);
-    __m512i code = _mm512_maskz_add_epi32(nonzero, _mm512_slli_epi32(field, static_cast<unsigned>(precision_shift_)),
-                                          kept);
+    const __m512i field = _mm512_sub_epi32(_mm512_max_epi32(biased, emin_field), emin_field);
+    return finish(x, _mm512_maskz_add_epi32(nonzero, _mm512_sll_epi32(field, precision_shift_), kept), nonzero,
+                  inexact);
+  }
+
+  // Nearest-even on the fp32 unit: y = |x| / X (pattern y_bits; exact where
+  // x is nonzero and the exponent field stays >= 1, "valid"). Adding C = 2^(23 + quantum
+  // exponent), a power of two above y whose ulp is the element's quantum at
+  // y (the normal or the subnormal one), rounds y at that quantum in one
+  // correctly rounded fp32 addition, and the sum's pattern minus C's is the
+  // kept significand in quanta (the sum stays below 2C). Lanes that are not
+  // valid lie below 2^-126 · X, far under half the smallest subnormal
+  // element: they round to zero.
+  NUMLAB_INLINE lanes nearest_even16(__m512i x, __m512i y_bits) const {
+    const __mmask16 nonzero = _mm512_test_epi32_mask(x, splat(0x7FFFFFFF));
+    const __mmask16 valid = _mm512_mask_cmpgt_epi32_mask(nonzero, y_bits, splat(0x7FFFFF));
+    const __m512i quantum_field = _mm512_and_si512(_mm512_max_epi32(y_bits, emin_bits_), splat(0x7F800000));
+    const __m512i c_bits = _mm512_add_epi32(quantum_field, c_offset_);
+    const __m512 c = _mm512_castsi512_ps(c_bits);
+    const __m512 y = _mm512_castsi512_ps(y_bits);
+    const __m512 sum = _mm512_add_round_ps(y, c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m512i kept = _mm512_sub_epi32(_mm512_castps_si512(sum), c_bits);
+    const __m512 rounded = _mm512_sub_round_ps(sum, c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);  // exact
+    const __mmask16 inexact = _mm512_mask_cmp_ps_mask(valid, rounded, y, _CMP_NEQ_UQ) | (nonzero & ~valid);
+    // code = kept + (max(E_y, E_emin) - E_emin) · 2^(p-1), from C's field.
+    const __m512i field = _mm512_sub_epi32(_mm512_srl_epi32(c_bits, normal_shift_count_), c_field_offset_);
+    return finish(x, _mm512_maskz_add_epi32(valid, field, kept), nonzero, inexact);
+  }
+
+  // Saturation, counts and the sign, from the magnitude code (0 in zero lanes).
+  NUMLAB_INLINE lanes finish(__m512i x, __m512i code, __mmask16 nonzero, __mmask16 inexact) const {
+    lanes out;
     out.overflow = _mm512_cmpgt_epu32_mask(code, max_code_);
+    out.flushed = _mm512_mask_testn_epi32_mask(nonzero, code, code);
     code = _mm512_min_epu32(code, max_code_);
     out.inexact = inexact | out.overflow;
-    out.flushed = _mm512_mask_testn_epi32_mask(nonzero, kept, kept);
     // Sign: fp32's sign bit moved to the element's top bit.
-    const __m512i sign_bit = splat(1u << (k_.element_bits - 1));
-    out.code = _mm512_ternarylogic_epi32(
-        code, _mm512_srli_epi32(x, static_cast<unsigned>(32 - k_.element_bits)), sign_bit, 0xF8);
+    out.code = _mm512_ternarylogic_epi32(code, _mm512_srl_epi32(x, sign_shift_), sign_bit_, 0xF8);
     return out;
   }
 
-  const mx_kernel_setup& k_;
-  const __m512i small_below_;
-  const int precision_shift_;
-  const __m512i normal_shift_minus_one_, max_code_, top_bits_;
+  const mx_kernel_setup& k_;  // for the underflow flag's slow path only
+  const __m512i small_below_, normal_shift_minus_one_, max_code_, top_bits_;
+  const __m128i precision_shift_, sign_shift_;
+  const __m512i sign_bit_, emin_minus_emax_;
+  const __m512i scale_bits_offset_, emin_bits_, c_offset_;  // nearest_even16's
+  const __m128i normal_shift_count_;
+  const __m512i c_field_offset_;
+  const int emax_;
   std::uint64_t blocks_ = 0, inexact_ = 0, saturated_ = 0, flushed_ = 0;
   bool underflow_ = false;
 };
@@ -245,15 +295,21 @@ class mx_blocks {
 template <rounding Mode>
 void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& result, std::vector<std::size_t>& left) {
   mx_blocks<Mode> kernel(k);
+  // Locals, so the compiler need not reload them after each store.
+  const float* in = run.in;
+  std::uint8_t* codes = run.codes;
+  std::uint32_t* scales = run.scales;
+  const std::size_t blocks = run.blocks;
+  const std::uint64_t first_word = run.first_word;
   if constexpr (Mode == rounding::stochastic) {
-    random_window random(k.seed, k.stream, run.first_word);
-    for (std::size_t b = 0; b < run.blocks; ++b) {
-      const std::uint32_t* words = random.at(run.first_word + 32 * b);
-      if (!kernel.block(run.in + 32 * b, words, run.codes + 32 * b, run.scales[b])) left.push_back(b);
+    random_window random(k.seed, k.stream, first_word);
+    for (std::size_t b = 0; b < blocks; ++b) {
+      const std::uint32_t* words = random.at(first_word + 32 * b);
+      if (!kernel.block(in + 32 * b, words, codes + 32 * b, scales[b])) left.push_back(b);
     }
   } else {
-    for (std::size_t b = 0; b < run.blocks; ++b) {
-      if (!kernel.block(run.in + 32 * b, nullptr, run.codes + 32 * b, run.scales[b])) left.push_back(b);
+    for (std::size_t b = 0; b < blocks; ++b) {
+      if (!kernel.block(in + 32 * b, nullptr, codes + 32 * b, scales[b])) left.push_back(b);
     }
   }
   kernel.add_to(result);

@@ -80,8 +80,8 @@ TEST(ScaledPaths, Avx512MxMatchesScalarAlongRowsWithPartialBlocks) {
   const num::tensor_shape shapes[] = {{32, 100}, {1, 3200}, {100, 32}};
   for (const num::tensor_shape shape : shapes) {
     for (const char* name : {"mxfp8", "mxfp4"}) {
-      for (num::rounding mode : {num::rounding::nearest_even, num::rounding::toward_negative,
-                                 num::rounding::stochastic}) {
+      for (num::rounding mode :
+           {num::rounding::nearest_even, num::rounding::toward_negative, num::rounding::stochastic}) {
         num::scaled_options o = scaled_test::options_for(name);
         o.spec.mode = mode;
         o.seed = 21;
