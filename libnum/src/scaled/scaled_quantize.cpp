@@ -15,6 +15,7 @@
 #include "libnum/philox.hpp"
 #include "libnum/scaled_array.hpp"
 #include "mx_block_kernel.hpp"
+#include "nvfp4_block_kernel.hpp"
 
 namespace num {
 namespace {
@@ -206,12 +207,22 @@ class block_quantizer {
   std::array<std::uint32_t, 4> cached_words_{};
 };
 
-// Whether the AVX-512 MX block kernel applies to this call.
-bool mx_kernel_applies(const scaled_options& o) {
+// The AVX-512 block kernel this call can use (blocks it declines run scalar).
+enum class block_kernel : std::uint8_t { none, mx, nvfp4 };
+
+block_kernel kernel_for(const scaled_options& o) {
+  if (resolve_simd_path(o.path) != simd_path::avx512) return block_kernel::none;
   const scaled_format& f = o.format;
-  return f.rule == scale_rule::mx_floor && f.block == block_shape{1, 32} && f.element != element_type::int8 &&
-         (o.layout == element_layout::byte_per_element || element_bits(f.element) == 8) &&
-         o.spec.overflow == overflow_mode::saturate && o.spec.tiny == tininess::after_rounding && o.margin == 0;
+  if (f.rule == scale_rule::mx_floor && f.block == block_shape{1, 32} && f.element != element_type::int8 &&
+      (o.layout == element_layout::byte_per_element || element_bits(f.element) == 8) &&
+      o.spec.overflow == overflow_mode::saturate && o.spec.tiny == tininess::after_rounding && o.margin == 0) {
+    return block_kernel::mx;
+  }
+  if (f.rule == scale_rule::nvfp4 && f.block == block_shape{1, 16} && o.layout == element_layout::byte_per_element &&
+      o.spec.mode != rounding::stochastic && scaled_detail::nvfp4_kernel_usable()) {
+    return block_kernel::nvfp4;
+  }
+  return block_kernel::none;
 }
 
 scaled_detail::mx_kernel_setup mx_setup(const scaled_options& o) {
@@ -251,32 +262,42 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
   check_size(scales.size(), grid.count(), "the scale array");
 
   scaled_result result;
+  const block_kernel kernel = kernel_for(options);
   if (options.format.rule == scale_rule::nvfp4) {
-    const float amax = std::isnan(options.tensor_amax) ? finite_amax(in) : options.tensor_amax;
+    const float amax = !std::isnan(options.tensor_amax) ? options.tensor_amax
+                       : kernel == block_kernel::nvfp4  ? scaled_detail::finite_amax_avx512(in)
+                                                        : finite_amax(in);
     result.tensor_scale = scaled_detail::nvfp4_tensor_scale(amax);
   }
   if (options.layout == element_layout::packed) std::fill(elements.begin(), elements.end(), std::uint8_t{0});
   block_quantizer quantizer(options, in, result.tensor_scale);
-  const bool avx512 = resolve_simd_path(options.path) == simd_path::avx512 && mx_kernel_applies(options);
-  result.path = avx512 ? simd_path::avx512 : simd_path::scalar;
+  result.path = kernel != block_kernel::none ? simd_path::avx512 : simd_path::scalar;
   auto scalar_block = [&](std::size_t br, std::size_t bc) {
     const block_span b{br * grid.tile_rows, std::min(shape.rows, (br + 1) * grid.tile_rows), bc * grid.tile_cols,
                        std::min(shape.cols, (bc + 1) * grid.tile_cols)};
     scales[br * grid.block_cols + bc] = quantizer.run(b, shape.cols, elements, result);
   };
-  // The kernel takes each row's whole 1x32 blocks; what it leaves, and a
-  // row's partial last block, run scalar.
-  const std::size_t kernel_blocks = avx512 && grid.tile_cols == 32 ? shape.cols / 32 : 0;
-  const scaled_detail::mx_kernel_setup setup = avx512 ? mx_setup(options) : scaled_detail::mx_kernel_setup{};
+  // A kernel takes each row's whole blocks; what it leaves, and a row's
+  // partial last block, run scalar.
+  const std::size_t width = kernel == block_kernel::mx ? 32 : 16;
+  const std::size_t kernel_blocks = kernel != block_kernel::none && grid.tile_cols == width ? shape.cols / width : 0;
+  const scaled_detail::mx_kernel_setup setup =
+      kernel == block_kernel::mx ? mx_setup(options) : scaled_detail::mx_kernel_setup{};
   std::vector<std::size_t> left;
   for (std::size_t br = 0; br < grid.block_rows; ++br) {
     if (kernel_blocks != 0) {
       const std::size_t first = br * shape.cols;
+      std::uint32_t* row_scales = scales.data() + br * grid.block_cols;
       left.clear();
-      scaled_detail::mx_blocks_avx512(setup,
-                                      {in.data() + first, elements.data() + first, scales.data() + br * grid.block_cols,
-                                       kernel_blocks, options.first_index + first},
-                                      result, left);
+      if (kernel == block_kernel::mx) {
+        scaled_detail::mx_blocks_avx512(
+            setup, {in.data() + first, elements.data() + first, row_scales, kernel_blocks, options.first_index + first},
+            result, left);
+      } else {
+        scaled_detail::nvfp4_blocks_avx512(options.spec, result.tensor_scale,
+                                           {in.data() + first, elements.data() + first, row_scales, kernel_blocks},
+                                           result, left);
+      }
       for (std::size_t bc : left) scalar_block(br, bc);
     }
     for (std::size_t bc = kernel_blocks; bc < grid.block_cols; ++bc) scalar_block(br, bc);

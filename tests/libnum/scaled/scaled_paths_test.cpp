@@ -121,3 +121,110 @@ TEST(ScaledPaths, UnderflowFlagOnlyWhereRoundingStaysBelowTheNormalRange) {
 }
 
 }  // namespace
+
+namespace {
+
+// NVFP4 data: the mixed blocks of path_data, and blocks on E2M1's half grid
+// (ties, exact values, saturation) under scales that make D = S·s a power of
+// two or a 4-bit significand.
+std::vector<float> nvfp4_data(unsigned seed) {
+  std::vector<float> v = path_data(60, seed);
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<int> step(0, 32), exponent(-8, 8);
+  for (int b = 0; b < 120; ++b) {
+    const int e = exponent(gen);
+    for (int j = 0; j < 16; ++j) {
+      float x = std::ldexp(static_cast<float>(step(gen)) * 0.25f, e);
+      if (b % 3 == 0) x *= 1.5f;
+      v.push_back(gen() % 2 ? -x : x);
+    }
+    v[v.size() - 16] = std::ldexp(6.0f, e);  // amax on the grid
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST(ScaledPaths, Avx512Nvfp4MatchesScalarInEveryDeterministicMode) {
+  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const std::vector<float> in = nvfp4_data(7);
+  ASSERT_EQ(in.size() % 16, 0u);
+  const num::tensor_shape shapes[] = {{1, in.size()}, {in.size() / 80, 80}, {in.size() / 40, 40}};
+  for (const num::tensor_shape shape : shapes) {
+    for (num::rounding mode : num::all_roundings) {
+      if (mode == num::rounding::stochastic) continue;
+      for (const float tensor_amax : {std::nanf(""), 2688.0f, 1000.0f}) {
+        for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
+          num::scaled_options o = scaled_test::options_for("nvfp4");
+          o.spec.mode = mode;
+          o.spec.tiny = tiny;
+          o.tensor_amax = tensor_amax;
+          o.path = num::simd_path::scalar;
+          const auto scalar = scaled_test::run(in, o, shape);
+          o.path = num::simd_path::avx512;
+          const auto fast = scaled_test::run(in, o, shape);
+          const std::string label = std::string(num::rounding_name(mode)) + " amax " + std::to_string(tensor_amax) +
+                                    (tiny == num::tininess::after_rounding ? " after " : " before ") +
+                                    std::to_string(shape.rows) + "x" + std::to_string(shape.cols);
+          EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
+          EXPECT_EQ(fast.result.tensor_scale, scalar.result.tensor_scale) << label;
+          EXPECT_EQ(fast.codes, scalar.codes) << label;
+          EXPECT_EQ(fast.scales, scalar.scales) << label;
+          EXPECT_EQ(fast.result.counts, scalar.result.counts) << label;
+          EXPECT_EQ(fast.result.raised, scalar.result.raised) << label;
+        }
+      }
+    }
+  }
+}
+
+// Blocks where one comparison decides, each in a call of its own (flags are
+// per call), with s = 1 (tensor amax 2688 = 448·6): a tie of x / D at 0.875
+// (nearest rounds to 1 = 2^emin: tiny before rounding only), just above 0.75
+// (rounding up carries), and block amax / 6 at 464 (ties to the scale 448,
+// no overflow) or just above it (saturates).
+TEST(ScaledPaths, Avx512Nvfp4DecidesTiesOfScaleAndTininessAsScalar) {
+  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  auto block = [](float first, float amax) {
+    std::vector<float> v(16, amax);
+    v[0] = first;
+    return v;
+  };
+  const std::vector<float> cases[] = {block(0.875f, 6.0f), block(-0.875f, 6.0f), block(0.8125f, 6.0f),
+                                      block(std::nextafter(0.75f, 1.0f), 6.0f), block(1.0f, 2784.0f),
+                                      block(1.0f, std::nextafter(2784.0f, 3000.0f))};
+  for (const auto& in : cases) {
+    for (num::rounding mode : num::all_roundings) {
+      if (mode == num::rounding::stochastic) continue;
+      for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
+        num::scaled_options o = scaled_test::options_for("nvfp4");
+        o.spec.mode = mode;
+        o.spec.tiny = tiny;
+        o.tensor_amax = 2688.0f;
+        o.path = num::simd_path::scalar;
+        const auto scalar = scaled_test::run(in, o);
+        o.path = num::simd_path::avx512;
+        const auto fast = scaled_test::run(in, o);
+        const std::string label = std::to_string(in[0]) + " amax " + std::to_string(in[1]) + " " +
+                                  std::string(num::rounding_name(mode)) +
+                                  (tiny == num::tininess::after_rounding ? " after" : " before");
+        EXPECT_EQ(fast.codes, scalar.codes) << label;
+        EXPECT_EQ(fast.scales, scalar.scales) << label;
+        EXPECT_EQ(fast.result.counts, scalar.result.counts) << label;
+        EXPECT_EQ(fast.result.raised, scalar.result.raised) << label;
+      }
+    }
+  }
+  // Hand-derived: 0.875 rounds to nearest-even 1.0 (code 2) without the
+  // underflow flag after rounding; amax 2784 takes scale 448 (0x7E) without overflow.
+  num::scaled_options o = scaled_test::options_for("nvfp4");
+  o.tensor_amax = 2688.0f;
+  o.path = num::simd_path::avx512;
+  const auto tie = scaled_test::run(cases[0], o);
+  EXPECT_EQ(tie.codes[0], 2u);
+  EXPECT_FALSE(num::any(tie.result.raised, num::flags::underflow));
+  const auto scale_tie = scaled_test::run(cases[4], o);
+  EXPECT_EQ(scale_tie.scales[0], 0x7Eu);
+  EXPECT_EQ(scale_tie.result.counts.scale_overflow, 0u);
+  EXPECT_EQ(scaled_test::run(cases[5], o).result.counts.scale_overflow, 1u);
+}

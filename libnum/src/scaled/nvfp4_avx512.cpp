@@ -1,0 +1,287 @@
+// The AVX-512 NVFP4 block kernel: one 16-lane vector per block.
+//
+// Each block's scale and element roundings are decided without dividing any
+// element. The block scale S = RNE_E4M3(amax / (6·s)) comes from one
+// correctly rounded double division y = RN(amax / (6·s)): a half-grid point
+// of E4M3 (at most 5 significant bits) times 6·s has at most 31 bits, so an
+// amax that is not exactly on one lies at least 2^-32 (relative) from it,
+// far beyond y's error of 2^-53; y therefore rounds as the exact quotient
+// does. The elements then need only comparisons: with D = S·s (exact in
+// double), x / D reaches E2M1 code k iff |x| reaches the k-th threshold
+// (a midpoint or grid point times D, at most 31 bits, exact in double),
+// converted to the fp32 pattern that |x| must reach: rounded up for "at
+// least", rounded down plus one ulp for "more than". A binary search over
+// the eight thresholds gives the code; comparisons on the patterns as
+// integers do not depend on the MXCSR.
+#include <bit>
+#include <cstdint>
+
+#include "nvfp4_block_kernel.hpp"
+
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#ifndef __clang__
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+
+#ifndef __clang__  // clang gets the same features as per-file flags (libnum/CMakeLists.txt)
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2,bmi2,popcnt")
+#endif
+
+#define NUMLAB_INLINE inline __attribute__((always_inline))
+
+namespace num::scaled_detail {
+namespace {
+
+constexpr int nearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+constexpr int upward = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
+constexpr int downward = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
+
+__m512i splat(std::uint32_t v) { return _mm512_set1_epi32(static_cast<int>(v)); }
+
+// The E2M1 values of codes 0..7.
+constexpr double grid[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+
+// Eight thresholds t_1..t_7 (code k is reached iff |x| / D reaches t_k) and
+// the saturation threshold, each reached "at least" or "more than".
+struct threshold_rule {
+  double t[8];
+  std::uint8_t more_than;  ///< bit k-1: threshold k is "more than"
+};
+// Nearest-even: a tie goes to the even code (more than for odd k); 7 ties to 8: saturates.
+constexpr threshold_rule nearest_even_rule{{0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5, 7}, 0b01010101};
+constexpr threshold_rule nearest_away_rule{{0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5, 7}, 0};
+// Magnitude toward zero: the grid points; saturation at 8 (the next binade).
+constexpr threshold_rule magnitude_down_rule{{0.5, 1, 1.5, 2, 3, 4, 6, 8}, 0};
+// Magnitude away from zero: anything above the code below; saturation above 6.
+constexpr threshold_rule magnitude_up_rule{{0, 0.5, 1, 1.5, 2, 3, 4, 6}, 0xFF};
+
+// The fp32 patterns |x| must reach for each threshold times D.
+NUMLAB_INLINE __m256i thresholds(const threshold_rule& rule, __m512d d) {
+  const __m512d product = _mm512_mul_pd(_mm512_loadu_pd(rule.t), d);  // exact: <= 31 bits
+  const __m256i up = _mm256_castps_si256(_mm512_cvt_roundpd_ps(product, upward));
+  const __m256i down = _mm256_castps_si256(_mm512_cvt_roundpd_ps(product, downward));
+  return _mm256_mask_blend_epi32(rule.more_than, up, _mm256_add_epi32(down, _mm256_set1_epi32(1)));
+}
+
+// The fp32 patterns of the grid values times D where exact, else a pattern
+// no |x| has (all ones): |x| equals its code's entry iff it was exact.
+NUMLAB_INLINE __m512i exact_grid(__m512d d) {
+  const __m512d product = _mm512_mul_pd(_mm512_loadu_pd(grid), d);
+  const __m256i up = _mm256_castps_si256(_mm512_cvt_roundpd_ps(product, upward));
+  const __m256i down = _mm256_castps_si256(_mm512_cvt_roundpd_ps(product, downward));
+  const __mmask8 exact = _mm256_cmpeq_epi32_mask(up, down);
+  return _mm512_castsi256_si512(_mm256_mask_blend_epi32(exact, _mm256_set1_epi32(-1), up));
+}
+
+// The pattern |x| must stay below to be tiny after rounding: x / D below
+// `kappa` ("at least" or "more than" as for thresholds).
+std::uint32_t below_pattern(double kappa, bool more_than, double d) {
+  const __m128d product = _mm_set_sd(kappa * d);
+  if (more_than) {
+    return std::bit_cast<std::uint32_t>(_mm_cvtss_f32(_mm_cvt_roundsd_ss(_mm_setzero_ps(), product, downward))) + 1;
+  }
+  return std::bit_cast<std::uint32_t>(_mm_cvtss_f32(_mm_cvt_roundsd_ss(_mm_setzero_ps(), product, upward)));
+}
+
+// The block scale: S = RNE_E4M3(amax / (6·s)) saturating at 448.
+struct block_scale_result {
+  std::uint32_t code = 0;
+  double value = 0;  // 0: the scale rounded to zero (the scalar path's case)
+  bool overflowed = false;
+};
+
+NUMLAB_INLINE block_scale_result e4m3_block_scale(double amax, double six_s) {
+  const double y = _mm_cvtsd_f64(_mm_div_round_sd(_mm_set_sd(amax), _mm_set_sd(six_s), nearest));
+  // 464 is the midpoint of 448 and 480; its tie goes to even 448.
+  if (y > 464.0) return {0x7E, 448.0, true};
+  // Round y at E4M3's quantum 2^(max(e, -6) - 3) by adding 2^52 quanta.
+  const auto y_bits = std::bit_cast<std::uint64_t>(y);
+  const int e = static_cast<int>(y_bits >> 52) - 1023;
+  const int quantum = (e > -6 ? e : -6) - 3;
+  const __m128d c = _mm_set_sd(std::bit_cast<double>(static_cast<std::uint64_t>(quantum + 52 + 1023) << 52));
+  const double r = _mm_cvtsd_f64(_mm_sub_round_sd(_mm_add_round_sd(_mm_set_sd(y), c, nearest), c, nearest));
+  if (r == 0) return {};
+  const auto r_bits = std::bit_cast<std::uint64_t>(r);
+  const int er = static_cast<int>(r_bits >> 52) - 1023;
+  const auto code = er < -6 ? static_cast<std::uint32_t>(r * 512.0)  // subnormal: multiples of 2^-9
+                            : static_cast<std::uint32_t>(((er + 7) << 3) | static_cast<int>((r_bits >> 49) & 7));
+  return {code, r, false};
+}
+
+template <rounding Mode>
+class nvfp4_blocks {
+ public:
+  static constexpr bool directed = Mode == rounding::toward_positive || Mode == rounding::toward_negative;
+
+  nvfp4_blocks(const round_spec& spec, float tensor_scale)
+      : s_(tensor_scale),
+        six_s_(6.0 * static_cast<double>(tensor_scale)),
+        after_rounding_(spec.tiny == tininess::after_rounding) {
+    // A flushed |x| counts as block underflow iff |x| > 6·s·2^-10 (its own
+    // block's scale would not be zero, see scaled_quantize.cpp).
+    own_nonzero_ = splat(below_pattern(1.0, true, six_s_ * 0x1p-10));
+  }
+
+  // One block; false (nothing written) when it needs the scalar path.
+  NUMLAB_INLINE bool block(const float* in, std::uint8_t* codes, std::uint32_t& scale) {
+    const __m512i x = _mm512_loadu_si512(in);
+    const __m512i a = _mm512_and_si512(x, splat(0x7FFFFFFF));
+    __m512i amax = _mm512_max_epu32(a, _mm512_shuffle_i32x4(a, a, 0x4E));
+    amax = _mm512_max_epu32(amax, _mm512_shuffle_i32x4(amax, amax, 0xB1));
+    amax = _mm512_max_epu32(amax, _mm512_shuffle_epi32(amax, _MM_PERM_BADC));
+    amax = _mm512_max_epu32(amax, _mm512_shuffle_epi32(amax, _MM_PERM_CDAB));
+    const auto amax_bits = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(amax)));
+    if (amax_bits == 0 || amax_bits >= 0x7F800000u) return false;
+    const block_scale_result scale_of = e4m3_block_scale(static_cast<double>(std::bit_cast<float>(amax_bits)), six_s_);
+    if (scale_of.value == 0) return false;
+    const double d = scale_of.value * static_cast<double>(s_);  // exact: 4 x 24 bits
+    const __m512d dv = _mm512_set1_pd(d);
+
+    // The threshold table: lanes 0..7, and for the directed modes the
+    // magnitude-up table in lanes 8..15, chosen per lane by `base`.
+    __m512i table;
+    __m512i base = _mm512_setzero_si512();
+    if constexpr (directed) {
+      table = _mm512_inserti64x4(_mm512_castsi256_si512(thresholds(magnitude_down_rule, dv)),
+                                 thresholds(magnitude_up_rule, dv), 1);
+      const __m512i negative = _mm512_srai_epi32(x, 31);
+      base = Mode == rounding::toward_positive ? _mm512_andnot_si512(negative, splat(8))
+                                               : _mm512_and_si512(negative, splat(8));
+    } else if constexpr (Mode == rounding::nearest_even) {
+      table = _mm512_castsi256_si512(thresholds(nearest_even_rule, dv));
+    } else if constexpr (Mode == rounding::nearest_away) {
+      table = _mm512_castsi256_si512(thresholds(nearest_away_rule, dv));
+    } else {  // toward_zero, to_odd (the truncated code, made odd where inexact)
+      table = _mm512_castsi256_si512(thresholds(magnitude_down_rule, dv));
+    }
+    // Binary search for the number of thresholds |x| reaches.
+    __m512i code = _mm512_maskz_mov_epi32(
+        _mm512_cmpge_epu32_mask(a, _mm512_permutexvar_epi32(_mm512_add_epi32(base, splat(3)), table)), splat(4));
+    code = _mm512_mask_add_epi32(
+        code,
+        _mm512_cmpge_epu32_mask(
+            a, _mm512_permutexvar_epi32(_mm512_add_epi32(_mm512_add_epi32(code, base), splat(1)), table)),
+        code, splat(2));
+    code = _mm512_mask_add_epi32(
+        code, _mm512_cmpge_epu32_mask(a, _mm512_permutexvar_epi32(_mm512_add_epi32(code, base), table)), code,
+        splat(1));
+    const __mmask16 saturated =
+        _mm512_cmpge_epu32_mask(a, _mm512_permutexvar_epi32(_mm512_add_epi32(base, splat(7)), table));
+    __mmask16 inexact = _mm512_cmpneq_epi32_mask(a, _mm512_permutexvar_epi32(code, exact_grid(dv)));
+    if constexpr (Mode == rounding::to_odd) code = _mm512_mask_or_epi32(code, inexact, code, splat(1));
+    inexact |= saturated;
+    const __mmask16 nonzero = _mm512_test_epi32_mask(a, a);
+    const __mmask16 flushed = _mm512_mask_testn_epi32_mask(nonzero, code, code);
+    const __mmask16 block_flushed = _mm512_mask_cmpge_epu32_mask(flushed, a, own_nonzero_);
+    const __m512i signed_code = _mm512_ternarylogic_epi32(code, _mm512_srli_epi32(x, 28), splat(8), 0xF8);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(codes), _mm512_cvtepi32_epi8(signed_code));
+    scale = scale_of.code;
+
+    ++blocks_;
+    if (scale_of.overflowed) ++scale_overflow_;
+    inexact_ += static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(inexact)));
+    saturated_ += static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(saturated)));
+    block_underflow_ += static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(block_flushed)));
+    underflow_to_zero_ +=
+        static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(flushed & ~block_flushed)));
+    if (!underflow_ && inexact != 0) underflow_ = any_tiny(a, inexact, base, d);
+    return true;
+  }
+
+  void add_to(scaled_result& result) const {
+    scaled_counts& c = result.counts;
+    c.elements += 16 * blocks_;
+    c.blocks += blocks_;
+    c.inexact += inexact_;
+    c.saturated += saturated_;
+    c.block_underflow += block_underflow_;
+    c.underflow_to_zero += underflow_to_zero_;
+    c.scale_overflow += scale_overflow_;
+    if (inexact_ != 0) result.raised |= flags::inexact;
+    if (saturated_ != 0) result.raised |= flags::overflow;
+    if (underflow_) result.raised |= flags::underflow;
+  }
+
+ private:
+  // Whether an inexact lane is tiny: x / D below 1 (before rounding), or
+  // below the point from which rounding with an unbounded exponent carries
+  // to 1 = 2^emin (after rounding; see round_exact's tininess rule).
+  bool any_tiny(__m512i a, __mmask16 inexact, __m512i base, double d) const {
+    std::uint32_t below = below_pattern(1.0, false, d);
+    std::uint32_t below_up = below;
+    if (after_rounding_) {
+      if constexpr (Mode == rounding::nearest_even || Mode == rounding::nearest_away) {
+        below = below_pattern(0.875, false, d);  // 0.875 ties to 1 in both
+      }
+      below_up = below_pattern(0.75, true, d);  // rounding up carries above 0.75
+    }
+    const __mmask16 up_lanes = _mm512_test_epi32_mask(base, base);
+    const __m512i limit = _mm512_mask_blend_epi32(up_lanes, splat(below), splat(below_up));
+    return _mm512_mask_cmplt_epu32_mask(inexact, a, limit) != 0;
+  }
+
+  const float s_;
+  const double six_s_;
+  const bool after_rounding_;
+  __m512i own_nonzero_;
+  std::uint64_t blocks_ = 0, inexact_ = 0, saturated_ = 0, block_underflow_ = 0, underflow_to_zero_ = 0,
+                scale_overflow_ = 0;
+  bool underflow_ = false;
+};
+
+template <rounding Mode>
+void run_blocks(const round_spec& spec, float tensor_scale, const nvfp4_run& run, scaled_result& result,
+                std::vector<std::size_t>& left) {
+  nvfp4_blocks<Mode> kernel(spec, tensor_scale);
+  // Locals, so the compiler need not reload them after each store.
+  const float* in = run.in;
+  std::uint8_t* codes = run.codes;
+  std::uint32_t* scales = run.scales;
+  const std::size_t blocks = run.blocks;
+  for (std::size_t b = 0; b < blocks; ++b) {
+    if (!kernel.block(in + 16 * b, codes + 16 * b, scales[b])) left.push_back(b);
+  }
+  kernel.add_to(result);
+}
+
+}  // namespace
+
+bool nvfp4_kernel_usable() { return (_mm_getcsr() & 0x8040u) == 0; }
+
+void nvfp4_blocks_avx512(const round_spec& spec, float tensor_scale, const nvfp4_run& run, scaled_result& result,
+                         std::vector<std::size_t>& left) {
+  switch (spec.mode) {
+    case rounding::nearest_even: return run_blocks<rounding::nearest_even>(spec, tensor_scale, run, result, left);
+    case rounding::nearest_away: return run_blocks<rounding::nearest_away>(spec, tensor_scale, run, result, left);
+    case rounding::toward_zero: return run_blocks<rounding::toward_zero>(spec, tensor_scale, run, result, left);
+    case rounding::toward_positive: return run_blocks<rounding::toward_positive>(spec, tensor_scale, run, result, left);
+    case rounding::toward_negative: return run_blocks<rounding::toward_negative>(spec, tensor_scale, run, result, left);
+    case rounding::to_odd: return run_blocks<rounding::to_odd>(spec, tensor_scale, run, result, left);
+    case rounding::stochastic: break;  // not taken: nvfp4_kernel_applies excludes it
+  }
+  for (std::size_t b = 0; b < run.blocks; ++b) left.push_back(b);
+}
+
+float finite_amax_avx512(std::span<const float> in) {
+  __m512i amax = _mm512_setzero_si512();
+  const __m512i magnitude = splat(0x7FFFFFFF), infinity = splat(0x7F800000);
+  std::size_t i = 0;
+  for (; i + 16 <= in.size(); i += 16) {
+    const __m512i a = _mm512_and_si512(_mm512_loadu_si512(in.data() + i), magnitude);
+    amax = _mm512_mask_max_epu32(amax, _mm512_cmplt_epu32_mask(a, infinity), amax, a);
+  }
+  if (i < in.size()) {
+    const auto tail = static_cast<__mmask16>((1u << (in.size() - i)) - 1);
+    const __m512i a = _mm512_and_si512(_mm512_maskz_loadu_epi32(tail, in.data() + i), magnitude);
+    amax = _mm512_mask_max_epu32(amax, _mm512_cmplt_epu32_mask(a, infinity), amax, a);
+  }
+  return std::bit_cast<float>(_mm512_reduce_max_epu32(amax));
+}
+
+}  // namespace num::scaled_detail
+
+#ifndef __clang__
+#pragma GCC pop_options
+#endif
