@@ -136,7 +136,93 @@ class nvfp4_blocks {
     if (amax_bits == 0 || amax_bits >= 0x7F800000u) return false;
     const block_scale_result scale_of = e4m3_block_scale(static_cast<double>(std::bit_cast<float>(amax_bits)), six_s_);
     if (scale_of.value == 0) return false;
-    const double d = scale_of.value * static_cast<double>(s_);  // exact: 4 x 24 bits
+    scale = scale_of.code;
+    if (scale_of.overflowed) ++scale_overflow_;
+    elements(x, a, scale_of.value * static_cast<double>(s_), codes);  // D exact: 4 x 24 bits
+    return true;
+  }
+
+  // Sixteen blocks at once: their amaxes gathered into one vector (lane j =
+  // block j) and their scales computed in its lanes; blocks the kernel does
+  // not take are appended to `left` (numbered from `first`).
+  NUMLAB_INLINE void group(const float* in, std::uint8_t* codes, std::uint32_t* scales, std::size_t first,
+                           std::vector<std::size_t>& left) {
+    __m512i a[16];
+    for (int j = 0; j < 16; ++j) a[j] = _mm512_and_si512(_mm512_loadu_si512(in + 16 * j), splat(0x7FFFFFFF));
+    const __m512i amax = transposed_max(a);
+    __mmask16 bad =
+        _mm512_cmpeq_epi32_mask(amax, _mm512_setzero_si512()) | _mm512_cmpge_epu32_mask(amax, splat(0x7F800000));
+    // Bad lanes compute on 1.0 instead (their results are not used).
+    const __m512 amax_f = _mm512_castsi512_ps(_mm512_mask_blend_epi32(bad, amax, splat(0x3F800000)));
+    alignas(64) double d[16];
+    __m256i code_half[2];
+    __mmask8 zero[2], over[2];
+    for (int h = 0; h < 2; ++h) {
+      const __m512d am =
+          _mm512_cvtps_pd(h == 0 ? _mm512_castps512_ps256(amax_f)
+                                 : _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(amax_f), 1)));
+      const __m512d r = e4m3_block_scales(am, zero[h], over[h], code_half[h]);
+      _mm512_store_pd(d + 8 * h, _mm512_mul_pd(r, _mm512_set1_pd(static_cast<double>(s_))));
+    }
+    bad |= static_cast<__mmask16>(zero[0] | (zero[1] << 8));
+    const auto overflowed = static_cast<__mmask16>((over[0] | (over[1] << 8)) & ~bad);
+    scale_overflow_ += static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(overflowed)));
+    _mm512_mask_storeu_epi32(scales, static_cast<__mmask16>(~bad),
+                             _mm512_inserti64x4(_mm512_castsi256_si512(code_half[0]), code_half[1], 1));
+    for (int j = 0; j < 16; ++j) {
+      if ((bad >> j) & 1) {
+        left.push_back(first + static_cast<std::size_t>(j));
+        continue;
+      }
+      elements(_mm512_loadu_si512(in + 16 * j), a[j], d[j], codes + 16 * j);
+    }
+  }
+
+ private:
+  // Lane j = max of v[j]'s lanes: pairs of 32-bit lanes, then of 64-bit
+  // lanes, then of 128-bit chunks, each step halving the vectors.
+  static NUMLAB_INLINE __m512i transposed_max(const __m512i* v) {
+    __m512i t[8], u[4];
+    for (int k = 0; k < 8; ++k) {
+      t[k] = _mm512_max_epu32(_mm512_unpacklo_epi32(v[2 * k], v[2 * k + 1]),
+                              _mm512_unpackhi_epi32(v[2 * k], v[2 * k + 1]));
+    }
+    for (int k = 0; k < 4; ++k) {
+      u[k] = _mm512_max_epu32(_mm512_unpacklo_epi64(t[2 * k], t[2 * k + 1]),
+                              _mm512_unpackhi_epi64(t[2 * k], t[2 * k + 1]));
+    }
+    // Chunk c of u[k] holds blocks 4k..4k+3 over chunk c's elements.
+    const __m512i w0 = _mm512_max_epu32(_mm512_shuffle_i32x4(u[0], u[1], 0x88), _mm512_shuffle_i32x4(u[0], u[1], 0xDD));
+    const __m512i w1 = _mm512_max_epu32(_mm512_shuffle_i32x4(u[2], u[3], 0x88), _mm512_shuffle_i32x4(u[2], u[3], 0xDD));
+    return _mm512_max_epu32(_mm512_shuffle_i32x4(w0, w1, 0x88), _mm512_shuffle_i32x4(w0, w1, 0xDD));
+  }
+
+  // e4m3_block_scale on eight lanes: the scale values (0 where `zero`),
+  // `over` where it saturated, and the codes.
+  NUMLAB_INLINE __m512d e4m3_block_scales(__m512d amax, __mmask8& zero, __mmask8& over, __m256i& codes) const {
+    const __m512d y = _mm512_div_round_pd(amax, _mm512_set1_pd(six_s_), nearest);
+    over = _mm512_cmp_pd_mask(y, _mm512_set1_pd(464.0), _CMP_GT_OQ);
+    // C = 2^(max(e, -6) - 3 + 52): biased max(e, -6) + 49, as a pattern.
+    const __m512i biased = _mm512_max_epi64(_mm512_srli_epi64(_mm512_castpd_si512(y), 52), _mm512_set1_epi64(1017));
+    const __m512d c = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_add_epi64(biased, _mm512_set1_epi64(49)), 52));
+    __m512d r = _mm512_sub_round_pd(_mm512_add_round_pd(y, c, nearest), c, nearest);
+    zero = _mm512_cmp_pd_mask(r, _mm512_setzero_pd(), _CMP_EQ_OQ);
+    r = _mm512_mask_blend_pd(over, r, _mm512_set1_pd(448.0));
+    const __m512i bits = _mm512_castpd_si512(r);
+    const __m512i field = _mm512_srli_epi64(bits, 52);
+    // Normal: (e + 7) · 8 + the top three fraction bits; below 2^-6: r · 2^9.
+    const __m512i normal = _mm512_or_si512(_mm512_slli_epi64(_mm512_sub_epi64(field, _mm512_set1_epi64(1016)), 3),
+                                           _mm512_and_si512(_mm512_srli_epi64(bits, 49), _mm512_set1_epi64(7)));
+    const __mmask8 subnormal = _mm512_cmplt_epi64_mask(field, _mm512_set1_epi64(1017));
+    const __m512i code =
+        _mm512_mask_blend_epi64(subnormal, normal, _mm512_cvttpd_epi64(_mm512_mul_pd(r, _mm512_set1_pd(512.0))));
+    codes = _mm512_cvtepi64_epi32(code);
+    return r;
+  }
+
+ public:
+  // The elements of one block with D = S·s (exact in double).
+  NUMLAB_INLINE void elements(__m512i x, __m512i a, double d, std::uint8_t* codes) {
     const __m512d dv = _mm512_set1_pd(d);
 
     // The threshold table: lanes 0..7, and for the directed modes the
@@ -177,17 +263,13 @@ class nvfp4_blocks {
     const __mmask16 block_flushed = _mm512_mask_cmpge_epu32_mask(flushed, a, own_nonzero_);
     const __m512i signed_code = _mm512_ternarylogic_epi32(code, _mm512_srli_epi32(x, 28), splat(8), 0xF8);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(codes), _mm512_cvtepi32_epi8(signed_code));
-    scale = scale_of.code;
-
     ++blocks_;
-    if (scale_of.overflowed) ++scale_overflow_;
     inexact_ += static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(inexact)));
     saturated_ += static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(saturated)));
     block_underflow_ += static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(block_flushed)));
     underflow_to_zero_ +=
         static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(flushed & ~block_flushed)));
     if (!underflow_ && inexact != 0) underflow_ = any_tiny(a, inexact, base, d);
-    return true;
   }
 
   void add_to(scaled_result& result) const {
@@ -240,7 +322,9 @@ void run_blocks(const round_spec& spec, float tensor_scale, const nvfp4_run& run
   std::uint8_t* codes = run.codes;
   std::uint32_t* scales = run.scales;
   const std::size_t blocks = run.blocks;
-  for (std::size_t b = 0; b < blocks; ++b) {
+  std::size_t b = 0;
+  for (; b + 16 <= blocks; b += 16) kernel.group(in + 16 * b, codes + 16 * b, scales + b, b, left);
+  for (; b < blocks; ++b) {
     if (!kernel.block(in + 16 * b, codes + 16 * b, scales[b])) left.push_back(b);
   }
   kernel.add_to(result);
