@@ -11,22 +11,9 @@
 #include <cstdint>
 #include <cstring>
 
-#include "mx_block_kernel.hpp"
-
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#ifndef __clang__
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-
-#ifndef __clang__  // clang gets the same features as per-file flags (libnum/CMakeLists.txt)
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2,bmi2,popcnt")
-#endif
-
+#include "avx512_region.hpp"
 #include "kernels/philox_avx512.hpp"
-
-#define NUMLAB_INLINE inline __attribute__((always_inline))
+#include "mx_block_kernel.hpp"
 
 namespace num::scaled_detail {
 namespace {
@@ -54,8 +41,6 @@ class random_window {
   std::uint64_t seed_, stream_, start_;
   alignas(64) std::uint32_t words_[128];
 };
-
-__m512i splat(std::uint32_t v) { return _mm512_set1_epi32(static_cast<int>(v)); }
 
 // --- The underflow flag's second rounding (run until the flag is raised) ---
 

@@ -16,20 +16,8 @@
 #include <bit>
 #include <cstdint>
 
+#include "avx512_region.hpp"
 #include "nvfp4_block_kernel.hpp"
-
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#ifndef __clang__
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-
-#ifndef __clang__  // clang gets the same features as per-file flags (libnum/CMakeLists.txt)
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2,bmi2,popcnt")
-#endif
-
-#define NUMLAB_INLINE inline __attribute__((always_inline))
 
 namespace num::scaled_detail {
 namespace {
@@ -37,8 +25,6 @@ namespace {
 constexpr int nearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
 constexpr int upward = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
 constexpr int downward = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
-
-__m512i splat(std::uint32_t v) { return _mm512_set1_epi32(static_cast<int>(v)); }
 
 // The E2M1 values of codes 0..7.
 constexpr double grid[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};

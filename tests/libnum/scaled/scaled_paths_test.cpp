@@ -43,6 +43,14 @@ std::vector<float> path_data(std::size_t blocks, unsigned seed) {
   return v;
 }
 
+// The fast path's outputs equal the scalar path's: codes, scales, counts, flags.
+void expect_same(const scaled_test::quantized& fast, const scaled_test::quantized& scalar, const std::string& label) {
+  EXPECT_EQ(fast.codes, scalar.codes) << label;
+  EXPECT_EQ(fast.scales, scalar.scales) << label;
+  EXPECT_EQ(fast.result.counts, scalar.result.counts) << label;
+  EXPECT_EQ(fast.result.raised, scalar.result.raised) << label;
+}
+
 TEST(ScaledPaths, Avx512MxMatchesScalarInEveryModeAndFormat) {
   if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
   const std::vector<float> in = path_data(400, 5);
@@ -62,10 +70,7 @@ TEST(ScaledPaths, Avx512MxMatchesScalarInEveryModeAndFormat) {
         const std::string label =
             std::string(name) + " " + std::string(num::rounding_name(mode)) + " r=" + std::to_string(r);
         EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
-        EXPECT_EQ(fast.codes, scalar.codes) << label;
-        EXPECT_EQ(fast.scales, scalar.scales) << label;
-        EXPECT_EQ(fast.result.counts, scalar.result.counts) << label;
-        EXPECT_EQ(fast.result.raised, scalar.result.raised) << label;
+        expect_same(fast, scalar, label);
       }
     }
   }
@@ -94,10 +99,7 @@ TEST(ScaledPaths, Avx512MxMatchesScalarAlongRowsWithPartialBlocks) {
         const std::string label = std::string(name) + " " + std::string(num::rounding_name(mode)) + " " +
                                   std::to_string(shape.rows) + "x" + std::to_string(shape.cols);
         EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
-        EXPECT_EQ(fast.codes, scalar.codes) << label;
-        EXPECT_EQ(fast.scales, scalar.scales) << label;
-        EXPECT_EQ(fast.result.counts, scalar.result.counts) << label;
-        EXPECT_EQ(fast.result.raised, scalar.result.raised) << label;
+        expect_same(fast, scalar, label);
       }
     }
   }
@@ -168,10 +170,7 @@ TEST(ScaledPaths, Avx512Nvfp4MatchesScalarInEveryDeterministicMode) {
                                     std::to_string(shape.rows) + "x" + std::to_string(shape.cols);
           EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
           EXPECT_EQ(fast.result.tensor_scale, scalar.result.tensor_scale) << label;
-          EXPECT_EQ(fast.codes, scalar.codes) << label;
-          EXPECT_EQ(fast.scales, scalar.scales) << label;
-          EXPECT_EQ(fast.result.counts, scalar.result.counts) << label;
-          EXPECT_EQ(fast.result.raised, scalar.result.raised) << label;
+          expect_same(fast, scalar, label);
         }
       }
     }
@@ -190,9 +189,9 @@ TEST(ScaledPaths, Avx512Nvfp4DecidesTiesOfScaleAndTininessAsScalar) {
     v[0] = first;
     return v;
   };
-  const std::vector<float> cases[] = {block(0.875f, 6.0f), block(-0.875f, 6.0f), block(0.8125f, 6.0f),
-                                      block(std::nextafter(0.75f, 1.0f), 6.0f), block(1.0f, 2784.0f),
-                                      block(1.0f, std::nextafter(2784.0f, 3000.0f))};
+  const std::vector<float> cases[] = {block(0.875f, 6.0f),  block(-0.875f, 6.0f),
+                                      block(0.8125f, 6.0f), block(std::nextafter(0.75f, 1.0f), 6.0f),
+                                      block(1.0f, 2784.0f), block(1.0f, std::nextafter(2784.0f, 3000.0f))};
   for (const auto& in : cases) {
     for (num::rounding mode : num::all_roundings) {
       if (mode == num::rounding::stochastic) continue;
@@ -208,10 +207,7 @@ TEST(ScaledPaths, Avx512Nvfp4DecidesTiesOfScaleAndTininessAsScalar) {
         const std::string label = std::to_string(in[0]) + " amax " + std::to_string(in[1]) + " " +
                                   std::string(num::rounding_name(mode)) +
                                   (tiny == num::tininess::after_rounding ? " after" : " before");
-        EXPECT_EQ(fast.codes, scalar.codes) << label;
-        EXPECT_EQ(fast.scales, scalar.scales) << label;
-        EXPECT_EQ(fast.result.counts, scalar.result.counts) << label;
-        EXPECT_EQ(fast.result.raised, scalar.result.raised) << label;
+        expect_same(fast, scalar, label);
       }
     }
   }
