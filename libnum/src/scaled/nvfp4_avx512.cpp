@@ -15,9 +15,11 @@
 // integers do not depend on the MXCSR.
 #include <bit>
 #include <cstdint>
+#include <optional>
 
 #include "avx512_region.hpp"
 #include "nvfp4_block_kernel.hpp"
+#include "random_window.hpp"
 
 namespace num::scaled_detail {
 namespace {
@@ -101,8 +103,12 @@ class nvfp4_blocks {
  public:
   static constexpr bool directed = Mode == rounding::toward_positive || Mode == rounding::toward_negative;
 
-  nvfp4_blocks(const round_spec& spec, float tensor_scale)
-      : s_(tensor_scale),
+  nvfp4_blocks(const round_spec& spec, float tensor_scale, random_window* random, std::uint64_t first_word)
+      : random_(random),
+        first_word_(first_word),
+        top_bits_(_mm512_set1_epi64(
+            spec.random_bits >= 32 ? 0xFFFFFFFF : 0xFFFFFFFF & ~((std::int64_t{1} << (32 - spec.random_bits)) - 1))),
+        s_(tensor_scale),
         six_s_(6.0 * static_cast<double>(tensor_scale)),
         after_rounding_(spec.tiny == tininess::after_rounding) {
     // A flushed |x| counts as block underflow iff |x| > 6·s·2^-10 (its own
@@ -111,7 +117,7 @@ class nvfp4_blocks {
   }
 
   // One block; false (nothing written) when it needs the scalar path.
-  NUMLAB_INLINE bool block(const float* in, std::uint8_t* codes, std::uint32_t& scale) {
+  NUMLAB_INLINE bool block(const float* in, std::uint8_t* codes, std::uint32_t& scale, std::size_t index) {
     const __m512i x = _mm512_loadu_si512(in);
     const __m512i a = _mm512_and_si512(x, splat(0x7FFFFFFF));
     __m512i amax = _mm512_max_epu32(a, _mm512_shuffle_i32x4(a, a, 0x4E));
@@ -124,7 +130,7 @@ class nvfp4_blocks {
     if (scale_of.value == 0) return false;
     scale = scale_of.code;
     if (scale_of.overflowed) ++scale_overflow_;
-    elements(x, a, scale_of.value * static_cast<double>(s_), codes);  // D exact: 4 x 24 bits
+    elements(x, a, scale_of.value * static_cast<double>(s_), codes, index);  // D exact: 4 x 24 bits
     return true;
   }
 
@@ -160,7 +166,7 @@ class nvfp4_blocks {
         left.push_back(first + static_cast<std::size_t>(j));
         continue;
       }
-      elements(_mm512_loadu_si512(in + 16 * j), a[j], d[j], codes + 16 * j);
+      elements(_mm512_loadu_si512(in + 16 * j), a[j], d[j], codes + 16 * j, first + static_cast<std::size_t>(j));
     }
   }
 
@@ -207,8 +213,12 @@ class nvfp4_blocks {
   }
 
  public:
-  // The elements of one block with D = S·s (exact in double).
-  NUMLAB_INLINE void elements(__m512i x, __m512i a, double d, std::uint8_t* codes) {
+  // The elements of block `index` of the run with D = S·s (exact in double).
+  NUMLAB_INLINE void elements(__m512i x, __m512i a, double d, std::uint8_t* codes, std::size_t index) {
+    if constexpr (Mode == rounding::stochastic) {
+      stochastic_elements(x, a, d, codes, random_->at(first_word_ + 16 * index));
+      return;
+    }
     const __m512d dv = _mm512_set1_pd(d);
 
     // The threshold table: lanes 0..7, and for the directed modes the
@@ -244,17 +254,7 @@ class nvfp4_blocks {
     __mmask16 inexact = _mm512_cmpneq_epi32_mask(a, _mm512_permutexvar_epi32(code, exact_grid(dv)));
     if constexpr (Mode == rounding::to_odd) code = _mm512_mask_or_epi32(code, inexact, code, splat(1));
     inexact |= saturated;
-    const __mmask16 nonzero = _mm512_test_epi32_mask(a, a);
-    const __mmask16 flushed = _mm512_mask_testn_epi32_mask(nonzero, code, code);
-    const __mmask16 block_flushed = _mm512_mask_cmpge_epu32_mask(flushed, a, own_nonzero_);
-    const __m512i signed_code = _mm512_ternarylogic_epi32(code, _mm512_srli_epi32(x, 28), splat(8), 0xF8);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(codes), _mm512_cvtepi32_epi8(signed_code));
-    ++blocks_;
-    inexact_ += static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(inexact)));
-    saturated_ += static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(saturated)));
-    block_underflow_ += static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(block_flushed)));
-    underflow_to_zero_ +=
-        static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(flushed & ~block_flushed)));
+    tally(x, a, code, inexact, saturated, codes);
     if (!underflow_ && inexact != 0) underflow_ = any_tiny(a, inexact, base, d);
   }
 
@@ -273,6 +273,98 @@ class nvfp4_blocks {
   }
 
  private:
+  // Stores a block's codes (magnitude codes 0..7 in 32-bit lanes) with their
+  // signs, and counts its inexact, saturated and flushed elements.
+  NUMLAB_INLINE void tally(__m512i x, __m512i a, __m512i code, __mmask16 inexact, __mmask16 saturated,
+                           std::uint8_t* codes) {
+    const __mmask16 nonzero = _mm512_test_epi32_mask(a, a);
+    const __mmask16 flushed = _mm512_mask_testn_epi32_mask(nonzero, code, code);
+    const __mmask16 block_flushed = _mm512_mask_cmpge_epu32_mask(flushed, a, own_nonzero_);
+    const __m512i signed_code = _mm512_ternarylogic_epi32(code, _mm512_srli_epi32(x, 28), splat(8), 0xF8);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(codes), _mm512_cvtepi32_epi8(signed_code));
+    ++blocks_;
+    inexact_ += static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(inexact)));
+    saturated_ += static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(saturated)));
+    block_underflow_ += static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(block_flushed)));
+    underflow_to_zero_ +=
+        static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(flushed & ~block_flushed)));
+  }
+
+  // Stochastic rounding needs the discarded fraction's top r bits, which no
+  // comparison gives: each element is divided, y = RN(|x| / D) in double,
+  // and the FMA remainder |x| - y·D (exact) says on which side of y the
+  // quotient lies. Its bracket (m + t) · 2^e, m = y's significand or one
+  // less, t in [0, 1) nonzero iff the remainder is, is cut at E2M1's quantum
+  // as round_exact cuts it; the fraction's top 32 bits come from m alone
+  // (it has 53 bits, at least 48 of them below the quantum).
+  NUMLAB_INLINE void stochastic_elements(__m512i x, __m512i a, double d, std::uint8_t* codes,
+                                         const std::uint32_t* words) {
+    const __m512d dv = _mm512_set1_pd(d);
+    const __m512i one = _mm512_set1_epi64(1);
+    __m256i code_half[2];
+    __mmask8 inexact_half[2], saturated_half[2], tiny_half[2];
+    for (int h = 0; h < 2; ++h) {
+      const __m256i a_half = h == 0 ? _mm512_castsi512_si256(a) : _mm512_extracti64x4_epi64(a, 1);
+      const __m512d ax = _mm512_cvtps_pd(_mm256_castsi256_ps(a_half));
+      const __mmask8 nonzero = _mm256_test_epi32_mask(a_half, a_half);
+      const __m512d y = _mm512_div_round_pd(ax, dv, nearest);
+      const __m512d remainder = _mm512_fnmadd_pd(y, dv, ax);  // exact
+      const __m512i y_bits = _mm512_castpd_si512(y);
+      __m512i m = _mm512_or_si512(_mm512_and_si512(y_bits, _mm512_set1_epi64(0xFFFFFFFFFFFFF)),
+                                  _mm512_set1_epi64(std::int64_t{1} << 52));
+      m = _mm512_mask_sub_epi64(m, _mm512_cmp_pd_mask(remainder, _mm512_setzero_pd(), _CMP_LT_OQ), m, one);
+      const __mmask8 sticky = _mm512_cmp_pd_mask(remainder, _mm512_setzero_pd(), _CMP_NEQ_OQ);
+      const __m512i y_exponent = _mm512_sub_epi64(_mm512_srli_epi64(y_bits, 52), _mm512_set1_epi64(1023));
+      // The exponent of the quotient's leading bit (one less where m lost its top bit).
+      const __m512i lead = _mm512_mask_sub_epi64(
+          y_exponent, _mm512_cmplt_epu64_mask(m, _mm512_set1_epi64(std::int64_t{1} << 52)), y_exponent, one);
+      const __m512i normal_lead = _mm512_max_epi64(lead, _mm512_setzero_si512());
+      // Bits of m below the quantum 2^(max(lead, 0) - 1): m's unit is 2^(y_exponent - 52).
+      const __m512i shift = _mm512_add_epi64(_mm512_sub_epi64(normal_lead, y_exponent), _mm512_set1_epi64(51));
+      const __m512i truncated = _mm512_srlv_epi64(m, shift);  // counts >= 64 give 0
+      const __m512i fraction = _mm512_and_si512(_mm512_srlv_epi64(m, _mm512_sub_epi64(shift, _mm512_set1_epi64(32))),
+                                                _mm512_set1_epi64(0xFFFFFFFF));
+      const __mmask8 inexact = nonzero & (sticky | _mm512_cmpneq_epi64_mask(_mm512_sllv_epi64(truncated, shift), m));
+      const __m512i word = _mm512_cvtepu32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(words + 8 * h)));
+      const __mmask8 up = _mm512_cmpgt_epu64_mask(
+          _mm512_and_si512(word, top_bits_),
+          _mm512_xor_si512(_mm512_and_si512(fraction, top_bits_), _mm512_set1_epi64(0xFFFFFFFF)));
+      // code = max(lead, 0) · 2 + kept (E2M1: bias 1, p = 2), a carry landing on the next binade.
+      __m512i code =
+          _mm512_add_epi64(_mm512_slli_epi64(normal_lead, 1), _mm512_mask_add_epi64(truncated, up, truncated, one));
+      const __mmask8 saturated = nonzero & _mm512_cmpgt_epi64_mask(code, _mm512_set1_epi64(7));
+      code = _mm512_maskz_min_epi64(nonzero, code, _mm512_set1_epi64(7));
+      code_half[h] = _mm512_cvtepi64_epi32(code);
+      inexact_half[h] = inexact | saturated;
+      saturated_half[h] = saturated;
+      tiny_half[h] = 0;
+      if (!underflow_) {
+        // Below 1 = 2^emin and inexact; after rounding, not carried to 1 by
+        // rounding at the quantum 2^(lead - 1) (only lead = -1 can carry).
+        __mmask8 tiny = inexact & _mm512_cmplt_epi64_mask(lead, _mm512_setzero_si512());
+        if (after_rounding_) {
+          const __m512i unbounded_shift = _mm512_sub_epi64(shift, one);
+          const __m512i kept = _mm512_srlv_epi64(m, unbounded_shift);
+          const __m512i unbounded_fraction =
+              _mm512_and_si512(_mm512_srlv_epi64(m, _mm512_sub_epi64(unbounded_shift, _mm512_set1_epi64(32))),
+                               _mm512_set1_epi64(0xFFFFFFFF));
+          const __mmask8 unbounded_up = _mm512_cmpgt_epu64_mask(
+              _mm512_and_si512(word, top_bits_),
+              _mm512_xor_si512(_mm512_and_si512(unbounded_fraction, top_bits_), _mm512_set1_epi64(0xFFFFFFFF)));
+          const __mmask8 carried = unbounded_up & _mm512_cmpeq_epi64_mask(kept, _mm512_set1_epi64(3)) &
+                                   _mm512_cmpeq_epi64_mask(lead, _mm512_set1_epi64(-1));
+          tiny &= static_cast<__mmask8>(~carried);
+        }
+        tiny_half[h] = tiny;
+      }
+    }
+    const __m512i code = _mm512_inserti64x4(_mm512_castsi256_si512(code_half[0]), code_half[1], 1);
+    const auto inexact = static_cast<__mmask16>(inexact_half[0] | (inexact_half[1] << 8));
+    const auto saturated = static_cast<__mmask16>(saturated_half[0] | (saturated_half[1] << 8));
+    if ((tiny_half[0] | tiny_half[1]) != 0) underflow_ = true;
+    tally(x, a, code, inexact, saturated, codes);
+  }
+
   // Whether an inexact lane is tiny: x / D below 1 (before rounding), or
   // below the point from which rounding with an unbounded exponent carries
   // to 1 = 2^emin (after rounding; see round_exact's tininess rule).
@@ -290,6 +382,9 @@ class nvfp4_blocks {
     return _mm512_mask_cmplt_epu32_mask(inexact, a, limit) != 0;
   }
 
+  random_window* random_;  // stochastic rounding only
+  const std::uint64_t first_word_;
+  const __m512i top_bits_;  // the random bits that count, in 64-bit lanes
   const float s_;
   const double six_s_;
   const bool after_rounding_;
@@ -300,9 +395,11 @@ class nvfp4_blocks {
 };
 
 template <rounding Mode>
-void run_blocks(const round_spec& spec, float tensor_scale, const nvfp4_run& run, scaled_result& result,
+void run_blocks(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result& result,
                 std::vector<std::size_t>& left) {
-  nvfp4_blocks<Mode> kernel(spec, tensor_scale);
+  std::optional<random_window> random;
+  if constexpr (Mode == rounding::stochastic) random.emplace(k.seed, k.stream, run.first_word);
+  nvfp4_blocks<Mode> kernel(k.spec, k.tensor_scale, random ? &*random : nullptr, run.first_word);
   // Locals, so the compiler need not reload them after each store.
   const float* in = run.in;
   std::uint8_t* codes = run.codes;
@@ -311,7 +408,7 @@ void run_blocks(const round_spec& spec, float tensor_scale, const nvfp4_run& run
   std::size_t b = 0;
   for (; b + 16 <= blocks; b += 16) kernel.group(in + 16 * b, codes + 16 * b, scales + b, b, left);
   for (; b < blocks; ++b) {
-    if (!kernel.block(in + 16 * b, codes + 16 * b, scales[b])) left.push_back(b);
+    if (!kernel.block(in + 16 * b, codes + 16 * b, scales[b], b)) left.push_back(b);
   }
   kernel.add_to(result);
 }
@@ -320,18 +417,17 @@ void run_blocks(const round_spec& spec, float tensor_scale, const nvfp4_run& run
 
 bool nvfp4_kernel_usable() { return (_mm_getcsr() & 0x8040u) == 0; }
 
-void nvfp4_blocks_avx512(const round_spec& spec, float tensor_scale, const nvfp4_run& run, scaled_result& result,
+void nvfp4_blocks_avx512(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result& result,
                          std::vector<std::size_t>& left) {
-  switch (spec.mode) {
-    case rounding::nearest_even: return run_blocks<rounding::nearest_even>(spec, tensor_scale, run, result, left);
-    case rounding::nearest_away: return run_blocks<rounding::nearest_away>(spec, tensor_scale, run, result, left);
-    case rounding::toward_zero: return run_blocks<rounding::toward_zero>(spec, tensor_scale, run, result, left);
-    case rounding::toward_positive: return run_blocks<rounding::toward_positive>(spec, tensor_scale, run, result, left);
-    case rounding::toward_negative: return run_blocks<rounding::toward_negative>(spec, tensor_scale, run, result, left);
-    case rounding::to_odd: return run_blocks<rounding::to_odd>(spec, tensor_scale, run, result, left);
-    case rounding::stochastic: break;  // not taken: nvfp4_kernel_applies excludes it
+  switch (k.spec.mode) {
+    case rounding::nearest_even: return run_blocks<rounding::nearest_even>(k, run, result, left);
+    case rounding::nearest_away: return run_blocks<rounding::nearest_away>(k, run, result, left);
+    case rounding::toward_zero: return run_blocks<rounding::toward_zero>(k, run, result, left);
+    case rounding::toward_positive: return run_blocks<rounding::toward_positive>(k, run, result, left);
+    case rounding::toward_negative: return run_blocks<rounding::toward_negative>(k, run, result, left);
+    case rounding::to_odd: return run_blocks<rounding::to_odd>(k, run, result, left);
+    case rounding::stochastic: return run_blocks<rounding::stochastic>(k, run, result, left);
   }
-  for (std::size_t b = 0; b < run.blocks; ++b) left.push_back(b);
 }
 
 float finite_amax_avx512(std::span<const float> in) {

@@ -219,7 +219,7 @@ block_kernel kernel_for(const scaled_options& o) {
     return block_kernel::mx;
   }
   if (f.rule == scale_rule::nvfp4 && f.block == block_shape{1, 16} && o.layout == element_layout::byte_per_element &&
-      o.spec.mode != rounding::stochastic && scaled_detail::nvfp4_kernel_usable()) {
+      scaled_detail::nvfp4_kernel_usable()) {
     return block_kernel::nvfp4;
   }
   return block_kernel::none;
@@ -294,9 +294,10 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
             setup, {in.data() + first, elements.data() + first, row_scales, kernel_blocks, options.first_index + first},
             result, left);
       } else {
-        scaled_detail::nvfp4_blocks_avx512(options.spec, result.tensor_scale,
-                                           {in.data() + first, elements.data() + first, row_scales, kernel_blocks},
-                                           result, left);
+        scaled_detail::nvfp4_blocks_avx512(
+            {options.spec, result.tensor_scale, options.seed, options.stream},
+            {in.data() + first, elements.data() + first, row_scales, kernel_blocks, options.first_index + first},
+            result, left);
       }
       for (std::size_t bc : left) scalar_block(br, bc);
     }
