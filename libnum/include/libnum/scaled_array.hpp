@@ -73,9 +73,9 @@ struct scaled_options {
   /// The instruction-set path (array.hpp's dispatch, NUMLAB_SIMD included).
   /// AVX-512 runs MX blocks (mx_floor, 1x32, floating-point elements, one
   /// element per byte or 8-bit elements, saturation, tininess after
-  /// rounding, margin 0) and NVFP4 1x16 blocks (one element per byte, every
-  /// mode but stochastic, an MXCSR without FTZ/DAZ), with results identical
-  /// to the scalar path; everything else runs scalar.
+  /// rounding, margin 0) and NVFP4 1x16 blocks (one element per byte, an
+  /// MXCSR without FTZ/DAZ), with results identical to the scalar path;
+  /// everything else runs scalar.
   simd_path path = simd_path::automatic;
 };
 
