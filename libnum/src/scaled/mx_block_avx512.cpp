@@ -85,7 +85,10 @@ class mx_blocks {
         c_offset_(splat(static_cast<std::uint32_t>(24 - k.precision) << 23)),
         normal_shift_count_(_mm_cvtsi32_si128(24 - k.precision)),
         c_field_offset_(splat(static_cast<std::uint32_t>(127 + k.emin + 24 - k.precision) << (k.precision - 1))),
-        emax_(k.emax) {}
+        emax_(k.emax),
+        rule_(k.rule),
+        max_fraction_(k.max_fraction),
+        even_half_(1u << (23 - k.precision)) {}
 
   // One block; false (nothing written) when it needs the scalar path.
   NUMLAB_INLINE bool block(const float* in, const std::uint32_t* words, std::uint8_t* codes, std::uint32_t& scale) {
@@ -106,16 +109,30 @@ class mx_blocks {
     if (small != 0 || amax_bits >= 0x7F800000u) return false;
     // MX §6.3: X = 2^(floor(log2 amax) - emax_elem), as a biased fp32
     // exponent field: E_X = E_amax - emax. The element's 2^emin sits at
-    // field E_X + emin; an all-zero block gets X = 2^-127 (code 0).
-    const __m512i amax_field = _mm512_srli_epi32(amax, 23);
-    const __m512i emin_field = _mm512_add_epi32(amax_field, emin_minus_emax_);
-    const int scale_field = static_cast<int>(amax_bits >> 23) - emax_;
+    // field E_X + emin; an all-zero block gets X = 2^-127 (code 0). RCEIL
+    // takes one binade more where amax exceeds max_elem · 2^(E_X - 127)
+    // (max_elem's fraction under amax's exponent), EVEN where amax rounded
+    // (ties away) to p bits carries into the next binade.
+    int up = 0;
+    if (rule_ == scale_rule::mx_rceil) {
+      up = amax_bits > ((amax_bits & 0x7F800000u) | max_fraction_) ? 1 : 0;
+    } else if (rule_ == scale_rule::mx_even) {
+      up = static_cast<int>(((amax_bits + even_half_) >> 23) - (amax_bits >> 23));
+    }
+    __m512i exponent_bits = _mm512_and_si512(amax, splat(0x7F800000));
+    __m512i emin_field = _mm512_add_epi32(_mm512_srli_epi32(amax, 23), emin_minus_emax_);
+    if (rule_ != scale_rule::mx_floor) {
+      const __m512i binades_up = splat(static_cast<std::uint32_t>(up));
+      exponent_bits = _mm512_add_epi32(exponent_bits, _mm512_slli_epi32(binades_up, 23));
+      emin_field = _mm512_add_epi32(emin_field, binades_up);
+    }
+    const int scale_field = static_cast<int>(amax_bits >> 23) + up - emax_;
     const __m512i w0 = Mode == rounding::stochastic ? _mm512_loadu_si512(words) : _mm512_setzero_si512();
     const __m512i w1 = Mode == rounding::stochastic ? _mm512_loadu_si512(words + 16) : _mm512_setzero_si512();
     lanes r0, r1;
     if constexpr (Mode == rounding::nearest_even) {
       // x / X as an fp32 pattern: the exponent field moved down by X's.
-      const __m512i scale_bits = _mm512_sub_epi32(_mm512_and_si512(amax, splat(0x7F800000)), scale_bits_offset_);
+      const __m512i scale_bits = _mm512_sub_epi32(exponent_bits, scale_bits_offset_);
       r0 = nearest_even16(x0, _mm512_sub_epi32(a0, scale_bits));
       r1 = nearest_even16(x1, _mm512_sub_epi32(a1, scale_bits));
     } else {
@@ -248,6 +265,8 @@ class mx_blocks {
   const __m128i normal_shift_count_;
   const __m512i c_field_offset_;
   const int emax_;
+  const scale_rule rule_;
+  const std::uint32_t max_fraction_, even_half_;  // RCEIL's and EVEN's
   std::uint64_t blocks_ = 0, inexact_ = 0, saturated_ = 0, flushed_ = 0;
   bool underflow_ = false;
 };

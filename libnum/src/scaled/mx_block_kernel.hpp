@@ -1,6 +1,7 @@
-// Internal: the AVX-512 path of MX quantization (scale rule mx_floor, 1x32
-// blocks along a row, floating-point elements, saturation, tininess after
-// rounding, one element per byte or packed 8-bit elements). It runs along
+// Internal: the AVX-512 path of MX quantization (scale rules mx_floor,
+// mx_rceil and mx_even, 1x32 blocks along a row, floating-point elements,
+// saturation, tininess after rounding, one element per byte or packed 8-bit
+// elements). It runs along
 // whole rows of blocks and leaves the blocks it does not take (NaN/inf,
 // nonzero inputs below 2^(emax_elem - 127), whose own scale would leave
 // E8M0) to the scalar path, with the same results bit for bit.
@@ -18,7 +19,9 @@ namespace num::scaled_detail {
 /// What the kernel needs about the element format and the rounding.
 struct mx_kernel_setup {
   int precision = 0, emin = 0, emax = 0, bias = 0, element_bits = 8;
-  std::uint32_t max_code = 0;  ///< largest finite magnitude code
+  std::uint32_t max_code = 0;              ///< largest finite magnitude code
+  scale_rule rule = scale_rule::mx_floor;  ///< mx_floor, mx_rceil or mx_even
+  std::uint32_t max_fraction = 0;          ///< the fraction field of the element's max as fp32 (RCEIL)
   round_spec spec{};
   std::uint64_t seed = 0, stream = 0;  ///< stochastic rounding's random stream
 };

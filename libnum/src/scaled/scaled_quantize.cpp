@@ -213,7 +213,9 @@ enum class block_kernel : std::uint8_t { none, mx, nvfp4 };
 block_kernel kernel_for(const scaled_options& o) {
   if (resolve_simd_path(o.path) != simd_path::avx512) return block_kernel::none;
   const scaled_format& f = o.format;
-  if (f.rule == scale_rule::mx_floor && f.block == block_shape{1, 32} && f.element != element_type::int8 &&
+  const bool mx_rule =
+      f.rule == scale_rule::mx_floor || f.rule == scale_rule::mx_rceil || f.rule == scale_rule::mx_even;
+  if (mx_rule && f.block == block_shape{1, 32} && f.element != element_type::int8 &&
       (o.layout == element_layout::byte_per_element || element_bits(f.element) == 8) &&
       o.spec.overflow == overflow_mode::saturate && o.spec.tiny == tininess::after_rounding && o.margin == 0) {
     return block_kernel::mx;
@@ -235,6 +237,8 @@ scaled_detail::mx_kernel_setup mx_setup(const scaled_options& o) {
   k.element_bits = element_bits(o.format.element);
   k.max_code =
       (static_cast<std::uint32_t>(g.emax + g.bias()) << g.fraction_bits()) | (g.max_significand() & g.fraction_mask());
+  k.rule = o.format.rule;
+  k.max_fraction = std::bit_cast<std::uint32_t>(static_cast<float>(element_max(o.format.element))) & 0x7FFFFFu;
   k.spec = o.spec;
   k.seed = o.seed;
   k.stream = o.stream;

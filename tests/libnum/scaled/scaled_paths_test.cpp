@@ -54,7 +54,8 @@ void expect_same(const scaled_test::quantized& fast, const scaled_test::quantize
 TEST(ScaledPaths, Avx512MxMatchesScalarInEveryModeAndFormat) {
   if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
   const std::vector<float> in = path_data(400, 5);
-  for (const char* name : {"mxfp8", "mxfp8-e5m2", "mxfp6-e2m3", "mxfp6-e3m2", "mxfp4"}) {
+  for (const char* name : {"mxfp8", "mxfp8-e5m2", "mxfp6-e2m3", "mxfp6-e3m2", "mxfp4", "e4m3/mx-rceil", "e2m1/mx-rceil",
+                           "e5m2/mx-even", "e2m3/mx-even", "e3m2/mx-rceil"}) {
     for (num::rounding mode : num::all_roundings) {
       for (int r : {32, 3}) {
         if (r != 32 && mode != num::rounding::stochastic) continue;
