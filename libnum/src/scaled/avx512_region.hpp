@@ -16,6 +16,7 @@
 #endif
 #include <immintrin.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #ifndef __clang__  // clang gets the same features as per-file flags (libnum/CMakeLists.txt)
@@ -30,6 +31,20 @@ namespace {
 
 /// v in every 32-bit lane.
 NUMLAB_INLINE __m512i splat(std::uint32_t v) { return _mm512_set1_epi32(static_cast<int>(v)); }
+
+/// Stores sixteen element codes (one per 32-bit lane, below 2^8): a byte
+/// each, or (packed FP4, codes below 16) two per byte, element 2k in the low
+/// nibble, as element_layout::packed lays them out. Returns the bytes written.
+NUMLAB_INLINE std::size_t store_codes16(std::uint8_t* out, __m512i codes, bool packed_fp4) {
+  if (packed_fp4) {
+    // Lanes 2k and 2k+1 as one 64-bit lane: the odd code moved up to bits 4..7.
+    const __m512i pairs = _mm512_or_si512(codes, _mm512_srli_epi64(codes, 28));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm512_cvtepi64_epi8(pairs));
+    return 8;
+  }
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm512_cvtepi32_epi8(codes));
+  return 16;
+}
 
 }  // namespace
 }  // namespace num::scaled_detail

@@ -88,7 +88,8 @@ class mx_blocks {
         emax_(k.emax),
         rule_(k.rule),
         max_fraction_(k.max_fraction),
-        even_half_(1u << (23 - k.precision)) {}
+        even_half_(1u << (23 - k.precision)),
+        packed_fp4_(k.packed_fp4) {}
 
   // One block; false (nothing written) when it needs the scalar path.
   NUMLAB_INLINE bool block(const float* in, const std::uint32_t* words, std::uint8_t* codes, std::uint32_t& scale) {
@@ -139,8 +140,7 @@ class mx_blocks {
       r0 = round16(x0, a0, emin_field, w0);
       r1 = round16(x1, a1, emin_field, w1);
     }
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(codes), _mm512_cvtepi32_epi8(r0.code));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(codes + 16), _mm512_cvtepi32_epi8(r1.code));
+    store_codes16(codes + store_codes16(codes, r0.code, packed_fp4_), r1.code, packed_fp4_);
     scale = static_cast<std::uint32_t>(scale_field < 0 ? 0 : scale_field);
     inexact_ += pop(r0.inexact, r1.inexact);
     saturated_ += pop(r0.overflow, r1.overflow);
@@ -267,6 +267,7 @@ class mx_blocks {
   const int emax_;
   const scale_rule rule_;
   const std::uint32_t max_fraction_, even_half_;  // RCEIL's and EVEN's
+  const bool packed_fp4_;
   std::uint64_t blocks_ = 0, inexact_ = 0, saturated_ = 0, flushed_ = 0;
   bool underflow_ = false;
 };
@@ -280,15 +281,16 @@ void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& resu
   std::uint32_t* scales = run.scales;
   const std::size_t blocks = run.blocks;
   const std::uint64_t first_word = run.first_word;
+  const std::size_t block_bytes = k.packed_fp4 ? 16 : 32;
   if constexpr (Mode == rounding::stochastic) {
     random_window random(k.seed, k.stream, first_word);
     for (std::size_t b = 0; b < blocks; ++b) {
       const std::uint32_t* words = random.at(first_word + 32 * b);
-      if (!kernel.block(in + 32 * b, words, codes + 32 * b, scales[b])) left.push_back(b);
+      if (!kernel.block(in + 32 * b, words, codes + block_bytes * b, scales[b])) left.push_back(b);
     }
   } else {
     for (std::size_t b = 0; b < blocks; ++b) {
-      if (!kernel.block(in + 32 * b, nullptr, codes + 32 * b, scales[b])) left.push_back(b);
+      if (!kernel.block(in + 32 * b, nullptr, codes + block_bytes * b, scales[b])) left.push_back(b);
     }
   }
   kernel.add_to(result);

@@ -1,7 +1,7 @@
 // Internal: the AVX-512 path of MX quantization (scale rules mx_floor,
 // mx_rceil and mx_even, 1x32 blocks along a row, floating-point elements,
-// saturation, tininess after rounding, one element per byte or packed 8-bit
-// elements). It runs along
+// saturation, tininess after rounding, one element per byte, or packed 8-bit
+// and FP4 elements). It runs along
 // whole rows of blocks and leaves the blocks it does not take (NaN/inf,
 // nonzero inputs below 2^(emax_elem - 127), whose own scale would leave
 // E8M0) to the scalar path, with the same results bit for bit.
@@ -24,12 +24,13 @@ struct mx_kernel_setup {
   std::uint32_t max_fraction = 0;          ///< the fraction field of the element's max as fp32 (RCEIL)
   round_spec spec{};
   std::uint64_t seed = 0, stream = 0;  ///< stochastic rounding's random stream
+  bool packed_fp4 = false;             ///< FP4 codes two per byte (element_layout::packed)
 };
 
 /// Consecutive whole 1x32 blocks along one row.
 struct mx_run {
   const float* in = nullptr;
-  std::uint8_t* codes = nullptr;    ///< one byte per element
+  std::uint8_t* codes = nullptr;    ///< the byte of in[0]'s code (an even element when packed)
   std::uint32_t* scales = nullptr;  ///< one E8M0 code per block
   std::size_t blocks = 0;
   std::uint64_t first_word = 0;  ///< the random word of in[0]

@@ -103,8 +103,11 @@ class nvfp4_blocks {
  public:
   static constexpr bool directed = Mode == rounding::toward_positive || Mode == rounding::toward_negative;
 
-  nvfp4_blocks(const round_spec& spec, float tensor_scale, random_window* random, std::uint64_t first_word)
-      : random_(random),
+  nvfp4_blocks(const round_spec& spec, float tensor_scale, random_window* random, std::uint64_t first_word,
+               bool packed_fp4)
+      : packed_fp4_(packed_fp4),
+        block_bytes_(packed_fp4 ? 8 : 16),
+        random_(random),
         first_word_(first_word),
         top_bits_(_mm512_set1_epi64(
             spec.random_bits >= 32 ? 0xFFFFFFFF : 0xFFFFFFFF & ~((std::int64_t{1} << (32 - spec.random_bits)) - 1))),
@@ -166,7 +169,8 @@ class nvfp4_blocks {
         left.push_back(first + static_cast<std::size_t>(j));
         continue;
       }
-      elements(_mm512_loadu_si512(in + 16 * j), a[j], d[j], codes + 16 * j, first + static_cast<std::size_t>(j));
+      elements(_mm512_loadu_si512(in + 16 * j), a[j], d[j], codes + block_bytes_ * static_cast<std::size_t>(j),
+               first + static_cast<std::size_t>(j));
     }
   }
 
@@ -281,7 +285,7 @@ class nvfp4_blocks {
     const __mmask16 flushed = _mm512_mask_testn_epi32_mask(nonzero, code, code);
     const __mmask16 block_flushed = _mm512_mask_cmpge_epu32_mask(flushed, a, own_nonzero_);
     const __m512i signed_code = _mm512_ternarylogic_epi32(code, _mm512_srli_epi32(x, 28), splat(8), 0xF8);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(codes), _mm512_cvtepi32_epi8(signed_code));
+    store_codes16(codes, signed_code, packed_fp4_);
     ++blocks_;
     inexact_ += static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(inexact)));
     saturated_ += static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(saturated)));
@@ -382,7 +386,9 @@ class nvfp4_blocks {
     return _mm512_mask_cmplt_epu32_mask(inexact, a, limit) != 0;
   }
 
-  random_window* random_;  // stochastic rounding only
+  const bool packed_fp4_;
+  const std::size_t block_bytes_;  // the bytes of one block's codes
+  random_window* random_;          // stochastic rounding only
   const std::uint64_t first_word_;
   const __m512i top_bits_;  // the random bits that count, in 64-bit lanes
   const float s_;
@@ -399,16 +405,17 @@ void run_blocks(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result
                 std::vector<std::size_t>& left) {
   std::optional<random_window> random;
   if constexpr (Mode == rounding::stochastic) random.emplace(k.seed, k.stream, run.first_word);
-  nvfp4_blocks<Mode> kernel(k.spec, k.tensor_scale, random ? &*random : nullptr, run.first_word);
+  nvfp4_blocks<Mode> kernel(k.spec, k.tensor_scale, random ? &*random : nullptr, run.first_word, k.packed_fp4);
+  const std::size_t block_bytes = k.packed_fp4 ? 8 : 16;
   // Locals, so the compiler need not reload them after each store.
   const float* in = run.in;
   std::uint8_t* codes = run.codes;
   std::uint32_t* scales = run.scales;
   const std::size_t blocks = run.blocks;
   std::size_t b = 0;
-  for (; b + 16 <= blocks; b += 16) kernel.group(in + 16 * b, codes + 16 * b, scales + b, b, left);
+  for (; b + 16 <= blocks; b += 16) kernel.group(in + 16 * b, codes + block_bytes * b, scales + b, b, left);
   for (; b < blocks; ++b) {
-    if (!kernel.block(in + 16 * b, codes + 16 * b, scales[b], b)) left.push_back(b);
+    if (!kernel.block(in + 16 * b, codes + block_bytes * b, scales[b], b)) left.push_back(b);
   }
   kernel.add_to(result);
 }

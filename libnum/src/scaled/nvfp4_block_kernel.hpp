@@ -1,6 +1,6 @@
 // Internal: the AVX-512 path of NVFP4 quantization (1x16 blocks along a row,
 // E2M1 elements under an E4M3 block scale times the fp32 tensor scale, one
-// element per byte, every rounding mode). Blocks holding NaN
+// element per byte or two, every rounding mode). Blocks holding NaN
 // or inf, all-zero blocks and blocks whose E4M3 scale rounds to zero are
 // left to the scalar path, which gives the same results bit for bit.
 #pragma once
@@ -18,7 +18,7 @@ namespace num::scaled_detail {
 /// Consecutive whole 1x16 blocks along one row.
 struct nvfp4_run {
   const float* in = nullptr;
-  std::uint8_t* codes = nullptr;    ///< one byte per element
+  std::uint8_t* codes = nullptr;    ///< the byte of in[0]'s code (an even element when packed)
   std::uint32_t* scales = nullptr;  ///< one unsigned-E4M3 code per block
   std::size_t blocks = 0;
   std::uint64_t first_word = 0;  ///< the random word of in[0]
@@ -29,6 +29,7 @@ struct nvfp4_kernel_setup {
   round_spec spec{};
   float tensor_scale = 1.0f;
   std::uint64_t seed = 0, stream = 0;
+  bool packed_fp4 = false;  ///< codes two per byte (element_layout::packed)
 };
 
 /// Whether the kernel can run now: false where the MXCSR flushes subnormals

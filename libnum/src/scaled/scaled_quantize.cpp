@@ -210,17 +210,24 @@ class block_quantizer {
 // The AVX-512 block kernel this call can use (blocks it declines run scalar).
 enum class block_kernel : std::uint8_t { none, mx, nvfp4 };
 
-block_kernel kernel_for(const scaled_options& o) {
+// Packed FP4 codes go two per byte: the kernels take them where every row
+// starts on a byte (an even column count).
+bool packed_fp4(const scaled_options& o) {
+  return o.layout == element_layout::packed && element_bits(o.format.element) == 4;
+}
+
+block_kernel kernel_for(const scaled_options& o, tensor_shape shape) {
   if (resolve_simd_path(o.path) != simd_path::avx512) return block_kernel::none;
   const scaled_format& f = o.format;
+  const bool layout_fits = o.layout == element_layout::byte_per_element || element_bits(f.element) == 8 ||
+                           (packed_fp4(o) && shape.cols % 2 == 0);
   const bool mx_rule =
       f.rule == scale_rule::mx_floor || f.rule == scale_rule::mx_rceil || f.rule == scale_rule::mx_even;
-  if (mx_rule && f.block == block_shape{1, 32} && f.element != element_type::int8 &&
-      (o.layout == element_layout::byte_per_element || element_bits(f.element) == 8) &&
+  if (mx_rule && f.block == block_shape{1, 32} && f.element != element_type::int8 && layout_fits &&
       o.spec.overflow == overflow_mode::saturate && o.spec.tiny == tininess::after_rounding && o.margin == 0) {
     return block_kernel::mx;
   }
-  if (f.rule == scale_rule::nvfp4 && f.block == block_shape{1, 16} && o.layout == element_layout::byte_per_element &&
+  if (f.rule == scale_rule::nvfp4 && f.block == block_shape{1, 16} && layout_fits &&
       scaled_detail::nvfp4_kernel_usable()) {
     return block_kernel::nvfp4;
   }
@@ -242,6 +249,7 @@ scaled_detail::mx_kernel_setup mx_setup(const scaled_options& o) {
   k.spec = o.spec;
   k.seed = o.seed;
   k.stream = o.stream;
+  k.packed_fp4 = packed_fp4(o);
   return k;
 }
 
@@ -266,7 +274,7 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
   check_size(scales.size(), grid.count(), "the scale array");
 
   scaled_result result;
-  const block_kernel kernel = kernel_for(options);
+  const block_kernel kernel = kernel_for(options, shape);
   if (options.format.rule == scale_rule::nvfp4) {
     const float amax = !std::isnan(options.tensor_amax) ? options.tensor_amax
                        : kernel == block_kernel::nvfp4  ? scaled_detail::finite_amax_avx512(in)
@@ -291,17 +299,17 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
   for (std::size_t br = 0; br < grid.block_rows; ++br) {
     if (kernel_blocks != 0) {
       const std::size_t first = br * shape.cols;
+      std::uint8_t* row_codes = elements.data() + (packed_fp4(options) ? first / 2 : first);
       std::uint32_t* row_scales = scales.data() + br * grid.block_cols;
       left.clear();
       if (kernel == block_kernel::mx) {
         scaled_detail::mx_blocks_avx512(
-            setup, {in.data() + first, elements.data() + first, row_scales, kernel_blocks, options.first_index + first},
-            result, left);
+            setup, {in.data() + first, row_codes, row_scales, kernel_blocks, options.first_index + first}, result,
+            left);
       } else {
         scaled_detail::nvfp4_blocks_avx512(
-            {options.spec, result.tensor_scale, options.seed, options.stream},
-            {in.data() + first, elements.data() + first, row_scales, kernel_blocks, options.first_index + first},
-            result, left);
+            {options.spec, result.tensor_scale, options.seed, options.stream, packed_fp4(options)},
+            {in.data() + first, row_codes, row_scales, kernel_blocks, options.first_index + first}, result, left);
       }
       for (std::size_t bc : left) scalar_block(br, bc);
     }

@@ -209,10 +209,9 @@ TEST(ScaledPaths, Avx512Nvfp4DecidesTiesOfScaleAndTininessAsScalar) {
           const auto scalar = scaled_test::run(in, o);
           o.path = num::simd_path::avx512;
           const auto fast = scaled_test::run(in, o);
-          const std::string label = std::to_string(in[0]) + " amax " + std::to_string(in[1]) + " " +
-                                    std::string(num::rounding_name(mode)) +
-                                    (tiny == num::tininess::after_rounding ? " after" : " before") + " seed " +
-                                    std::to_string(seed);
+          const std::string label =
+              std::to_string(in[0]) + " amax " + std::to_string(in[1]) + " " + std::string(num::rounding_name(mode)) +
+              (tiny == num::tininess::after_rounding ? " after" : " before") + " seed " + std::to_string(seed);
           expect_same(fast, scalar, label);
         }
       }
@@ -230,4 +229,33 @@ TEST(ScaledPaths, Avx512Nvfp4DecidesTiesOfScaleAndTininessAsScalar) {
   EXPECT_EQ(scale_tie.scales[0], 0x7Eu);
   EXPECT_EQ(scale_tie.result.counts.scale_overflow, 0u);
   EXPECT_EQ(scaled_test::run(cases[5], o).result.counts.scale_overflow, 1u);
+}
+
+// Packed FP4 (two codes per byte): the kernels write whole bytes where every
+// row starts on one (even column counts) and leave odd ones to the scalar
+// path; the bytes equal the scalar path's either way.
+TEST(ScaledPaths, Avx512PackedFp4BytesMatchScalar) {
+  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const std::vector<float> in = nvfp4_data(3);  // 3840 values
+  const num::tensor_shape shapes[] = {{1, in.size()}, {in.size() / 96, 96}, {in.size() / 160, 160}, {1, in.size() - 1}};
+  for (const num::tensor_shape shape : shapes) {
+    const std::vector<float> part(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(shape.size()));
+    for (const char* name : {"mxfp4", "nvfp4"}) {
+      for (num::rounding mode :
+           {num::rounding::nearest_even, num::rounding::toward_positive, num::rounding::stochastic}) {
+        num::scaled_options o = scaled_test::options_for(name);
+        o.layout = num::element_layout::packed;
+        o.spec.mode = mode;
+        o.seed = 4;
+        o.path = num::simd_path::scalar;
+        const auto scalar = scaled_test::run(part, o, shape);
+        o.path = num::simd_path::avx512;
+        const auto fast = scaled_test::run(part, o, shape);
+        const std::string label = std::string(name) + " " + std::string(num::rounding_name(mode)) + " " +
+                                  std::to_string(shape.rows) + "x" + std::to_string(shape.cols);
+        EXPECT_EQ(fast.elements, scalar.elements) << label;
+        expect_same(fast, scalar, label);
+      }
+    }
+  }
 }
