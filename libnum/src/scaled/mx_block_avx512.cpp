@@ -72,7 +72,7 @@ class mx_blocks {
   // the byte stores cannot make the compiler reload it.
   explicit mx_blocks(const mx_kernel_setup& k)
       : k_(k),
-        small_below_(splat((static_cast<std::uint32_t>(k.emax) << 23) - 1)),
+        small_below_(splat((static_cast<std::uint32_t>(k.emax > 1 ? k.emax : 1) << 23) - 1)),
         normal_shift_minus_one_(splat(static_cast<std::uint32_t>(23 - k.precision))),
         max_code_(splat(k.max_code)),
         top_bits_(splat(k.spec.random_bits >= 32 ? 0xFFFFFFFFu : ~((1u << (32 - k.spec.random_bits)) - 1))),
@@ -80,7 +80,8 @@ class mx_blocks {
         sign_shift_(_mm_cvtsi32_si128(32 - k.element_bits)),
         sign_bit_(splat(1u << (k.element_bits - 1))),
         emin_minus_emax_(splat(static_cast<std::uint32_t>(k.emin - k.emax))),
-        scale_bits_offset_(splat(static_cast<std::uint32_t>(127 + k.emax) << 23)),
+        // INT8 divides by X and multiplies by 2^6 (its implicit scale).
+        scale_bits_offset_(splat(static_cast<std::uint32_t>(127 + k.emax + (k.int8 ? 6 : 0)) << 23)),
         emin_bits_(splat(static_cast<std::uint32_t>(127 + k.emin) << 23)),
         c_offset_(splat(static_cast<std::uint32_t>(24 - k.precision) << 23)),
         normal_shift_count_(_mm_cvtsi32_si128(24 - k.precision)),
@@ -89,7 +90,9 @@ class mx_blocks {
         rule_(k.rule),
         max_fraction_(k.max_fraction),
         even_half_(1u << (23 - k.precision)),
-        packed_fp4_(k.packed_fp4) {}
+        packed_fp4_(k.packed_fp4),
+        int8_(k.int8),
+        int8_negative_limit_(splat(k.int8_symmetric ? 127 : 128)) {}
 
   // One block; false (nothing written) when it needs the scalar path.
   NUMLAB_INLINE bool block(const float* in, const std::uint32_t* words, std::uint8_t* codes, std::uint32_t& scale) {
@@ -134,8 +137,13 @@ class mx_blocks {
     if constexpr (Mode == rounding::nearest_even) {
       // x / X as an fp32 pattern: the exponent field moved down by X's.
       const __m512i scale_bits = _mm512_sub_epi32(exponent_bits, scale_bits_offset_);
-      r0 = nearest_even16(x0, _mm512_sub_epi32(a0, scale_bits));
-      r1 = nearest_even16(x1, _mm512_sub_epi32(a1, scale_bits));
+      if (int8_) {
+        r0 = int8_nearest_even16(x0, _mm512_sub_epi32(a0, scale_bits));
+        r1 = int8_nearest_even16(x1, _mm512_sub_epi32(a1, scale_bits));
+      } else {
+        r0 = nearest_even16(x0, _mm512_sub_epi32(a0, scale_bits));
+        r1 = nearest_even16(x1, _mm512_sub_epi32(a1, scale_bits));
+      }
     } else {
       r0 = round16(x0, a0, emin_field, w0);
       r1 = round16(x1, a1, emin_field, w1);
@@ -145,7 +153,7 @@ class mx_blocks {
     inexact_ += pop(r0.inexact, r1.inexact);
     saturated_ += pop(r0.overflow, r1.overflow);
     flushed_ += pop(r0.flushed, r1.flushed);
-    if (!underflow_ && (r0.inexact | r1.inexact) != 0) {
+    if (!underflow_ && !int8_ && (r0.inexact | r1.inexact) != 0) {  // INT8 has no underflow
       underflow_ = any_tiny(k_, x0, r0.inexact, emin_field, w0) || any_tiny(k_, x1, r1.inexact, emin_field, w1);
     }
     ++blocks_;
@@ -245,6 +253,30 @@ class mx_blocks {
     return finish(x, _mm512_maskz_add_epi32(valid, field, kept), nonzero, inexact);
   }
 
+  // MX INT8 (§5.3.4 as in scalar's round_int8): y = |x| / X · 2^6 rounded to
+  // an integer by adding C = 2^23 (whose ulp is 1), saturated to 127, or to
+  // 128 for negative x (-2 = -128 · 2^-6) unless symmetric; the code is the
+  // two's complement byte. INT8 raises no underflow.
+  NUMLAB_INLINE lanes int8_nearest_even16(__m512i x, __m512i y_bits) const {
+    const __mmask16 nonzero = _mm512_test_epi32_mask(x, splat(0x7FFFFFFF));
+    const __mmask16 valid = _mm512_mask_cmpgt_epi32_mask(nonzero, y_bits, splat(0x7FFFFF));
+    const __m512i c_bits = splat(0x4B000000);  // 2^23
+    const __m512 c = _mm512_castsi512_ps(c_bits);
+    const __m512 y = _mm512_castsi512_ps(y_bits);
+    const __m512 sum = _mm512_add_round_ps(y, c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512i kept = _mm512_maskz_sub_epi32(valid, _mm512_castps_si512(sum), c_bits);
+    const __m512 rounded = _mm512_sub_round_ps(sum, c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);  // exact
+    const __mmask16 negative = _mm512_movepi32_mask(x);
+    const __m512i limit = _mm512_mask_mov_epi32(splat(127), negative, int8_negative_limit_);
+    lanes out;
+    out.overflow = _mm512_cmpgt_epu32_mask(kept, limit);
+    kept = _mm512_min_epu32(kept, limit);
+    out.inexact = _mm512_mask_cmp_ps_mask(valid, rounded, y, _CMP_NEQ_UQ) | (nonzero & ~valid) | out.overflow;
+    out.flushed = _mm512_mask_testn_epi32_mask(nonzero, kept, kept);
+    out.code = _mm512_mask_sub_epi32(kept, negative, _mm512_setzero_si512(), kept);  // the store keeps the low byte
+    return out;
+  }
+
   // Saturation, counts and the sign, from the magnitude code (0 in zero lanes).
   NUMLAB_INLINE lanes finish(__m512i x, __m512i code, __mmask16 nonzero, __mmask16 inexact) const {
     lanes out;
@@ -268,6 +300,8 @@ class mx_blocks {
   const scale_rule rule_;
   const std::uint32_t max_fraction_, even_half_;  // RCEIL's and EVEN's
   const bool packed_fp4_;
+  const bool int8_;
+  const __m512i int8_negative_limit_;
   std::uint64_t blocks_ = 0, inexact_ = 0, saturated_ = 0, flushed_ = 0;
   bool underflow_ = false;
 };

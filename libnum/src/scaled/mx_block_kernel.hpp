@@ -1,5 +1,6 @@
 // Internal: the AVX-512 path of MX quantization (scale rules mx_floor,
-// mx_rceil and mx_even, 1x32 blocks along a row, floating-point elements,
+// mx_rceil and mx_even, 1x32 blocks along a row, floating-point elements or
+// INT8 under nearest-even,
 // saturation, tininess after rounding, one element per byte, or packed 8-bit
 // and FP4 elements). It runs along
 // whole rows of blocks and leaves the blocks it does not take (NaN/inf,
@@ -25,6 +26,9 @@ struct mx_kernel_setup {
   round_spec spec{};
   std::uint64_t seed = 0, stream = 0;  ///< stochastic rounding's random stream
   bool packed_fp4 = false;             ///< FP4 codes two per byte (element_layout::packed)
+  /// MX INT8 elements (nearest-even only): precision 7, emax 0; the rest above unused.
+  bool int8 = false;
+  bool int8_symmetric = false;  ///< INT8 without -2 (scaled_options::int8_symmetric)
 };
 
 /// Consecutive whole 1x32 blocks along one row.

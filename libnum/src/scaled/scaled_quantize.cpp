@@ -223,7 +223,8 @@ block_kernel kernel_for(const scaled_options& o, tensor_shape shape) {
                            (packed_fp4(o) && shape.cols % 2 == 0);
   const bool mx_rule =
       f.rule == scale_rule::mx_floor || f.rule == scale_rule::mx_rceil || f.rule == scale_rule::mx_even;
-  if (mx_rule && f.block == block_shape{1, 32} && f.element != element_type::int8 && layout_fits &&
+  const bool element_fits = f.element != element_type::int8 || o.spec.mode == rounding::nearest_even;
+  if (mx_rule && f.block == block_shape{1, 32} && element_fits && layout_fits &&
       o.spec.overflow == overflow_mode::saturate && o.spec.tiny == tininess::after_rounding && o.margin == 0) {
     return block_kernel::mx;
   }
@@ -235,15 +236,23 @@ block_kernel kernel_for(const scaled_options& o, tensor_shape shape) {
 }
 
 scaled_detail::mx_kernel_setup mx_setup(const scaled_options& o) {
-  const format g = *element_value_grid(o.format.element);
   scaled_detail::mx_kernel_setup k;
-  k.precision = g.precision;
-  k.emin = g.emin;
-  k.emax = g.emax;
-  k.bias = g.bias();
+  if (o.format.element == element_type::int8) {
+    k.int8 = true;
+    k.int8_symmetric = o.int8_symmetric;
+    k.precision = 7;  // 7 magnitude bits (EVEN rounds amax to them)
+    k.emin = k.emax = k.bias = 0;
+    k.max_code = 127;
+  } else {
+    const format g = *element_value_grid(o.format.element);
+    k.precision = g.precision;
+    k.emin = g.emin;
+    k.emax = g.emax;
+    k.bias = g.bias();
+    k.max_code = (static_cast<std::uint32_t>(g.emax + g.bias()) << g.fraction_bits()) |
+                 (g.max_significand() & g.fraction_mask());
+  }
   k.element_bits = element_bits(o.format.element);
-  k.max_code =
-      (static_cast<std::uint32_t>(g.emax + g.bias()) << g.fraction_bits()) | (g.max_significand() & g.fraction_mask());
   k.rule = o.format.rule;
   k.max_fraction = std::bit_cast<std::uint32_t>(static_cast<float>(element_max(o.format.element))) & 0x7FFFFFu;
   k.spec = o.spec;

@@ -36,6 +36,10 @@ std::vector<float> path_data(std::size_t blocks, unsigned seed) {
     if (special == 0) v[b * 32 + 3] = std::numeric_limits<float>::quiet_NaN();
     if (special == 1) v[b * 32 + 5] = -std::numeric_limits<float>::infinity();
     if (special == 2) v[b * 32 + 7] = 0x1p-140f;
+    if (special == 4) {  // x / X far below 2^-126: fp32 cannot hold the quotient
+      v[b * 32 + 9] = 0x1p120f;
+      v[b * 32 + 10] = -0x1p-20f;
+    }
     if (special == 3)
       std::fill(v.begin() + static_cast<std::ptrdiff_t>(b * 32), v.begin() + static_cast<std::ptrdiff_t>(b * 32 + 32),
                 0.0f);
@@ -258,4 +262,30 @@ TEST(ScaledPaths, Avx512PackedFp4BytesMatchScalar) {
       }
     }
   }
+}
+
+// MX INT8 under nearest-even (the kernel's INT8 mode): every scale rule, with
+// and without -2, against the scalar path.
+TEST(ScaledPaths, Avx512MxInt8MatchesScalar) {
+  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  std::vector<float> in = path_data(400, 13);
+  // One hand-made block (amax 4).
+  for (std::size_t j = 0; j < 32; ++j) in[j] = j == 0 ? -4.0f : 0.75f * static_cast<float>(j % 7) - 2.0f;
+  for (const char* name : {"mxint8", "int8/mx-rceil", "int8/mx-even"}) {
+    for (const bool symmetric : {false, true}) {
+      num::scaled_options o = scaled_test::options_for(name);
+      o.int8_symmetric = symmetric;
+      o.path = num::simd_path::scalar;
+      const auto scalar = scaled_test::run(in, o);
+      o.path = num::simd_path::avx512;
+      const auto fast = scaled_test::run(in, o);
+      const std::string label = std::string(name) + (symmetric ? " symmetric" : "");
+      EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
+      expect_same(fast, scalar, label);
+    }
+  }
+  // Hand-derived: -4 in a block of amax 4 is X = 4, -1 · 2^6 = code 0xC0.
+  num::scaled_options o = scaled_test::options_for("mxint8");
+  o.path = num::simd_path::avx512;
+  EXPECT_EQ(scaled_test::run(in, o).codes[0], 0xC0u);
 }
