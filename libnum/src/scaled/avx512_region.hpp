@@ -1,6 +1,9 @@
 // Internal: opens the AVX-512 region of a scaled-format kernel file
 // (mx_block_avx512.cpp, nvfp4_avx512.cpp). Include it once, after the
-// file's other headers; the file closes the region at its end with
+// file's other headers (a library function defined or instantiated inside
+// the region would be compiled for AVX-512, and the linker may pick that
+// copy for every caller; for the same reason the region calls no std::
+// templates, only builtins); the file closes the region at its end with
 //   #ifndef __clang__
 //   #pragma GCC pop_options
 //   #endif

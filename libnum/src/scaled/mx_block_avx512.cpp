@@ -7,11 +7,12 @@
 // The underflow flag (tininess after rounding needs a second rounding at the
 // normal quantum) is worked out only until it is raised, since a flag is
 // raised once per call.
-#include <bit>
 #include <cstdint>
 
-#include "avx512_region.hpp"
 #include "mx_block_kernel.hpp"
+
+// The AVX-512 region opens after every other header (see avx512_region.hpp).
+#include "avx512_region.hpp"
 #include "random_window.hpp"
 
 namespace num::scaled_detail {
@@ -180,7 +181,7 @@ class mx_blocks {
 
   static NUMLAB_INLINE std::uint64_t pop(__mmask16 a, __mmask16 b) {
     return static_cast<std::uint64_t>(
-        std::popcount(static_cast<std::uint32_t>(a) | static_cast<std::uint32_t>(b) << 16));
+        __builtin_popcount(static_cast<std::uint32_t>(a) | static_cast<std::uint32_t>(b) << 16));
   }
 
   // Sixteen lanes: x (fp32 patterns), a = |x|, emin_field = the fp32
@@ -307,7 +308,7 @@ class mx_blocks {
 };
 
 template <rounding Mode>
-void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& result, std::vector<std::size_t>& left) {
+void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& result, left_blocks& left) {
   mx_blocks<Mode> kernel(k);
   // Locals, so the compiler need not reload them after each store.
   const float* in = run.in;
@@ -320,11 +321,11 @@ void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& resu
     random_window random(k.seed, k.stream, first_word);
     for (std::size_t b = 0; b < blocks; ++b) {
       const std::uint32_t* words = random.at(first_word + 32 * b);
-      if (!kernel.block(in + 32 * b, words, codes + block_bytes * b, scales[b])) left.push_back(b);
+      if (!kernel.block(in + 32 * b, words, codes + block_bytes * b, scales[b])) left.add(b);
     }
   } else {
     for (std::size_t b = 0; b < blocks; ++b) {
-      if (!kernel.block(in + 32 * b, nullptr, codes + block_bytes * b, scales[b])) left.push_back(b);
+      if (!kernel.block(in + 32 * b, nullptr, codes + block_bytes * b, scales[b])) left.add(b);
     }
   }
   kernel.add_to(result);
@@ -332,8 +333,7 @@ void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& resu
 
 }  // namespace
 
-void mx_blocks_avx512(const mx_kernel_setup& k, const mx_run& run, scaled_result& result,
-                      std::vector<std::size_t>& left) {
+void mx_blocks_avx512(const mx_kernel_setup& k, const mx_run& run, scaled_result& result, left_blocks& left) {
   switch (k.spec.mode) {
     case rounding::nearest_even: return run_blocks<rounding::nearest_even>(k, run, result, left);
     case rounding::nearest_away: return run_blocks<rounding::nearest_away>(k, run, result, left);

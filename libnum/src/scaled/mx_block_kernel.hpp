@@ -10,8 +10,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
+#include "left_blocks.hpp"
 #include "libnum/rounding.hpp"
 #include "libnum/scaled_array.hpp"
 
@@ -43,7 +43,6 @@ struct mx_run {
 /// Quantizes the run's blocks, adding their counts and flags to `result`.
 /// Each block it leaves to the scalar path is appended to `left` (its index
 /// in the run) with nothing of it written.
-void mx_blocks_avx512(const mx_kernel_setup& setup, const mx_run& run, scaled_result& result,
-                      std::vector<std::size_t>& left);
+void mx_blocks_avx512(const mx_kernel_setup& setup, const mx_run& run, scaled_result& result, left_blocks& left);
 
 }  // namespace num::scaled_detail

@@ -13,12 +13,13 @@
 // least", rounded down plus one ulp for "more than". A binary search over
 // the eight thresholds gives the code; comparisons on the patterns as
 // integers do not depend on the MXCSR.
-#include <bit>
 #include <cstdint>
 #include <optional>
 
-#include "avx512_region.hpp"
 #include "nvfp4_block_kernel.hpp"
+
+// The AVX-512 region opens after every other header (see avx512_region.hpp).
+#include "avx512_region.hpp"
 #include "random_window.hpp"
 
 namespace num::scaled_detail {
@@ -68,9 +69,10 @@ NUMLAB_INLINE __m512i exact_grid(__m512d d) {
 std::uint32_t below_pattern(double kappa, bool more_than, double d) {
   const __m128d product = _mm_set_sd(kappa * d);
   if (more_than) {
-    return std::bit_cast<std::uint32_t>(_mm_cvtss_f32(_mm_cvt_roundsd_ss(_mm_setzero_ps(), product, downward))) + 1;
+    return __builtin_bit_cast(std::uint32_t, _mm_cvtss_f32(_mm_cvt_roundsd_ss(_mm_setzero_ps(), product, downward))) +
+           1;
   }
-  return std::bit_cast<std::uint32_t>(_mm_cvtss_f32(_mm_cvt_roundsd_ss(_mm_setzero_ps(), product, upward)));
+  return __builtin_bit_cast(std::uint32_t, _mm_cvtss_f32(_mm_cvt_roundsd_ss(_mm_setzero_ps(), product, upward)));
 }
 
 // The block scale: S = RNE_E4M3(amax / (6·s)) saturating at 448.
@@ -85,13 +87,13 @@ NUMLAB_INLINE block_scale_result e4m3_block_scale(double amax, double six_s) {
   // 464 is the midpoint of 448 and 480; its tie goes to even 448.
   if (y > 464.0) return {0x7E, 448.0, true};
   // Round y at E4M3's quantum 2^(max(e, -6) - 3) by adding 2^52 quanta.
-  const auto y_bits = std::bit_cast<std::uint64_t>(y);
+  const auto y_bits = __builtin_bit_cast(std::uint64_t, y);
   const int e = static_cast<int>(y_bits >> 52) - 1023;
   const int quantum = (e > -6 ? e : -6) - 3;
-  const __m128d c = _mm_set_sd(std::bit_cast<double>(static_cast<std::uint64_t>(quantum + 52 + 1023) << 52));
+  const __m128d c = _mm_set_sd(__builtin_bit_cast(double, static_cast<std::uint64_t>(quantum + 52 + 1023) << 52));
   const double r = _mm_cvtsd_f64(_mm_sub_round_sd(_mm_add_round_sd(_mm_set_sd(y), c, nearest), c, nearest));
   if (r == 0) return {};
-  const auto r_bits = std::bit_cast<std::uint64_t>(r);
+  const auto r_bits = __builtin_bit_cast(std::uint64_t, r);
   const int er = static_cast<int>(r_bits >> 52) - 1023;
   const auto code = er < -6 ? static_cast<std::uint32_t>(r * 512.0)  // subnormal: multiples of 2^-9
                             : static_cast<std::uint32_t>(((er + 7) << 3) | static_cast<int>((r_bits >> 49) & 7));
@@ -129,7 +131,8 @@ class nvfp4_blocks {
     amax = _mm512_max_epu32(amax, _mm512_shuffle_epi32(amax, _MM_PERM_CDAB));
     const auto amax_bits = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(amax)));
     if (amax_bits == 0 || amax_bits >= 0x7F800000u) return false;
-    const block_scale_result scale_of = e4m3_block_scale(static_cast<double>(std::bit_cast<float>(amax_bits)), six_s_);
+    const block_scale_result scale_of =
+        e4m3_block_scale(static_cast<double>(__builtin_bit_cast(float, amax_bits)), six_s_);
     if (scale_of.value == 0) return false;
     scale = scale_of.code;
     if (scale_of.overflowed) ++scale_overflow_;
@@ -141,7 +144,7 @@ class nvfp4_blocks {
   // block j) and their scales computed in its lanes; blocks the kernel does
   // not take are appended to `left` (numbered from `first`).
   NUMLAB_INLINE void group(const float* in, std::uint8_t* codes, std::uint32_t* scales, std::size_t first,
-                           std::vector<std::size_t>& left) {
+                           left_blocks& left) {
     __m512i a[16];
     for (int j = 0; j < 16; ++j) a[j] = _mm512_and_si512(_mm512_loadu_si512(in + 16 * j), splat(0x7FFFFFFF));
     const __m512i amax = transposed_max(a);
@@ -161,12 +164,12 @@ class nvfp4_blocks {
     }
     bad |= static_cast<__mmask16>(zero[0] | (zero[1] << 8));
     const auto overflowed = static_cast<__mmask16>((over[0] | (over[1] << 8)) & ~bad);
-    scale_overflow_ += static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(overflowed)));
+    scale_overflow_ += static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(overflowed)));
     _mm512_mask_storeu_epi32(scales, static_cast<__mmask16>(~bad),
                              _mm512_inserti64x4(_mm512_castsi256_si512(code_half[0]), code_half[1], 1));
     for (int j = 0; j < 16; ++j) {
       if ((bad >> j) & 1) {
-        left.push_back(first + static_cast<std::size_t>(j));
+        left.add(first + static_cast<std::size_t>(j));
         continue;
       }
       elements(_mm512_loadu_si512(in + 16 * j), a[j], d[j], codes + block_bytes_ * static_cast<std::size_t>(j),
@@ -287,11 +290,11 @@ class nvfp4_blocks {
     const __m512i signed_code = _mm512_ternarylogic_epi32(code, _mm512_srli_epi32(x, 28), splat(8), 0xF8);
     store_codes16(codes, signed_code, packed_fp4_);
     ++blocks_;
-    inexact_ += static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(inexact)));
-    saturated_ += static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(saturated)));
-    block_underflow_ += static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(block_flushed)));
+    inexact_ += static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(inexact)));
+    saturated_ += static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(saturated)));
+    block_underflow_ += static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(block_flushed)));
     underflow_to_zero_ +=
-        static_cast<std::uint64_t>(std::popcount(static_cast<std::uint32_t>(flushed & ~block_flushed)));
+        static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(flushed & ~block_flushed)));
   }
 
   // Stochastic rounding needs the discarded fraction's top r bits, which no
@@ -401,8 +404,7 @@ class nvfp4_blocks {
 };
 
 template <rounding Mode>
-void run_blocks(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result& result,
-                std::vector<std::size_t>& left) {
+void run_blocks(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result& result, left_blocks& left) {
   std::optional<random_window> random;
   if constexpr (Mode == rounding::stochastic) random.emplace(k.seed, k.stream, run.first_word);
   nvfp4_blocks<Mode> kernel(k.spec, k.tensor_scale, random ? &*random : nullptr, run.first_word, k.packed_fp4);
@@ -415,7 +417,7 @@ void run_blocks(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result
   std::size_t b = 0;
   for (; b + 16 <= blocks; b += 16) kernel.group(in + 16 * b, codes + block_bytes * b, scales + b, b, left);
   for (; b < blocks; ++b) {
-    if (!kernel.block(in + 16 * b, codes + block_bytes * b, scales[b], b)) left.push_back(b);
+    if (!kernel.block(in + 16 * b, codes + block_bytes * b, scales[b], b)) left.add(b);
   }
   kernel.add_to(result);
 }
@@ -424,8 +426,7 @@ void run_blocks(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result
 
 bool nvfp4_kernel_usable() { return (_mm_getcsr() & 0x8040u) == 0; }
 
-void nvfp4_blocks_avx512(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result& result,
-                         std::vector<std::size_t>& left) {
+void nvfp4_blocks_avx512(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result& result, left_blocks& left) {
   switch (k.spec.mode) {
     case rounding::nearest_even: return run_blocks<rounding::nearest_even>(k, run, result, left);
     case rounding::nearest_away: return run_blocks<rounding::nearest_away>(k, run, result, left);
@@ -437,20 +438,20 @@ void nvfp4_blocks_avx512(const nvfp4_kernel_setup& k, const nvfp4_run& run, scal
   }
 }
 
-float finite_amax_avx512(std::span<const float> in) {
+float finite_amax_avx512(const float* in, std::size_t n) {
   __m512i amax = _mm512_setzero_si512();
   const __m512i magnitude = splat(0x7FFFFFFF), infinity = splat(0x7F800000);
   std::size_t i = 0;
-  for (; i + 16 <= in.size(); i += 16) {
-    const __m512i a = _mm512_and_si512(_mm512_loadu_si512(in.data() + i), magnitude);
+  for (; i + 16 <= n; i += 16) {
+    const __m512i a = _mm512_and_si512(_mm512_loadu_si512(in + i), magnitude);
     amax = _mm512_mask_max_epu32(amax, _mm512_cmplt_epu32_mask(a, infinity), amax, a);
   }
-  if (i < in.size()) {
-    const auto tail = static_cast<__mmask16>((1u << (in.size() - i)) - 1);
-    const __m512i a = _mm512_and_si512(_mm512_maskz_loadu_epi32(tail, in.data() + i), magnitude);
+  if (i < n) {
+    const auto tail = static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __m512i a = _mm512_and_si512(_mm512_maskz_loadu_epi32(tail, in + i), magnitude);
     amax = _mm512_mask_max_epu32(amax, _mm512_cmplt_epu32_mask(a, infinity), amax, a);
   }
-  return std::bit_cast<float>(_mm512_reduce_max_epu32(amax));
+  return __builtin_bit_cast(float, _mm512_reduce_max_epu32(amax));
 }
 
 }  // namespace num::scaled_detail

@@ -7,9 +7,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <span>
-#include <vector>
 
+#include "left_blocks.hpp"
 #include "libnum/rounding.hpp"
 #include "libnum/scaled_array.hpp"
 
@@ -40,9 +39,9 @@ bool nvfp4_kernel_usable();
 /// counts and flags to `result`. Each block it leaves to the scalar path is
 /// appended to `left` (its index in the run) with nothing of it written.
 void nvfp4_blocks_avx512(const nvfp4_kernel_setup& setup, const nvfp4_run& run, scaled_result& result,
-                         std::vector<std::size_t>& left);
+                         left_blocks& left);
 
-/// The largest finite |x| of `in` (0 when none), as the scalar loop gives it.
-float finite_amax_avx512(std::span<const float> in);
+/// The largest finite |x| of in[0..n) (0 when none), as the scalar loop gives it.
+float finite_amax_avx512(const float* in, std::size_t n);
 
 }  // namespace num::scaled_detail

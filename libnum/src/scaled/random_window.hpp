@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
 #include "kernels/philox_avx512.hpp"
 
@@ -23,7 +22,7 @@ class random_window {
   // Words position .. position + 31 (position never decreases).
   NUMLAB_INLINE const std::uint32_t* at(std::uint64_t position) {
     while (position + 32 > start_ + 128) {
-      std::memcpy(words_, words_ + 64, 64 * sizeof(std::uint32_t));
+      __builtin_memcpy(words_, words_ + 64, 64 * sizeof(std::uint32_t));
       start_ += 64;
       kernels::philox_sixteen_blocks(seed_, stream_, start_ / 4 + 16, words_ + 64);
     }

@@ -264,6 +264,8 @@ scaled_detail::mx_kernel_setup mx_setup(const scaled_options& o) {
 
 }  // namespace
 
+void scaled_detail::left_blocks::add(std::size_t block) { indices_.push_back(block); }
+
 std::size_t scale_count(const scaled_format& f, tensor_shape shape) {
   if (auto why = scaled_format_problem(f)) throw std::invalid_argument("scaled format: " + *why);
   return block_grid(f, shape).count();
@@ -286,7 +288,7 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
   const block_kernel kernel = kernel_for(options, shape);
   if (options.format.rule == scale_rule::nvfp4) {
     const float amax = !std::isnan(options.tensor_amax) ? options.tensor_amax
-                       : kernel == block_kernel::nvfp4  ? scaled_detail::finite_amax_avx512(in)
+                       : kernel == block_kernel::nvfp4  ? scaled_detail::finite_amax_avx512(in.data(), in.size())
                                                         : finite_amax(in);
     result.tensor_scale = scaled_detail::nvfp4_tensor_scale(amax);
   }
@@ -304,7 +306,7 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
   const std::size_t kernel_blocks = kernel != block_kernel::none && grid.tile_cols == width ? shape.cols / width : 0;
   const scaled_detail::mx_kernel_setup setup =
       kernel == block_kernel::mx ? mx_setup(options) : scaled_detail::mx_kernel_setup{};
-  std::vector<std::size_t> left;
+  scaled_detail::left_blocks left;
   for (std::size_t br = 0; br < grid.block_rows; ++br) {
     if (kernel_blocks != 0) {
       const std::size_t first = br * shape.cols;
@@ -320,7 +322,7 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
             {options.spec, result.tensor_scale, options.seed, options.stream, packed_fp4(options)},
             {in.data() + first, row_codes, row_scales, kernel_blocks, options.first_index + first}, result, left);
       }
-      for (std::size_t bc : left) scalar_block(br, bc);
+      for (std::size_t bc : left.indices()) scalar_block(br, bc);
     }
     for (std::size_t bc = kernel_blocks; bc < grid.block_cols; ++bc) scalar_block(br, bc);
   }
