@@ -71,9 +71,12 @@ struct scaled_options {
   std::uint64_t stream = 0;       ///< ... and its stream number
   std::uint64_t first_index = 0;  ///< element i takes word first_index + i
   /// The instruction-set path (array.hpp's dispatch, NUMLAB_SIMD included).
-  /// AVX-512 runs MX blocks (mx_floor, 1x32, floating-point elements, one
-  /// element per byte, saturation, tininess after rounding, margin 0) with
-  /// results identical to the scalar path; everything else runs scalar.
+  /// AVX-512 runs MX blocks (mx_floor, mx_rceil or mx_even, 1x32,
+  /// floating-point elements or INT8 under nearest-even, saturation,
+  /// tininess after rounding, margin 0)
+  /// and NVFP4 1x16 blocks (an MXCSR without FTZ/DAZ), one element per byte,
+  /// 8-bit elements, or packed FP4 with an even column count, with results
+  /// identical to the scalar path; everything else runs scalar.
   simd_path path = simd_path::automatic;
 };
 

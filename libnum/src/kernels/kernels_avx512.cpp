@@ -25,56 +25,15 @@
 
 #define NUMLAB_LANES 16
 
+#include "philox_avx512.hpp"
+
 namespace num::kernels {
 namespace {
-
-// Philox4x32-10 for sixteen blocks, eight per register, one per 64-bit lane
-// (only each lane's low 32 bits matter: vpmuludq reads just those). The two
-// registers' rounds interleave, so one's multiply latency hides behind the
-// other's work.
-inline __attribute__((always_inline)) void philox_sixteen_blocks(const kernel_plan& plan, std::uint64_t first_block,
-                                                                 std::uint32_t* out) {
-  constexpr int sets = 2;
-  __m512i x0[sets], x1[sets], x2[sets], x3[sets];
-  for (int s = 0; s < sets; ++s) {
-    // Lane l holds block first_block + 8s + {0, 4, 1, 5, 2, 6, 3, 7}[l] so
-    // that the unpacks below leave the blocks in order.
-    x0[s] = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(first_block + 8 * s)),
-                             _mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7));
-    x1[s] = _mm512_srli_epi64(x0[s], 32);
-    x2[s] = _mm512_set1_epi64(static_cast<long long>(plan.stream & 0xFFFFFFFFu));
-    x3[s] = _mm512_set1_epi64(static_cast<long long>(plan.stream >> 32));
-  }
-  const __m512i m0 = _mm512_set1_epi64(0xD2511F53);
-  const __m512i m1 = _mm512_set1_epi64(0xCD9E8D57);
-  auto k0 = static_cast<std::uint32_t>(plan.seed);
-  auto k1 = static_cast<std::uint32_t>(plan.seed >> 32);
-  for (int round = 0; round < 10; ++round) {
-    const __m512i key0 = _mm512_set1_epi64(k0);
-    const __m512i key1 = _mm512_set1_epi64(k1);
-    for (int s = 0; s < sets; ++s) {
-      const __m512i p0 = _mm512_mul_epu32(x0[s], m0);
-      const __m512i p1 = _mm512_mul_epu32(x2[s], m1);
-      x0[s] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), x1[s], key0, 0x96);
-      x1[s] = p1;
-      x2[s] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), x3[s], key1, 0x96);
-      x3[s] = p0;
-    }
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  for (int s = 0; s < sets; ++s) {
-    const __m512i w01 = _mm512_mask_blend_epi32(0xAAAA, x0[s], _mm512_slli_epi64(x1[s], 32));
-    const __m512i w23 = _mm512_mask_blend_epi32(0xAAAA, x2[s], _mm512_slli_epi64(x3[s], 32));
-    _mm512_storeu_si512(out + 32 * s, _mm512_unpacklo_epi64(w01, w23));
-    _mm512_storeu_si512(out + 32 * s + 16, _mm512_unpackhi_epi64(w01, w23));
-  }
-}
 
 // Random words for one block of 4 * lanes = 64 elements (position % 4 == 0).
 inline __attribute__((always_inline)) void philox_words(const kernel_plan& plan, std::uint64_t position,
                                                         std::uint32_t* out) {
-  philox_sixteen_blocks(plan, position / 4, out);
+  philox_sixteen_blocks(plan.seed, plan.stream, position / 4, out);
 }
 
 typedef std::uint32_t u32x16 __attribute__((vector_size(64)));

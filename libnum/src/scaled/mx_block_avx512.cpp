@@ -1,176 +1,348 @@
 // The AVX-512 MX block kernel: 32 fp32 values as two 16-lane vectors. Each
-// lane rounds m · 2^(e - 23) (m the 24-bit significand) at the element's
-// quantum with the same decisions as round_exact: kept part, half bit, rest,
-// and for stochastic rounding the top 32 bits of the discarded fraction.
-#include <bit>
+// lane rounds its 24-bit significand m at the element's quantum with the
+// same decisions as round_exact (libnum/src/core/round_exact.cpp): the bits
+// shifted out decide, and a carry out of the kept part lands on the next
+// exponent's code. The rounding mode is a template parameter, so each mode's
+// loop holds only its own arithmetic; counts are popcounts of lane masks.
+// The underflow flag (tininess after rounding needs a second rounding at the
+// normal quantum) is worked out only until it is raised, since a flag is
+// raised once per call.
 #include <cstdint>
 
 #include "mx_block_kernel.hpp"
 
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#ifndef __clang__
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-
-#ifndef __clang__  // clang gets the same features as per-file flags (libnum/CMakeLists.txt)
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2,bmi2,popcnt")
-#endif
+// The AVX-512 region opens after every other header (see avx512_region.hpp).
+#include "avx512_region.hpp"
+#include "random_window.hpp"
 
 namespace num::scaled_detail {
 namespace {
 
-// Lanes that round away from the kept part (round-to-odd is handled apart).
-__mmask16 rounds_up(const round_spec& spec, __m512i kept, __mmask16 half, __mmask16 rest, __m512i top32,
-                    __mmask16 negative, __m512i words) {
+// --- The underflow flag's second rounding (run until the flag is raised) ---
+
+// Lanes that round away from the kept part (m cut at s bits, s >= 1).
+__mmask16 rounds_up_at(const round_spec& spec, __m512i m, __m512i s, __mmask16 negative, __m512i words) {
+  const __m512i one = splat(1);
+  const __m512i s1 = _mm512_sub_epi32(s, one);
+  const __m512i kept = _mm512_srlv_epi32(m, s);
+  const __mmask16 half = _mm512_test_epi32_mask(_mm512_srlv_epi32(m, s1), one);
+  const __mmask16 rest = _mm512_test_epi32_mask(m, _mm512_sub_epi32(_mm512_sllv_epi32(one, s1), one));
   const __mmask16 inexact = half | rest;
+  const __m512i top32 = _mm512_or_si512(_mm512_sllv_epi32(m, _mm512_sub_epi32(splat(32), s)),
+                                        _mm512_srlv_epi32(m, _mm512_sub_epi32(s, splat(32))));
   switch (spec.mode) {
-    case rounding::nearest_even: {
-      const __mmask16 odd = _mm512_test_epi32_mask(kept, _mm512_set1_epi32(1));
-      return half & (rest | odd);
-    }
+    case rounding::nearest_even: return half & (rest | _mm512_test_epi32_mask(kept, one));
     case rounding::nearest_away: return half;
-    case rounding::toward_zero:
-    case rounding::to_odd: return 0;
+    case rounding::toward_zero: return 0;
+    case rounding::to_odd: return inexact & _mm512_testn_epi32_mask(kept, one);  // an even kept part becomes odd
     case rounding::toward_positive: return static_cast<__mmask16>(~negative & inexact);
     case rounding::toward_negative: return negative & inexact;
     case rounding::stochastic: {
-      const int r = spec.random_bits;
-      if (r == 32) {  // floor(f·2^32) + R >= 2^32: the 32-bit sum carries
-        const __m512i sum = _mm512_add_epi32(top32, words);
-        return _mm512_cmplt_epu32_mask(sum, top32);
-      }
-      const __m512i shift = _mm512_set1_epi32(32 - r);
-      const __m512i sum = _mm512_add_epi32(_mm512_srlv_epi32(top32, shift), _mm512_srlv_epi32(words, shift));
-      return _mm512_cmpge_epu32_mask(sum, _mm512_set1_epi32(1 << r));
+      const __m512i top = splat(spec.random_bits >= 32 ? 0xFFFFFFFFu : ~((1u << (32 - spec.random_bits)) - 1));
+      return _mm512_cmpgt_epu32_mask(_mm512_and_si512(words, top), _mm512_ternarylogic_epi32(top32, top, top, 0x3F));
     }
   }
   return 0;
 }
 
-struct lane_result {
-  __m512i code;
-  __mmask16 inexact, overflow, tiny, flushed, flushed_small;
-};
-
-// The bit-level cut of m at a per-lane shift s >= 1 (counts >= 32 give 0,
-// as the vpsrlvd/vpsllvd instructions do).
-struct lane_cut {
-  __m512i kept;
-  __mmask16 half, rest;
-  __m512i top32;  // floor(f · 2^32) of the discarded fraction f
-};
-
-lane_cut cut(__m512i m, __m512i s) {
-  const __m512i one = _mm512_set1_epi32(1);
-  const __m512i s1 = _mm512_sub_epi32(s, one);
-  lane_cut c;
-  c.kept = _mm512_srlv_epi32(m, s);
-  c.half = _mm512_test_epi32_mask(_mm512_srlv_epi32(m, s1), one);
-  const __m512i low = _mm512_sub_epi32(_mm512_sllv_epi32(one, s1), one);  // all ones when s - 1 >= 32
-  c.rest = _mm512_test_epi32_mask(m, low);
-  const __m512i thirty_two = _mm512_set1_epi32(32);
-  const __mmask16 within = _mm512_cmple_epi32_mask(s, thirty_two);
-  c.top32 = _mm512_mask_blend_epi32(within, _mm512_srlv_epi32(m, _mm512_sub_epi32(s, thirty_two)),
-                                    _mm512_sllv_epi32(m, _mm512_sub_epi32(thirty_two, s)));
-  return c;
+// Whether a lane is tiny after rounding: inexact, below 2^emin, and not
+// carried to 2^emin by rounding at the normal quantum with an unbounded
+// exponent (only the binade just below 2^emin can carry).
+bool any_tiny(const mx_kernel_setup& k, __m512i x, __mmask16 inexact, __m512i emin_field, __m512i words) {
+  const __m512i a = _mm512_and_si512(x, splat(0x7FFFFFFF));
+  const __m512i biased = _mm512_srli_epi32(a, 23);
+  const __m512i m = _mm512_maskz_ternarylogic_epi32(inexact, a, splat(0x7FFFFF), splat(0x800000), 0xEA);
+  const __mmask16 below = _mm512_mask_cmplt_epi32_mask(inexact, biased, emin_field);
+  if (below == 0) return false;
+  const __mmask16 may_carry = _mm512_mask_cmpeq_epi32_mask(below, biased, _mm512_sub_epi32(emin_field, splat(1)));
+  if (may_carry == 0) return true;
+  const __m512i normal_shift = splat(static_cast<std::uint32_t>(24 - k.precision));
+  const __mmask16 up = rounds_up_at(k.spec, m, normal_shift, _mm512_movepi32_mask(x), words);
+  // Rounding up carries iff the kept part is all ones, i.e. m's top p bits are.
+  const __m512i kept = _mm512_srlv_epi32(m, normal_shift);
+  const __mmask16 carried = up & _mm512_cmpeq_epi32_mask(kept, splat((1u << k.precision) - 1));
+  return (below & static_cast<__mmask16>(~(may_carry & carried))) != 0;
 }
 
-lane_result round_lanes(const mx_kernel_setup& k, __m512i x, int w, __m512i words) {
-  const __m512i magnitude = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFFFFFF));
-  const __mmask16 negative = _mm512_movepi32_mask(x);
-  const __mmask16 nonzero = _mm512_test_epi32_mask(magnitude, magnitude);
-  const __m512i biased = _mm512_srli_epi32(magnitude, 23);
-  const __m512i m =
-      _mm512_or_si512(_mm512_and_si512(magnitude, _mm512_set1_epi32(0x7FFFFF)), _mm512_set1_epi32(0x800000));
-  const __m512i e = _mm512_sub_epi32(biased, _mm512_set1_epi32(127 + w));  // exponent of x / 2^w
-  const __m512i emin = _mm512_set1_epi32(k.emin);
-  const __m512i e_or_emin = _mm512_max_epi32(e, emin);
-  const int normal_shift = 23 - (k.precision - 1);
-  const __m512i s = _mm512_add_epi32(_mm512_set1_epi32(normal_shift), _mm512_sub_epi32(e_or_emin, e));
-  const lane_cut c = cut(m, s);
-  const __mmask16 inexact = (c.half | c.rest) & nonzero;
-  __m512i kept = c.kept;
-  if (k.spec.mode == rounding::to_odd) {
-    kept = _mm512_mask_or_epi32(kept, inexact, kept, _mm512_set1_epi32(1));
-  } else {
-    kept = _mm512_mask_add_epi32(kept, rounds_up(k.spec, kept, c.half, c.rest, c.top32, negative, words), kept,
-                                 _mm512_set1_epi32(1));
-  }
-  // code = (max(e, emin) + bias - 1) · 2^(p-1) + kept: exact for the normal
-  // and subnormal ranges alike, and a carry into the next binade lands on
-  // the next exponent's code.
-  __m512i code = _mm512_add_epi32(
-      _mm512_sllv_epi32(_mm512_add_epi32(e_or_emin, _mm512_set1_epi32(k.bias - 1)), _mm512_set1_epi32(k.precision - 1)),
-      kept);
-  code = _mm512_maskz_mov_epi32(nonzero, code);
-  const __m512i max_code = _mm512_set1_epi32(static_cast<int>(k.max_code));
-  lane_result out;
-  out.overflow = _mm512_cmpgt_epu32_mask(code, max_code);
-  code = _mm512_min_epu32(code, max_code);
-  out.inexact = inexact | out.overflow;
-  // Tiny after rounding: below 2^emin and not carried there by rounding at
-  // the normal quantum with an unbounded exponent (only e = emin - 1 can carry).
-  const __mmask16 below = _mm512_cmplt_epi32_mask(e, emin) & inexact;
-  const __mmask16 may_carry = below & _mm512_cmpeq_epi32_mask(e, _mm512_set1_epi32(k.emin - 1));
-  out.tiny = below;
-  if (may_carry != 0) {
-    const lane_cut u = cut(m, _mm512_set1_epi32(normal_shift));
-    __m512i unbounded = u.kept;
-    if (k.spec.mode == rounding::to_odd) {
-      unbounded = _mm512_or_epi32(unbounded, _mm512_set1_epi32(1));
-    } else {
-      unbounded = _mm512_mask_add_epi32(unbounded, rounds_up(k.spec, u.kept, u.half, u.rest, u.top32, negative, words),
-                                        unbounded, _mm512_set1_epi32(1));
+// --- The block loop, one instantiation per rounding mode ---
+
+template <rounding Mode>
+class mx_blocks {
+ public:
+  // Every constant of the loop is a member here, not read through `k`, so
+  // the byte stores cannot make the compiler reload it.
+  explicit mx_blocks(const mx_kernel_setup& k)
+      : k_(k),
+        small_below_(splat((static_cast<std::uint32_t>(k.emax > 1 ? k.emax : 1) << 23) - 1)),
+        normal_shift_minus_one_(splat(static_cast<std::uint32_t>(23 - k.precision))),
+        max_code_(splat(k.max_code)),
+        top_bits_(splat(k.spec.random_bits >= 32 ? 0xFFFFFFFFu : ~((1u << (32 - k.spec.random_bits)) - 1))),
+        precision_shift_(_mm_cvtsi32_si128(k.precision - 1)),
+        sign_shift_(_mm_cvtsi32_si128(32 - k.element_bits)),
+        sign_bit_(splat(1u << (k.element_bits - 1))),
+        emin_minus_emax_(splat(static_cast<std::uint32_t>(k.emin - k.emax))),
+        // INT8 divides by X and multiplies by 2^6 (its implicit scale).
+        scale_bits_offset_(splat(static_cast<std::uint32_t>(127 + k.emax + (k.int8 ? 6 : 0)) << 23)),
+        emin_bits_(splat(static_cast<std::uint32_t>(127 + k.emin) << 23)),
+        c_offset_(splat(static_cast<std::uint32_t>(24 - k.precision) << 23)),
+        normal_shift_count_(_mm_cvtsi32_si128(24 - k.precision)),
+        c_field_offset_(splat(static_cast<std::uint32_t>(127 + k.emin + 24 - k.precision) << (k.precision - 1))),
+        emax_(k.emax),
+        rule_(k.rule),
+        max_fraction_(k.max_fraction),
+        even_half_(1u << (23 - k.precision)),
+        packed_fp4_(k.packed_fp4),
+        int8_(k.int8),
+        int8_negative_limit_(splat(k.int8_symmetric ? 127 : 128)) {}
+
+  // One block; false (nothing written) when it needs the scalar path.
+  NUMLAB_INLINE bool block(const float* in, const std::uint32_t* words, std::uint8_t* codes, std::uint32_t& scale) {
+    const __m512i x0 = _mm512_loadu_si512(in), x1 = _mm512_loadu_si512(in + 16);
+    const __m512i magnitude = splat(0x7FFFFFFF), one = splat(1);
+    const __m512i a0 = _mm512_and_si512(x0, magnitude), a1 = _mm512_and_si512(x1, magnitude);
+    // Nonzero values below 2^(emax - 127) (fp32 subnormals included) wrap
+    // to below small_below_ after the - 1; zero wraps to the top.
+    const __mmask16 small = _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a0, one), small_below_) |
+                            _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a1, one), small_below_);
+    // The block amax in every lane (a butterfly of maxima).
+    __m512i amax = _mm512_max_epu32(a0, a1);
+    amax = _mm512_max_epu32(amax, _mm512_shuffle_i32x4(amax, amax, 0x4E));
+    amax = _mm512_max_epu32(amax, _mm512_shuffle_i32x4(amax, amax, 0xB1));
+    amax = _mm512_max_epu32(amax, _mm512_shuffle_epi32(amax, _MM_PERM_BADC));
+    amax = _mm512_max_epu32(amax, _mm512_shuffle_epi32(amax, _MM_PERM_CDAB));
+    const auto amax_bits = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(amax)));
+    if (small != 0 || amax_bits >= 0x7F800000u) return false;
+    // MX §6.3: X = 2^(floor(log2 amax) - emax_elem), as a biased fp32
+    // exponent field: E_X = E_amax - emax. The element's 2^emin sits at
+    // field E_X + emin; an all-zero block gets X = 2^-127 (code 0). RCEIL
+    // takes one binade more where amax exceeds max_elem · 2^(E_X - 127)
+    // (max_elem's fraction under amax's exponent), EVEN where amax rounded
+    // (ties away) to p bits carries into the next binade.
+    int up = 0;
+    if (rule_ == scale_rule::mx_rceil) {
+      up = amax_bits > ((amax_bits & 0x7F800000u) | max_fraction_) ? 1 : 0;
+    } else if (rule_ == scale_rule::mx_even) {
+      up = static_cast<int>(((amax_bits + even_half_) >> 23) - (amax_bits >> 23));
     }
-    const __mmask16 carried = _mm512_test_epi32_mask(unbounded, _mm512_set1_epi32(1 << k.precision)) & may_carry;
-    out.tiny = below & static_cast<__mmask16>(~carried);
+    __m512i exponent_bits = _mm512_and_si512(amax, splat(0x7F800000));
+    __m512i emin_field = _mm512_add_epi32(_mm512_srli_epi32(amax, 23), emin_minus_emax_);
+    if (rule_ != scale_rule::mx_floor) {
+      const __m512i binades_up = splat(static_cast<std::uint32_t>(up));
+      exponent_bits = _mm512_add_epi32(exponent_bits, _mm512_slli_epi32(binades_up, 23));
+      emin_field = _mm512_add_epi32(emin_field, binades_up);
+    }
+    const int scale_field = static_cast<int>(amax_bits >> 23) + up - emax_;
+    const __m512i w0 = Mode == rounding::stochastic ? _mm512_loadu_si512(words) : _mm512_setzero_si512();
+    const __m512i w1 = Mode == rounding::stochastic ? _mm512_loadu_si512(words + 16) : _mm512_setzero_si512();
+    lanes r0, r1;
+    if constexpr (Mode == rounding::nearest_even) {
+      // x / X as an fp32 pattern: the exponent field moved down by X's.
+      const __m512i scale_bits = _mm512_sub_epi32(exponent_bits, scale_bits_offset_);
+      if (int8_) {
+        r0 = int8_nearest_even16(x0, _mm512_sub_epi32(a0, scale_bits));
+        r1 = int8_nearest_even16(x1, _mm512_sub_epi32(a1, scale_bits));
+      } else {
+        r0 = nearest_even16(x0, _mm512_sub_epi32(a0, scale_bits));
+        r1 = nearest_even16(x1, _mm512_sub_epi32(a1, scale_bits));
+      }
+    } else {
+      r0 = round16(x0, a0, emin_field, w0);
+      r1 = round16(x1, a1, emin_field, w1);
+    }
+    store_codes16(codes + store_codes16(codes, r0.code, packed_fp4_), r1.code, packed_fp4_);
+    scale = static_cast<std::uint32_t>(scale_field < 0 ? 0 : scale_field);
+    inexact_ += pop(r0.inexact, r1.inexact);
+    saturated_ += pop(r0.overflow, r1.overflow);
+    flushed_ += pop(r0.flushed, r1.flushed);
+    if (!underflow_ && !int8_ && (r0.inexact | r1.inexact) != 0) {  // INT8 has no underflow
+      underflow_ = any_tiny(k_, x0, r0.inexact, emin_field, w0) || any_tiny(k_, x1, r1.inexact, emin_field, w1);
+    }
+    ++blocks_;
+    return true;
   }
-  out.flushed = nonzero & _mm512_cmpeq_epi32_mask(code, _mm512_setzero_si512());
-  // A flushed |x| whose own scale 2^(floor(log2|x|) - emax) is below E8M0's
-  // 2^-127 needs the scalar check.
-  out.flushed_small = out.flushed & _mm512_cmplt_epi32_mask(biased, _mm512_set1_epi32(k.emax));
-  out.code = _mm512_mask_or_epi32(code, negative, code, _mm512_set1_epi32(1 << (k.element_bits - 1)));
-  return out;
+
+  void add_to(scaled_result& result) const {
+    scaled_counts& c = result.counts;
+    c.elements += 32 * blocks_;
+    c.blocks += blocks_;
+    c.inexact += inexact_;
+    c.saturated += saturated_;
+    c.block_underflow += flushed_;
+    if (inexact_ != 0) result.raised |= flags::inexact;
+    if (saturated_ != 0) result.raised |= flags::overflow;
+    if (underflow_) result.raised |= flags::underflow;
+  }
+
+ private:
+  struct lanes {
+    __m512i code;
+    __mmask16 inexact, overflow, flushed;
+  };
+
+  static NUMLAB_INLINE std::uint64_t pop(__mmask16 a, __mmask16 b) {
+    return static_cast<std::uint64_t>(
+        __builtin_popcount(static_cast<std::uint32_t>(a) | static_cast<std::uint32_t>(b) << 16));
+  }
+
+  // Sixteen lanes: x (fp32 patterns), a = |x|, emin_field = the fp32
+  // exponent field of the element's 2^emin under the block's scale.
+  NUMLAB_INLINE lanes round16(__m512i x, __m512i a, __m512i emin_field, __m512i words) const {
+    const __m512i one = splat(1);
+    const __m512i biased = _mm512_srli_epi32(a, 23);
+    const __mmask16 nonzero = _mm512_test_epi32_mask(a, a);
+    // m = hidden bit | fraction (inputs are normal or zero here); 0 in zero lanes.
+    const __m512i m = _mm512_maskz_ternarylogic_epi32(nonzero, a, splat(0x7FFFFF), splat(0x800000), 0xEA);
+    // Bits cut off: 24 - p in the element's normal range, one more per
+    // binade below it (s - 1 computed first: the half bit's position).
+    const __m512i s1 = _mm512_max_epi32(
+        normal_shift_minus_one_, _mm512_add_epi32(normal_shift_minus_one_, _mm512_sub_epi32(emin_field, biased)));
+    const __m512i s = _mm512_add_epi32(s1, one);
+    const __m512i truncated = _mm512_srlv_epi32(m, s);  // counts >= 32 give 0
+    const __mmask16 inexact = _mm512_cmpneq_epi32_mask(_mm512_sllv_epi32(truncated, s), m);
+    __m512i kept = truncated;
+    if constexpr (Mode == rounding::nearest_even) {
+      // (m + half - 1 + lowest kept bit) >> s; with s - 1 >= 32 the half is
+      // 0 and the shift still gives 0.
+      const __m512i half = _mm512_sllv_epi32(one, s1);
+      const __m512i odd = _mm512_and_si512(truncated, one);
+      kept = _mm512_srlv_epi32(_mm512_add_epi32(_mm512_add_epi32(m, odd), _mm512_sub_epi32(half, one)), s);
+    } else if constexpr (Mode == rounding::nearest_away) {
+      kept = _mm512_srlv_epi32(_mm512_add_epi32(m, _mm512_sllv_epi32(one, s1)), s);
+    } else if constexpr (Mode == rounding::to_odd) {
+      kept = _mm512_mask_or_epi32(truncated, inexact, truncated, one);
+    } else if constexpr (Mode == rounding::toward_positive) {
+      kept = _mm512_mask_add_epi32(truncated, inexact & ~_mm512_movepi32_mask(x), truncated, one);
+    } else if constexpr (Mode == rounding::toward_negative) {
+      kept = _mm512_mask_add_epi32(truncated, inexact & _mm512_movepi32_mask(x), truncated, one);
+    } else if constexpr (Mode == rounding::stochastic) {
+      // The discarded fraction left-aligned in 32 bits (one shift gives it,
+      // the other 0); up iff its top r bits + the word's carry out of 2^r.
+      const __m512i fraction = _mm512_or_si512(_mm512_sllv_epi32(m, _mm512_sub_epi32(splat(32), s)),
+                                               _mm512_srlv_epi32(m, _mm512_sub_epi32(s, splat(32))));
+      const __mmask16 up = _mm512_cmpgt_epu32_mask(_mm512_and_si512(words, top_bits_),
+                                                   _mm512_ternarylogic_epi32(fraction, top_bits_, top_bits_, 0x3F));
+      kept = _mm512_mask_add_epi32(truncated, up, truncated, one);
+    }
+    // code = (max(E, E_emin) - E_emin) · 2^(p-1) + kept: the subnormal and
+    // normal ranges alike (emin + bias = 1), a carry reaching the next binade.
+    const __m512i field = _mm512_sub_epi32(_mm512_max_epi32(biased, emin_field), emin_field);
+    return finish(x, _mm512_maskz_add_epi32(nonzero, _mm512_sll_epi32(field, precision_shift_), kept), nonzero,
+                  inexact);
+  }
+
+  // Nearest-even on the fp32 unit: y = |x| / X (pattern y_bits; exact where
+  // x is nonzero and the exponent field stays >= 1, "valid"). Adding C = 2^(23 + quantum
+  // exponent), a power of two above y whose ulp is the element's quantum at
+  // y (the normal or the subnormal one), rounds y at that quantum in one
+  // correctly rounded fp32 addition, and the sum's pattern minus C's is the
+  // kept significand in quanta (the sum stays below 2C). Lanes that are not
+  // valid lie below 2^-126 · X, far under half the smallest subnormal
+  // element: they round to zero.
+  NUMLAB_INLINE lanes nearest_even16(__m512i x, __m512i y_bits) const {
+    const __mmask16 nonzero = _mm512_test_epi32_mask(x, splat(0x7FFFFFFF));
+    const __mmask16 valid = _mm512_mask_cmpgt_epi32_mask(nonzero, y_bits, splat(0x7FFFFF));
+    const __m512i quantum_field = _mm512_and_si512(_mm512_max_epi32(y_bits, emin_bits_), splat(0x7F800000));
+    const __m512i c_bits = _mm512_add_epi32(quantum_field, c_offset_);
+    const __m512 c = _mm512_castsi512_ps(c_bits);
+    const __m512 y = _mm512_castsi512_ps(y_bits);
+    const __m512 sum = _mm512_add_round_ps(y, c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m512i kept = _mm512_sub_epi32(_mm512_castps_si512(sum), c_bits);
+    const __m512 rounded = _mm512_sub_round_ps(sum, c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);  // exact
+    const __mmask16 inexact = _mm512_mask_cmp_ps_mask(valid, rounded, y, _CMP_NEQ_UQ) | (nonzero & ~valid);
+    // code = kept + (max(E_y, E_emin) - E_emin) · 2^(p-1), from C's field.
+    const __m512i field = _mm512_sub_epi32(_mm512_srl_epi32(c_bits, normal_shift_count_), c_field_offset_);
+    return finish(x, _mm512_maskz_add_epi32(valid, field, kept), nonzero, inexact);
+  }
+
+  // MX INT8 (§5.3.4 as in scalar's round_int8): y = |x| / X · 2^6 rounded to
+  // an integer by adding C = 2^23 (whose ulp is 1), saturated to 127, or to
+  // 128 for negative x (-2 = -128 · 2^-6) unless symmetric; the code is the
+  // two's complement byte. INT8 raises no underflow.
+  NUMLAB_INLINE lanes int8_nearest_even16(__m512i x, __m512i y_bits) const {
+    const __mmask16 nonzero = _mm512_test_epi32_mask(x, splat(0x7FFFFFFF));
+    const __mmask16 valid = _mm512_mask_cmpgt_epi32_mask(nonzero, y_bits, splat(0x7FFFFF));
+    const __m512i c_bits = splat(0x4B000000);  // 2^23
+    const __m512 c = _mm512_castsi512_ps(c_bits);
+    const __m512 y = _mm512_castsi512_ps(y_bits);
+    const __m512 sum = _mm512_add_round_ps(y, c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512i kept = _mm512_maskz_sub_epi32(valid, _mm512_castps_si512(sum), c_bits);
+    const __m512 rounded = _mm512_sub_round_ps(sum, c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);  // exact
+    const __mmask16 negative = _mm512_movepi32_mask(x);
+    const __m512i limit = _mm512_mask_mov_epi32(splat(127), negative, int8_negative_limit_);
+    lanes out;
+    out.overflow = _mm512_cmpgt_epu32_mask(kept, limit);
+    kept = _mm512_min_epu32(kept, limit);
+    out.inexact = _mm512_mask_cmp_ps_mask(valid, rounded, y, _CMP_NEQ_UQ) | (nonzero & ~valid) | out.overflow;
+    out.flushed = _mm512_mask_testn_epi32_mask(nonzero, kept, kept);
+    out.code = _mm512_mask_sub_epi32(kept, negative, _mm512_setzero_si512(), kept);  // the store keeps the low byte
+    return out;
+  }
+
+  // Saturation, counts and the sign, from the magnitude code (0 in zero lanes).
+  NUMLAB_INLINE lanes finish(__m512i x, __m512i code, __mmask16 nonzero, __mmask16 inexact) const {
+    lanes out;
+    out.overflow = _mm512_cmpgt_epu32_mask(code, max_code_);
+    out.flushed = _mm512_mask_testn_epi32_mask(nonzero, code, code);
+    code = _mm512_min_epu32(code, max_code_);
+    out.inexact = inexact | out.overflow;
+    // Sign: fp32's sign bit moved to the element's top bit.
+    out.code = _mm512_ternarylogic_epi32(code, _mm512_srl_epi32(x, sign_shift_), sign_bit_, 0xF8);
+    return out;
+  }
+
+  const mx_kernel_setup& k_;  // for the underflow flag's slow path only
+  const __m512i small_below_, normal_shift_minus_one_, max_code_, top_bits_;
+  const __m128i precision_shift_, sign_shift_;
+  const __m512i sign_bit_, emin_minus_emax_;
+  const __m512i scale_bits_offset_, emin_bits_, c_offset_;  // nearest_even16's
+  const __m128i normal_shift_count_;
+  const __m512i c_field_offset_;
+  const int emax_;
+  const scale_rule rule_;
+  const std::uint32_t max_fraction_, even_half_;  // RCEIL's and EVEN's
+  const bool packed_fp4_;
+  const bool int8_;
+  const __m512i int8_negative_limit_;
+  std::uint64_t blocks_ = 0, inexact_ = 0, saturated_ = 0, flushed_ = 0;
+  bool underflow_ = false;
+};
+
+template <rounding Mode>
+void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& result, left_blocks& left) {
+  mx_blocks<Mode> kernel(k);
+  // Locals, so the compiler need not reload them after each store.
+  const float* in = run.in;
+  std::uint8_t* codes = run.codes;
+  std::uint32_t* scales = run.scales;
+  const std::size_t blocks = run.blocks;
+  const std::uint64_t first_word = run.first_word;
+  const std::size_t block_bytes = k.packed_fp4 ? 16 : 32;
+  if constexpr (Mode == rounding::stochastic) {
+    random_window random(k.seed, k.stream, first_word);
+    for (std::size_t b = 0; b < blocks; ++b) {
+      const std::uint32_t* words = random.at(first_word + 32 * b);
+      if (!kernel.block(in + 32 * b, words, codes + block_bytes * b, scales[b])) left.add(b);
+    }
+  } else {
+    for (std::size_t b = 0; b < blocks; ++b) {
+      if (!kernel.block(in + 32 * b, nullptr, codes + block_bytes * b, scales[b])) left.add(b);
+    }
+  }
+  kernel.add_to(result);
 }
 
 }  // namespace
 
-bool mx_block_avx512(const mx_kernel_setup& k, const float* in, const std::uint32_t* words, std::uint8_t* codes,
-                     std::uint32_t& scale_code, scaled_result& result) {
-  const __m512i x0 = _mm512_loadu_si512(in);
-  const __m512i x1 = _mm512_loadu_si512(in + 16);
-  const __m512i abs_mask = _mm512_set1_epi32(0x7FFFFFFF);
-  const __m512i a0 = _mm512_and_si512(x0, abs_mask), a1 = _mm512_and_si512(x1, abs_mask);
-  const __m512i inf = _mm512_set1_epi32(0x7F800000), min_normal = _mm512_set1_epi32(0x00800000);
-  // NaN/inf, or nonzero fp32 subnormals: the scalar path.
-  if ((_mm512_cmpge_epu32_mask(a0, inf) | _mm512_cmpge_epu32_mask(a1, inf)) != 0) return false;
-  if ((_mm512_test_epi32_mask(a0, a0) & _mm512_cmplt_epu32_mask(a0, min_normal)) != 0) return false;
-  if ((_mm512_test_epi32_mask(a1, a1) & _mm512_cmplt_epu32_mask(a1, min_normal)) != 0) return false;
-  const std::uint32_t amax = _mm512_reduce_max_epu32(_mm512_max_epu32(a0, a1));
-  if (amax == 0) return false;
-  // MX §6.3: X = 2^(floor(log2 amax) - emax_elem).
-  const int w = static_cast<int>(amax >> 23) - 127 - k.emax;
-  if (w < -127) return false;
-  const __m512i w0 = words != nullptr ? _mm512_loadu_si512(words) : _mm512_setzero_si512();
-  const __m512i w1 = words != nullptr ? _mm512_loadu_si512(words + 16) : _mm512_setzero_si512();
-  const lane_result r0 = round_lanes(k, x0, w, w0);
-  const lane_result r1 = round_lanes(k, x1, w, w1);
-  if ((r0.flushed_small | r1.flushed_small) != 0) return false;
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(codes), _mm512_cvtepi32_epi8(r0.code));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(codes + 16), _mm512_cvtepi32_epi8(r1.code));
-  scale_code = static_cast<std::uint32_t>(w + 127);
-  scaled_counts& c = result.counts;
-  c.elements += 32;
-  c.blocks += 1;
-  c.inexact += static_cast<std::uint64_t>(std::popcount(r0.inexact) + std::popcount(r1.inexact));
-  c.saturated += static_cast<std::uint64_t>(std::popcount(r0.overflow) + std::popcount(r1.overflow));
-  c.block_underflow += static_cast<std::uint64_t>(std::popcount(r0.flushed) + std::popcount(r1.flushed));
-  if ((r0.inexact | r1.inexact) != 0) result.raised |= flags::inexact;
-  if ((r0.overflow | r1.overflow) != 0) result.raised |= flags::overflow;
-  if ((r0.tiny | r1.tiny) != 0) result.raised |= flags::underflow;
-  return true;
+void mx_blocks_avx512(const mx_kernel_setup& k, const mx_run& run, scaled_result& result, left_blocks& left) {
+  switch (k.spec.mode) {
+    case rounding::nearest_even: return run_blocks<rounding::nearest_even>(k, run, result, left);
+    case rounding::nearest_away: return run_blocks<rounding::nearest_away>(k, run, result, left);
+    case rounding::toward_zero: return run_blocks<rounding::toward_zero>(k, run, result, left);
+    case rounding::toward_positive: return run_blocks<rounding::toward_positive>(k, run, result, left);
+    case rounding::toward_negative: return run_blocks<rounding::toward_negative>(k, run, result, left);
+    case rounding::to_odd: return run_blocks<rounding::to_odd>(k, run, result, left);
+    case rounding::stochastic: return run_blocks<rounding::stochastic>(k, run, result, left);
+  }
 }
 
 }  // namespace num::scaled_detail

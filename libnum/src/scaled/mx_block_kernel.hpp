@@ -1,13 +1,17 @@
-// Internal: the AVX-512 path of MX quantization (scale rule mx_floor, 1x32
-// blocks along a row, floating-point elements, saturation, tininess after
-// rounding, one element per byte). It does the blocks it can and leaves the
-// rest (NaN/inf, fp32 subnormal inputs, all-zero blocks, a scale below E8M0,
-// elements flushed whose own scale would be clamped) to the scalar path,
-// with the same results bit for bit.
+// Internal: the AVX-512 path of MX quantization (scale rules mx_floor,
+// mx_rceil and mx_even, 1x32 blocks along a row, floating-point elements or
+// INT8 under nearest-even,
+// saturation, tininess after rounding, one element per byte, or packed 8-bit
+// and FP4 elements). It runs along
+// whole rows of blocks and leaves the blocks it does not take (NaN/inf,
+// nonzero inputs below 2^(emax_elem - 127), whose own scale would leave
+// E8M0) to the scalar path, with the same results bit for bit.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
+#include "left_blocks.hpp"
 #include "libnum/rounding.hpp"
 #include "libnum/scaled_array.hpp"
 
@@ -16,15 +20,29 @@ namespace num::scaled_detail {
 /// What the kernel needs about the element format and the rounding.
 struct mx_kernel_setup {
   int precision = 0, emin = 0, emax = 0, bias = 0, element_bits = 8;
-  std::uint32_t max_code = 0;  ///< largest finite magnitude code
+  std::uint32_t max_code = 0;              ///< largest finite magnitude code
+  scale_rule rule = scale_rule::mx_floor;  ///< mx_floor, mx_rceil or mx_even
+  std::uint32_t max_fraction = 0;          ///< the fraction field of the element's max as fp32 (RCEIL)
   round_spec spec{};
+  std::uint64_t seed = 0, stream = 0;  ///< stochastic rounding's random stream
+  bool packed_fp4 = false;             ///< FP4 codes two per byte (element_layout::packed)
+  /// MX INT8 elements (nearest-even only): precision 7, emax 0; the rest above unused.
+  bool int8 = false;
+  bool int8_symmetric = false;  ///< INT8 without -2 (scaled_options::int8_symmetric)
 };
 
-/// Quantizes the 32 values at `in` into `codes` (one byte each), returning
-/// the E8M0 scale code and adding to `result`; returns false without writing
-/// anything when the block needs the scalar path. `words` holds the 32 random
-/// words of the block (stochastic rounding only).
-bool mx_block_avx512(const mx_kernel_setup& setup, const float* in, const std::uint32_t* words, std::uint8_t* codes,
-                     std::uint32_t& scale_code, scaled_result& result);
+/// Consecutive whole 1x32 blocks along one row.
+struct mx_run {
+  const float* in = nullptr;
+  std::uint8_t* codes = nullptr;    ///< the byte of in[0]'s code (an even element when packed)
+  std::uint32_t* scales = nullptr;  ///< one E8M0 code per block
+  std::size_t blocks = 0;
+  std::uint64_t first_word = 0;  ///< the random word of in[0]
+};
+
+/// Quantizes the run's blocks, adding their counts and flags to `result`.
+/// Each block it leaves to the scalar path is appended to `left` (its index
+/// in the run) with nothing of it written.
+void mx_blocks_avx512(const mx_kernel_setup& setup, const mx_run& run, scaled_result& result, left_blocks& left);
 
 }  // namespace num::scaled_detail

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "block_scale.hpp"
 #include "element_packing.hpp"
@@ -14,6 +15,7 @@
 #include "libnum/philox.hpp"
 #include "libnum/scaled_array.hpp"
 #include "mx_block_kernel.hpp"
+#include "nvfp4_block_kernel.hpp"
 
 namespace num {
 namespace {
@@ -205,29 +207,64 @@ class block_quantizer {
   std::array<std::uint32_t, 4> cached_words_{};
 };
 
-// Whether the AVX-512 MX block kernel applies to this call.
-bool mx_kernel_applies(const scaled_options& o) {
+// The AVX-512 block kernel this call can use (blocks it declines run scalar).
+enum class block_kernel : std::uint8_t { none, mx, nvfp4 };
+
+// Packed FP4 codes go two per byte: the kernels take them where every row
+// starts on a byte (an even column count).
+bool packed_fp4(const scaled_options& o) {
+  return o.layout == element_layout::packed && element_bits(o.format.element) == 4;
+}
+
+block_kernel kernel_for(const scaled_options& o, tensor_shape shape) {
+  if (resolve_simd_path(o.path) != simd_path::avx512) return block_kernel::none;
   const scaled_format& f = o.format;
-  return f.rule == scale_rule::mx_floor && f.block == block_shape{1, 32} && f.element != element_type::int8 &&
-         (o.layout == element_layout::byte_per_element || element_bits(f.element) == 8) &&
-         o.spec.overflow == overflow_mode::saturate && o.spec.tiny == tininess::after_rounding && o.margin == 0;
+  const bool layout_fits = o.layout == element_layout::byte_per_element || element_bits(f.element) == 8 ||
+                           (packed_fp4(o) && shape.cols % 2 == 0);
+  const bool mx_rule =
+      f.rule == scale_rule::mx_floor || f.rule == scale_rule::mx_rceil || f.rule == scale_rule::mx_even;
+  const bool element_fits = f.element != element_type::int8 || o.spec.mode == rounding::nearest_even;
+  if (mx_rule && f.block == block_shape{1, 32} && element_fits && layout_fits &&
+      o.spec.overflow == overflow_mode::saturate && o.spec.tiny == tininess::after_rounding && o.margin == 0) {
+    return block_kernel::mx;
+  }
+  if (f.rule == scale_rule::nvfp4 && f.block == block_shape{1, 16} && layout_fits &&
+      scaled_detail::nvfp4_kernel_usable()) {
+    return block_kernel::nvfp4;
+  }
+  return block_kernel::none;
 }
 
 scaled_detail::mx_kernel_setup mx_setup(const scaled_options& o) {
-  const format g = *element_value_grid(o.format.element);
   scaled_detail::mx_kernel_setup k;
-  k.precision = g.precision;
-  k.emin = g.emin;
-  k.emax = g.emax;
-  k.bias = g.bias();
+  if (o.format.element == element_type::int8) {
+    k.int8 = true;
+    k.int8_symmetric = o.int8_symmetric;
+    k.precision = 7;  // 7 magnitude bits (EVEN rounds amax to them)
+    k.emin = k.emax = k.bias = 0;
+    k.max_code = 127;
+  } else {
+    const format g = *element_value_grid(o.format.element);
+    k.precision = g.precision;
+    k.emin = g.emin;
+    k.emax = g.emax;
+    k.bias = g.bias();
+    k.max_code = (static_cast<std::uint32_t>(g.emax + g.bias()) << g.fraction_bits()) |
+                 (g.max_significand() & g.fraction_mask());
+  }
   k.element_bits = element_bits(o.format.element);
-  k.max_code =
-      (static_cast<std::uint32_t>(g.emax + g.bias()) << g.fraction_bits()) | (g.max_significand() & g.fraction_mask());
+  k.rule = o.format.rule;
+  k.max_fraction = std::bit_cast<std::uint32_t>(static_cast<float>(element_max(o.format.element))) & 0x7FFFFFu;
   k.spec = o.spec;
+  k.seed = o.seed;
+  k.stream = o.stream;
+  k.packed_fp4 = packed_fp4(o);
   return k;
 }
 
 }  // namespace
+
+void scaled_detail::left_blocks::add(std::size_t block) { indices_.push_back(block); }
 
 std::size_t scale_count(const scaled_format& f, tensor_shape shape) {
   if (auto why = scaled_format_problem(f)) throw std::invalid_argument("scaled format: " + *why);
@@ -248,34 +285,46 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
   check_size(scales.size(), grid.count(), "the scale array");
 
   scaled_result result;
+  const block_kernel kernel = kernel_for(options, shape);
   if (options.format.rule == scale_rule::nvfp4) {
-    const float amax = std::isnan(options.tensor_amax) ? finite_amax(in) : options.tensor_amax;
+    const float amax = !std::isnan(options.tensor_amax) ? options.tensor_amax
+                       : kernel == block_kernel::nvfp4  ? scaled_detail::finite_amax_avx512(in.data(), in.size())
+                                                        : finite_amax(in);
     result.tensor_scale = scaled_detail::nvfp4_tensor_scale(amax);
   }
   if (options.layout == element_layout::packed) std::fill(elements.begin(), elements.end(), std::uint8_t{0});
   block_quantizer quantizer(options, in, result.tensor_scale);
-  const simd_path path = resolve_simd_path(options.path);
-  const bool avx512 = path == simd_path::avx512 && mx_kernel_applies(options);
-  result.path = avx512 ? simd_path::avx512 : simd_path::scalar;
-  const scaled_detail::mx_kernel_setup setup = avx512 ? mx_setup(options) : scaled_detail::mx_kernel_setup{};
-  const random_stream random(options.seed, options.stream);
-  std::array<std::uint32_t, 32> words{};
-  const bool stochastic = options.spec.mode == rounding::stochastic;
+  result.path = kernel != block_kernel::none ? simd_path::avx512 : simd_path::scalar;
+  auto scalar_block = [&](std::size_t br, std::size_t bc) {
+    const block_span b{br * grid.tile_rows, std::min(shape.rows, (br + 1) * grid.tile_rows), bc * grid.tile_cols,
+                       std::min(shape.cols, (bc + 1) * grid.tile_cols)};
+    scales[br * grid.block_cols + bc] = quantizer.run(b, shape.cols, elements, result);
+  };
+  // A kernel takes each row's whole blocks; what it leaves, and a row's
+  // partial last block, run scalar.
+  const std::size_t width = kernel == block_kernel::mx ? 32 : 16;
+  const std::size_t kernel_blocks = kernel != block_kernel::none && grid.tile_cols == width ? shape.cols / width : 0;
+  const scaled_detail::mx_kernel_setup setup =
+      kernel == block_kernel::mx ? mx_setup(options) : scaled_detail::mx_kernel_setup{};
+  scaled_detail::left_blocks left;
   for (std::size_t br = 0; br < grid.block_rows; ++br) {
-    for (std::size_t bc = 0; bc < grid.block_cols; ++bc) {
-      const block_span b{br * grid.tile_rows, std::min(shape.rows, (br + 1) * grid.tile_rows), bc * grid.tile_cols,
-                         std::min(shape.cols, (bc + 1) * grid.tile_cols)};
-      std::uint32_t& scale = scales[br * grid.block_cols + bc];
-      if (avx512 && b.col1 - b.col0 == 32) {
-        const std::size_t first = b.row0 * shape.cols + b.col0;
-        if (stochastic) random.fill(words, options.first_index + first);
-        if (scaled_detail::mx_block_avx512(setup, in.data() + first, stochastic ? words.data() : nullptr,
-                                           elements.data() + first, scale, result)) {
-          continue;
-        }
+    if (kernel_blocks != 0) {
+      const std::size_t first = br * shape.cols;
+      std::uint8_t* row_codes = elements.data() + (packed_fp4(options) ? first / 2 : first);
+      std::uint32_t* row_scales = scales.data() + br * grid.block_cols;
+      left.clear();
+      if (kernel == block_kernel::mx) {
+        scaled_detail::mx_blocks_avx512(
+            setup, {in.data() + first, row_codes, row_scales, kernel_blocks, options.first_index + first}, result,
+            left);
+      } else {
+        scaled_detail::nvfp4_blocks_avx512(
+            {options.spec, result.tensor_scale, options.seed, options.stream, packed_fp4(options)},
+            {in.data() + first, row_codes, row_scales, kernel_blocks, options.first_index + first}, result, left);
       }
-      scale = quantizer.run(b, shape.cols, elements, result);
+      for (std::size_t bc : left.indices()) scalar_block(br, bc);
     }
+    for (std::size_t bc = kernel_blocks; bc < grid.block_cols; ++bc) scalar_block(br, bc);
   }
   return result;
 }

@@ -36,6 +36,10 @@ std::vector<float> path_data(std::size_t blocks, unsigned seed) {
     if (special == 0) v[b * 32 + 3] = std::numeric_limits<float>::quiet_NaN();
     if (special == 1) v[b * 32 + 5] = -std::numeric_limits<float>::infinity();
     if (special == 2) v[b * 32 + 7] = 0x1p-140f;
+    if (special == 4) {  // x / X far below 2^-126: fp32 cannot hold the quotient
+      v[b * 32 + 9] = 0x1p120f;
+      v[b * 32 + 10] = -0x1p-20f;
+    }
     if (special == 3)
       std::fill(v.begin() + static_cast<std::ptrdiff_t>(b * 32), v.begin() + static_cast<std::ptrdiff_t>(b * 32 + 32),
                 0.0f);
@@ -43,10 +47,19 @@ std::vector<float> path_data(std::size_t blocks, unsigned seed) {
   return v;
 }
 
+// The fast path's outputs equal the scalar path's: codes, scales, counts, flags.
+void expect_same(const scaled_test::quantized& fast, const scaled_test::quantized& scalar, const std::string& label) {
+  EXPECT_EQ(fast.codes, scalar.codes) << label;
+  EXPECT_EQ(fast.scales, scalar.scales) << label;
+  EXPECT_EQ(fast.result.counts, scalar.result.counts) << label;
+  EXPECT_EQ(fast.result.raised, scalar.result.raised) << label;
+}
+
 TEST(ScaledPaths, Avx512MxMatchesScalarInEveryModeAndFormat) {
   if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
   const std::vector<float> in = path_data(400, 5);
-  for (const char* name : {"mxfp8", "mxfp8-e5m2", "mxfp6-e2m3", "mxfp6-e3m2", "mxfp4"}) {
+  for (const char* name : {"mxfp8", "mxfp8-e5m2", "mxfp6-e2m3", "mxfp6-e3m2", "mxfp4", "e4m3/mx-rceil", "e2m1/mx-rceil",
+                           "e5m2/mx-even", "e2m3/mx-even", "e3m2/mx-rceil"}) {
     for (num::rounding mode : num::all_roundings) {
       for (int r : {32, 3}) {
         if (r != 32 && mode != num::rounding::stochastic) continue;
@@ -62,10 +75,36 @@ TEST(ScaledPaths, Avx512MxMatchesScalarInEveryModeAndFormat) {
         const std::string label =
             std::string(name) + " " + std::string(num::rounding_name(mode)) + " r=" + std::to_string(r);
         EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
-        EXPECT_EQ(fast.codes, scalar.codes) << label;
-        EXPECT_EQ(fast.scales, scalar.scales) << label;
-        EXPECT_EQ(fast.result.counts, scalar.result.counts) << label;
-        EXPECT_EQ(fast.result.raised, scalar.result.raised) << label;
+        expect_same(fast, scalar, label);
+      }
+    }
+  }
+}
+
+// The kernel runs along rows: rows of 100 columns (three whole blocks and a
+// partial one, each row's random words starting at a position that is not a
+// multiple of 4) and one long row (the random window refilled many times).
+TEST(ScaledPaths, Avx512MxMatchesScalarAlongRowsWithPartialBlocks) {
+  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const std::vector<float> in = path_data(100, 11);
+  const num::tensor_shape shapes[] = {{32, 100}, {1, 3200}, {100, 32}};
+  for (const num::tensor_shape shape : shapes) {
+    for (const char* name : {"mxfp8", "mxfp4"}) {
+      for (num::rounding mode :
+           {num::rounding::nearest_even, num::rounding::toward_negative, num::rounding::stochastic}) {
+        num::scaled_options o = scaled_test::options_for(name);
+        o.spec.mode = mode;
+        o.seed = 21;
+        o.stream = 5;
+        o.first_index = 1;
+        o.path = num::simd_path::scalar;
+        const auto scalar = scaled_test::run(in, o, shape);
+        o.path = num::simd_path::avx512;
+        const auto fast = scaled_test::run(in, o, shape);
+        const std::string label = std::string(name) + " " + std::string(num::rounding_name(mode)) + " " +
+                                  std::to_string(shape.rows) + "x" + std::to_string(shape.cols);
+        EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
+        expect_same(fast, scalar, label);
       }
     }
   }
@@ -89,3 +128,164 @@ TEST(ScaledPaths, UnderflowFlagOnlyWhereRoundingStaysBelowTheNormalRange) {
 }
 
 }  // namespace
+
+namespace {
+
+// NVFP4 data: the mixed blocks of path_data, and blocks on E2M1's half grid
+// (ties, exact values, saturation) under scales that make D = S·s a power of
+// two or a 4-bit significand.
+std::vector<float> nvfp4_data(unsigned seed) {
+  std::vector<float> v = path_data(60, seed);
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<int> step(0, 32), exponent(-8, 8);
+  for (int b = 0; b < 120; ++b) {
+    const int e = exponent(gen);
+    for (int j = 0; j < 16; ++j) {
+      float x = std::ldexp(static_cast<float>(step(gen)) * 0.25f, e);
+      if (b % 3 == 0) x *= 1.5f;
+      v.push_back(gen() % 2 ? -x : x);
+    }
+    v[v.size() - 16] = std::ldexp(6.0f, e);  // amax on the grid
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST(ScaledPaths, Avx512Nvfp4MatchesScalarInEveryMode) {
+  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const std::vector<float> in = nvfp4_data(7);
+  ASSERT_EQ(in.size() % 16, 0u);
+  const num::tensor_shape shapes[] = {{1, in.size()}, {in.size() / 80, 80}, {in.size() / 40, 40}};
+  for (const num::tensor_shape shape : shapes) {
+    for (num::rounding mode : num::all_roundings) {
+      for (const float tensor_amax : {std::nanf(""), 2688.0f, 1000.0f}) {
+        for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
+          num::scaled_options o = scaled_test::options_for("nvfp4");
+          o.spec.mode = mode;
+          o.spec.tiny = tiny;
+          o.spec.random_bits = tiny == num::tininess::after_rounding ? 32 : 5;
+          o.seed = 17;
+          o.first_index = 2;
+          o.tensor_amax = tensor_amax;
+          o.path = num::simd_path::scalar;
+          const auto scalar = scaled_test::run(in, o, shape);
+          o.path = num::simd_path::avx512;
+          const auto fast = scaled_test::run(in, o, shape);
+          const std::string label = std::string(num::rounding_name(mode)) + " amax " + std::to_string(tensor_amax) +
+                                    (tiny == num::tininess::after_rounding ? " after " : " before ") +
+                                    std::to_string(shape.rows) + "x" + std::to_string(shape.cols);
+          EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
+          EXPECT_EQ(fast.result.tensor_scale, scalar.result.tensor_scale) << label;
+          expect_same(fast, scalar, label);
+        }
+      }
+    }
+  }
+}
+
+// Blocks where one comparison decides, each in a call of its own (flags are
+// per call), with s = 1 (tensor amax 2688 = 448·6): a tie of x / D at 0.875
+// (nearest rounds to 1 = 2^emin: tiny before rounding only), just above 0.75
+// (rounding up carries), and block amax / 6 at 464 (ties to the scale 448,
+// no overflow) or just above it (saturates).
+TEST(ScaledPaths, Avx512Nvfp4DecidesTiesOfScaleAndTininessAsScalar) {
+  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  auto block = [](float first, float amax) {
+    std::vector<float> v(16, amax);
+    v[0] = first;
+    return v;
+  };
+  const std::vector<float> cases[] = {block(0.875f, 6.0f),  block(-0.875f, 6.0f),
+                                      block(0.8125f, 6.0f), block(std::nextafter(0.75f, 1.0f), 6.0f),
+                                      block(1.0f, 2784.0f), block(1.0f, std::nextafter(2784.0f, 3000.0f))};
+  for (const auto& in : cases) {
+    for (num::rounding mode : num::all_roundings) {
+      for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
+        // Stochastic rounding: seeds whose first word rounds up and down.
+        for (std::uint64_t seed = 0; seed < (mode == num::rounding::stochastic ? 6u : 1u); ++seed) {
+          num::scaled_options o = scaled_test::options_for("nvfp4");
+          o.spec.mode = mode;
+          o.spec.tiny = tiny;
+          o.seed = seed;
+          o.tensor_amax = 2688.0f;
+          o.path = num::simd_path::scalar;
+          const auto scalar = scaled_test::run(in, o);
+          o.path = num::simd_path::avx512;
+          const auto fast = scaled_test::run(in, o);
+          const std::string label =
+              std::to_string(in[0]) + " amax " + std::to_string(in[1]) + " " + std::string(num::rounding_name(mode)) +
+              (tiny == num::tininess::after_rounding ? " after" : " before") + " seed " + std::to_string(seed);
+          expect_same(fast, scalar, label);
+        }
+      }
+    }
+  }
+  // Hand-derived: 0.875 rounds to nearest-even 1.0 (code 2) without the
+  // underflow flag after rounding; amax 2784 takes scale 448 (0x7E) without overflow.
+  num::scaled_options o = scaled_test::options_for("nvfp4");
+  o.tensor_amax = 2688.0f;
+  o.path = num::simd_path::avx512;
+  const auto tie = scaled_test::run(cases[0], o);
+  EXPECT_EQ(tie.codes[0], 2u);
+  EXPECT_FALSE(num::any(tie.result.raised, num::flags::underflow));
+  const auto scale_tie = scaled_test::run(cases[4], o);
+  EXPECT_EQ(scale_tie.scales[0], 0x7Eu);
+  EXPECT_EQ(scale_tie.result.counts.scale_overflow, 0u);
+  EXPECT_EQ(scaled_test::run(cases[5], o).result.counts.scale_overflow, 1u);
+}
+
+// Packed FP4 (two codes per byte): the kernels write whole bytes where every
+// row starts on one (even column counts) and leave odd ones to the scalar
+// path; the bytes equal the scalar path's either way.
+TEST(ScaledPaths, Avx512PackedFp4BytesMatchScalar) {
+  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const std::vector<float> in = nvfp4_data(3);  // 3840 values
+  const num::tensor_shape shapes[] = {{1, in.size()}, {in.size() / 96, 96}, {in.size() / 160, 160}, {1, in.size() - 1}};
+  for (const num::tensor_shape shape : shapes) {
+    const std::vector<float> part(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(shape.size()));
+    for (const char* name : {"mxfp4", "nvfp4"}) {
+      for (num::rounding mode :
+           {num::rounding::nearest_even, num::rounding::toward_positive, num::rounding::stochastic}) {
+        num::scaled_options o = scaled_test::options_for(name);
+        o.layout = num::element_layout::packed;
+        o.spec.mode = mode;
+        o.seed = 4;
+        o.path = num::simd_path::scalar;
+        const auto scalar = scaled_test::run(part, o, shape);
+        o.path = num::simd_path::avx512;
+        const auto fast = scaled_test::run(part, o, shape);
+        const std::string label = std::string(name) + " " + std::string(num::rounding_name(mode)) + " " +
+                                  std::to_string(shape.rows) + "x" + std::to_string(shape.cols);
+        EXPECT_EQ(fast.elements, scalar.elements) << label;
+        expect_same(fast, scalar, label);
+      }
+    }
+  }
+}
+
+// MX INT8 under nearest-even (the kernel's INT8 mode): every scale rule, with
+// and without -2, against the scalar path.
+TEST(ScaledPaths, Avx512MxInt8MatchesScalar) {
+  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  std::vector<float> in = path_data(400, 13);
+  // One hand-made block (amax 4).
+  for (std::size_t j = 0; j < 32; ++j) in[j] = j == 0 ? -4.0f : 0.75f * static_cast<float>(j % 7) - 2.0f;
+  for (const char* name : {"mxint8", "int8/mx-rceil", "int8/mx-even"}) {
+    for (const bool symmetric : {false, true}) {
+      num::scaled_options o = scaled_test::options_for(name);
+      o.int8_symmetric = symmetric;
+      o.path = num::simd_path::scalar;
+      const auto scalar = scaled_test::run(in, o);
+      o.path = num::simd_path::avx512;
+      const auto fast = scaled_test::run(in, o);
+      const std::string label = std::string(name) + (symmetric ? " symmetric" : "");
+      EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
+      expect_same(fast, scalar, label);
+    }
+  }
+  // Hand-derived: -4 in a block of amax 4 is X = 4, -1 · 2^6 = code 0xC0.
+  num::scaled_options o = scaled_test::options_for("mxint8");
+  o.path = num::simd_path::avx512;
+  EXPECT_EQ(scaled_test::run(in, o).codes[0], 0xC0u);
+}

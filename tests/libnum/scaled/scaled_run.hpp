@@ -30,7 +30,7 @@ inline quantized run(const std::vector<float>& in, const num::scaled_options& o,
 
 inline num::scaled_options options_for(const char* name) {
   num::scaled_options o;
-  o.format = *num::find_scaled_format(name);
+  o.format = num::parse_scaled_format(name);
   return o;
 }
 

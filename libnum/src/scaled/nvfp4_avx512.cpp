@@ -1,0 +1,461 @@
+// The AVX-512 NVFP4 block kernel: one 16-lane vector per block.
+//
+// Each block's scale and element roundings are decided without dividing any
+// element. The block scale S = RNE_E4M3(amax / (6·s)) comes from one
+// correctly rounded double division y = RN(amax / (6·s)): a half-grid point
+// of E4M3 (at most 5 significant bits) times 6·s has at most 31 bits, so an
+// amax that is not exactly on one lies at least 2^-32 (relative) from it,
+// far beyond y's error of 2^-53; y therefore rounds as the exact quotient
+// does. The elements then need only comparisons: with D = S·s (exact in
+// double), x / D reaches E2M1 code k iff |x| reaches the k-th threshold
+// (a midpoint or grid point times D, at most 31 bits, exact in double),
+// converted to the fp32 pattern that |x| must reach: rounded up for "at
+// least", rounded down plus one ulp for "more than". A binary search over
+// the eight thresholds gives the code; comparisons on the patterns as
+// integers do not depend on the MXCSR.
+#include <cstdint>
+#include <optional>
+
+#include "nvfp4_block_kernel.hpp"
+
+// The AVX-512 region opens after every other header (see avx512_region.hpp).
+#include "avx512_region.hpp"
+#include "random_window.hpp"
+
+namespace num::scaled_detail {
+namespace {
+
+constexpr int nearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+constexpr int upward = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
+constexpr int downward = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
+
+// The E2M1 values of codes 0..7.
+constexpr double grid[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+
+// Eight thresholds t_1..t_7 (code k is reached iff |x| / D reaches t_k) and
+// the saturation threshold, each reached "at least" or "more than".
+struct threshold_rule {
+  double t[8];
+  std::uint8_t more_than;  ///< bit k-1: threshold k is "more than"
+};
+// Nearest-even: a tie goes to the even code (more than for odd k); 7 ties to 8: saturates.
+constexpr threshold_rule nearest_even_rule{{0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5, 7}, 0b01010101};
+constexpr threshold_rule nearest_away_rule{{0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5, 7}, 0};
+// Magnitude toward zero: the grid points; saturation at 8 (the next binade).
+constexpr threshold_rule magnitude_down_rule{{0.5, 1, 1.5, 2, 3, 4, 6, 8}, 0};
+// Magnitude away from zero: anything above the code below; saturation above 6.
+constexpr threshold_rule magnitude_up_rule{{0, 0.5, 1, 1.5, 2, 3, 4, 6}, 0xFF};
+
+// The fp32 patterns |x| must reach for each threshold times D.
+NUMLAB_INLINE __m256i thresholds(const threshold_rule& rule, __m512d d) {
+  const __m512d product = _mm512_mul_pd(_mm512_loadu_pd(rule.t), d);  // exact: <= 31 bits
+  const __m256i up = _mm256_castps_si256(_mm512_cvt_roundpd_ps(product, upward));
+  const __m256i down = _mm256_castps_si256(_mm512_cvt_roundpd_ps(product, downward));
+  return _mm256_mask_blend_epi32(rule.more_than, up, _mm256_add_epi32(down, _mm256_set1_epi32(1)));
+}
+
+// The fp32 patterns of the grid values times D where exact, else a pattern
+// no |x| has (all ones): |x| equals its code's entry iff it was exact.
+NUMLAB_INLINE __m512i exact_grid(__m512d d) {
+  const __m512d product = _mm512_mul_pd(_mm512_loadu_pd(grid), d);
+  const __m256i up = _mm256_castps_si256(_mm512_cvt_roundpd_ps(product, upward));
+  const __m256i down = _mm256_castps_si256(_mm512_cvt_roundpd_ps(product, downward));
+  const __mmask8 exact = _mm256_cmpeq_epi32_mask(up, down);
+  return _mm512_castsi256_si512(_mm256_mask_blend_epi32(exact, _mm256_set1_epi32(-1), up));
+}
+
+// The pattern |x| must stay below to be tiny after rounding: x / D below
+// `kappa` ("at least" or "more than" as for thresholds).
+std::uint32_t below_pattern(double kappa, bool more_than, double d) {
+  const __m128d product = _mm_set_sd(kappa * d);
+  if (more_than) {
+    return __builtin_bit_cast(std::uint32_t, _mm_cvtss_f32(_mm_cvt_roundsd_ss(_mm_setzero_ps(), product, downward))) +
+           1;
+  }
+  return __builtin_bit_cast(std::uint32_t, _mm_cvtss_f32(_mm_cvt_roundsd_ss(_mm_setzero_ps(), product, upward)));
+}
+
+// The block scale: S = RNE_E4M3(amax / (6·s)) saturating at 448.
+struct block_scale_result {
+  std::uint32_t code = 0;
+  double value = 0;  // 0: the scale rounded to zero (the scalar path's case)
+  bool overflowed = false;
+};
+
+NUMLAB_INLINE block_scale_result e4m3_block_scale(double amax, double six_s) {
+  const double y = _mm_cvtsd_f64(_mm_div_round_sd(_mm_set_sd(amax), _mm_set_sd(six_s), nearest));
+  // 464 is the midpoint of 448 and 480; its tie goes to even 448.
+  if (y > 464.0) return {0x7E, 448.0, true};
+  // Round y at E4M3's quantum 2^(max(e, -6) - 3) by adding 2^52 quanta.
+  const auto y_bits = __builtin_bit_cast(std::uint64_t, y);
+  const int e = static_cast<int>(y_bits >> 52) - 1023;
+  const int quantum = (e > -6 ? e : -6) - 3;
+  const __m128d c = _mm_set_sd(__builtin_bit_cast(double, static_cast<std::uint64_t>(quantum + 52 + 1023) << 52));
+  const double r = _mm_cvtsd_f64(_mm_sub_round_sd(_mm_add_round_sd(_mm_set_sd(y), c, nearest), c, nearest));
+  if (r == 0) return {};
+  const auto r_bits = __builtin_bit_cast(std::uint64_t, r);
+  const int er = static_cast<int>(r_bits >> 52) - 1023;
+  const auto code = er < -6 ? static_cast<std::uint32_t>(r * 512.0)  // subnormal: multiples of 2^-9
+                            : static_cast<std::uint32_t>(((er + 7) << 3) | static_cast<int>((r_bits >> 49) & 7));
+  return {code, r, false};
+}
+
+template <rounding Mode>
+class nvfp4_blocks {
+ public:
+  static constexpr bool directed = Mode == rounding::toward_positive || Mode == rounding::toward_negative;
+
+  nvfp4_blocks(const round_spec& spec, float tensor_scale, random_window* random, std::uint64_t first_word,
+               bool packed_fp4)
+      : packed_fp4_(packed_fp4),
+        block_bytes_(packed_fp4 ? 8 : 16),
+        random_(random),
+        first_word_(first_word),
+        top_bits_(_mm512_set1_epi64(
+            spec.random_bits >= 32 ? 0xFFFFFFFF : 0xFFFFFFFF & ~((std::int64_t{1} << (32 - spec.random_bits)) - 1))),
+        s_(tensor_scale),
+        six_s_(6.0 * static_cast<double>(tensor_scale)),
+        after_rounding_(spec.tiny == tininess::after_rounding) {
+    // A flushed |x| counts as block underflow iff |x| > 6·s·2^-10 (its own
+    // block's scale would not be zero, see scaled_quantize.cpp).
+    own_nonzero_ = splat(below_pattern(1.0, true, six_s_ * 0x1p-10));
+  }
+
+  // One block; false (nothing written) when it needs the scalar path.
+  NUMLAB_INLINE bool block(const float* in, std::uint8_t* codes, std::uint32_t& scale, std::size_t index) {
+    const __m512i x = _mm512_loadu_si512(in);
+    const __m512i a = _mm512_and_si512(x, splat(0x7FFFFFFF));
+    __m512i amax = _mm512_max_epu32(a, _mm512_shuffle_i32x4(a, a, 0x4E));
+    amax = _mm512_max_epu32(amax, _mm512_shuffle_i32x4(amax, amax, 0xB1));
+    amax = _mm512_max_epu32(amax, _mm512_shuffle_epi32(amax, _MM_PERM_BADC));
+    amax = _mm512_max_epu32(amax, _mm512_shuffle_epi32(amax, _MM_PERM_CDAB));
+    const auto amax_bits = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(amax)));
+    if (amax_bits == 0 || amax_bits >= 0x7F800000u) return false;
+    const block_scale_result scale_of =
+        e4m3_block_scale(static_cast<double>(__builtin_bit_cast(float, amax_bits)), six_s_);
+    if (scale_of.value == 0) return false;
+    scale = scale_of.code;
+    if (scale_of.overflowed) ++scale_overflow_;
+    elements(x, a, scale_of.value * static_cast<double>(s_), codes, index);  // D exact: 4 x 24 bits
+    return true;
+  }
+
+  // Sixteen blocks at once: their amaxes gathered into one vector (lane j =
+  // block j) and their scales computed in its lanes; blocks the kernel does
+  // not take are appended to `left` (numbered from `first`).
+  NUMLAB_INLINE void group(const float* in, std::uint8_t* codes, std::uint32_t* scales, std::size_t first,
+                           left_blocks& left) {
+    __m512i a[16];
+    for (int j = 0; j < 16; ++j) a[j] = _mm512_and_si512(_mm512_loadu_si512(in + 16 * j), splat(0x7FFFFFFF));
+    const __m512i amax = transposed_max(a);
+    __mmask16 bad =
+        _mm512_cmpeq_epi32_mask(amax, _mm512_setzero_si512()) | _mm512_cmpge_epu32_mask(amax, splat(0x7F800000));
+    // Bad lanes compute on 1.0 instead (their results are not used).
+    const __m512 amax_f = _mm512_castsi512_ps(_mm512_mask_blend_epi32(bad, amax, splat(0x3F800000)));
+    alignas(64) double d[16];
+    __m256i code_half[2];
+    __mmask8 zero[2], over[2];
+    for (int h = 0; h < 2; ++h) {
+      const __m512d am =
+          _mm512_cvtps_pd(h == 0 ? _mm512_castps512_ps256(amax_f)
+                                 : _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(amax_f), 1)));
+      const __m512d r = e4m3_block_scales(am, zero[h], over[h], code_half[h]);
+      _mm512_store_pd(d + 8 * h, _mm512_mul_pd(r, _mm512_set1_pd(static_cast<double>(s_))));
+    }
+    bad |= static_cast<__mmask16>(zero[0] | (zero[1] << 8));
+    const auto overflowed = static_cast<__mmask16>((over[0] | (over[1] << 8)) & ~bad);
+    scale_overflow_ += static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(overflowed)));
+    _mm512_mask_storeu_epi32(scales, static_cast<__mmask16>(~bad),
+                             _mm512_inserti64x4(_mm512_castsi256_si512(code_half[0]), code_half[1], 1));
+    for (int j = 0; j < 16; ++j) {
+      if ((bad >> j) & 1) {
+        left.add(first + static_cast<std::size_t>(j));
+        continue;
+      }
+      elements(_mm512_loadu_si512(in + 16 * j), a[j], d[j], codes + block_bytes_ * static_cast<std::size_t>(j),
+               first + static_cast<std::size_t>(j));
+    }
+  }
+
+ private:
+  // Lane j = max of v[j]'s lanes: pairs of 32-bit lanes, then of 64-bit
+  // lanes, then of 128-bit chunks, each step halving the vectors.
+  static NUMLAB_INLINE __m512i transposed_max(const __m512i* v) {
+    __m512i t[8], u[4];
+    for (int k = 0; k < 8; ++k) {
+      t[k] = _mm512_max_epu32(_mm512_unpacklo_epi32(v[2 * k], v[2 * k + 1]),
+                              _mm512_unpackhi_epi32(v[2 * k], v[2 * k + 1]));
+    }
+    for (int k = 0; k < 4; ++k) {
+      u[k] = _mm512_max_epu32(_mm512_unpacklo_epi64(t[2 * k], t[2 * k + 1]),
+                              _mm512_unpackhi_epi64(t[2 * k], t[2 * k + 1]));
+    }
+    // Chunk c of u[k] holds blocks 4k..4k+3 over chunk c's elements.
+    const __m512i w0 = _mm512_max_epu32(_mm512_shuffle_i32x4(u[0], u[1], 0x88), _mm512_shuffle_i32x4(u[0], u[1], 0xDD));
+    const __m512i w1 = _mm512_max_epu32(_mm512_shuffle_i32x4(u[2], u[3], 0x88), _mm512_shuffle_i32x4(u[2], u[3], 0xDD));
+    return _mm512_max_epu32(_mm512_shuffle_i32x4(w0, w1, 0x88), _mm512_shuffle_i32x4(w0, w1, 0xDD));
+  }
+
+  // e4m3_block_scale on eight lanes: the scale values (0 where `zero`),
+  // `over` where it saturated, and the codes.
+  NUMLAB_INLINE __m512d e4m3_block_scales(__m512d amax, __mmask8& zero, __mmask8& over, __m256i& codes) const {
+    const __m512d y = _mm512_div_round_pd(amax, _mm512_set1_pd(six_s_), nearest);
+    over = _mm512_cmp_pd_mask(y, _mm512_set1_pd(464.0), _CMP_GT_OQ);
+    // C = 2^(max(e, -6) - 3 + 52): biased max(e, -6) + 49, as a pattern.
+    const __m512i biased = _mm512_max_epi64(_mm512_srli_epi64(_mm512_castpd_si512(y), 52), _mm512_set1_epi64(1017));
+    const __m512d c = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_add_epi64(biased, _mm512_set1_epi64(49)), 52));
+    __m512d r = _mm512_sub_round_pd(_mm512_add_round_pd(y, c, nearest), c, nearest);
+    zero = _mm512_cmp_pd_mask(r, _mm512_setzero_pd(), _CMP_EQ_OQ);
+    r = _mm512_mask_blend_pd(over, r, _mm512_set1_pd(448.0));
+    const __m512i bits = _mm512_castpd_si512(r);
+    const __m512i field = _mm512_srli_epi64(bits, 52);
+    // Normal: (e + 7) · 8 + the top three fraction bits; below 2^-6: r · 2^9.
+    const __m512i normal = _mm512_or_si512(_mm512_slli_epi64(_mm512_sub_epi64(field, _mm512_set1_epi64(1016)), 3),
+                                           _mm512_and_si512(_mm512_srli_epi64(bits, 49), _mm512_set1_epi64(7)));
+    const __mmask8 subnormal = _mm512_cmplt_epi64_mask(field, _mm512_set1_epi64(1017));
+    const __m512i code =
+        _mm512_mask_blend_epi64(subnormal, normal, _mm512_cvttpd_epi64(_mm512_mul_pd(r, _mm512_set1_pd(512.0))));
+    codes = _mm512_cvtepi64_epi32(code);
+    return r;
+  }
+
+ public:
+  // The elements of block `index` of the run with D = S·s (exact in double).
+  NUMLAB_INLINE void elements(__m512i x, __m512i a, double d, std::uint8_t* codes, std::size_t index) {
+    if constexpr (Mode == rounding::stochastic) {
+      stochastic_elements(x, a, d, codes, random_->at(first_word_ + 16 * index));
+      return;
+    }
+    const __m512d dv = _mm512_set1_pd(d);
+
+    // The threshold table: lanes 0..7, and for the directed modes the
+    // magnitude-up table in lanes 8..15, chosen per lane by `base`.
+    __m512i table;
+    __m512i base = _mm512_setzero_si512();
+    if constexpr (directed) {
+      table = _mm512_inserti64x4(_mm512_castsi256_si512(thresholds(magnitude_down_rule, dv)),
+                                 thresholds(magnitude_up_rule, dv), 1);
+      const __m512i negative = _mm512_srai_epi32(x, 31);
+      base = Mode == rounding::toward_positive ? _mm512_andnot_si512(negative, splat(8))
+                                               : _mm512_and_si512(negative, splat(8));
+    } else if constexpr (Mode == rounding::nearest_even) {
+      table = _mm512_castsi256_si512(thresholds(nearest_even_rule, dv));
+    } else if constexpr (Mode == rounding::nearest_away) {
+      table = _mm512_castsi256_si512(thresholds(nearest_away_rule, dv));
+    } else {  // toward_zero, to_odd (the truncated code, made odd where inexact)
+      table = _mm512_castsi256_si512(thresholds(magnitude_down_rule, dv));
+    }
+    // Binary search for the number of thresholds |x| reaches.
+    __m512i code = _mm512_maskz_mov_epi32(
+        _mm512_cmpge_epu32_mask(a, _mm512_permutexvar_epi32(_mm512_add_epi32(base, splat(3)), table)), splat(4));
+    code = _mm512_mask_add_epi32(
+        code,
+        _mm512_cmpge_epu32_mask(
+            a, _mm512_permutexvar_epi32(_mm512_add_epi32(_mm512_add_epi32(code, base), splat(1)), table)),
+        code, splat(2));
+    code = _mm512_mask_add_epi32(
+        code, _mm512_cmpge_epu32_mask(a, _mm512_permutexvar_epi32(_mm512_add_epi32(code, base), table)), code,
+        splat(1));
+    const __mmask16 saturated =
+        _mm512_cmpge_epu32_mask(a, _mm512_permutexvar_epi32(_mm512_add_epi32(base, splat(7)), table));
+    __mmask16 inexact = _mm512_cmpneq_epi32_mask(a, _mm512_permutexvar_epi32(code, exact_grid(dv)));
+    if constexpr (Mode == rounding::to_odd) code = _mm512_mask_or_epi32(code, inexact, code, splat(1));
+    inexact |= saturated;
+    tally(x, a, code, inexact, saturated, codes);
+    if (!underflow_ && inexact != 0) underflow_ = any_tiny(a, inexact, base, d);
+  }
+
+  void add_to(scaled_result& result) const {
+    scaled_counts& c = result.counts;
+    c.elements += 16 * blocks_;
+    c.blocks += blocks_;
+    c.inexact += inexact_;
+    c.saturated += saturated_;
+    c.block_underflow += block_underflow_;
+    c.underflow_to_zero += underflow_to_zero_;
+    c.scale_overflow += scale_overflow_;
+    if (inexact_ != 0) result.raised |= flags::inexact;
+    if (saturated_ != 0) result.raised |= flags::overflow;
+    if (underflow_) result.raised |= flags::underflow;
+  }
+
+ private:
+  // Stores a block's codes (magnitude codes 0..7 in 32-bit lanes) with their
+  // signs, and counts its inexact, saturated and flushed elements.
+  NUMLAB_INLINE void tally(__m512i x, __m512i a, __m512i code, __mmask16 inexact, __mmask16 saturated,
+                           std::uint8_t* codes) {
+    const __mmask16 nonzero = _mm512_test_epi32_mask(a, a);
+    const __mmask16 flushed = _mm512_mask_testn_epi32_mask(nonzero, code, code);
+    const __mmask16 block_flushed = _mm512_mask_cmpge_epu32_mask(flushed, a, own_nonzero_);
+    const __m512i signed_code = _mm512_ternarylogic_epi32(code, _mm512_srli_epi32(x, 28), splat(8), 0xF8);
+    store_codes16(codes, signed_code, packed_fp4_);
+    ++blocks_;
+    inexact_ += static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(inexact)));
+    saturated_ += static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(saturated)));
+    block_underflow_ += static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(block_flushed)));
+    underflow_to_zero_ +=
+        static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(flushed & ~block_flushed)));
+  }
+
+  // Stochastic rounding needs the discarded fraction's top r bits, which no
+  // comparison gives: each element is divided, y = RN(|x| / D) in double,
+  // and the FMA remainder |x| - y·D (exact) says on which side of y the
+  // quotient lies. Its bracket (m + t) · 2^e, m = y's significand or one
+  // less, t in [0, 1) nonzero iff the remainder is, is cut at E2M1's quantum
+  // as round_exact cuts it; the fraction's top 32 bits come from m alone
+  // (it has 53 bits, at least 48 of them below the quantum).
+  NUMLAB_INLINE void stochastic_elements(__m512i x, __m512i a, double d, std::uint8_t* codes,
+                                         const std::uint32_t* words) {
+    const __m512d dv = _mm512_set1_pd(d);
+    const __m512i one = _mm512_set1_epi64(1);
+    __m256i code_half[2];
+    __mmask8 inexact_half[2], saturated_half[2], tiny_half[2];
+    for (int h = 0; h < 2; ++h) {
+      const __m256i a_half = h == 0 ? _mm512_castsi512_si256(a) : _mm512_extracti64x4_epi64(a, 1);
+      const __m512d ax = _mm512_cvtps_pd(_mm256_castsi256_ps(a_half));
+      const __mmask8 nonzero = _mm256_test_epi32_mask(a_half, a_half);
+      const __m512d y = _mm512_div_round_pd(ax, dv, nearest);
+      const __m512d remainder = _mm512_fnmadd_pd(y, dv, ax);  // exact
+      const __m512i y_bits = _mm512_castpd_si512(y);
+      __m512i m = _mm512_or_si512(_mm512_and_si512(y_bits, _mm512_set1_epi64(0xFFFFFFFFFFFFF)),
+                                  _mm512_set1_epi64(std::int64_t{1} << 52));
+      m = _mm512_mask_sub_epi64(m, _mm512_cmp_pd_mask(remainder, _mm512_setzero_pd(), _CMP_LT_OQ), m, one);
+      const __mmask8 sticky = _mm512_cmp_pd_mask(remainder, _mm512_setzero_pd(), _CMP_NEQ_OQ);
+      const __m512i y_exponent = _mm512_sub_epi64(_mm512_srli_epi64(y_bits, 52), _mm512_set1_epi64(1023));
+      // The exponent of the quotient's leading bit (one less where m lost its top bit).
+      const __m512i lead = _mm512_mask_sub_epi64(
+          y_exponent, _mm512_cmplt_epu64_mask(m, _mm512_set1_epi64(std::int64_t{1} << 52)), y_exponent, one);
+      const __m512i normal_lead = _mm512_max_epi64(lead, _mm512_setzero_si512());
+      // Bits of m below the quantum 2^(max(lead, 0) - 1): m's unit is 2^(y_exponent - 52).
+      const __m512i shift = _mm512_add_epi64(_mm512_sub_epi64(normal_lead, y_exponent), _mm512_set1_epi64(51));
+      const __m512i truncated = _mm512_srlv_epi64(m, shift);  // counts >= 64 give 0
+      const __m512i fraction = _mm512_and_si512(_mm512_srlv_epi64(m, _mm512_sub_epi64(shift, _mm512_set1_epi64(32))),
+                                                _mm512_set1_epi64(0xFFFFFFFF));
+      const __mmask8 inexact = nonzero & (sticky | _mm512_cmpneq_epi64_mask(_mm512_sllv_epi64(truncated, shift), m));
+      const __m512i word = _mm512_cvtepu32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(words + 8 * h)));
+      const __mmask8 up = _mm512_cmpgt_epu64_mask(
+          _mm512_and_si512(word, top_bits_),
+          _mm512_xor_si512(_mm512_and_si512(fraction, top_bits_), _mm512_set1_epi64(0xFFFFFFFF)));
+      // code = max(lead, 0) · 2 + kept (E2M1: bias 1, p = 2), a carry landing on the next binade.
+      __m512i code =
+          _mm512_add_epi64(_mm512_slli_epi64(normal_lead, 1), _mm512_mask_add_epi64(truncated, up, truncated, one));
+      const __mmask8 saturated = nonzero & _mm512_cmpgt_epi64_mask(code, _mm512_set1_epi64(7));
+      code = _mm512_maskz_min_epi64(nonzero, code, _mm512_set1_epi64(7));
+      code_half[h] = _mm512_cvtepi64_epi32(code);
+      inexact_half[h] = inexact | saturated;
+      saturated_half[h] = saturated;
+      tiny_half[h] = 0;
+      if (!underflow_) {
+        // Below 1 = 2^emin and inexact; after rounding, not carried to 1 by
+        // rounding at the quantum 2^(lead - 1) (only lead = -1 can carry).
+        __mmask8 tiny = inexact & _mm512_cmplt_epi64_mask(lead, _mm512_setzero_si512());
+        if (after_rounding_) {
+          const __m512i unbounded_shift = _mm512_sub_epi64(shift, one);
+          const __m512i kept = _mm512_srlv_epi64(m, unbounded_shift);
+          const __m512i unbounded_fraction =
+              _mm512_and_si512(_mm512_srlv_epi64(m, _mm512_sub_epi64(unbounded_shift, _mm512_set1_epi64(32))),
+                               _mm512_set1_epi64(0xFFFFFFFF));
+          const __mmask8 unbounded_up = _mm512_cmpgt_epu64_mask(
+              _mm512_and_si512(word, top_bits_),
+              _mm512_xor_si512(_mm512_and_si512(unbounded_fraction, top_bits_), _mm512_set1_epi64(0xFFFFFFFF)));
+          const __mmask8 carried = unbounded_up & _mm512_cmpeq_epi64_mask(kept, _mm512_set1_epi64(3)) &
+                                   _mm512_cmpeq_epi64_mask(lead, _mm512_set1_epi64(-1));
+          tiny &= static_cast<__mmask8>(~carried);
+        }
+        tiny_half[h] = tiny;
+      }
+    }
+    const __m512i code = _mm512_inserti64x4(_mm512_castsi256_si512(code_half[0]), code_half[1], 1);
+    const auto inexact = static_cast<__mmask16>(inexact_half[0] | (inexact_half[1] << 8));
+    const auto saturated = static_cast<__mmask16>(saturated_half[0] | (saturated_half[1] << 8));
+    if ((tiny_half[0] | tiny_half[1]) != 0) underflow_ = true;
+    tally(x, a, code, inexact, saturated, codes);
+  }
+
+  // Whether an inexact lane is tiny: x / D below 1 (before rounding), or
+  // below the point from which rounding with an unbounded exponent carries
+  // to 1 = 2^emin (after rounding; see round_exact's tininess rule).
+  bool any_tiny(__m512i a, __mmask16 inexact, __m512i base, double d) const {
+    std::uint32_t below = below_pattern(1.0, false, d);
+    std::uint32_t below_up = below;
+    if (after_rounding_) {
+      if constexpr (Mode == rounding::nearest_even || Mode == rounding::nearest_away) {
+        below = below_pattern(0.875, false, d);  // 0.875 ties to 1 in both
+      }
+      below_up = below_pattern(0.75, true, d);  // rounding up carries above 0.75
+    }
+    const __mmask16 up_lanes = _mm512_test_epi32_mask(base, base);
+    const __m512i limit = _mm512_mask_blend_epi32(up_lanes, splat(below), splat(below_up));
+    return _mm512_mask_cmplt_epu32_mask(inexact, a, limit) != 0;
+  }
+
+  const bool packed_fp4_;
+  const std::size_t block_bytes_;  // the bytes of one block's codes
+  random_window* random_;          // stochastic rounding only
+  const std::uint64_t first_word_;
+  const __m512i top_bits_;  // the random bits that count, in 64-bit lanes
+  const float s_;
+  const double six_s_;
+  const bool after_rounding_;
+  __m512i own_nonzero_;
+  std::uint64_t blocks_ = 0, inexact_ = 0, saturated_ = 0, block_underflow_ = 0, underflow_to_zero_ = 0,
+                scale_overflow_ = 0;
+  bool underflow_ = false;
+};
+
+template <rounding Mode>
+void run_blocks(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result& result, left_blocks& left) {
+  std::optional<random_window> random;
+  if constexpr (Mode == rounding::stochastic) random.emplace(k.seed, k.stream, run.first_word);
+  nvfp4_blocks<Mode> kernel(k.spec, k.tensor_scale, random ? &*random : nullptr, run.first_word, k.packed_fp4);
+  const std::size_t block_bytes = k.packed_fp4 ? 8 : 16;
+  // Locals, so the compiler need not reload them after each store.
+  const float* in = run.in;
+  std::uint8_t* codes = run.codes;
+  std::uint32_t* scales = run.scales;
+  const std::size_t blocks = run.blocks;
+  std::size_t b = 0;
+  for (; b + 16 <= blocks; b += 16) kernel.group(in + 16 * b, codes + block_bytes * b, scales + b, b, left);
+  for (; b < blocks; ++b) {
+    if (!kernel.block(in + 16 * b, codes + block_bytes * b, scales[b], b)) left.add(b);
+  }
+  kernel.add_to(result);
+}
+
+}  // namespace
+
+bool nvfp4_kernel_usable() { return (_mm_getcsr() & 0x8040u) == 0; }
+
+void nvfp4_blocks_avx512(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result& result, left_blocks& left) {
+  switch (k.spec.mode) {
+    case rounding::nearest_even: return run_blocks<rounding::nearest_even>(k, run, result, left);
+    case rounding::nearest_away: return run_blocks<rounding::nearest_away>(k, run, result, left);
+    case rounding::toward_zero: return run_blocks<rounding::toward_zero>(k, run, result, left);
+    case rounding::toward_positive: return run_blocks<rounding::toward_positive>(k, run, result, left);
+    case rounding::toward_negative: return run_blocks<rounding::toward_negative>(k, run, result, left);
+    case rounding::to_odd: return run_blocks<rounding::to_odd>(k, run, result, left);
+    case rounding::stochastic: return run_blocks<rounding::stochastic>(k, run, result, left);
+  }
+}
+
+float finite_amax_avx512(const float* in, std::size_t n) {
+  __m512i amax = _mm512_setzero_si512();
+  const __m512i magnitude = splat(0x7FFFFFFF), infinity = splat(0x7F800000);
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512i a = _mm512_and_si512(_mm512_loadu_si512(in + i), magnitude);
+    amax = _mm512_mask_max_epu32(amax, _mm512_cmplt_epu32_mask(a, infinity), amax, a);
+  }
+  if (i < n) {
+    const auto tail = static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __m512i a = _mm512_and_si512(_mm512_maskz_loadu_epi32(tail, in + i), magnitude);
+    amax = _mm512_mask_max_epu32(amax, _mm512_cmplt_epu32_mask(a, infinity), amax, a);
+  }
+  return __builtin_bit_cast(float, _mm512_reduce_max_epu32(amax));
+}
+
+}  // namespace num::scaled_detail
+
+#ifndef __clang__
+#pragma GCC pop_options
+#endif

@@ -1,0 +1,47 @@
+// Internal: the AVX-512 path of NVFP4 quantization (1x16 blocks along a row,
+// E2M1 elements under an E4M3 block scale times the fp32 tensor scale, one
+// element per byte or two, every rounding mode). Blocks holding NaN
+// or inf, all-zero blocks and blocks whose E4M3 scale rounds to zero are
+// left to the scalar path, which gives the same results bit for bit.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "left_blocks.hpp"
+#include "libnum/rounding.hpp"
+#include "libnum/scaled_array.hpp"
+
+namespace num::scaled_detail {
+
+/// Consecutive whole 1x16 blocks along one row.
+struct nvfp4_run {
+  const float* in = nullptr;
+  std::uint8_t* codes = nullptr;    ///< the byte of in[0]'s code (an even element when packed)
+  std::uint32_t* scales = nullptr;  ///< one unsigned-E4M3 code per block
+  std::size_t blocks = 0;
+  std::uint64_t first_word = 0;  ///< the random word of in[0]
+};
+
+/// The call's rounding, tensor decode scale and random stream.
+struct nvfp4_kernel_setup {
+  round_spec spec{};
+  float tensor_scale = 1.0f;
+  std::uint64_t seed = 0, stream = 0;
+  bool packed_fp4 = false;  ///< codes two per byte (element_layout::packed)
+};
+
+/// Whether the kernel can run now: false where the MXCSR flushes subnormals
+/// (FTZ or DAZ), since its block thresholds may be fp32 subnormals.
+bool nvfp4_kernel_usable();
+
+/// Quantizes the run's blocks with the tensor's decode scale, adding their
+/// counts and flags to `result`. Each block it leaves to the scalar path is
+/// appended to `left` (its index in the run) with nothing of it written.
+void nvfp4_blocks_avx512(const nvfp4_kernel_setup& setup, const nvfp4_run& run, scaled_result& result,
+                         left_blocks& left);
+
+/// The largest finite |x| of in[0..n) (0 when none), as the scalar loop gives it.
+float finite_amax_avx512(const float* in, std::size_t n);
+
+}  // namespace num::scaled_detail
