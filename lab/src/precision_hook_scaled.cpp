@@ -1,8 +1,8 @@
 // precision_hook's scaled recipes: per-tensor amaxes and scales, delayed
 // scaling's histories, and the quantized GEMM (scaled_recipe.hpp).
 #include <algorithm>
+#include <bit>
 #include <cmath>
-#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -14,14 +14,19 @@ namespace lab {
 namespace {
 
 // The largest finite |x| (0 for none): the amax every libnum scale rule uses.
+// Compared as the bits of |x| (finite ones below those of +inf), an integer
+// maximum the compiler vectorises where a float one would need -ffast-math.
 float finite_amax(const float* x, std::size_t rows, std::size_t cols, std::size_t ld) {
-  float amax = 0.0f;
-  for (std::size_t r = 0; r < rows; ++r)
+  constexpr std::uint32_t magnitude = 0x7FFFFFFFu, infinity = 0x7F800000u;
+  std::uint32_t amax = 0;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* row = x + r * ld;
     for (std::size_t c = 0; c < cols; ++c) {
-      const float v = std::fabs(x[r * ld + c]);
-      if (v <= std::numeric_limits<float>::max() && v > amax) amax = v;
+      const std::uint32_t m = std::bit_cast<std::uint32_t>(row[c]) & magnitude;
+      amax = std::max(amax, m < infinity ? m : 0u);
     }
-  return amax;
+  }
+  return std::bit_cast<float>(amax);
 }
 
 // The amax of a GEMM operand as stored (the whole matrix the op passed).
@@ -33,6 +38,12 @@ float operand_amax(const gemm_args& g, bool is_a) {
   const std::size_t rows = is_a ? (trans ? g.k : outer) : (trans ? outer : g.k);
   const std::size_t cols = is_a ? (trans ? outer : g.k) : (trans ? g.k : outer);
   return finite_amax(is_a ? g.a : g.b, rows, cols, is_a ? g.lda : g.ldb);
+}
+
+// Whether an operand's scales depend on the whole tensor's amax: one fp32
+// scale for the tensor, or NVFP4's second level.
+bool needs_tensor_amax(const scaled_recipe& recipe, gemm_operand operand) {
+  return recipe.per_tensor(operand) || recipe.format(operand).rule == num::scale_rule::nvfp4;
 }
 
 }  // namespace
@@ -54,7 +65,7 @@ precision_hook::scaled_tensor& precision_hook::scaled_state(std::string_view lay
 
 void precision_hook::note_scaled_amax(const site& where, tensor_role role, std::span<const float> values) {
   const auto operand = gemm_operand_of(role);
-  if (!operand) return;
+  if (!operand || !needs_tensor_amax(policy_.scaled, *operand)) return;
   const float amax = finite_amax(values.data(), 1, values.size(), values.size());
   const std::lock_guard lock(scaled_mutex_);
   scaled_state(where.layer, *operand).amax = amax;
@@ -108,10 +119,9 @@ precision_hook::prepared_operand precision_hook::prepare_operand(const site& whe
   const bool hadamard = recipe.hadamard && gemm_role == tensor_role::grad_weight;
   if (hadamard) out.how.hadamard_signs = hadamard_signs_;
   const bool per_tensor = recipe.per_tensor(*kind);
-  const bool nvfp4 = o.format.rule == num::scale_rule::nvfp4;
   // With the Hadamard transform the operand's own (transformed) values give
   // its amax: quantize() finds it.
-  if (hadamard || !(per_tensor || nvfp4)) return out;
+  if (hadamard || !needs_tensor_amax(recipe, *kind)) return out;
   const std::lock_guard lock(scaled_mutex_);
   scaled_tensor& t = scaled_state(where.layer, *kind);
   // The weight is whole in every GEMM; an input or output gradient may be a

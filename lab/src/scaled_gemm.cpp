@@ -12,7 +12,8 @@ namespace {
 // One operand, quantized and dequantized; owns what quantized_operand shows.
 struct quantized {
   num::tensor_shape shape;
-  std::vector<float> values;
+  std::vector<float> own_values;  // where the operand had to be laid out (or transformed)
+  std::span<const float> values;
   std::vector<std::uint8_t> elements;
   std::vector<std::uint32_t> scales;
   std::vector<float> dequantized;
@@ -21,10 +22,16 @@ struct quantized {
 
 quantized quantize_operand(const gemm_args& g, bool is_a, const operand_quantization& q) {
   quantized out;
-  out.values = reduction_rows(g, is_a);
   out.shape = {is_a ? g.m : g.n, g.k};
-  if (!q.hadamard_signs.empty())
-    hadamard_transform_rows(out.values, g.k, q.hadamard_signs.first<hadamard_size>());
+  const bool k_contiguous = is_a ? !g.trans_a : g.trans_b;
+  if (k_contiguous && (is_a ? g.lda : g.ldb) == g.k && q.hadamard_signs.empty()) {
+    out.values = {is_a ? g.a : g.b, out.shape.size()};  // already rows x k, dense
+  } else {
+    out.own_values = reduction_rows(g, is_a);
+    if (!q.hadamard_signs.empty())
+      hadamard_transform_rows(out.own_values, g.k, q.hadamard_signs.first<hadamard_size>());
+    out.values = out.own_values;
+  }
   const auto& f = q.options.format;
   out.elements.resize(num::element_bytes(f.element, q.options.layout, out.shape.size()));
   out.scales.resize(num::scale_count(f, out.shape));

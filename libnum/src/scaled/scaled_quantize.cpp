@@ -320,10 +320,14 @@ void dequantize(std::span<const std::uint8_t> elements, std::span<const std::uin
       const double scale = scale_value(st, scales[br * grid.block_cols + bc]) * tensor_scale;
       const block_span b{br * grid.tile_rows, std::min(shape.rows, (br + 1) * grid.tile_rows), bc * grid.tile_cols,
                          std::min(shape.cols, (bc + 1) * grid.tile_cols)};
-      b.for_each(shape.cols, [&](std::size_t i) {
-        const std::uint32_t code = scaled_detail::load_element(elements, bits, options.layout, i);
-        out[i] = static_cast<float>(value_of[code & mask] * scale);
-      });
+      if (bits == 8 || options.layout == element_layout::byte_per_element) {
+        b.for_each(shape.cols, [&](std::size_t i) { out[i] = static_cast<float>(value_of[elements[i] & mask] * scale); });
+      } else {
+        b.for_each(shape.cols, [&](std::size_t i) {
+          const std::uint32_t code = scaled_detail::load_element(elements, bits, options.layout, i);
+          out[i] = static_cast<float>(value_of[code & mask] * scale);
+        });
+      }
     }
   }
 }
