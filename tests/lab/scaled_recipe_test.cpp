@@ -9,6 +9,7 @@
 #include <libnum/scaled_array.hpp>
 #include <libnum/scaled_tensor_scale.hpp>
 
+#include <bit>
 #include <cmath>
 #include <map>
 #include <random>
@@ -16,10 +17,12 @@
 #include <tuple>
 #include <vector>
 
+#include "lab/conv2d.hpp"
 #include "lab/dense.hpp"
 #include "lab/hadamard.hpp"
 #include "lab/precision_hook.hpp"
 #include "lab/precision_policy.hpp"
+#include "lab/rng.hpp"
 #include "lab/scaled_gemm.hpp"
 
 namespace lab {
@@ -62,8 +65,17 @@ class operand_recorder : public tensor_hook {
                    q.tensor_amax,
                    {q.amax_history.begin(), q.amax_history.end()}};
     seen[{q.gemm_role, q.operand}] = std::move(s);
+    parts.push_back({q.gemm_role, q.operand, q.part, q.options.format.rule, q.options.given_scale});
   }
+  struct part_scale {
+    tensor_role gemm;
+    gemm_operand operand;
+    std::size_t part;
+    num::scale_rule rule;
+    float given_scale;
+  };
   std::map<operand_key, seen_operand> seen;
+  std::vector<part_scale> parts;  // every call, in order
 };
 
 std::vector<float> transpose(std::span<const float> x, std::size_t rows, std::size_t cols) {
@@ -263,6 +275,42 @@ TEST(ScaledRecipeDelayed, TheSecondStepScalesFromTheFirstStepsAmaxHistory) {
                                   policy.spec(rounding_role_of(c.operand)), scale,
                                   std::string(gemm_operand_name(c.operand)));
   }
+}
+
+// conv2d splits its batch into several GEMMs (run by two workers here); a
+// per-tensor scale still comes from the whole tensor's amax.
+TEST(ScaledRecipeConv, PerTensorScalesComeFromTheWholeTensorInEveryChunk) {
+  const precision_policy policy = precision_preset("fp8-current");
+  operand_recorder rec;
+  precision_hook hook(policy, 3, &rec);
+  conv2d c("d", 3, 4, 3, 1, padding_mode::same, true);
+  rng gen(1);
+  c.initialise(gen);
+  const std::size_t n = 6, hw = 12;  // 144 pixels an image: 3 images a chunk, 2 chunks
+  tensor x({n, 3, hw, hw}), y, dy({n, 4, hw, hw}), dx;
+  const auto xv = normal_values(x.size(), 4, 1.0f), dyv = normal_values(dy.size(), 5, 1e-3f);
+  std::copy(xv.begin(), xv.end(), x.values().begin());
+  std::copy(dyv.begin(), dyv.end(), dy.values().begin());
+  hook.begin_step(0);
+  op_context ctx = hook.context();
+  ctx.threads = 2;
+  c.forward(ctx, x, y);
+  c.backward(ctx, x, y, dy, &dx);
+  const auto& w = c.parameters().front()->value;
+  const float x_scale = num::amax_scale(largest_abs(xv), num::element_type::e4m3, 0);
+  const float w_scale = num::amax_scale(largest_abs(w.values()), num::element_type::e4m3, 0);
+  const float dy_scale = num::amax_scale(largest_abs(dyv), num::element_type::e5m2, 0);
+  std::size_t second_chunk = 0;
+  ASSERT_EQ(rec.parts.size(), 12u);  // 3 GEMMs x 2 chunks x 2 operands
+  for (const auto& p : rec.parts) {
+    EXPECT_EQ(p.rule, num::scale_rule::fp32_given);
+    const float expected = p.operand == gemm_operand::activation ? x_scale
+                           : p.operand == gemm_operand::weight   ? w_scale
+                                                                 : dy_scale;
+    EXPECT_EQ(p.given_scale, expected) << gemm_operand_name(p.operand) << " part " << p.part;
+    second_chunk += p.part == 1;
+  }
+  EXPECT_EQ(second_chunk, 6u);
 }
 
 TEST(ScaledRecipeHadamard, TransformIsTheOrthogonalMatrixTimesEachRunOf16) {
