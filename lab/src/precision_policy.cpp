@@ -59,6 +59,12 @@ num::scaled_format to_scaled_format(const std::string& where, const std::string&
   return f;
 }
 
+std::size_t positive_count(const std::string& where, const std::string& key, const std::string& value) {
+  const std::size_t n = parse_count(where, key, value, "a positive integer");
+  if (n == 0) bad_value(where, key, value, "a positive integer");
+  return n;
+}
+
 num::flags to_traps(const std::string& where, const std::string& key, const std::string& value) {
   if (value == "none" || value.empty()) return num::flags::none;
   if (value == "all") return num::flags::overflow | num::flags::divide_by_zero | num::flags::invalid;
@@ -203,9 +209,7 @@ const std::vector<policy_key>& policy_keys() {
          }},
         {"loss_scale_interval", "dynamic: clean updates before growing",
          [](P p, S k, S v, S w) {
-           const std::size_t x = parse_count(w, k, v);
-           if (x == 0) bad_value(w, k, v, "a positive integer");
-           p.scaling.growth_interval = x;
+           p.scaling.growth_interval = positive_count(w, k, v);
          }},
         {"loss_scale_min", "dynamic: lower bound of the scale",
          [](P p, S k, S v, S w) {
@@ -253,9 +257,7 @@ const std::vector<policy_key>& policy_keys() {
          }},
         {"scaled.amax_history_len", "delayed scaling: steps of amax history (TE default 1024)",
          [](P p, S k, S v, S w) {
-           const std::size_t n = parse_count(w, k, v);
-           if (n == 0) bad_value(w, k, v, "a positive integer");
-           p.scaled.amax_history_len = n;
+           p.scaled.amax_history_len = positive_count(w, k, v);
          }},
         {"scaled.amax_compute_algo", "delayed scaling: max | most_recent (TE default max)",
          [](P p, S k, S v, S w) {
