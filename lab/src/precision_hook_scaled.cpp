@@ -141,7 +141,19 @@ void precision_hook::gemm_scaled(const site& where, tensor_role role, const gemm
       const std::lock_guard lock(scaled_mutex_);
       next_->observe_quantized(where, q);
     };
-  scaled_gemm(g, role, a.how, b.how, observe);
+  std::unique_ptr<scaled_gemm_scratch> scratch;
+  {
+    const std::lock_guard lock(scaled_mutex_);
+    if (scratch_pool_.empty()) {
+      scratch = std::make_unique<scaled_gemm_scratch>();
+    } else {
+      scratch = std::move(scratch_pool_.back());
+      scratch_pool_.pop_back();
+    }
+  }
+  scaled_gemm(g, role, a.how, b.how, observe, *scratch);
+  const std::lock_guard lock(scaled_mutex_);
+  scratch_pool_.push_back(std::move(scratch));
 }
 
 }  // namespace lab

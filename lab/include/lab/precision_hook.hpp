@@ -25,6 +25,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -217,6 +218,8 @@ class precision_hook : public tensor_hook {
   mutable std::mutex scaled_mutex_;
   mutable std::map<std::string, std::array<std::optional<scaled_tensor>, gemm_operand_count>, std::less<>>
       scaled_tensors_;
+  // Scratch of the scaled GEMMs: one taken per GEMM in flight, given back after.
+  mutable std::vector<std::unique_ptr<scaled_gemm_scratch>> scratch_pool_;
   std::array<float, hadamard_size> hadamard_signs_{};
 };
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <vector>
 
 #include <libnum/scaled_array.hpp>
 
@@ -55,12 +56,23 @@ struct operand_quantization {
 /// Called once per quantized operand (A, then B).
 using quantized_observer = std::function<void(const quantized_operand&)>;
 
+/// Working storage of scaled_gemm, reused from call to call (one per thread
+/// that runs GEMMs at once) so its buffers are not allocated every time.
+struct scaled_gemm_scratch {
+  struct operand {
+    std::vector<float> values, dequantized, stored;
+    std::vector<std::uint8_t> elements;
+    std::vector<std::uint32_t> scales;
+  };
+  operand a, b;
+};
+
 /// C = op(A) * op(B) + beta * C on the quantized operands (see the file
 /// comment): a as A's, b as B's quantization. `observe` may be empty.
 void scaled_gemm(const gemm_args& g, tensor_role gemm_role, const operand_quantization& a,
-                 const operand_quantization& b, const quantized_observer& observe);
+                 const operand_quantization& b, const quantized_observer& observe, scaled_gemm_scratch& scratch);
 
-/// The operand op(A) (`is_a`) or op(B) of `g` in the layout above: rows x k.
-std::vector<float> reduction_rows(const gemm_args& g, bool is_a);
+/// The operand op(A) (`is_a`) or op(B) of `g` in the layout above, rows x k, into `out`.
+void reduction_rows(const gemm_args& g, bool is_a, std::vector<float>& out);
 
 }  // namespace lab
