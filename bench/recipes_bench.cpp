@@ -71,17 +71,19 @@ void BM_ResNet8(benchmark::State& state, const char* preset, bool traced) {
 }
 
 #define RECIPE_BENCH(model, name, preset, traced) \
-  BENCHMARK_CAPTURE(model, name, preset, traced)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0)
+  BENCHMARK_CAPTURE(model, name, preset, traced)->Unit(benchmark::kMillisecond)->UseRealTime()
 
-RECIPE_BENCH(BM_TutorialConv, fp32, "fp32", false);
-RECIPE_BENCH(BM_TutorialConv, mxfp8, "mxfp8", false);
-RECIPE_BENCH(BM_TutorialConv, mxfp8_traced, "mxfp8", true);
-RECIPE_BENCH(BM_TutorialConv, nvfp4, "nvfp4", false);
-RECIPE_BENCH(BM_TutorialConv, fp8_delayed, "fp8-delayed", false);
-RECIPE_BENCH(BM_ResNet8, fp32, "fp32", false);
-RECIPE_BENCH(BM_ResNet8, mxfp8, "mxfp8", false);
-RECIPE_BENCH(BM_ResNet8, mxfp8_traced, "mxfp8", true);
-RECIPE_BENCH(BM_ResNet8, nvfp4, "nvfp4", false);
+// Throughput: each recipe beside fp32.
+RECIPE_BENCH(BM_TutorialConv, fp32, "fp32", false)->MinTime(2.0);
+RECIPE_BENCH(BM_TutorialConv, mxfp8, "mxfp8", false)->MinTime(2.0);
+RECIPE_BENCH(BM_TutorialConv, nvfp4, "nvfp4", false)->MinTime(2.0);
+RECIPE_BENCH(BM_TutorialConv, fp8_delayed, "fp8-delayed", false)->MinTime(2.0);
+RECIPE_BENCH(BM_ResNet8, fp32, "fp32", false)->MinTime(2.0);
+RECIPE_BENCH(BM_ResNet8, mxfp8, "mxfp8", false)->MinTime(2.0);
+RECIPE_BENCH(BM_ResNet8, nvfp4, "nvfp4", false)->MinTime(2.0);
+// Tracing every 10th step: 30 steps each, so exactly 3 are traced.
+RECIPE_BENCH(BM_TutorialConv, mxfp8_30_steps, "mxfp8", false)->Iterations(30);
+RECIPE_BENCH(BM_TutorialConv, mxfp8_30_steps_traced, "mxfp8", true)->Iterations(30);
 
 }  // namespace
 
