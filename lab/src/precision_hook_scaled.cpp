@@ -135,12 +135,11 @@ void precision_hook::gemm_scaled(const site& where, tensor_role role, const gemm
   prepared_operand b = prepare_operand(where, role, g, false);
   a.how.amax_history = a.history;
   b.how.amax_history = b.history;
-  quantized_observer observe;
-  if (next_ != nullptr)
-    observe = [&](const quantized_operand& q) {
-      const std::lock_guard lock(scaled_mutex_);
-      next_->observe_quantized(where, q);
-    };
+  const quantized_observer observe = [&](const quantized_operand& q) {
+    const std::lock_guard lock(scaled_mutex_);
+    tally_.scaled[static_cast<std::size_t>(q.operand)] += q.result.counts;
+    if (next_ != nullptr) next_->observe_quantized(where, q);
+  };
   std::unique_ptr<scaled_gemm_scratch> scratch;
   {
     const std::lock_guard lock(scaled_mutex_);

@@ -98,6 +98,19 @@ TEST(ScaleTrace, MxOperandStatisticsAreLibnumsOnTheOperandAndFollowTheSinksCaden
   EXPECT_FALSE(o.scale.has_value());
   EXPECT_TRUE(o.amax_history.empty());
   EXPECT_EQ(t.find(0, "dgrad", gemm_operand::gradient).stats.counts.elements, batch * out_features);
+  // The policy's tally sums every quantization's counts, traced or not: the
+  // input in forward and wgrad at both steps.
+  num::scaled_options along_batch = options;
+  std::vector<float> xt(x.size());
+  for (std::size_t i = 0; i < batch; ++i)
+    for (std::size_t f = 0; f < in_features; ++f) xt[f * batch + i] = x[i * in_features + f];
+  const auto wgrad = num::compute_scaled_stats(xt, {in_features, batch}, along_batch);
+  num::scaled_counts expected_tally;
+  for (int step = 0; step < 2; ++step) {
+    expected_tally += expected.counts;
+    expected_tally += wgrad.counts;
+  }
+  EXPECT_EQ(t.hook.tally().scaled[static_cast<std::size_t>(gemm_operand::activation)], expected_tally);
 }
 
 TEST(ScaleTrace, DelayedScalingReportsTheScaleItUsedAndTheHistoryMostRecentFirst) {

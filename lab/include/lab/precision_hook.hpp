@@ -96,6 +96,9 @@ struct precision_tally {
   std::array<num::conversion_counts, tensor_role_count> by_role{};  ///< indexed by tensor_role
   std::array<std::uint64_t, tensor_role_count> elements{};          ///< elements rounded, by role
   update_tally updates;
+  /// What a scaled recipe's quantizations did, by gemm_operand (num::quantize's
+  /// counts, summed over every GEMM operand quantized; always kept).
+  std::array<num::scaled_counts, gemm_operand_count> scaled{};
 };
 
 /// Applies a precision_policy to every tensor of a run (see file comment).
@@ -209,7 +212,8 @@ class precision_hook : public tensor_hook {
   std::vector<float> trap_scratch_;
   std::vector<double> exact_;
   std::vector<float> rounded_;
-  precision_tally tally_;
+  // Mutable: the GEMM engine (const) adds its scaled counts, under scaled_mutex_.
+  mutable precision_tally tally_;
   std::optional<non_finite_origin> first_nan_, first_infinity_;
   bool counting_ = false;
   // Scaled recipes: per layer, by gemm_operand. Conv2d's workers run GEMMs
