@@ -31,6 +31,8 @@ run_recorder::run_recorder(const train_config& config, std::string name, std::st
   filter.site = config.trace.sites;
   filter.every = every_;
   hooks_.attach(sink_, filter);
+  scale_sink_ = std::make_unique<rundb_scale_sink>(db_, run_, filter);
+  tracer_.set_scale_sink(scale_sink_.get());
   // Silent until attach() names the policy: the trainer's constructor already
   // reports parameters, and without the policy their formats would read fp32.
   tracer_.set_enabled(false);
@@ -38,6 +40,7 @@ run_recorder::run_recorder(const train_config& config, std::string name, std::st
 
 run_recorder::~run_recorder() {
   if (sink_) sink_->flush();
+  if (scale_sink_) scale_sink_->flush();
 }
 
 void run_recorder::attach(trainer& t) {
@@ -55,6 +58,7 @@ void run_recorder::on_step_begin(std::uint64_t step) {
 
 void run_recorder::on_step(const step_info& info) {
   sink_->flush();
+  scale_sink_->flush();
   const auto step = static_cast<std::int64_t>(info.step);
   rundb::step_record r;
   r.run = run_;
@@ -88,12 +92,14 @@ void run_recorder::on_epoch(const epoch_report& report) {
 
 void run_recorder::finish(rundb::run_status status) {
   sink_->flush();
+  scale_sink_->flush();
   db_.finish_run(run_, status);
 }
 
 void run_recorder::fail(const std::exception& error) noexcept {
   try {
     sink_->flush();
+    scale_sink_->flush();
     if (const auto* trap = dynamic_cast<const precision_trap*>(&error)) {
       db_.add_event({run_, static_cast<std::int64_t>(trap->step), rundb::event_kind::trap,
                      trap->layer, trap->what()});

@@ -150,6 +150,7 @@ void write_run_summary(reader& db, run_id run, std::ostream& out, summary_option
   write_ranking(totals, "most swamping", [](const layer_totals& t) { return t.swamped + t.partially_swamped; },
                 options.top_layers, out);
   write_scale_history(db, run, out, options.scale_changes);
+  write_scale_summary(db, run, out, options.scaled_operands);
   const auto events = db.events(run);
   std::map<std::string, std::size_t> by_kind;
   for (const auto& e : events) ++by_kind[std::string(to_string(e.kind))];

@@ -1,6 +1,7 @@
 // Records a training run into a run database (rundb/SCHEMA.md): the run's
 // identity and resolved config, per-step scalars, tensor statistics through a
-// run_tracer and a rundb_sink at the configured cadence, events, evaluations,
+// run_tracer and a rundb_sink at the configured cadence (and, under a scaled
+// recipe, scale statistics through a rundb_scale_sink), events, evaluations,
 // shadow-mode errors, and the final status. The trainer sees only a
 // step_observer and a tensor_hook; the SQL lives behind rundb::writer.
 //
@@ -19,6 +20,7 @@
 
 #include "lab/op_context.hpp"
 #include "lab/run_tracer.hpp"
+#include "lab/rundb_scale_sink.hpp"
 #include "lab/rundb_sink.hpp"
 #include "lab/train_config.hpp"
 #include "lab/trainer.hpp"
@@ -67,6 +69,7 @@ class run_recorder : public step_observer {
   num::stats_hooks hooks_;
   run_tracer tracer_;
   std::shared_ptr<rundb_sink> sink_;
+  std::unique_ptr<rundb_scale_sink> scale_sink_;  // scaled recipes' quantized GEMM operands
   trainer* trainer_ = nullptr;
   std::uint64_t step_ = 0;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();

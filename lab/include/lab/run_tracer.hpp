@@ -21,6 +21,10 @@
 // update as the statistics of the delta followed by the swamping statistics
 // of the performed write (announce_update, ulp taken in the storage format).
 // The optimizer's internal state is not announced.
+//
+// Under a scaled recipe, every GEMM operand the policy quantizes
+// (observe_quantized) goes, with its statistics, to the scale_sink if one is
+// set and wants it.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +40,7 @@
 #include <libnum/rounding.hpp>
 
 #include "lab/op_context.hpp"
+#include "lab/scale_trace.hpp"
 
 namespace lab {
 
@@ -61,6 +66,8 @@ class run_tracer : public tensor_hook {
   void begin_step(std::uint64_t step) { step_ = step; }
   /// Pauses announcing (evaluation passes are not training steps).
   void set_enabled(bool on) { enabled_ = on; }
+  /// Where quantized GEMM operands are reported (not owned; null: nowhere).
+  void set_scale_sink(scale_sink* sink) { scale_sink_ = sink; }
   [[nodiscard]] std::uint64_t step() const { return step_; }
 
   void produce(const site& where, tensor_role role, std::span<float> values) override;
@@ -72,6 +79,8 @@ class run_tracer : public tensor_hook {
   void before_rounding(const site& where, tensor_role role, std::span<const float> values) override;
   /// Hands `values` through (they were announced by before_rounding, if cast).
   std::span<const float> operand(const site& where, tensor_role role, std::span<const float> values) override;
+  /// Reports the operand's statistics to the scale sink.
+  void observe_quantized(const site& where, const quantized_operand& operand) override;
 
   /// "<layer>.<tensor>".
   static std::string site_name(const site& where);
@@ -90,6 +99,7 @@ class run_tracer : public tensor_hook {
   const precision_hook* policy_ = nullptr;
   std::uint64_t step_ = 0;
   bool enabled_ = true;
+  scale_sink* scale_sink_ = nullptr;
   std::map<std::string, site_label, std::less<>> labels_;
   std::string name_;            // scratch: the current site's name
   std::vector<float> before_;   // scratch: weights before an fp32 update

@@ -98,6 +98,19 @@ struct scaled_counts {
   std::uint64_t scale_overflow = 0;   ///< blocks whose wanted scale was above it (clamped)
   std::uint64_t nan_scale_blocks = 0;  ///< blocks given a NaN scale (special_block_policy::nan_scale)
   friend constexpr bool operator==(const scaled_counts&, const scaled_counts&) = default;
+  /// Adds another call's tallies, field by field.
+  constexpr scaled_counts& operator+=(const scaled_counts& o) {
+    elements += o.elements;
+    blocks += o.blocks;
+    inexact += o.inexact;
+    block_underflow += o.block_underflow;
+    underflow_to_zero += o.underflow_to_zero;
+    saturated += o.saturated;
+    scale_underflow += o.scale_underflow;
+    scale_overflow += o.scale_overflow;
+    nan_scale_blocks += o.nan_scale_blocks;
+    return *this;
+  }
 };
 
 /// What one quantize call reports.

@@ -1,0 +1,90 @@
+// Training throughput under the scaled-format recipes (issue 19), side by
+// side with numlab's own fp32 in the same run: forward, loss, backward and
+// Adam update on synthetic batches of the tutorial conv model (batch 32) and
+// ResNet-8 (batch 128), one worker thread. Targets: mxfp8 >= 0.5x fp32
+// images/s, nvfp4 >= 0.4x. The *_traced benchmarks add the run tracer with a
+// scale sink that takes the statistics of every quantized GEMM operand every
+// 10th step (target: <= 10% over the untraced recipe).
+#include <benchmark/benchmark.h>
+
+#include <libnum/hooks.hpp>
+
+#include <memory>
+#include <string>
+
+#include "lab/loss.hpp"
+#include "lab/precision_hook.hpp"
+#include "lab/run_tracer.hpp"
+#include "lab/scale_trace.hpp"
+#include "synthetic_training.hpp"
+
+namespace {
+
+// Keeps what a database sink would write: the observations of wanted steps.
+class every_tenth_step : public lab::scale_sink {
+ public:
+  bool wants(std::string_view, lab::gemm_operand, std::uint64_t step) const override { return step % 10 == 0; }
+  void on_scale(const lab::scale_observation& o) override {
+    ++observations;
+    benchmark::DoNotOptimize(o.stats.noise_energy);
+  }
+  std::size_t observations = 0;
+};
+
+void train_steps(benchmark::State& state, const lab::model_spec& spec, std::size_t batch_size,
+                 const std::string& preset, bool traced) {
+  numlab_bench::synthetic_training t(spec, batch_size);
+  num::stats_hooks hooks;
+  lab::run_tracer tracer(hooks);
+  every_tenth_step sink;
+  tracer.set_scale_sink(&sink);
+  const lab::precision_policy p = lab::precision_preset(preset);
+  std::unique_ptr<lab::precision_hook> hook;
+  lab::op_context ctx;
+  if (!p.is_fp32()) {
+    hook = std::make_unique<lab::precision_hook>(p, 1, traced ? &tracer : nullptr);
+    ctx = hook->context();
+  }
+  std::uint64_t step = 0;
+  for (auto _ : state) {
+    tracer.begin_step(step);
+    if (hook) hook->begin_step(step);
+    t.fill(step++);
+    t.net->forward(ctx, t.b.images, t.logits);
+    const float loss = lab::softmax_cross_entropy(ctx, t.logits, t.b.labels, 0.0f, 1.0f, t.grad);
+    benchmark::DoNotOptimize(loss);
+    t.net->backward(ctx, t.b.images, t.logits, t.grad, nullptr);
+    if (hook) hook->end_step();
+    t.opt->step(ctx, 0.001f);
+    lab::zero_gradients(t.params);
+  }
+  state.counters["images/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * batch_size), benchmark::Counter::kIsRate);
+  if (traced) state.counters["traced_operands"] = static_cast<double>(sink.observations);
+}
+
+void BM_TutorialConv(benchmark::State& state, const char* preset, bool traced) {
+  train_steps(state, numlab_bench::tutorial_conv(), 32, preset, traced);
+}
+void BM_ResNet8(benchmark::State& state, const char* preset, bool traced) {
+  train_steps(state, numlab_bench::resnet8(), 128, preset, traced);
+}
+
+#define RECIPE_BENCH(model, name, preset, traced) \
+  BENCHMARK_CAPTURE(model, name, preset, traced)->Unit(benchmark::kMillisecond)->UseRealTime()
+
+// Throughput: each recipe beside fp32.
+RECIPE_BENCH(BM_TutorialConv, fp32, "fp32", false)->MinTime(2.0);
+RECIPE_BENCH(BM_TutorialConv, mxfp8, "mxfp8", false)->MinTime(2.0);
+RECIPE_BENCH(BM_TutorialConv, nvfp4, "nvfp4", false)->MinTime(2.0);
+RECIPE_BENCH(BM_TutorialConv, fp8_delayed, "fp8-delayed", false)->MinTime(2.0);
+RECIPE_BENCH(BM_ResNet8, fp32, "fp32", false)->MinTime(2.0);
+RECIPE_BENCH(BM_ResNet8, mxfp8, "mxfp8", false)->MinTime(2.0);
+RECIPE_BENCH(BM_ResNet8, nvfp4, "nvfp4", false)->MinTime(2.0);
+// Tracing every 10th step: 30 steps each, so exactly 3 are traced.
+RECIPE_BENCH(BM_TutorialConv, mxfp8_30_steps, "mxfp8", false)->Iterations(30);
+RECIPE_BENCH(BM_TutorialConv, mxfp8_30_steps_traced, "mxfp8", true)->Iterations(30);
+
+}  // namespace
+
+BENCHMARK_MAIN();

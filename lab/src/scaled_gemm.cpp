@@ -1,0 +1,122 @@
+#include "lab/scaled_gemm.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "lab/hadamard.hpp"
+
+namespace lab {
+namespace {
+
+// The rows x cols matrix src (row stride ld) transposed into dst (cols x
+// rows, dense), in 32 x 32 tiles so both sides stay in cache.
+void transpose(const float* src, std::size_t ld, std::size_t rows, std::size_t cols, float* dst) {
+  constexpr std::size_t tile = 32;
+  for (std::size_t r0 = 0; r0 < rows; r0 += tile)
+    for (std::size_t c0 = 0; c0 < cols; c0 += tile) {
+      const std::size_t r1 = std::min(rows, r0 + tile), c1 = std::min(cols, c0 + tile);
+      for (std::size_t r = r0; r < r1; ++r)
+        for (std::size_t c = c0; c < c1; ++c) dst[c * rows + r] = src[r * ld + c];
+    }
+}
+
+// One operand, quantized and dequantized into its scratch.
+struct quantized {
+  num::tensor_shape shape;
+  std::span<const float> values;
+  const scaled_gemm_scratch::operand* storage = nullptr;
+  num::scaled_result result;
+};
+
+quantized quantize_operand(const gemm_args& g, bool is_a, const operand_quantization& q,
+                           scaled_gemm_scratch::operand& s) {
+  quantized out;
+  out.storage = &s;
+  out.shape = {is_a ? g.m : g.n, g.k};
+  const bool k_contiguous = is_a ? !g.trans_a : g.trans_b;
+  if (k_contiguous && (is_a ? g.lda : g.ldb) == g.k && q.hadamard_signs.empty()) {
+    out.values = {is_a ? g.a : g.b, out.shape.size()};  // already rows x k, dense
+  } else {
+    reduction_rows(g, is_a, s.values);
+    if (!q.hadamard_signs.empty()) hadamard_transform_rows(s.values, g.k, q.hadamard_signs.first<hadamard_size>());
+    out.values = s.values;
+  }
+  const auto& f = q.options.format;
+  s.elements.resize(num::element_bytes(f.element, q.options.layout, out.shape.size()));
+  s.scales.resize(num::scale_count(f, out.shape));
+  out.result = num::quantize(out.values, out.shape, s.elements, s.scales, q.options);
+  s.dequantized.resize(out.shape.size());
+  num::dequantize(s.elements, s.scales, out.result.tensor_scale, out.shape, s.dequantized, q.options);
+  return out;
+}
+
+void show(const quantized_observer& observe, const quantized& q, const operand_quantization& how, tensor_role role,
+          tensor_role gemm_role, std::size_t part) {
+  if (!observe) return;
+  quantized_operand view;
+  view.operand = *gemm_operand_of(role);
+  view.gemm_role = gemm_role;
+  view.part = part;
+  view.shape = q.shape;
+  view.values = q.values;
+  view.elements = q.storage->elements;
+  view.scales = q.storage->scales;
+  view.dequantized = q.storage->dequantized;
+  view.options = how.options;
+  view.result = q.result;
+  view.tensor_amax = how.tensor_amax;
+  view.amax_history = how.amax_history;
+  observe(view);
+}
+
+// q's dequantized values in the layout the op stored the operand in: as they
+// are where that was rows x k, else transposed into k x rows.
+const float* stored_layout(const quantized& q, bool stored_k_major, std::vector<float>& stored, std::size_t& ld) {
+  const std::size_t rows = q.shape.rows, k = q.shape.cols;
+  if (!stored_k_major) {
+    ld = k;
+    return q.storage->dequantized.data();
+  }
+  stored.resize(rows * k);
+  transpose(q.storage->dequantized.data(), k, rows, k, stored.data());
+  ld = rows;
+  return stored.data();
+}
+
+}  // namespace
+
+void reduction_rows(const gemm_args& g, bool is_a, std::vector<float>& out) {
+  // op(A) row i is A's row i (A stored m x k) or column i (stored k x m);
+  // op(B)ᵀ row j is B's column j (stored k x n) or row j (stored n x k).
+  const std::size_t rows = is_a ? g.m : g.n, k = g.k;
+  const float* src = is_a ? g.a : g.b;
+  const std::size_t ld = is_a ? g.lda : g.ldb;
+  const bool k_contiguous = is_a ? !g.trans_a : g.trans_b;
+  out.resize(rows * k);
+  if (k_contiguous) {
+    for (std::size_t r = 0; r < rows; ++r) std::copy(src + r * ld, src + r * ld + k, out.data() + r * k);
+  } else {
+    transpose(src, ld, k, rows, out.data());
+  }
+}
+
+void scaled_gemm(const gemm_args& g, tensor_role gemm_role, const operand_quantization& a,
+                 const operand_quantization& b, const quantized_observer& observe, scaled_gemm_scratch& scratch) {
+  if (!gemm_operand_of(g.a_role) || !gemm_operand_of(g.b_role))
+    throw std::invalid_argument("scaled GEMM: operand roles must be activation, weight or grad_input (got " +
+                                std::string(role_name(g.a_role)) + ", " + std::string(role_name(g.b_role)) + ")");
+  const quantized qa = quantize_operand(g, true, a, scratch.a);
+  show(observe, qa, a, g.a_role, gemm_role, g.part);
+  const quantized qb = quantize_operand(g, false, b, scratch.b);
+  show(observe, qb, b, g.b_role, gemm_role, g.part);
+  // The dequantized operands go back into the layout the op passed them in,
+  // so sgemm picks the kernel (and summation order) it picks in fp32.
+  gemm_args on = g;
+  on.a = stored_layout(qa, g.trans_a, scratch.a.stored, on.lda);
+  on.b = stored_layout(qb, !g.trans_b, scratch.b.stored, on.ldb);
+  sgemm(on);
+}
+
+}  // namespace lab

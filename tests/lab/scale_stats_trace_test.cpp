@@ -1,0 +1,109 @@
+// Scale statistics into the run database (rundb_scale_sink) and out again:
+// one row's histogram worked out by hand, and a traced fp8-delayed run from
+// the CLI whose rows, histories and `numlab inspect` summary are checked.
+#include <gtest/gtest.h>
+
+#include <rundb/reader.hpp>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "lab/rundb_scale_sink.hpp"
+#include "temp_dir.hpp"
+
+namespace lab {
+namespace {
+
+std::string run_numlab(const std::string& args, int& exit_code) {
+  const std::string command = std::string("cd ") + NUMLAB_SOURCE_DIR + " && " + NUMLAB_BINARY + " " + args + " 2>&1";
+  std::string output;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return output;
+  std::array<char, 4096> buffer{};
+  while (std::fgets(buffer.data(), static_cast<int>(buffer.size()), pipe) != nullptr) output += buffer.data();
+  const int status = pclose(pipe);
+  exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return output;
+}
+
+TEST(ScaleStatsRow, BinadesBecomeTheHistogramWithZeroScalesBelow) {
+  scale_observation o;
+  o.layer = "fc";
+  o.gemm = "dgrad";
+  o.operand = gemm_operand::weight;
+  o.step = 7;
+  o.stats.format = *num::find_scaled_format("nvfp4");
+  o.stats.counts.elements = 64;
+  o.stats.counts.blocks = 4;
+  o.stats.counts.block_underflow = 3;
+  o.stats.scale_binades = {{-9, 1}, {-6, 2}};
+  o.stats.zero_scale_blocks = 1;
+  o.stats.signal_energy = 100.0;
+  o.stats.noise_energy = 1.0;
+  o.amax = 2.5;
+  o.scale = 0.125;
+  o.amax_history = {2.5, 2.0};
+  const auto r = scale_stats_row(3, o);
+  EXPECT_EQ(r.run, 3);
+  EXPECT_EQ(r.step, 7);
+  EXPECT_EQ(r.op, "dgrad");
+  EXPECT_EQ(r.role, "weight");
+  EXPECT_EQ(r.scaled_format, "nvfp4");
+  EXPECT_EQ(r.scale_hist.first_exponent, -9);
+  // below, -9, -8, -7, -6, above
+  EXPECT_EQ(r.scale_hist.bins, (std::vector<std::uint64_t>{1, 1, 0, 0, 2, 0}));
+  EXPECT_DOUBLE_EQ(*r.snr_db, 20.0);
+  EXPECT_EQ(r.block_underflow, 3u);
+  EXPECT_EQ(r.amax_history, (std::vector<double>{2.5, 2.0}));
+}
+
+TEST(ScaleStatsTrace, DelayedRunRecordsEveryOperandAtTracedStepsWithItsHistory) {
+  testing::temp_dir dir;
+  const auto db = dir / "run.db";
+  int code = -1;
+  const std::string out =
+      run_numlab("train --config tutorial_conv_fp8_delayed --dataset synthetic --train-limit 32 --test-limit 8 "
+                 "--batch-size 8 --max-steps 4 --trace.db " + db.string() + " --trace.every 2",
+                 code);
+  ASSERT_EQ(code, 0) << out;
+  rundb::reader r(db);
+  rundb::scale_stats_query q;
+  q.run = 1;
+  q.with_histograms = true;
+  const auto rows = r.scale_stats(q);
+  // 3 layers (conv1 has no input gradient: no dgrad), steps 0 and 2.
+  std::map<std::int64_t, std::size_t> per_step;
+  std::map<std::tuple<std::string, std::string, std::string, std::int64_t>, rundb::scale_stats_record> by_key;
+  for (const auto& row : rows) {
+    ++per_step[row.step];
+    by_key[{row.layer, row.op, row.role, row.step}] = row;
+  }
+  EXPECT_EQ(per_step, (std::map<std::int64_t, std::size_t>{{0, 16}, {2, 16}}));
+  for (const auto& [key, row] : by_key) {
+    const auto& [layer, op, role, step] = key;
+    SCOPED_TRACE(layer + " " + op + " " + role);
+    EXPECT_EQ(row.scaled_format, role == "gradient" ? "e5m2/fp32-given/tensor" : "e4m3/fp32-given/tensor");
+    ASSERT_TRUE(row.amax && row.scale);
+    if (step == 0) {
+      EXPECT_EQ(*row.scale, 1.0);  // empty history
+      EXPECT_TRUE(row.amax_history.empty());
+    } else {
+      // Steps 1 and 0, most recent first; step 0's is the amax its row recorded.
+      ASSERT_EQ(row.amax_history.size(), 2u);
+      EXPECT_EQ(row.amax_history[1], *by_key.at({layer, op, role, 0}).amax);
+    }
+  }
+  const std::string summary = run_numlab("inspect " + db.string(), code);
+  EXPECT_EQ(code, 0);
+  EXPECT_NE(summary.find("scaled formats: 32 operand records, 16 GEMM operands"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("conv2 forward weight [e4m3/fp32-given/tensor]: steps 0..2 (2)"), std::string::npos)
+      << summary;
+}
+
+}  // namespace
+}  // namespace lab
