@@ -18,6 +18,8 @@ experiment amp_mlp_experiment();
 experiment amp_levels_experiment();
 experiment harmonic_experiment();
 experiment nan_on_overflow_experiment();
+experiment graphcore_options_experiment();
+experiment amp_recipe_experiment();
 
 std::span<const experiment> all_experiments() {
   // Built once on first use and never changed afterwards.
@@ -33,6 +35,8 @@ std::span<const experiment> all_experiments() {
       amp_levels_experiment(),
       harmonic_experiment(),
       nan_on_overflow_experiment(),
+      graphcore_options_experiment(),
+      amp_recipe_experiment(),
   };
   return list;
 }

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <optional>
 
 #include <lab/precision_hook.hpp>
 #include <lab/run_recorder.hpp>
@@ -56,7 +57,9 @@ class training_tracer final : public lab::tensor_hook, public lab::step_observer
 
   void produce(const lab::site& where, lab::tensor_role role, std::span<float> values) override {
     if (next_ != nullptr) next_->produce(where, role, values);
+    if (role == lab::tensor_role::activation) note_format(where, role);
     if (role != lab::tensor_role::grad_weight && role != lab::tensor_role::grad_input) return;
+    note_format(where, role);
     // Under a policy, only gradients it holds in a low format are counted;
     // in fp32 runs every gradient is (as what fp16 would make of it).
     if (policy_ != nullptr && !policy_->format_of(where, role)) return;
@@ -123,6 +126,15 @@ class training_tracer final : public lab::tensor_hook, public lab::step_observer
   }
 
  private:
+  void note_format(const lab::site& where, lab::tensor_role role) {
+    for (const op_format& f : out_.formats) {
+      if (f.role == role && f.layer == where.layer && f.op == where.op) return;
+    }
+    const std::optional<num::format> f = policy_ != nullptr ? policy_->format_of(where, role) : std::nullopt;
+    out_.formats.push_back({std::string(where.layer), std::string(where.op), role,
+                            f ? num::format_name(*f) : std::string("fp32")});
+  }
+
   training_run& out_;
   lab::run_recorder* recorder_ = nullptr;
   lab::tensor_hook* next_ = nullptr;
@@ -200,6 +212,13 @@ void train_into(named_runs& runs, std::string name, const lab::train_config& con
                     std::to_string(last.epoch);
   }
   runs.emplace_back(std::move(name), std::move(out));
+}
+
+const update_census* training_run::updates_of(std::string_view layer) const {
+  for (const auto& [name, c] : updates) {
+    if (name == layer) return &c;
+  }
+  return nullptr;
 }
 
 std::size_t training_run::skipped_steps() const {
