@@ -96,7 +96,7 @@ void conv2d::forward(const op_context& ctx, const tensor& in, tensor& out) {
         for (std::size_t k = 0; k < out_c_; ++k) std::fill(rows + k * cols, rows + (k + 1) * cols, b[k]);
       ctx.gemm(site("output"), tensor_role::activation,
                {false, false, out_c_, cols, crs, w.data(), crs, ws.col.data(), cols,
-                has_bias_ ? 1.0f : 0.0f, rows, cols});
+                has_bias_ ? 1.0f : 0.0f, rows, cols, tensor_role::weight, tensor_role::activation, chunk});
       if (m == 1) continue;
       for (std::size_t j = 0; j < m; ++j)
         for (std::size_t k = 0; k < out_c_; ++k) {
@@ -145,7 +145,8 @@ void conv2d::backward(const op_context& ctx, const tensor& in, const tensor& /*o
       }
       // dW[k, crs] += dY[k, cols] * col[crs, cols]^T
       ctx.gemm(site("kernel"), tensor_role::grad_weight,
-               {false, true, out_c_, crs, cols, rows, cols, ws.col.data(), cols, 1.0f, ws.dkernel.data(), crs});
+               {false, true, out_c_, crs, cols, rows, cols, ws.col.data(), cols, 1.0f, ws.dkernel.data(), crs,
+                tensor_role::grad_input, tensor_role::activation, chunk});
       if (has_bias_)
         for (std::size_t k = 0; k < out_c_; ++k) {
           const float* row = rows + k * cols;
@@ -157,7 +158,8 @@ void conv2d::backward(const op_context& ctx, const tensor& in, const tensor& /*o
       // dcol[crs, cols] = W[k, crs]^T * dY[k, cols]
       ws.dcol.resize(crs * cols);
       ctx.gemm(site("grad_input"), tensor_role::grad_input,
-               {true, false, crs, cols, out_c_, w.data(), crs, rows, cols, 0.0f, ws.dcol.data(), cols});
+               {true, false, crs, cols, out_c_, w.data(), crs, rows, cols, 0.0f, ws.dcol.data(), cols,
+                tensor_role::weight, tensor_role::grad_input, chunk});
       for (std::size_t j = 0; j < m; ++j) {
         float* dx = grad_in->data() + (i0 + j) * in_plane;
         std::fill(dx, dx + in_plane, 0.0f);

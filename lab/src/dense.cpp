@@ -32,7 +32,8 @@ void dense::forward(const op_context& ctx, const tensor& in, tensor& out) {
     beta = 1.0f;
   }
   ctx.gemm(site("output"), tensor_role::activation,
-           {false, true, n, out_, in_, x.data(), in_, w.data(), in_, beta, out.data(), out_});
+           {false, true, n, out_, in_, x.data(), in_, w.data(), in_, beta, out.data(), out_, tensor_role::activation,
+            tensor_role::weight});
   ctx.produce(site("output"), tensor_role::activation, out.values());
 }
 
@@ -43,7 +44,8 @@ void dense::backward(const op_context& ctx, const tensor& in, const tensor& /*ou
   const auto dy = ctx.operand(site("grad_output"), tensor_role::grad_input, grad_out.values());
   // dW[o, f] += sum_n dY[n, o] * X[n, f]
   ctx.gemm(site("kernel"), tensor_role::grad_weight,
-           {true, false, out_, in_, n, dy.data(), out_, x.data(), in_, 1.0f, kernel_.grad.data(), in_});
+           {true, false, out_, in_, n, dy.data(), out_, x.data(), in_, 1.0f, kernel_.grad.data(), in_,
+            tensor_role::grad_input, tensor_role::activation});
   ctx.produce(site("kernel"), tensor_role::grad_weight, kernel_.grad.values());
   if (has_bias_) {
     float* db = bias_.grad.data();
@@ -56,7 +58,8 @@ void dense::backward(const op_context& ctx, const tensor& in, const tensor& /*ou
     const auto w = ctx.weight(site("kernel"), kernel_.value.values());
     // dX[n, f] = sum_o dY[n, o] * W[o, f]
     ctx.gemm(site("grad_input"), tensor_role::grad_input,
-             {false, false, n, in_, out_, dy.data(), out_, w.data(), in_, 0.0f, grad_in->data(), in_});
+             {false, false, n, in_, out_, dy.data(), out_, w.data(), in_, 0.0f, grad_in->data(), in_,
+              tensor_role::grad_input, tensor_role::weight});
     ctx.produce(site("grad_input"), tensor_role::grad_input, grad_in->values());
   }
 }

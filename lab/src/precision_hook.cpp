@@ -6,19 +6,12 @@
 #include <sstream>
 
 #include "mixing.hpp"
+#include "site_stream.hpp"
 #include "precision_sum.hpp"
 #include "scratch.hpp"
 
 namespace lab {
 namespace {
-
-// Stream of a (site, role) at a step: distinct for every tensor of a step.
-std::uint64_t stream_of(const site& where, tensor_role role, std::uint64_t step) {
-  std::uint64_t h = fnv1a(fnv1a_basis, where.layer);
-  h = fnv1a(h ^ 0x2F, where.op);
-  h = fnv1a(h ^ 0x2F, where.tensor);
-  return splitmix64(h ^ splitmix64(step) ^ (static_cast<std::uint64_t>(role) << 56));
-}
 
 std::string trap_message(num::flags kind, const site& where, tensor_role role, std::uint64_t step,
                          const std::vector<precision_trap::offending>& values) {
@@ -75,11 +68,10 @@ precision_trap::precision_trap(num::flags k, const site& where, tensor_role r, s
 
 precision_hook::precision_hook(precision_policy policy, std::uint64_t run_seed, tensor_hook* next, unsigned threads)
     : policy_(std::move(policy)), seed_(policy_.seed != 0 ? policy_.seed : run_seed), next_(next), threads_(threads),
-      engine_(*this) {}
+      engine_(*this), hadamard_signs_(hadamard_signs(seed_)) {}
 
 op_context precision_hook::context() { return op_context(this, &engine_); }
 
-void precision_hook::begin_step(std::uint64_t step) { step_ = step; }
 
 std::optional<num::format> precision_hook::site_format(const site& where) const {
   if (const auto it = policy_.layers.find(where.layer); it != policy_.layers.end()) return it->second;
@@ -245,7 +237,9 @@ std::span<const float> precision_hook::weight(const site& where, std::span<const
 
 std::span<const float> precision_hook::operand(const site& where, tensor_role role, std::span<const float> values) {
   std::span<const float> result = values;
-  if (const auto f = site_format(where)) {
+  if (scaled_site(where)) {
+    note_scaled_amax(where, role, values);
+  } else if (const auto f = site_format(where)) {
     auto& buf = buffer(where, role);
     buf.resize(values.size());
     // The incoming gradient's cast is where mixed precision loses small
@@ -314,6 +308,10 @@ void precision_hook::store_parameters(const std::vector<parameter*>& params) {
 }
 
 void precision_hook::policy_engine::gemm(const site& where, tensor_role role, const gemm_args& g) const {
+  if (owner_.scaled_site(where)) {
+    owner_.gemm_scaled(where, role, g);
+    return;
+  }
   const auto f = owner_.site_format(where);
   if (!f || owner_.policy_.partials == accumulation::fp32) {
     sgemm(g);

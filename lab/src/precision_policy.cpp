@@ -12,6 +12,10 @@
 namespace lab {
 namespace {
 
+constexpr std::string_view known_presets =
+    "fp32, fp16, bf16, fp16-mixed, bf16-mixed, 32.32, 16.16, 16.32, fp8-current, fp8-delayed, fp8-blockwise, mxfp8, "
+    "mxfp4, nvfp4";
+
 constexpr std::array<std::string_view, op_class_count> class_names = {"matmul", "conv",        "norm",
                                                                        "loss",   "elementwise", "optimizer"};
 
@@ -31,11 +35,28 @@ num::rounding to_rounding(const std::string& where, const std::string& key, cons
   }
 }
 
-class_precision to_class_precision(const std::string& where, const std::string& key, const std::string& value) {
+class_precision to_class_precision(const std::string& where, const std::string& key, const std::string& value,
+                                   op_class c) {
+  const bool gemm = c == op_class::matmul || c == op_class::conv;
   if (value == "fp32") return class_precision::fp32;
   if (value == "low" || value == "half") return class_precision::low;
   if (value == "follow") return class_precision::follow;
-  bad_value(where, key, value, "fp32, low or follow");
+  if (value == "scaled" && gemm) return class_precision::scaled;
+  bad_value(where, key, value, gemm ? "fp32, low, follow or scaled" : "fp32, low or follow");
+}
+
+// A GEMM operand's scaled format. The parser offers no caller-given scale
+// rule: per-tensor scales from a history are scaled.scaling: delayed.
+num::scaled_format to_scaled_format(const std::string& where, const std::string& key, const std::string& value) {
+  num::scaled_format f;
+  try {
+    f = num::parse_scaled_format(value);
+  } catch (const std::invalid_argument& e) {
+    bad_value(where, key, value, std::string("a scaled format (mxfp8, nvfp4, fp8-tensor, e4m3/fp32-amax/1x128, ...): ") +
+                                     e.what());
+  }
+  if (const auto problem = num::scaled_format_problem(f)) bad_value(where, key, value, *problem);
+  return f;
 }
 
 num::flags to_traps(const std::string& where, const std::string& key, const std::string& value) {
@@ -115,7 +136,9 @@ const std::vector<policy_key>& policy_keys() {
   using S = const std::string&;
   static const std::vector<policy_key> table = [] {
     std::vector<policy_key> t = {
-        {"precision", "fp32 | fp16 | bf16 (pure, 16.16) | fp16-mixed | bf16-mixed (fp32 master weights, 16.32)",
+        {"precision",
+         "fp32 | fp16 | bf16 (pure, 16.16) | fp16-mixed | bf16-mixed (fp32 master weights, 16.32) | fp8-current | "
+         "fp8-delayed | fp8-blockwise | mxfp8 | mxfp4 | nvfp4 (scaled-format recipes)",
          nullptr},
         {"precision_format", "the low-precision format (fp16, bf16, e5m2, e4m3, ...)",
          [](P p, S k, S v, S w) { p.low = to_format(w, k, v); }},
@@ -211,8 +234,53 @@ const std::vector<policy_key>& policy_keys() {
     }
     for (std::size_t i = 0; i < op_class_count; ++i) {
       const std::string c(class_names[i]);
-      t.push_back({"autocast." + c, "fp32 | low | follow for op class " + c,
-                   [i](P p, S k, S v, S w) { p.classes[i] = to_class_precision(w, k, v); }});
+      const auto cls = static_cast<op_class>(i);
+      const bool gemm = cls == op_class::matmul || cls == op_class::conv;
+      const std::string choices = gemm ? "fp32 | low | follow | scaled" : "fp32 | low | follow";
+      t.push_back({"autocast." + c, choices + " for op class " + c,
+                   [i, cls](P p, S k, S v, S w) { p.classes[i] = to_class_precision(w, k, v, cls); }});
+    }
+    // The scaled recipe's keys (scaled_recipe.hpp) come last.
+    const std::vector<policy_key> scaled_keys = {
+        {"scaled.scaling", "per-tensor fp32 scales: current (this amax) | delayed (amax history, TE DelayedScaling)",
+         [](P p, S k, S v, S w) {
+           if (v == "current")
+             p.scaled.scaling = tensor_scaling::current;
+           else if (v == "delayed")
+             p.scaled.scaling = tensor_scaling::delayed;
+           else
+             bad_value(w, k, v, "current or delayed");
+         }},
+        {"scaled.amax_history_len", "delayed scaling: steps of amax history (TE default 1024)",
+         [](P p, S k, S v, S w) {
+           const std::size_t n = parse_count(w, k, v);
+           if (n == 0) bad_value(w, k, v, "a positive integer");
+           p.scaled.amax_history_len = n;
+         }},
+        {"scaled.amax_compute_algo", "delayed scaling: max | most_recent (TE default max)",
+         [](P p, S k, S v, S w) {
+           if (v == "max")
+             p.scaled.amax_compute_algo = num::amax_reduction::max;
+           else if (v == "most_recent")
+             p.scaled.amax_compute_algo = num::amax_reduction::most_recent;
+           else
+             bad_value(w, k, v, "max or most_recent");
+         }},
+        {"scaled.margin", "fp32-amax scales: decode scale amax * 2^margin / max_elem (TE margin, default 0)",
+         [](P p, S k, S v, S w) {
+           const std::size_t m = parse_count(w, k, v);
+           if (m > 64) bad_value(w, k, v, "an integer in [0, 64]");
+           p.scaled.margin = static_cast<int>(m);
+         }},
+        {"scaled.hadamard", "16x16 random Hadamard transform on the wgrad GEMM's inputs (true for mxfp4, nvfp4)",
+         [](P p, S k, S v, S w) { p.scaled.hadamard = parse_bool(w, k, v); }},
+    };
+    t.insert(t.end(), scaled_keys.begin(), scaled_keys.end());
+    for (std::size_t i = 0; i < gemm_operand_count; ++i) {
+      const std::string o(gemm_operand_name(static_cast<gemm_operand>(i)));
+      t.push_back({"scaled." + o, "scaled format of every GEMM's " + o + " operand (mxfp8, nvfp4, fp8-tensor, " +
+                                      "e4m3/fp32-amax/1x128, ...)",
+                   [i](P p, S k, S v, S w) { p.scaled.formats[i] = to_scaled_format(w, k, v); }});
     }
     return t;
   }();
@@ -319,7 +387,7 @@ std::string_view op_class_name(op_class c) { return class_names[static_cast<std:
 
 bool precision_policy::is_fp32() const {
   for (auto c : classes)
-    if (c == class_precision::low) return false;
+    if (c == class_precision::low || c == class_precision::scaled) return false;
   for (const auto& [name, f] : layers)
     if (f) return false;
   return true;
@@ -337,8 +405,18 @@ precision_policy precision_preset(std::string_view name) {
     p.classes[static_cast<std::size_t>(op_class::elementwise)] = class_precision::follow;
     return p;
   }
-  throw input_error("unknown precision '" + std::string(name) +
-                    "' (known: fp32, fp16, bf16, fp16-mixed, bf16-mixed, 32.32, 16.16, 16.32)");
+  if (const auto recipe = scaled_recipe_preset(name)) {
+    // bf16 is the format a layer kept out of the recipe falls back to
+    // (`layers.<name>.precision: low`).
+    auto p = uniform(std::string(name), num::bfloat16_format, class_precision::fp32, true);
+    p.classes[static_cast<std::size_t>(op_class::matmul)] = class_precision::scaled;
+    p.classes[static_cast<std::size_t>(op_class::conv)] = class_precision::scaled;
+    p.scaled = *recipe;
+    if (scaled_preset_rounds_gradients_stochastically(name))
+      p.rounding[static_cast<std::size_t>(tensor_role::grad_input)].mode = num::rounding::stochastic;
+    return p;
+  }
+  throw input_error("unknown precision '" + std::string(name) + "' (known: " + std::string(known_presets) + ")");
 }
 
 precision_policy precision_config::resolve() const {
@@ -359,8 +437,7 @@ void set_precision_value(precision_config& config, const std::string& key, const
     try {
       (void)precision_preset(value);
     } catch (const input_error&) {
-      bad_value(where, key, value,
-                "a precision preset (fp32, fp16, bf16, fp16-mixed, bf16-mixed, 32.32, 16.16, 16.32)");
+      bad_value(where, key, value, "a precision preset (" + std::string(known_presets) + ")");
     }
     config.preset = value;
     return;
@@ -391,7 +468,10 @@ std::string describe(const precision_policy& p) {
     out += ' ';
     out += class_names[i];
     out += '=';
-    out += c == class_precision::fp32 ? "fp32" : c == class_precision::low ? "low" : "follow";
+    out += c == class_precision::fp32     ? "fp32"
+           : c == class_precision::low    ? "low"
+           : c == class_precision::scaled ? "scaled"
+                                          : "follow";
   }
   for (const auto& [layer, f] : p.layers) {
     out += ' ';
@@ -406,6 +486,12 @@ std::string describe(const precision_policy& p) {
     out += std::to_string(p.partials_block);
   }
   out += "; update rounding " + std::string(num::rounding_name(p.spec(tensor_role::update).mode));
+  if (std::find(p.classes.begin(), p.classes.end(), class_precision::scaled) != p.classes.end()) {
+    out += "; scaled: ";
+    out += describe(p.scaled);
+    out += "; gradient rounding ";
+    out += num::rounding_name(p.spec(tensor_role::grad_input).mode);
+  }
   return out;
 }
 

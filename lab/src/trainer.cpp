@@ -132,6 +132,7 @@ double trainer::train_batch(const batch& b, float grad_scale, std::size_t& corre
   const double loss =
       classification_loss(ctx, loss_, logits_, b.labels, config_.label_smoothing, grad_scale, grad_logits_);
   model_->backward(ctx, b.images, logits_, grad_logits_, nullptr);
+  if (precision_) precision_->end_step();
   if (shadow_) run_shadow(b, grad_scale);
   ++micro_steps_done_;
   return loss;

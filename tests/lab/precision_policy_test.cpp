@@ -397,12 +397,14 @@ TEST(Autocast, PerLayerOverrideAndElementwiseOpsFollowingTheirInput) {
 // The key table: what `numlab train` lists, accepts and rejects.
 TEST(PrecisionKeys, ListedKeysAreAcceptedAndBadOnesNamed) {
   const auto keys = precision_config_keys();
-  // 18 general keys, rounding.<role> for 7 roles, autocast.<class> for 6 classes.
-  ASSERT_EQ(keys.size(), 31u);
+  // 18 general keys, rounding.<role> for 7 roles, autocast.<class> for 6
+  // classes, 5 scaled-recipe keys and scaled.<operand> for 3 operands.
+  ASSERT_EQ(keys.size(), 39u);
   EXPECT_EQ(keys.front().first, "precision");
   EXPECT_EQ(keys[18].first, "rounding.activation");
   EXPECT_EQ(keys[24].first, "rounding.optimizer_state");
-  EXPECT_EQ(keys.back().first, "autocast.optimizer");
+  EXPECT_EQ(keys[30].first, "autocast.optimizer");
+  EXPECT_EQ(keys.back().first, "scaled.gradient");
   for (const auto& [key, help] : keys) EXPECT_TRUE(is_precision_key(key)) << key;
   EXPECT_TRUE(is_precision_key("layers.conv1.precision"));
   EXPECT_FALSE(is_precision_key("lr"));

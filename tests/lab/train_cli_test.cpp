@@ -135,4 +135,20 @@ TEST(TrainCli, TinySyntheticRunPrintsEpochLinesAndAccuracy) {
   EXPECT_EQ(r.output.find('\r'), std::string::npos);
 }
 
+// Every scaled-format recipe trains from its shipped config and from the
+// command line (two steps of a tiny synthetic run each).
+TEST(TrainCli, ScaledRecipesTrainFromConfigAndCommandLine) {
+  const std::string tiny_conv = "--dataset synthetic --train-limit 32 --test-limit 16 --batch-size 16 --max-steps 2";
+  for (const std::string recipe : {"fp8-current", "fp8-delayed", "fp8-blockwise", "mxfp8", "mxfp4", "nvfp4"}) {
+    std::string config = "tutorial_conv_" + recipe;
+    std::replace(config.begin(), config.end(), '-', '_');
+    const outcome from_config = run_numlab("train --config " + config + " " + tiny_conv);
+    EXPECT_EQ(from_config.exit_code, 0) << recipe << "\n" << from_config.output;
+    EXPECT_NE(from_config.output.find("test accuracy"), std::string::npos) << from_config.output;
+    const outcome from_flags = run_numlab("train " + tiny + " --precision " + recipe + " --scaled.margin 1");
+    EXPECT_EQ(from_flags.exit_code, 0) << recipe << "\n" << from_flags.output;
+  }
+  expect_bad_input("train " + tiny + " --precision mxfp8 --autocast.norm scaled", "fp32, low or follow");
+}
+
 }  // namespace

@@ -79,6 +79,8 @@ struct site {
   std::string_view tensor;
 };
 
+struct quantized_operand;  // scaled_gemm.hpp
+
 /// What a precision policy or tracer implements; see the file comment.
 class tensor_hook {
  public:
@@ -119,6 +121,10 @@ class tensor_hook {
   /// values): a tracer takes its statistics here, so what the rounding
   /// flushes to zero or overflows shows. Default: nothing.
   virtual void before_rounding(const site& /*where*/, tensor_role /*role*/, std::span<const float> /*values*/) {}
+  /// Sees one GEMM operand a scaled recipe has just quantized, at the GEMM's
+  /// site (called by a precision policy on the hook chained after it, one
+  /// call at a time even while conv2d's workers run). Default: nothing.
+  virtual void observe_quantized(const site& /*where*/, const quantized_operand& /*operand*/) {}
 };
 
 /// One matrix product C = op(A) * op(B) + beta * C of row-major matrices
@@ -134,6 +140,13 @@ struct gemm_args {
   float beta = 0.0f;
   float* c = nullptr;
   std::size_t ldc = 0;
+  /// What op(A) and op(B) are to the op: activation (its input), weight or
+  /// grad_input (its output gradient). A scaled recipe picks each operand's
+  /// format by it (scaled_recipe.hpp).
+  tensor_role a_role = tensor_role::activation, b_role = tensor_role::weight;
+  /// Which of an op's GEMMs of one pass this is (conv2d's image chunks, from
+  /// 0): keeps the random streams of their stochastic roundings apart.
+  std::size_t part = 0;
 };
 
 /// C = op(A) * op(B) + beta * C in fp32: AVX-512 kernels where the CPU has

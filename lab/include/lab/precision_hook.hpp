@@ -8,6 +8,12 @@
 // (begin_step), the site (layer, tensor) and the role, and element i takes
 // word i: two runs with one seed are bit-identical.
 //
+// Ops of class `scaled` (scaled_recipe.hpp) compute with fp32 inputs and
+// outputs; their GEMMs quantize both operands (scaled_gemm.hpp) and show each
+// quantized operand to the next hook (observe_quantized). operand() notes the
+// whole tensor's amax for per-tensor scales; delayed scaling's histories
+// advance in end_step().
+//
 // Chaining: a hook passed as `next` is first shown the values about to be
 // rounded (before_rounding: a tracer's statistics then count what the
 // rounding flushes to zero or overflows), then sees every call after the
@@ -19,6 +25,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -28,10 +35,12 @@
 
 #include <libnum/array.hpp>
 
+#include "lab/hadamard.hpp"
 #include "lab/layer.hpp"
 #include "lab/low_precision_gemm.hpp"
 #include "lab/op_context.hpp"
 #include "lab/precision_policy.hpp"
+#include "lab/scaled_gemm.hpp"
 
 namespace lab {
 
@@ -108,8 +117,14 @@ class precision_hook : public tensor_hook {
   /// The GEMM engine: sgemm, or low-format partials for low-precision sites.
   [[nodiscard]] const gemm_engine* engine() const { return &engine_; }
   /// Sets the step from which stochastic streams are derived (call before
-  /// each forward/backward and before each optimizer update).
+  /// each forward/backward and before each optimizer update). Forgets the
+  /// amaxes delayed scaling saw since the last end_step() (an evaluation's).
   void begin_step(std::uint64_t step);
+  /// Ends a training step's forward and backward: every amax delayed scaling
+  /// saw since begin_step() joins its tensor's history, and the tensor's
+  /// scale for the next step is recomputed (TE DelayedScaling, see
+  /// tensor_scaling::delayed). Nothing to do for other policies.
+  void end_step();
   /// Rounds parameters stored in the format (pure policies) once, e.g. after
   /// initialisation; reported to `next` as role master_weight.
   void store_parameters(const std::vector<parameter*>& params);
@@ -146,6 +161,28 @@ class precision_hook : public tensor_hook {
     const precision_hook& owner_;
   };
 
+  // Delayed and current scaling's view of one GEMM operand tensor of a layer.
+  struct scaled_tensor {
+    float amax = __builtin_nanf("");  // whole tensor, at its latest operand() call
+    float pending = 0.0f;             // largest amax since begin_step (delayed)
+    bool seen = false;
+    num::amax_history history{1};
+    float scale = 1.0f;               // delayed: the decode scale of this step
+  };
+  // An operand's quantization and the history copy its span shows.
+  struct prepared_operand {
+    operand_quantization how;
+    std::vector<float> history;
+  };
+
+  [[nodiscard]] bool scaled_site(const site& where) const;
+  // The state of (layer, operand); call with scaled_mutex_ held.
+  scaled_tensor& scaled_state(std::string_view layer, gemm_operand operand) const;
+  [[nodiscard]] prepared_operand prepare_operand(const site& where, tensor_role gemm_role, const gemm_args& g,
+                                                 bool is_a) const;
+  void gemm_scaled(const site& where, tensor_role role, const gemm_args& g) const;
+  // operand() at a scaled site: the whole tensor's amax for its per-tensor scale.
+  void note_scaled_amax(const site& where, tensor_role role, std::span<const float> values);
   [[nodiscard]] std::optional<num::format> site_format(const site& where) const;
   [[nodiscard]] num::array_options options(const site& where, tensor_role role, const num::format& f) const;
   void round(const site& where, tensor_role role, const num::format& f, std::span<const float> in,
@@ -174,6 +211,13 @@ class precision_hook : public tensor_hook {
   precision_tally tally_;
   std::optional<non_finite_origin> first_nan_, first_infinity_;
   bool counting_ = false;
+  // Scaled recipes: per layer, by gemm_operand. Conv2d's workers run GEMMs
+  // at once, so the states and the next hook's observe_quantized are used
+  // under the mutex.
+  mutable std::mutex scaled_mutex_;
+  mutable std::map<std::string, std::array<std::optional<scaled_tensor>, gemm_operand_count>, std::less<>>
+      scaled_tensors_;
+  std::array<float, hadamard_size> hadamard_signs_{};
 };
 
 }  // namespace lab

@@ -15,6 +15,11 @@
 //               to it, their outputs rounded to it); norms and losses run in
 //               fp32; elementwise ops follow their input; fp32 master weights
 //               are updated in fp32 and cast for every forward.
+//   fp8-current, fp8-delayed, fp8-blockwise, mxfp8, mxfp4, nvfp4: scaled-
+//               format recipes (scaled_recipe.hpp): matmul and conv quantize
+//               their GEMM operands into scaled formats (class `scaled`),
+//               everything else stays fp32; fp32 master weights, fp32
+//               partials. A layer kept in bf16 is `layers.<name>.precision: bf16`.
 //
 // "Computes in the format" means: the op's inputs are values of the format,
 // its result is rounded to the format once per output element; inside, the
@@ -36,6 +41,7 @@
 #include <libnum/rounding.hpp>
 
 #include "lab/op_context.hpp"
+#include "lab/scaled_recipe.hpp"
 
 namespace lab {
 
@@ -61,6 +67,9 @@ enum class class_precision : std::uint8_t {
   fp32,    ///< inputs and outputs stay fp32
   low,     ///< the policy's low format
   follow,  ///< the precision of the op's input (the previous forward output)
+  /// matmul and conv only: the GEMM operands are quantized by the policy's
+  /// scaled_recipe; the op's inputs and outputs stay fp32.
+  scaled,
 };
 
 /// Where matmul/conv partial sums are accumulated.
@@ -112,6 +121,9 @@ struct precision_policy {
   loss_scaling scaling;
   bool shadow = false;                ///< run an fp32 shadow model and report per-layer errors
   std::uint64_t seed = 0;             ///< key of the stochastic-rounding streams (0: the run's seed)
+  /// How ops of class `scaled` quantize their GEMM operands (element
+  /// rounding: rounding[activation], rounding[weight], rounding[grad_input]).
+  scaled_recipe scaled;
 
   /// True when nothing is ever rounded (every class fp32, no layer override).
   [[nodiscard]] bool is_fp32() const;
@@ -121,9 +133,10 @@ struct precision_policy {
   [[nodiscard]] const num::round_spec& spec(tensor_role r) const { return rounding[static_cast<std::size_t>(r)]; }
 };
 
-/// A preset by name: fp32, fp16, bf16, fp16-mixed, bf16-mixed, or the
-/// Graphcore names 32.32, 16.16 (fp16), 16.32 (fp16-mixed). Throws
-/// input_error naming the known presets.
+/// A preset by name: fp32, fp16, bf16, fp16-mixed, bf16-mixed, the
+/// Graphcore names 32.32, 16.16 (fp16), 16.32 (fp16-mixed), or a scaled
+/// recipe (fp8-current, fp8-delayed, fp8-blockwise, mxfp8, mxfp4, nvfp4).
+/// Throws input_error naming the known presets.
 precision_policy precision_preset(std::string_view name);
 
 /// The policy part of a training configuration: the preset plus refinements,
@@ -146,7 +159,9 @@ struct precision_config {
 /// master_weights, partials, partials_block, rounding, rounding_bits,
 /// rounding.<role>, overflow, traps, autocast.<class>, layers.<name>.precision,
 /// loss_scaling, loss_scale, loss_scale_growth, loss_scale_backoff,
-/// loss_scale_interval, loss_scale_min, loss_scale_method, shadow, precision_seed.
+/// loss_scale_interval, loss_scale_min, loss_scale_method, shadow, precision_seed,
+/// scaled.activation, scaled.weight, scaled.gradient, scaled.scaling,
+/// scaled.amax_history_len, scaled.amax_compute_algo, scaled.margin, scaled.hadamard.
 bool is_precision_key(std::string_view key);
 /// Sets one key; `where` names the source for messages. Throws input_error.
 void set_precision_value(precision_config& config, const std::string& key, const std::string& value,

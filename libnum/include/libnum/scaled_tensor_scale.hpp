@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <vector>
 
 #include "scaled_format.hpp"
@@ -30,6 +31,8 @@ class amax_history {
   /// The reduced amax; 0 for an empty history.
   float reduced(amax_reduction how) const;
   std::size_t size() const { return values_.size(); }
+  /// The amaxes held, oldest first.
+  std::span<const float> values() const { return values_; }
   std::size_t length() const { return length_; }
 
  private:

@@ -1,0 +1,162 @@
+// precision_hook's scaled recipes: per-tensor amaxes and scales, delayed
+// scaling's histories, and the quantized GEMM (scaled_recipe.hpp).
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "lab/precision_hook.hpp"
+#include "mixing.hpp"
+#include "site_stream.hpp"
+
+namespace lab {
+namespace {
+
+// The largest finite |x| (0 for none): the amax every libnum scale rule uses.
+// Compared as the bits of |x| (finite ones below those of +inf), an integer
+// maximum the compiler vectorises where a float one would need -ffast-math.
+float finite_amax(const float* x, std::size_t rows, std::size_t cols, std::size_t ld) {
+  constexpr std::uint32_t magnitude = 0x7FFFFFFFu, infinity = 0x7F800000u;
+  std::uint32_t amax = 0;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* row = x + r * ld;
+    for (std::size_t c = 0; c < cols; ++c) {
+      const std::uint32_t m = std::bit_cast<std::uint32_t>(row[c]) & magnitude;
+      amax = std::max(amax, m < infinity ? m : 0u);
+    }
+  }
+  return std::bit_cast<float>(amax);
+}
+
+// The amax of a GEMM operand as stored (the whole matrix the op passed).
+float operand_amax(const gemm_args& g, bool is_a) {
+  const bool trans = is_a ? g.trans_a : g.trans_b;
+  const std::size_t outer = is_a ? g.m : g.n;
+  // Stored rows x cols: op(A) = A is m x k, Aᵀ stored k x m; op(B) = B is
+  // stored k x n, Bᵀ stored n x k.
+  const std::size_t rows = is_a ? (trans ? g.k : outer) : (trans ? outer : g.k);
+  const std::size_t cols = is_a ? (trans ? outer : g.k) : (trans ? g.k : outer);
+  return finite_amax(is_a ? g.a : g.b, rows, cols, is_a ? g.lda : g.ldb);
+}
+
+// Whether an operand's scales depend on the whole tensor's amax: one fp32
+// scale for the tensor, or NVFP4's second level.
+bool needs_tensor_amax(const scaled_recipe& recipe, gemm_operand operand) {
+  return recipe.per_tensor(operand) || recipe.format(operand).rule == num::scale_rule::nvfp4;
+}
+
+}  // namespace
+
+bool precision_hook::scaled_site(const site& where) const {
+  return !policy_.layers.contains(where.layer) && policy_.of(class_of(where.op)) == class_precision::scaled;
+}
+
+precision_hook::scaled_tensor& precision_hook::scaled_state(std::string_view layer, gemm_operand operand) const {
+  auto it = scaled_tensors_.find(layer);
+  if (it == scaled_tensors_.end()) it = scaled_tensors_.emplace(std::string(layer), decltype(it->second){}).first;
+  auto& slot = it->second[static_cast<std::size_t>(operand)];
+  if (!slot) {
+    slot.emplace();
+    slot->history = num::amax_history(policy_.scaled.amax_history_len);
+  }
+  return *slot;
+}
+
+void precision_hook::note_scaled_amax(const site& where, tensor_role role, std::span<const float> values) {
+  const auto operand = gemm_operand_of(role);
+  if (!operand || !needs_tensor_amax(policy_.scaled, *operand)) return;
+  const float amax = finite_amax(values.data(), 1, values.size(), values.size());
+  const std::lock_guard lock(scaled_mutex_);
+  scaled_state(where.layer, *operand).amax = amax;
+}
+
+void precision_hook::begin_step(std::uint64_t step) {
+  step_ = step;
+  const std::lock_guard lock(scaled_mutex_);
+  for (auto& [layer, tensors] : scaled_tensors_)
+    for (auto& t : tensors)
+      if (t) {
+        t->pending = 0.0f;
+        t->seen = false;
+      }
+}
+
+void precision_hook::end_step() {
+  const auto& recipe = policy_.scaled;
+  const std::lock_guard lock(scaled_mutex_);
+  for (auto& [layer, tensors] : scaled_tensors_)
+    for (std::size_t i = 0; i < gemm_operand_count; ++i) {
+      auto& t = tensors[i];
+      if (!t || !t->seen) continue;
+      t->history.record(t->pending);
+      const float reduced = t->history.reduced(recipe.amax_compute_algo);
+      if (reduced > 0.0f)
+        t->scale = num::amax_scale(reduced, recipe.formats[i].element, recipe.margin);
+      t->pending = 0.0f;
+      t->seen = false;
+    }
+}
+
+precision_hook::prepared_operand precision_hook::prepare_operand(const site& where, tensor_role gemm_role,
+                                                                 const gemm_args& g, bool is_a) const {
+  const tensor_role role = is_a ? g.a_role : g.b_role;
+  const auto kind = gemm_operand_of(role);
+  if (!kind)
+    throw std::invalid_argument("layer " + std::string(where.layer) + ": a scaled GEMM operand must be an "
+                                "activation, weight or grad_input (got " + std::string(role_name(role)) + ")");
+  const scaled_recipe& recipe = policy_.scaled;
+  prepared_operand out;
+  auto& o = out.how.options;
+  o.format = recipe.format(*kind);
+  const num::round_spec& spec = policy_.spec(rounding_role_of(*kind));
+  o.spec.mode = spec.mode;
+  o.spec.random_bits = spec.random_bits;
+  o.margin = recipe.margin;
+  o.seed = seed_;
+  o.stream = splitmix64(stream_of(where, role, step_) ^ (g.part * splitmix64_increment));
+  o.path = num::simd_path::automatic;
+  const bool hadamard = recipe.hadamard && gemm_role == tensor_role::grad_weight;
+  if (hadamard) out.how.hadamard_signs = hadamard_signs_;
+  const bool per_tensor = recipe.per_tensor(*kind);
+  // With the Hadamard transform the operand's own (transformed) values give
+  // its amax: quantize() finds it.
+  if (hadamard || !needs_tensor_amax(recipe, *kind)) return out;
+  const std::lock_guard lock(scaled_mutex_);
+  scaled_tensor& t = scaled_state(where.layer, *kind);
+  // The weight is whole in every GEMM; an input or output gradient may be a
+  // chunk of the tensor operand() saw whole.
+  const float amax = *kind == gemm_operand::weight || std::isnan(t.amax) ? operand_amax(g, is_a) : t.amax;
+  if (per_tensor && recipe.scaling == tensor_scaling::delayed) {
+    t.pending = std::max(t.pending, amax);
+    t.seen = true;
+    o.format.rule = num::scale_rule::fp32_given;
+    o.given_scale = t.scale;
+    out.history.assign(t.history.values().begin(), t.history.values().end());
+    out.how.tensor_amax = t.history.reduced(recipe.amax_compute_algo);
+  } else if (per_tensor) {
+    o.format.rule = num::scale_rule::fp32_given;
+    o.given_scale = num::amax_scale(amax, o.format.element, recipe.margin);
+    out.how.tensor_amax = amax;
+  } else {
+    o.tensor_amax = amax;
+    out.how.tensor_amax = amax;
+  }
+  return out;
+}
+
+void precision_hook::gemm_scaled(const site& where, tensor_role role, const gemm_args& g) const {
+  prepared_operand a = prepare_operand(where, role, g, true);
+  prepared_operand b = prepare_operand(where, role, g, false);
+  a.how.amax_history = a.history;
+  b.how.amax_history = b.history;
+  quantized_observer observe;
+  if (next_ != nullptr)
+    observe = [&](const quantized_operand& q) {
+      const std::lock_guard lock(scaled_mutex_);
+      next_->observe_quantized(where, q);
+    };
+  scaled_gemm(g, role, a.how, b.how, observe);
+}
+
+}  // namespace lab
