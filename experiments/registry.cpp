@@ -20,6 +20,9 @@ experiment harmonic_experiment();
 experiment nan_on_overflow_experiment();
 experiment graphcore_options_experiment();
 experiment amp_recipe_experiment();
+experiment fp8_scaling_experiment();
+experiment microscaling_experiment();
+experiment fp4_stochastic_experiment();
 
 std::span<const experiment> all_experiments() {
   // Built once on first use and never changed afterwards.
@@ -37,6 +40,9 @@ std::span<const experiment> all_experiments() {
       nan_on_overflow_experiment(),
       graphcore_options_experiment(),
       amp_recipe_experiment(),
+      fp8_scaling_experiment(),
+      microscaling_experiment(),
+      fp4_stochastic_experiment(),
   };
   return list;
 }

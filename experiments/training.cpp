@@ -110,6 +110,11 @@ class training_tracer final : public lab::tensor_hook, public lab::step_observer
     }
   }
 
+  void observe_quantized(const lab::site& where, const lab::quantized_operand& q) override {
+    if (next_ != nullptr) next_->observe_quantized(where, q);
+    entry_for(out_.quantized, where.layer)[static_cast<std::size_t>(q.operand)].add(q);
+  }
+
   void on_step_begin(std::uint64_t step) override {
     if (recorder_ != nullptr) recorder_->on_step_begin(step);
   }
@@ -195,6 +200,7 @@ void train_into(named_runs& runs, std::string name, const lab::train_config& con
     if (recorder) recorder->attach(t);
     t.set_observer(&tracer);
     t.run();
+    if (t.precision() != nullptr) out.tally = t.precision()->tally();
     if (recorder) recorder->finish(rundb::run_status::finished);
   } catch (const std::exception& e) {
     out.failure = e.what();

@@ -15,9 +15,11 @@
 
 #include <lab/train_config.hpp>
 #include <lab/trainer.hpp>
+#include <lab/precision_hook.hpp>
 
 #include "experiment.hpp"
 #include "reference.hpp"
+#include "scaled_census.hpp"
 
 namespace numlab::experiments {
 
@@ -68,6 +70,11 @@ struct training_run {
   std::vector<std::pair<std::string, gradient_census>> gradients;  ///< by layer, in first-seen order
   std::vector<std::pair<std::string, update_census>> updates;      ///< by layer, in first-seen order
   std::vector<op_format> formats;  ///< activations and gradients, in first-seen order
+  /// What a scaled recipe's quantization did to each layer's GEMM operands.
+  layer_censuses quantized;
+  /// The precision policy's conversion counts at the end of a finished run
+  /// (all zero without a policy or when the run stopped).
+  lab::precision_tally tally{};
   double seconds = 0;                                              ///< wall time of trainer::run
   std::string failure;  ///< non-empty when training stopped on an exception (its message)
 
