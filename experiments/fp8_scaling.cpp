@@ -83,7 +83,7 @@ table unscaled_table(const std::string& id, const std::string& label, const trai
 }
 
 experiment_result run(const run_options& options) {
-  const training_sizes sizes = pick_sizes(options, {32, 32, 1}, {128, 128, 2}, {0, 0, 5});
+  const training_sizes sizes = pick_sizes(options, {16, 16, 1}, {128, 128, 2}, {0, 0, 5});
   std::vector<lab::train_data> data;
   for (const model_choice& m : models) data.push_back(lab::load_data(model_config(options, sizes, m)));
   const lab::train_config base = model_config(options, sizes, models[0]);

@@ -11,6 +11,7 @@
 #include <limits>
 #include <optional>
 
+#include <lab/errors.hpp>
 #include <lab/precision_hook.hpp>
 #include <lab/run_recorder.hpp>
 #include <lab/version.hpp>
@@ -148,6 +149,17 @@ class training_tracer final : public lab::tensor_hook, public lab::step_observer
   std::vector<float> before_;
 };
 
+/// "diverged: test loss is nan after epoch 2" when the last epoch's training
+/// or test loss is not finite; empty otherwise.
+std::string divergence_at_end(const std::vector<lab::epoch_report>& epochs) {
+  if (epochs.empty()) return {};
+  const lab::epoch_report& last = epochs.back();
+  if (std::isfinite(last.train_loss) && std::isfinite(last.test.loss)) return {};
+  const bool training = !std::isfinite(last.train_loss);
+  return "diverged: " + std::string(training ? "training" : "test") + " loss is " +
+         loss_cell(training ? last.train_loss : last.test.loss) + " after epoch " + std::to_string(last.epoch);
+}
+
 }  // namespace
 
 training_sizes pick_sizes(const run_options& options, training_sizes tiny, training_sizes default_size,
@@ -201,22 +213,17 @@ void train_into(named_runs& runs, std::string name, const lab::train_config& con
     t.set_observer(&tracer);
     t.run();
     if (t.precision() != nullptr) out.tally = t.precision()->tally();
+    // The trainer stops on a non-finite training loss it sees; a NaN that
+    // appears only in the last update shows in the evaluation instead, and
+    // such a run is just as diverged: recorded as diverged, never scored.
+    if (const std::string diverged = divergence_at_end(out.epochs); !diverged.empty())
+      throw lab::training_diverged(diverged, out.steps.size());
     if (recorder) recorder->finish(rundb::run_status::finished);
   } catch (const std::exception& e) {
     out.failure = e.what();
     if (recorder) recorder->fail(e);
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  // The trainer stops on a non-finite training loss it sees; a NaN that
-  // appears only in the last update shows in the evaluation instead, and
-  // such a run is just as diverged: it is never scored.
-  if (out.failure.empty() && !out.epochs.empty()) {
-    const lab::epoch_report& last = out.epochs.back();
-    if (!std::isfinite(last.train_loss) || !std::isfinite(last.test.loss))
-      out.failure = "diverged: " + std::string(std::isfinite(last.train_loss) ? "test" : "training") + " loss is " +
-                    loss_cell(std::isfinite(last.train_loss) ? last.test.loss : last.train_loss) + " after epoch " +
-                    std::to_string(last.epoch);
-  }
   runs.emplace_back(std::move(name), std::move(out));
 }
 
