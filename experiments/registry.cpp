@@ -18,6 +18,11 @@ experiment amp_mlp_experiment();
 experiment amp_levels_experiment();
 experiment harmonic_experiment();
 experiment nan_on_overflow_experiment();
+experiment graphcore_options_experiment();
+experiment amp_recipe_experiment();
+experiment fp8_scaling_experiment();
+experiment microscaling_experiment();
+experiment fp4_stochastic_experiment();
 
 std::span<const experiment> all_experiments() {
   // Built once on first use and never changed afterwards.
@@ -33,6 +38,11 @@ std::span<const experiment> all_experiments() {
       amp_levels_experiment(),
       harmonic_experiment(),
       nan_on_overflow_experiment(),
+      graphcore_options_experiment(),
+      amp_recipe_experiment(),
+      fp8_scaling_experiment(),
+      microscaling_experiment(),
+      fp4_stochastic_experiment(),
   };
   return list;
 }

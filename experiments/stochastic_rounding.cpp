@@ -46,13 +46,6 @@ named_runs train_depth(const lab::train_config& base, const lab::train_data& dat
   return runs;
 }
 
-const update_census* find_layer(const training_run& run, const std::string& layer) {
-  for (const auto& [name, c] : run.updates) {
-    if (name == layer) return &c;
-  }
-  return nullptr;
-}
-
 /// One row per layer: the swamped fraction of each run of one depth.
 table swamping_table(const named_runs& runs, std::size_t first, const std::string& depth) {
   std::vector<std::string> columns{"layer"};
@@ -62,7 +55,7 @@ table swamping_table(const named_runs& runs, std::size_t first, const std::strin
   for (const auto& [layer, unused] : runs[first].second.updates) {
     std::vector<std::string> row{layer};
     for (std::size_t i = first; i < first + 3; ++i) {
-      const update_census* c = find_layer(runs[i].second, layer);
+      const update_census* c = runs[i].second.updates_of(layer);
       row.push_back(c == nullptr ? "-" : percent_of(c->swamped, c->nonzero_delta));
     }
     t.add_row(std::move(row));

@@ -9,7 +9,9 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <optional>
 
+#include <lab/errors.hpp>
 #include <lab/precision_hook.hpp>
 #include <lab/run_recorder.hpp>
 #include <lab/version.hpp>
@@ -56,7 +58,9 @@ class training_tracer final : public lab::tensor_hook, public lab::step_observer
 
   void produce(const lab::site& where, lab::tensor_role role, std::span<float> values) override {
     if (next_ != nullptr) next_->produce(where, role, values);
+    if (role == lab::tensor_role::activation) note_format(where, role);
     if (role != lab::tensor_role::grad_weight && role != lab::tensor_role::grad_input) return;
+    note_format(where, role);
     // Under a policy, only gradients it holds in a low format are counted;
     // in fp32 runs every gradient is (as what fp16 would make of it).
     if (policy_ != nullptr && !policy_->format_of(where, role)) return;
@@ -107,6 +111,11 @@ class training_tracer final : public lab::tensor_hook, public lab::step_observer
     }
   }
 
+  void observe_quantized(const lab::site& where, const lab::quantized_operand& q) override {
+    if (next_ != nullptr) next_->observe_quantized(where, q);
+    entry_for(out_.quantized, where.layer)[static_cast<std::size_t>(q.operand)].add(q);
+  }
+
   void on_step_begin(std::uint64_t step) override {
     if (recorder_ != nullptr) recorder_->on_step_begin(step);
   }
@@ -123,6 +132,15 @@ class training_tracer final : public lab::tensor_hook, public lab::step_observer
   }
 
  private:
+  void note_format(const lab::site& where, lab::tensor_role role) {
+    for (const op_format& f : out_.formats) {
+      if (f.role == role && f.layer == where.layer && f.op == where.op) return;
+    }
+    const std::optional<num::format> f = policy_ != nullptr ? policy_->format_of(where, role) : std::nullopt;
+    out_.formats.push_back({std::string(where.layer), std::string(where.op), role,
+                            f ? num::format_name(*f) : std::string("fp32")});
+  }
+
   training_run& out_;
   lab::run_recorder* recorder_ = nullptr;
   lab::tensor_hook* next_ = nullptr;
@@ -130,6 +148,17 @@ class training_tracer final : public lab::tensor_hook, public lab::step_observer
   std::uint64_t seen_weight_ = 0, seen_input_ = 0;
   std::vector<float> before_;
 };
+
+/// "diverged: test loss is nan after epoch 2" when the last epoch's training
+/// or test loss is not finite; empty otherwise.
+std::string divergence_at_end(const std::vector<lab::epoch_report>& epochs) {
+  if (epochs.empty()) return {};
+  const lab::epoch_report& last = epochs.back();
+  if (std::isfinite(last.train_loss) && std::isfinite(last.test.loss)) return {};
+  const bool training = !std::isfinite(last.train_loss);
+  return "diverged: " + std::string(training ? "training" : "test") + " loss is " +
+         loss_cell(training ? last.train_loss : last.test.loss) + " after epoch " + std::to_string(last.epoch);
+}
 
 }  // namespace
 
@@ -183,23 +212,26 @@ void train_into(named_runs& runs, std::string name, const lab::train_config& con
     if (recorder) recorder->attach(t);
     t.set_observer(&tracer);
     t.run();
+    if (t.precision() != nullptr) out.tally = t.precision()->tally();
+    // The trainer stops on a non-finite training loss it sees; a NaN that
+    // appears only in the last update shows in the evaluation instead, and
+    // such a run is just as diverged: recorded as diverged, never scored.
+    if (const std::string diverged = divergence_at_end(out.epochs); !diverged.empty())
+      throw lab::training_diverged(diverged, out.steps.size());
     if (recorder) recorder->finish(rundb::run_status::finished);
   } catch (const std::exception& e) {
     out.failure = e.what();
     if (recorder) recorder->fail(e);
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  // The trainer stops on a non-finite training loss it sees; a NaN that
-  // appears only in the last update shows in the evaluation instead, and
-  // such a run is just as diverged: it is never scored.
-  if (out.failure.empty() && !out.epochs.empty()) {
-    const lab::epoch_report& last = out.epochs.back();
-    if (!std::isfinite(last.train_loss) || !std::isfinite(last.test.loss))
-      out.failure = "diverged: " + std::string(std::isfinite(last.train_loss) ? "test" : "training") + " loss is " +
-                    loss_cell(std::isfinite(last.train_loss) ? last.test.loss : last.train_loss) + " after epoch " +
-                    std::to_string(last.epoch);
-  }
   runs.emplace_back(std::move(name), std::move(out));
+}
+
+const update_census* training_run::updates_of(std::string_view layer) const {
+  for (const auto& [name, c] : updates) {
+    if (name == layer) return &c;
+  }
+  return nullptr;
 }
 
 std::size_t training_run::skipped_steps() const {

@@ -9,14 +9,17 @@
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include <lab/train_config.hpp>
 #include <lab/trainer.hpp>
+#include <lab/precision_hook.hpp>
 
 #include "experiment.hpp"
 #include "reference.hpp"
+#include "scaled_census.hpp"
 
 namespace numlab::experiments {
 
@@ -52,15 +55,31 @@ struct update_census {
   std::uint64_t swamped = 0;  ///< delta != 0 but the stored weight did not change
 };
 
+/// The format an op's tensor of one role was held in, the first time the
+/// run produced it (the precision policy's decision, as autocast's per op).
+struct op_format {
+  std::string layer, op;
+  lab::tensor_role role = lab::tensor_role::activation;
+  std::string format;  ///< libnum's short name ("fp16"), or "fp32" where the policy kept fp32
+};
+
 /// What one training run produced.
 struct training_run {
   std::vector<lab::epoch_report> epochs;
   std::vector<lab::step_info> steps;
   std::vector<std::pair<std::string, gradient_census>> gradients;  ///< by layer, in first-seen order
   std::vector<std::pair<std::string, update_census>> updates;      ///< by layer, in first-seen order
+  std::vector<op_format> formats;  ///< activations and gradients, in first-seen order
+  /// What a scaled recipe's quantization did to each layer's GEMM operands.
+  layer_censuses quantized;
+  /// The precision policy's conversion counts at the end of a finished run
+  /// (all zero without a policy or when the run stopped).
+  lab::precision_tally tally{};
   double seconds = 0;                                              ///< wall time of trainer::run
   std::string failure;  ///< non-empty when training stopped on an exception (its message)
 
+  /// The update census of `layer`; null when the run updated no such layer.
+  [[nodiscard]] const update_census* updates_of(std::string_view layer) const;
   /// Number of skipped steps.
   [[nodiscard]] std::size_t skipped_steps() const;
   /// True when training stopped on an exception (a diverged run): such a
