@@ -16,5 +16,7 @@ void add_certify_command(CLI::App& app);
 void add_inspect_command(CLI::App& app);
 void add_train_command(CLI::App& app);
 void add_experiment_command(CLI::App& app);
+void add_sweep_command(CLI::App& app);
+void add_merge_command(CLI::App& app);
 
 }  // namespace numlab::cli

@@ -4,8 +4,10 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
+#include "rundb/compare.hpp"
 #include "rundb/export.hpp"
 #include "rundb/reader.hpp"
 #include "rundb/summary.hpp"
@@ -20,10 +22,28 @@ struct inspect_options {
   std::string csv_table;
   std::string json_table;
   bool first_nonfinite = false;
+  std::string compare;
 };
+
+// "a,b" -> {"a", "b"}
+std::vector<std::string> split_keys(const std::string& text) {
+  std::vector<std::string> keys;
+  std::size_t from = 0;
+  for (;;) {
+    const auto comma = text.find(',', from);
+    keys.push_back(text.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+    if (comma == std::string::npos) return keys;
+    from = comma + 1;
+  }
+}
 
 void run_inspect(const inspect_options& o) {
   rundb::reader db(o.file);
+  if (!o.compare.empty()) {
+    const auto keys = split_keys(o.compare);
+    rundb::write_comparison(keys, rundb::compare_runs(db, keys), std::cout);
+    return;
+  }
   if (!o.csv_table.empty() || !o.json_table.empty()) {
     if (o.run) db.run(*o.run);  // a clear error for an unknown id
     const bool csv = !o.csv_table.empty();
@@ -64,6 +84,10 @@ void add_inspect_command(CLI::App& app) {
   for (const auto& name : rundb::reader::table_names()) tables += (tables.empty() ? "" : ", ") + name;
   auto* csv = cmd->add_option("--csv", options->csv_table, "Export TABLE as CSV to stdout (" + tables + ")");
   auto* json = cmd->add_option("--json", options->json_table, "Export TABLE as JSON to stdout");
+  auto* compare = cmd->add_option("--compare", options->compare,
+                                  "Compare the runs grouped by sweep KEY (or KEY,KEY...): outcomes, final accuracy, "
+                                  "overflow events and skipped steps as mean ± sd");
+  compare->excludes(csv)->excludes(json)->excludes(first);
   csv->excludes(json);
   first->excludes(csv)->excludes(json);
   cmd->callback([options] { run_inspect(*options); });

@@ -14,6 +14,8 @@ int main(int argc, char** argv) {
   numlab::cli::add_inspect_command(app);
   numlab::cli::add_train_command(app);
   numlab::cli::add_experiment_command(app);
+  numlab::cli::add_sweep_command(app);
+  numlab::cli::add_merge_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

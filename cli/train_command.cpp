@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "train_run.hpp"
 #include "lab/errors.hpp"
 #include "lab/precision_hook.hpp"
 #include "lab/run_recorder.hpp"
@@ -120,8 +121,6 @@ std::string run_name(const train_options& opt) {
   return opt.config.empty() ? std::string("numlab train") : std::filesystem::path(opt.config).stem().string();
 }
 
-enum class train_outcome { finished, interrupted, diverged };
-
 // The divergence and the run's first NaN and infinity as the policy located them.
 void print_divergence(const lab::trainer& t, const lab::training_diverged& e) {
   std::fprintf(stderr, "numlab: %s\n", e.what());
@@ -141,10 +140,19 @@ train_outcome run_train(const train_options& opt) {
     std::printf("%s", lab::to_yaml(config).c_str());
     return train_outcome::finished;
   }
+  return train_and_record(config, run_name(opt), {});
+}
+
+}  // namespace
+
+train_outcome train_and_record(const lab::train_config& config, const std::string& name,
+                               std::vector<rundb::coordinate> coordinates) {
   lab::train_data data = lab::load_data(config);
   std::unique_ptr<lab::run_recorder> recorder;
-  if (config.trace.enabled())
-    recorder = std::make_unique<lab::run_recorder>(config, run_name(opt), std::string(lab::numlab_version()));
+  if (config.trace.enabled()) {
+    recorder = std::make_unique<lab::run_recorder>(config, name, std::string(lab::numlab_version()));
+    if (!coordinates.empty()) recorder->set_coordinates(std::move(coordinates));
+  }
   try {
     lab::trainer t(config, std::move(data), recorder ? recorder->context() : lab::op_context{});
     if (recorder) recorder->attach(t);
@@ -183,7 +191,7 @@ train_outcome run_train(const train_options& opt) {
   return train_outcome::finished;
 }
 
-}  // namespace
+const char* default_config_dir() { return NUMLAB_CONFIG_DIR; }
 
 void add_train_command(CLI::App& app) {
   auto opt = std::make_shared<train_options>();

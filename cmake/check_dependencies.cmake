@@ -5,7 +5,7 @@
 #   cmake -DNUMLAB_SOURCE_DIR=<repo> -P cmake/check_dependencies.cmake
 #
 # A part is named by the include prefix its public headers carry: libnum/,
-# rundb/, lab/, experiments/. The numlab program (cli/) has no public headers,
+# rundb/, lab/, sweep/, experiments/. The numlab program (cli/) has no public headers,
 # so nothing can include it; its libnum commands (formats, round, testfloat)
 # must not need the trainer, the run database or the experiments.
 cmake_minimum_required(VERSION 3.25)
@@ -23,7 +23,8 @@ set(rules
   "libnum/src/kernels=${libnum_diagnostics}"
   "rundb=libnum/,lab/,experiments/"
   "lab=experiments/"
-  "gui=lab/,experiments/"
+  "sweep=experiments/,libnum/"
+  "gui=lab/,experiments/,sweep/"
   "tests/libnum=lab/,rundb/,experiments/"
   "tests/rundb=libnum/,lab/,experiments/"
   "tests/gui=lab/,experiments/"

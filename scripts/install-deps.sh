@@ -9,7 +9,7 @@ packages=(
   libsqlite3-dev libyaml-cpp-dev libcli11-dev zlib1g-dev libxxhash-dev
   libopenblas-dev libeigen3-dev libimath-dev libomp-dev
   qt6-base-dev libqcustomplot-dev libqcustomplot2.1-qt6 xvfb
-  dataset-fashion-mnist
+  dataset-fashion-mnist parallel
   python3-dev pybind11-dev python3-numpy python3-pytest python3-torch
 )
 missing=()

@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <libnum/hooks.hpp>
 #include <rundb/writer.hpp>
@@ -58,6 +60,9 @@ class run_recorder : public step_observer {
   /// infinity; anything else status failed and a warning event with its
   /// message. Never throws.
   void fail(const std::exception& error) noexcept;
+
+  /// Records where the run sits in a sweep grid (rundb run_coordinates).
+  void set_coordinates(std::vector<rundb::coordinate> coordinates) { db_.set_coordinates(run_, std::move(coordinates)); }
 
   [[nodiscard]] rundb::run_id run() const { return run_; }
   [[nodiscard]] const std::filesystem::path& path() const { return db_.path(); }

@@ -1,0 +1,137 @@
+// Merging run databases (rundb/merge.hpp) with SQLite's ATTACH: every table
+// is copied by INSERT ... SELECT with run ids shifted, so no row passes
+// through C++ and the column lists come from the schema itself.
+#include "rundb/merge.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "rundb/errors.hpp"
+#include "rundb/reader.hpp"
+#include "schema_sql.hpp"
+#include "sqlite.hpp"
+
+namespace rundb {
+namespace {
+
+// An SQLite URI opening `file` read-only (RFC 3986 percent-encoding).
+std::string read_only_uri(const std::filesystem::path& file) {
+  static constexpr char hex[] = "0123456789ABCDEF";
+  std::string uri = "file:";
+  for (const unsigned char c : std::filesystem::absolute(file).string()) {
+    const bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                       std::string_view("/._-~").find(static_cast<char>(c)) != std::string_view::npos;
+    if (plain) {
+      uri += static_cast<char>(c);
+    } else {
+      uri += '%';
+      uri += hex[c >> 4];
+      uri += hex[c & 15];
+    }
+  }
+  return uri + "?mode=ro";
+}
+
+// INSERT INTO main.T (...) SELECT ... FROM src.T, run ids shifted by ?1; the
+// row ids of tables with their own `id` are assigned afresh, in source order.
+std::string copy_sql(std::string_view table) {
+  const auto columns = detail::schema_columns(table);
+  std::string into, from;
+  bool has_id = false;
+  for (const auto& c : columns) {
+    const bool run_key = c == "run_id" || (table == "runs" && c == "id");
+    if (c == "id" && !run_key) {
+      has_id = true;
+      continue;
+    }
+    if (!into.empty()) {
+      into += ", ";
+      from += ", ";
+    }
+    into += c;
+    from += c;
+    if (run_key) from += " + ?1";
+  }
+  const std::string verb = table == "formats" ? "INSERT OR REPLACE" : "INSERT";
+  return verb + " INTO main." + std::string(table) + "(" + into + ") SELECT " + from + " FROM src." +
+         std::string(table) + (has_id ? " ORDER BY id" : "");
+}
+
+void sync_file(const std::filesystem::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    if (fd >= 0) ::close(fd);
+    throw error(file.string() + ": cannot sync the merged file");
+  }
+  ::close(fd);
+}
+
+void remove_with_journals(const std::filesystem::path& file) {
+  std::error_code ec;
+  for (const char* suffix : {"", "-journal", "-wal", "-shm"}) std::filesystem::remove(file.string() + suffix, ec);
+}
+
+}  // namespace
+
+merge_summary merge(const std::filesystem::path& out, std::span<const std::filesystem::path> inputs, bool replace) {
+  std::error_code ec;
+  if (std::filesystem::exists(out, ec) && !replace) {
+    throw error(out.string() + ": exists; remove it or choose another output file");
+  }
+  std::set<std::filesystem::path> seen;
+  const auto out_canonical = std::filesystem::weakly_canonical(out);
+  for (const auto& in : inputs) {
+    reader check(in);  // a run database of a version this build reads, or a clear error
+    const auto canonical = std::filesystem::weakly_canonical(in);
+    if (canonical == out_canonical) throw error(in.string() + ": the output file is also an input");
+    if (!seen.insert(canonical).second) throw error(in.string() + ": given twice");
+  }
+  std::string temp_name = ".";
+  temp_name.append(out.filename().string()).append(".merging-").append(std::to_string(::getpid()));
+  const auto temp = out.parent_path() / temp_name;
+  remove_with_journals(temp);
+  merge_summary summary;
+  try {
+    {
+      detail::database db(temp.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI);
+      // The file is private until renamed, and deleted on failure: no journal needed.
+      db.exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF");
+      detail::create_schema(db);
+      for (const auto& in : inputs) {
+        detail::statement attach(db, "ATTACH DATABASE ?1 AS src");
+        attach.bind(1, std::string_view(read_only_uri(in))).run();
+        {
+          detail::transaction tx(db);
+          const std::int64_t offset = db.query_int("SELECT coalesce(max(id), 0) FROM main.runs");
+          for (const auto& table : reader::table_names()) {
+            detail::statement present(db, "SELECT 1 FROM src.sqlite_schema WHERE type = 'table' AND name = ?1");
+            present.bind(1, std::string_view(table));
+            if (!present.step()) continue;  // a table the input's version predates
+            detail::statement copy(db, copy_sql(table).c_str());
+            if (table != "formats") copy.bind(1, offset);
+            copy.run();
+          }
+          summary.runs += static_cast<std::size_t>(db.query_int("SELECT count(*) FROM src.runs"));
+          tx.commit();
+        }
+        db.exec("DETACH DATABASE src");
+        ++summary.files;
+      }
+      // As the writer leaves its files: readers can read while a writer appends.
+      db.exec("PRAGMA journal_mode=WAL");
+    }
+    sync_file(temp);
+    std::filesystem::rename(temp, out);
+    sync_file(out.parent_path().empty() ? std::filesystem::path(".") : out.parent_path());
+  } catch (...) {
+    remove_with_journals(temp);
+    throw;
+  }
+  return summary;
+}
+
+}  // namespace rundb

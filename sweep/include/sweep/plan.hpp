@@ -1,0 +1,66 @@
+// A sweep folder: the expanded grid written down once, so that executors
+// (GNU parallel, a Slurm job array) address points by index and any later
+// command reads the same points back.
+//
+//   DIR/spec.yml          the spec as given (for the record)
+//   DIR/points.tsv        header "index name KEY..." then one row per point (tab-separated)
+//   DIR/configs/NAME.yml  each point's resolved config (numlab train --config reads it)
+//   DIR/runs/NAME.db      each point's run database, written by `numlab sweep point`
+//   DIR/logs/             the executors' per-point output
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sweep/spec.hpp"
+
+namespace sweep {
+
+/// Where a point stands, read from its run database.
+enum class point_state {
+  finished,     ///< trained to the end
+  diverged,     ///< the loss became NaN or infinite: an outcome, not retried
+  trapped,      ///< a floating-point trap stopped it: an outcome, not retried
+  failed,       ///< stopped by an error, or its database is unreadable: retried
+  interrupted,  ///< stopped by SIGINT: retried
+  running,      ///< still training, or killed while it was: retried once nothing runs it
+  missing,      ///< no database yet
+};
+
+/// "finished", "diverged", ...
+std::string_view to_string(point_state state);
+/// True for the states a rerun keeps (finished, diverged, trapped).
+bool is_done(point_state state);
+
+/// The files of a sweep folder.
+struct layout {
+  std::filesystem::path dir{};
+  std::filesystem::path points() const { return dir / "points.tsv"; }
+  std::filesystem::path config(const point& p) const { return dir / "configs" / (p.name + ".yml"); }
+  std::filesystem::path database(const point& p) const { return dir / "runs" / (p.name + ".db"); }
+  std::filesystem::path logs() const { return dir / "logs"; }
+};
+
+/// Writes the plan of `s` into `dir` (created if absent). Throws
+/// lab::input_error when `dir` already holds the plan of a different grid or
+/// different configurations: a sweep folder belongs to one sweep.
+void write_plan(const spec& s, const std::vector<point>& points, const std::filesystem::path& config_dir,
+                const std::filesystem::path& dir);
+
+/// The points of the plan in `dir`; throws lab::input_error when there is none.
+std::vector<point> read_plan(const std::filesystem::path& dir);
+
+/// The state of `p` from its run database (its last run's status).
+point_state state_of(const layout& files, const point& p);
+
+/// A Slurm batch script running `indices` of the sweep in `dir` as one job
+/// array (at most `resources.max_parallel` at once), each task calling
+/// `numlab sweep point DIR $SLURM_ARRAY_TASK_ID` with `numlab`.
+std::string slurm_script(const std::string& sweep_name, const slurm_resources& resources,
+                         const std::filesystem::path& dir, const std::filesystem::path& numlab,
+                         const std::vector<std::size_t>& indices);
+
+}  // namespace sweep

@@ -1,0 +1,226 @@
+// numlab sweep end to end: a spec expands into named points; a real GNU
+// parallel sweep of 8 small training runs (2 of which diverge) leaves one
+// database per point with its outcome, merges and compares; a sweep killed
+// halfway and rerun trains only the points it had not finished.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "../cli/run_process.hpp"
+#include "lab/errors.hpp"
+#include "rundb/compare.hpp"
+#include "rundb/reader.hpp"
+#include "sweep/plan.hpp"
+#include "sweep/spec.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using numlab::testing::run_numlab;
+
+// A fresh folder removed at scope exit.
+struct scratch {
+  fs::path dir;
+  explicit scratch(const std::string& tag)
+      : dir(fs::temp_directory_path() / ("numlab-sweep-" + tag + "-" + std::to_string(getpid()))) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~scratch() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+};
+
+// 2 precisions x 2 learning rates x 2 seeds; lr 1e6 diverges in fp16-mixed.
+// `epochs` sets how long each point trains.
+fs::path write_spec(const fs::path& dir, int epochs) {
+  const auto file = dir / "grid.yml";
+  std::ofstream(file) << "name: grid\n"
+                         "set:\n  dataset: synthetic\n  model: mlp\n  hidden: 16\n  train_limit: 256\n"
+                         "  test_limit: 64\n  batch_size: 16\n  threads: 1\n  trace.every: 8\n"
+                         "  epochs: " << epochs << "\n"
+                         "grid:\n  precision: [fp16-mixed, bf16]\n  lr: [0.001, 1e6]\n  seed: 1..2\n";
+  return file;
+}
+
+bool parallel_installed() { return numlab::testing::run_process({"sh", "-c", "command -v parallel"}).exit_code == 0; }
+
+TEST(SweepSpec, ExpandsTheGridWithTheFirstKeySlowest) {
+  scratch s("spec");
+  const auto spec = sweep::read_spec(write_spec(s.dir, 1));
+  EXPECT_EQ(spec.name, "grid");
+  const auto points = sweep::expand(spec);
+  ASSERT_EQ(points.size(), 8u);
+  EXPECT_EQ(points[0].name, "precision=fp16-mixed,lr=0.001,seed=1");
+  EXPECT_EQ(points[1].name, "precision=fp16-mixed,lr=0.001,seed=2");
+  EXPECT_EQ(points[7].name, "precision=bf16,lr=1e6,seed=2");
+  EXPECT_EQ(points[5].coordinates[0].value, "bf16");
+  EXPECT_EQ(points[5].coordinates[2].value, "2");
+  const auto config = sweep::resolve(spec, points[6], "");
+  EXPECT_FLOAT_EQ(config.lr, 1e6f);
+  EXPECT_EQ(config.seed, 1u);
+  EXPECT_EQ(config.hidden, std::vector<std::size_t>{16});
+  EXPECT_EQ(sweep::point_name({{"fmt", "e4m3/fp32 given"}}), "fmt=e4m3_fp32_given");
+}
+
+TEST(SweepSpec, BadSpecsFailNamingFileAndLine) {
+  scratch s("bad");
+  const auto expect_error = [&](const std::string& text, const std::string& wanted) {
+    const auto file = s.dir / "bad.yml";
+    std::ofstream(file) << text;
+    try {
+      const auto spec = sweep::read_spec(file);
+      for (const auto& p : sweep::expand(spec)) sweep::resolve(spec, p, "");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const lab::input_error& e) {
+      EXPECT_NE(std::string(e.what()).find(wanted), std::string::npos) << e.what();
+    }
+  };
+  expect_error("grid:\n  seed: 1..2\n  lrr: [1, 2]\n", "bad.yml:3: unknown config key 'lrr'");
+  expect_error("grid:\n  seed: 5..2\n", "bad.yml:2: grid key 'seed': '5..2' is not a range");
+  expect_error("grid:\n  seed: [1, 1]\n", "lists '1' twice");
+  expect_error("set:\n  seed: 1\n", "no 'grid' keys");
+  expect_error("grid:\n  seed: [1]\nslurmm: {}\n", "bad.yml:3: unknown section 'slurmm'");
+  expect_error("set:\n  seed: 1\ngrid:\n  seed: [1, 2]\n", "both set and swept");
+}
+
+TEST(SweepSpec, SlurmScriptArraysThePendingPoints) {
+  sweep::slurm_resources r;
+  r.max_parallel = 4;
+  r.partition = "debug";
+  const auto script = sweep::slurm_script("grid", r, "/data/it's", "/usr/bin/numlab", {0, 1, 2, 5, 7, 8});
+  EXPECT_NE(script.find("#SBATCH --array=0-2,5,7-8%4\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("#SBATCH --partition=debug\n"), std::string::npos);
+  EXPECT_NE(script.find("exec '/usr/bin/numlab' sweep point '/data/it'\\''s' \"$SLURM_ARRAY_TASK_ID\"\n"),
+            std::string::npos)
+      << script;
+}
+
+TEST(SweepLocal, EightPointsThroughGnuParallelMergeAndCompare) {
+  if (!parallel_installed()) GTEST_SKIP() << "GNU parallel is not installed (scripts/install-deps.sh)";
+  scratch s("local");
+  const auto dir = s.dir / "out";
+  const auto run = run_numlab({"sweep", write_spec(s.dir, 2).string(), "--dir", dir.string(), "--local", "-j", "2"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("8 points: 6 finished 2 diverged"), std::string::npos) << run.out;
+  const auto points = sweep::read_plan(dir);
+  ASSERT_EQ(points.size(), 8u);
+  std::vector<std::string> databases;
+  for (const auto& p : points) {
+    const auto state = sweep::state_of({dir}, p);
+    const bool diverges = p.coordinates[0].value == "fp16-mixed" && p.coordinates[1].value == "1e6";
+    EXPECT_EQ(state, diverges ? sweep::point_state::diverged : sweep::point_state::finished) << p.name;
+    databases.push_back(sweep::layout{dir}.database(p).string());
+  }
+  std::vector<std::string> merge{"merge", (s.dir / "all.db").string()};
+  merge.insert(merge.end(), databases.begin(), databases.end());
+  const auto merged = run_numlab(merge);
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  rundb::reader db(s.dir / "all.db");
+  ASSERT_EQ(db.runs().size(), 8u);
+  // Runs keep the inputs' order: run 3 is point 2.
+  EXPECT_EQ(db.coordinates(3), (std::vector<rundb::coordinate>{{"lr", "1e6"}, {"precision", "fp16-mixed"}, {"seed", "1"}}));
+  EXPECT_NE(db.run(3).config_yaml.find("lr: 1e+06"), std::string::npos) << db.run(3).config_yaml;
+  const std::vector<std::string> keys{"precision", "lr"};
+  const auto groups = rundb::compare_runs(db, keys);
+  ASSERT_EQ(groups.size(), 4u);
+  for (const auto& g : groups) {
+    EXPECT_EQ(g.runs, 2u);
+    const bool diverges = g.values[0] == "fp16-mixed" && g.values[1] == "1e6";
+    EXPECT_EQ(g.diverged, diverges ? 2u : 0u);
+    EXPECT_EQ(g.final_accuracy.n, diverges ? 0u : 2u);  // never scored
+  }
+  const auto table = run_numlab({"inspect", (s.dir / "all.db").string(), "--compare", "precision"});
+  EXPECT_EQ(table.exit_code, 0);
+  EXPECT_NE(table.out.find("fp16-mixed  4     2         2"), std::string::npos) << table.out;
+}
+
+// Starts `numlab sweep` in a process group of its own, so the test can kill
+// it together with GNU parallel and every point it runs.
+pid_t start_sweep_group(const std::vector<std::string>& args, const fs::path& log) {
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::vector<std::string> all{NUMLAB_BINARY};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  return rc == 0 ? pid : -1;
+}
+
+TEST(SweepLocal, KilledHalfwayAndRerunTrainsOnlyTheMissingPoints) {
+  if (!parallel_installed()) GTEST_SKIP() << "GNU parallel is not installed (scripts/install-deps.sh)";
+  scratch s("resume");
+  const auto dir = s.dir / "out";
+  const auto spec = write_spec(s.dir, 40);  // long enough points to kill the sweep among them
+  const std::vector<std::string> args{"sweep", spec.string(), "--dir", dir.string(), "--local", "-j", "1"};
+  const pid_t sweep_pid = start_sweep_group(args, s.dir / "first.log");
+  ASSERT_GT(sweep_pid, 0);
+  // Kill the whole group (SIGKILL: no handler runs) once 3 points are done.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
+  std::vector<sweep::point> points;
+  std::size_t done = 0;
+  while (done < 3 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (points.empty() && fs::exists(dir / "points.tsv")) points = sweep::read_plan(dir);
+    done = 0;
+    for (const auto& p : points) done += sweep::is_done(sweep::state_of({dir}, p)) ? 1 : 0;
+  }
+  kill(-sweep_pid, SIGKILL);
+  int status = 0;
+  waitpid(sweep_pid, &status, 0);
+  ASSERT_GE(done, 3u) << "the sweep did not get 3 points done in 3 minutes";
+  // What the kill left: the finished databases, to be kept byte for byte.
+  std::map<std::string, std::pair<ino_t, std::int64_t>> kept;
+  std::size_t unfinished = 0;
+  for (const auto& p : points) {
+    if (!sweep::is_done(sweep::state_of({dir}, p))) {
+      ++unfinished;
+      continue;
+    }
+    struct stat st {};
+    ASSERT_EQ(stat(sweep::layout{dir}.database(p).c_str(), &st), 0);
+    kept[p.name] = {st.st_ino, static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+  }
+  ASSERT_GT(unfinished, 0u) << "the sweep finished before it was killed";
+  const auto rerun = run_numlab(args);
+  ASSERT_EQ(rerun.exit_code, 0) << rerun.out << rerun.err;
+  for (const auto& p : points) {
+    EXPECT_TRUE(sweep::is_done(sweep::state_of({dir}, p))) << p.name;
+    const auto was = kept.find(p.name);
+    if (was == kept.end()) continue;
+    struct stat st {};
+    ASSERT_EQ(stat(sweep::layout{dir}.database(p).c_str(), &st), 0);
+    EXPECT_EQ(st.st_ino, was->second.first) << p.name << " was trained again";
+    EXPECT_EQ(static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec, was->second.second)
+        << p.name << " was written again";
+  }
+  // GNU parallel's job log holds each point exactly once over both runs.
+  std::ifstream joblog(dir / "parallel.joblog");
+  std::string line;
+  std::getline(joblog, line);  // header
+  std::map<std::string, int> seen;
+  while (std::getline(joblog, line)) ++seen[line.substr(0, line.find('\t'))];
+  EXPECT_EQ(seen.size(), 8u);
+  for (const auto& [seq, n] : seen) EXPECT_EQ(n, 1) << "job " << seq << " ran " << n << " times";
+}
+
+}  // namespace
