@@ -67,32 +67,19 @@ void run_tracer::announce(const site& where, tensor_role role, std::span<const f
   hooks_.announce(name, *r, step_, f, spec, values);
 }
 
-bool run_tracer::take_announced_before_rounding(const site& where, tensor_role role) {
-  if (!announced_before_rounding_ || announced_before_rounding_->second != role) return false;
-  const std::string& name = announced_before_rounding_->first;
-  const bool same = name.size() == where.layer.size() + 1 + where.tensor.size() && name.starts_with(where.layer) &&
-                    name.ends_with(where.tensor) && name[where.layer.size()] == '.';
-  if (same) announced_before_rounding_.reset();
-  return same;
+void run_tracer::produce(const site& where, tensor_role role, std::span<float> values, unrounded_values unrounded) {
+  announce(where, role, unrounded.value_or(values));
 }
 
-void run_tracer::before_rounding(const site& where, tensor_role role, std::span<const float> values) {
-  announce(where, role, values);
-  announced_before_rounding_.emplace(site_name(where), role);
-}
-
-void run_tracer::produce(const site& where, tensor_role role, std::span<float> values) {
-  if (take_announced_before_rounding(where, role)) return;
-  announce(where, role, values);
-}
-
-std::span<const float> run_tracer::operand(const site& where, tensor_role role, std::span<const float> values) {
-  take_announced_before_rounding(where, role);
+std::span<const float> run_tracer::operand(const site& where, tensor_role role, std::span<const float> values,
+                                           unrounded_values unrounded) {
+  if (role == tensor_role::grad_input && unrounded) announce(where, role, *unrounded);
   return values;
 }
 
-std::span<const float> run_tracer::weight(const site& where, std::span<const float> master) {
-  if (!take_announced_before_rounding(where, tensor_role::weight)) announce(where, tensor_role::weight, master);
+std::span<const float> run_tracer::weight(const site& where, std::span<const float> master,
+                                          unrounded_values unrounded) {
+  announce(where, tensor_role::weight, unrounded.value_or(master));
   return master;
 }
 
