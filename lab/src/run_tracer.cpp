@@ -5,19 +5,6 @@
 namespace lab {
 namespace {
 
-std::optional<num::tensor_role> libnum_role(tensor_role role) {
-  switch (role) {
-    case tensor_role::activation: return num::tensor_role::activation;
-    case tensor_role::grad_input: return num::tensor_role::grad_input;
-    case tensor_role::grad_weight: return num::tensor_role::grad_weight;
-    case tensor_role::weight: return num::tensor_role::weight;
-    case tensor_role::master_weight: return num::tensor_role::master_weight;
-    case tensor_role::update: return num::tensor_role::update;
-    case tensor_role::optimizer_state: return std::nullopt;
-  }
-  return std::nullopt;
-}
-
 // An op's own outputs (activations, the loss, its input gradient) are
 // labelled with the bare layer name; parameters, and the gradient a matmul
 // or conv receives (named "grad_output" by those ops), with "<layer>.<tensor>".
@@ -26,6 +13,8 @@ bool labelled_by_layer(const site& where, tensor_role role) {
 }
 
 }  // namespace
+
+num::role_tag trace_tag(tensor_role role) { return {static_cast<std::uint8_t>(role), role_name(role)}; }
 
 std::string run_tracer::site_name(const site& where) {
   std::string name;
@@ -59,12 +48,12 @@ std::pair<num::format, num::round_spec> run_tracer::storage(const site& where, t
 }
 
 void run_tracer::announce(const site& where, tensor_role role, std::span<const float> values) {
-  const auto r = libnum_role(role);
-  if (!enabled_ || !r || hooks_.empty()) return;
+  // The optimizer's internal state is not traced (see the file comment).
+  if (!enabled_ || role == tensor_role::optimizer_state || hooks_.empty()) return;
   const std::string& name = remember(where, role);
-  if (!hooks_.wants(name, *r, step_)) return;
+  if (!hooks_.wants(name, trace_tag(role), step_)) return;
   const auto [f, spec] = storage(where, role);
-  hooks_.announce(name, *r, step_, f, spec, values);
+  hooks_.announce(name, trace_tag(role), step_, f, spec, values);
 }
 
 void run_tracer::produce(const site& where, tensor_role role, std::span<float> values, unrounded_values unrounded) {
@@ -94,12 +83,13 @@ void run_tracer::observe_update(const site& where, std::span<const float> before
                                 std::span<const float> after) {
   if (!enabled_ || hooks_.empty()) return;
   const std::string& name = remember(where, tensor_role::update);
-  if (!hooks_.wants(name, num::tensor_role::update, step_)) return;
+  const num::role_tag tag = trace_tag(tensor_role::update);
+  if (!hooks_.wants(name, tag, step_)) return;
   const auto [f, spec] = storage(where, tensor_role::update);
   // The delta's own statistics first, then the swamping of the write; the
   // rundb sink joins the two into one row.
-  hooks_.announce(name, num::tensor_role::update, step_, f, spec, delta);
-  hooks_.announce_update(name, step_, f, before, delta, after);
+  hooks_.announce(name, tag, step_, f, spec, delta);
+  hooks_.announce_update(name, tag, step_, f, before, delta, after);
 }
 
 }  // namespace lab

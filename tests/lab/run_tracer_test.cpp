@@ -20,7 +20,7 @@ namespace {
 
 struct seen {
   std::string site;
-  num::tensor_role role;
+  num::role_tag role;
   std::uint64_t step;
   num::tensor_stats stats;
 };
@@ -48,7 +48,8 @@ TEST(RunTracer, AnnouncesSiteRoleStepAndValues) {
   ASSERT_EQ(sink->records.size(), 1u);
   const auto& r = sink->records[0];
   EXPECT_EQ(r.site, "conv1.output");
-  EXPECT_EQ(r.role, num::tensor_role::activation);
+  EXPECT_EQ(r.role.name, "activation");
+  EXPECT_EQ(r.role.id, trace_tag(tensor_role::activation).id);
   EXPECT_EQ(r.step, 7u);
   EXPECT_EQ(r.stats.target, num::binary32);  // no policy: everything is fp32
   EXPECT_EQ(r.stats.count, 4u);
@@ -73,7 +74,8 @@ TEST(RunTracer, WeightIsHandedThroughAndLabelledAsAParameter) {
   const auto used = tracer.weight(conv1_kernel, master, std::nullopt);
   EXPECT_EQ(used.data(), master.data());
   ASSERT_EQ(sink->records.size(), 1u);
-  EXPECT_EQ(sink->records[0].role, num::tensor_role::weight);
+  EXPECT_EQ(sink->records[0].role.name, "weight");
+  EXPECT_EQ(sink->records[0].role.id, trace_tag(tensor_role::weight).id);
   EXPECT_EQ(tracer.label("conv1.kernel")->layer, "conv1.kernel");
 }
 
@@ -114,7 +116,8 @@ TEST(RunTracer, Fp32UpdateIsPerformedAndItsSwampingMeasured) {
   EXPECT_EQ(w[0], 1.0f);
   EXPECT_EQ(w[1], 1.5f);
   ASSERT_EQ(sink->records.size(), 1u);
-  EXPECT_EQ(sink->records[0].role, num::tensor_role::update);
+  EXPECT_EQ(sink->records[0].role.name, "update");
+  EXPECT_EQ(sink->records[0].role.id, trace_tag(tensor_role::update).id);
   EXPECT_EQ(sink->records[0].stats.max_abs, 0.5f);
   ASSERT_EQ(sink->swamping.size(), 1u);
   EXPECT_EQ(sink->swamping[0].updates, 2u);
@@ -174,7 +177,8 @@ TEST(RunTracer, CountsWhatTheCastOfMasterWeightsAndGradientsLoses) {
   EXPECT_EQ(used[0], 0.0f);
   EXPECT_TRUE(std::isinf(used[1]));
   ASSERT_EQ(sink->records.size(), 1u);
-  EXPECT_EQ(sink->records[0].role, num::tensor_role::weight);
+  EXPECT_EQ(sink->records[0].role.name, "weight");
+  EXPECT_EQ(sink->records[0].role.id, trace_tag(tensor_role::weight).id);
   EXPECT_EQ(sink->records[0].stats.underflows, 1u);
   EXPECT_EQ(sink->records[0].stats.overflows, 1u);
   EXPECT_EQ(sink->records[0].stats.infs, 0u);

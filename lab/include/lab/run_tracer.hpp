@@ -41,6 +41,10 @@ namespace lab {
 
 class precision_hook;
 
+/// The tag a role is announced under to libnum's statistics hooks: the
+/// role's enum value as id, role_name() as name.
+num::role_tag trace_tag(tensor_role role);
+
 /// How a traced site is labelled in a run database: the layer column (the
 /// layer for its output and input gradient, "<layer>.<tensor>" for a
 /// parameter and for the received gradient "<layer>.grad_output") and the op kind.
