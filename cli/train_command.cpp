@@ -14,6 +14,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "commands.hpp"
@@ -24,8 +26,14 @@
 #include "lab/trainer.hpp"
 #include "lab/version.hpp"
 
-#ifndef NUMLAB_CONFIG_DIR
-#define NUMLAB_CONFIG_DIR ""
+// Where an installed numlab keeps its configs, relative to the folder of the
+// program (bin/ -> share/numlab/configs in the GNU layout), and the source
+// tree's configs/ for a numlab run from its build tree.
+#ifndef NUMLAB_INSTALLED_CONFIG_DIR
+#define NUMLAB_INSTALLED_CONFIG_DIR ""
+#endif
+#ifndef NUMLAB_SOURCE_CONFIG_DIR
+#define NUMLAB_SOURCE_CONFIG_DIR ""
 #endif
 
 namespace numlab::cli {
@@ -36,6 +44,20 @@ namespace {
 volatile std::sig_atomic_t interrupt_requested = 0;
 
 extern "C" void request_interrupt(int /*signal*/) { interrupt_requested = 1; }
+
+// The folders `--config NAME` looks in after ./configs: the installed share
+// folder found from the running program (so an install under any prefix
+// finds its own configs), then the source tree's, which exists only beside a
+// build tree.
+std::vector<std::filesystem::path> config_dirs() {
+  std::vector<std::filesystem::path> dirs;
+  std::error_code error;
+  const auto program = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error && std::string_view(NUMLAB_INSTALLED_CONFIG_DIR).size() > 0)
+    dirs.push_back((program.parent_path() / NUMLAB_INSTALLED_CONFIG_DIR).lexically_normal());
+  dirs.emplace_back(NUMLAB_SOURCE_CONFIG_DIR);
+  return dirs;
+}
 
 std::string kebab(std::string key) {
   for (char& c : key)
@@ -134,7 +156,7 @@ void print_divergence(const lab::trainer& t, const lab::training_diverged& e) {
 
 train_outcome run_train(const train_options& opt) {
   lab::train_config config;
-  if (!opt.config.empty()) lab::apply_config_file(config, lab::resolve_config(opt.config, NUMLAB_CONFIG_DIR));
+  if (!opt.config.empty()) lab::apply_config_file(config, lab::resolve_config(opt.config, config_dirs()));
   for (const auto& [key, value] : opt.overrides) lab::set_config_value(config, key, value, "--" + kebab(key));
   lab::validate(config);
   if (opt.print_config) {
