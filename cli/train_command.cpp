@@ -26,14 +26,14 @@
 #include "lab/trainer.hpp"
 #include "lab/version.hpp"
 
-// Where an installed numlab keeps its configs, relative to the folder of the
-// program (bin/ -> share/numlab/configs in the GNU layout), and the source
-// tree's configs/ for a numlab run from its build tree.
+// Where the configs are, relative to the folder of the running program: an
+// installed numlab's share folder (bin/ -> share/numlab/configs in the GNU
+// layout), and the source tree's configs/ for a numlab in its build folder.
 #ifndef NUMLAB_INSTALLED_CONFIG_DIR
 #define NUMLAB_INSTALLED_CONFIG_DIR ""
 #endif
-#ifndef NUMLAB_SOURCE_CONFIG_DIR
-#define NUMLAB_SOURCE_CONFIG_DIR ""
+#ifndef NUMLAB_BUILD_TREE_CONFIG_DIR
+#define NUMLAB_BUILD_TREE_CONFIG_DIR ""
 #endif
 
 namespace numlab::cli {
@@ -45,17 +45,17 @@ volatile std::sig_atomic_t interrupt_requested = 0;
 
 extern "C" void request_interrupt(int /*signal*/) { interrupt_requested = 1; }
 
-// The folders `--config NAME` looks in after ./configs: the installed share
-// folder found from the running program (so an install under any prefix
-// finds its own configs), then the source tree's, which exists only beside a
-// build tree.
+// The folders `--config NAME` looks in after ./configs, found from the
+// running program, so an install under any prefix finds its own configs and
+// never the tree it was built from: the installed share folder, then the
+// source tree's configs/ as seen from the build folder.
 std::vector<std::filesystem::path> config_dirs() {
-  std::vector<std::filesystem::path> dirs;
   std::error_code error;
   const auto program = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (!error && std::string_view(NUMLAB_INSTALLED_CONFIG_DIR).size() > 0)
-    dirs.push_back((program.parent_path() / NUMLAB_INSTALLED_CONFIG_DIR).lexically_normal());
-  dirs.emplace_back(NUMLAB_SOURCE_CONFIG_DIR);
+  if (error) return {};
+  std::vector<std::filesystem::path> dirs;
+  for (const std::string_view relative : {NUMLAB_INSTALLED_CONFIG_DIR, NUMLAB_BUILD_TREE_CONFIG_DIR})
+    if (!relative.empty()) dirs.push_back((program.parent_path() / relative).lexically_normal());
   return dirs;
 }
 
