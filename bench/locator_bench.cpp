@@ -25,12 +25,15 @@ namespace {
 // Records the size of every tensor the precision hook hands on (after rounding).
 struct size_recorder : lab::tensor_hook {
   std::vector<std::size_t> sizes;
-  void produce(const lab::site&, lab::tensor_role, std::span<float> v) override { sizes.push_back(v.size()); }
-  std::span<const float> weight(const lab::site&, std::span<const float> m) override {
+  void produce(const lab::site&, lab::tensor_role, std::span<float> v, lab::unrounded_values) override {
+    sizes.push_back(v.size());
+  }
+  std::span<const float> weight(const lab::site&, std::span<const float> m, lab::unrounded_values) override {
     sizes.push_back(m.size());
     return m;
   }
-  std::span<const float> operand(const lab::site&, lab::tensor_role, std::span<const float> v) override {
+  std::span<const float> operand(const lab::site&, lab::tensor_role, std::span<const float> v,
+                                 lab::unrounded_values) override {
     sizes.push_back(v.size());
     return v;
   }

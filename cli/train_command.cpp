@@ -14,6 +14,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "commands.hpp"
@@ -25,8 +27,14 @@
 #include "lab/trainer.hpp"
 #include "lab/version.hpp"
 
-#ifndef NUMLAB_CONFIG_DIR
-#define NUMLAB_CONFIG_DIR ""
+// Where the configs are, relative to the folder of the running program: an
+// installed numlab's share folder (bin/ -> share/numlab/configs in the GNU
+// layout), and the source tree's configs/ for a numlab in its build folder.
+#ifndef NUMLAB_INSTALLED_CONFIG_DIR
+#define NUMLAB_INSTALLED_CONFIG_DIR ""
+#endif
+#ifndef NUMLAB_BUILD_TREE_CONFIG_DIR
+#define NUMLAB_BUILD_TREE_CONFIG_DIR ""
 #endif
 
 namespace numlab::cli {
@@ -37,6 +45,20 @@ namespace {
 volatile std::sig_atomic_t interrupt_requested = 0;
 
 extern "C" void request_interrupt(int /*signal*/) { interrupt_requested = 1; }
+
+// The folders `--config NAME` looks in after ./configs, found from the
+// running program, so an install under any prefix finds its own configs and
+// never the tree it was built from: the installed share folder, then the
+// source tree's configs/ as seen from the build folder.
+std::vector<std::filesystem::path> config_dirs() {
+  std::error_code error;
+  const auto program = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return {};
+  std::vector<std::filesystem::path> dirs;
+  for (const std::string_view relative : {NUMLAB_INSTALLED_CONFIG_DIR, NUMLAB_BUILD_TREE_CONFIG_DIR})
+    if (!relative.empty()) dirs.push_back((program.parent_path() / relative).lexically_normal());
+  return dirs;
+}
 
 std::string kebab(std::string key) {
   for (char& c : key)
@@ -133,7 +155,7 @@ void print_divergence(const lab::trainer& t, const lab::training_diverged& e) {
 
 train_outcome run_train(const train_options& opt) {
   lab::train_config config;
-  if (!opt.config.empty()) lab::apply_config_file(config, lab::resolve_config(opt.config, NUMLAB_CONFIG_DIR));
+  if (!opt.config.empty()) lab::apply_config_file(config, lab::resolve_config(opt.config, config_dirs()));
   for (const auto& [key, value] : opt.overrides) lab::set_config_value(config, key, value, "--" + kebab(key));
   lab::validate(config);
   if (opt.print_config) {

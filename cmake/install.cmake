@@ -6,6 +6,9 @@
 include(CMakePackageConfigHelpers)
 
 install(TARGETS numlab RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The training configs, which `numlab train --config NAME` finds there.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/configs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/numlab/configs
+        FILES_MATCHING PATTERN "*.yml")
 if(TARGET numlab-gui)
   install(TARGETS numlab-gui RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()

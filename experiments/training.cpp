@@ -56,8 +56,9 @@ class training_tracer final : public lab::tensor_hook, public lab::step_observer
     if (policy_ != nullptr) policy_->set_counting(true);
   }
 
-  void produce(const lab::site& where, lab::tensor_role role, std::span<float> values) override {
-    if (next_ != nullptr) next_->produce(where, role, values);
+  void produce(const lab::site& where, lab::tensor_role role, std::span<float> values,
+               lab::unrounded_values unrounded) override {
+    if (next_ != nullptr) next_->produce(where, role, values, unrounded);
     if (role == lab::tensor_role::activation) note_format(where, role);
     if (role != lab::tensor_role::grad_weight && role != lab::tensor_role::grad_input) return;
     note_format(where, role);
@@ -81,17 +82,14 @@ class training_tracer final : public lab::tensor_hook, public lab::step_observer
     }
   }
 
-  std::span<const float> weight(const lab::site& where, std::span<const float> master) override {
-    return next_ != nullptr ? next_->weight(where, master) : master;
+  std::span<const float> weight(const lab::site& where, std::span<const float> master,
+                                lab::unrounded_values unrounded) override {
+    return next_ != nullptr ? next_->weight(where, master, unrounded) : master;
   }
 
-  std::span<const float> operand(const lab::site& where, lab::tensor_role role,
-                                 std::span<const float> values) override {
-    return next_ != nullptr ? next_->operand(where, role, values) : values;
-  }
-
-  void before_rounding(const lab::site& where, lab::tensor_role role, std::span<const float> values) override {
-    if (next_ != nullptr) next_->before_rounding(where, role, values);
+  std::span<const float> operand(const lab::site& where, lab::tensor_role role, std::span<const float> values,
+                                 lab::unrounded_values unrounded) override {
+    return next_ != nullptr ? next_->operand(where, role, values, unrounded) : values;
   }
 
   void update(const lab::site& where, std::span<float> weight, std::span<const float> delta) override {

@@ -151,8 +151,8 @@ auto dispatch(Args... args) {
 batch_norm::batch_norm(std::string name, std::size_t channels, float momentum, float eps)
     : layer(std::move(name)), channels_(channels), momentum_(momentum), eps_(eps),
       running_mean_({channels}), running_var_({channels}) {
-  gamma_ = make_parameter(this->name(), kind(), "gamma", {channels_}, false);
-  beta_ = make_parameter(this->name(), kind(), "beta", {channels_}, false);
+  gamma_ = make_parameter(this->name(), kind(), op_class(), "gamma", {channels_}, false);
+  beta_ = make_parameter(this->name(), kind(), op_class(), "beta", {channels_}, false);
   for (auto& v : gamma_.value.values()) v = 1.0f;
   for (auto& v : running_var_.values()) v = 1.0f;
 }

@@ -38,8 +38,8 @@ conv2d::conv2d(std::string name, std::size_t in_channels, std::size_t out_channe
       padding_(padding), has_bias_(bias) {
   if (in_c_ == 0 || out_c_ == 0 || k_ == 0)
     throw input_error("layer " + this->name() + " (conv2d): channels and kernel size must be positive");
-  kernel_ = make_parameter(this->name(), kind(), "kernel", {out_c_, in_c_, k_, k_}, true);
-  if (has_bias_) bias_ = make_parameter(this->name(), kind(), "bias", {out_c_}, false);
+  kernel_ = make_parameter(this->name(), kind(), op_class(), "kernel", {out_c_, in_c_, k_, k_}, true);
+  if (has_bias_) bias_ = make_parameter(this->name(), kind(), op_class(), "bias", {out_c_}, false);
 }
 
 window_geometry conv2d::geometry(const shape& in) const {

@@ -8,8 +8,8 @@ namespace lab {
 
 dense::dense(std::string name, std::size_t in_features, std::size_t out_features, bool bias)
     : layer(std::move(name)), in_(in_features), out_(out_features), has_bias_(bias) {
-  kernel_ = make_parameter(this->name(), kind(), "kernel", {out_, in_}, true);
-  if (has_bias_) bias_ = make_parameter(this->name(), kind(), "bias", {out_}, false);
+  kernel_ = make_parameter(this->name(), kind(), op_class(), "kernel", {out_, in_}, true);
+  if (has_bias_) bias_ = make_parameter(this->name(), kind(), op_class(), "bias", {out_}, false);
 }
 
 shape dense::output_shape(const shape& in) const {

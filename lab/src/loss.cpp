@@ -47,8 +47,8 @@ float softmax_cross_entropy(const op_context& ctx, const tensor& logits, std::sp
     total += loss;
   }
   float mean = static_cast<float>(total / static_cast<double>(n));
-  ctx.produce({"loss", "softmax_cross_entropy", "loss"}, tensor_role::activation, std::span<float>(&mean, 1));
-  ctx.produce({"loss", "softmax_cross_entropy", "grad_input"}, tensor_role::grad_input, grad_logits.values());
+  ctx.produce({"loss", "softmax_cross_entropy", op_class::loss, "loss"}, tensor_role::activation, std::span<float>(&mean, 1));
+  ctx.produce({"loss", "softmax_cross_entropy", op_class::loss, "grad_input"}, tensor_role::grad_input, grad_logits.values());
   return mean;
 }
 
@@ -67,8 +67,8 @@ float mean_squared_error(const op_context& ctx, const tensor& prediction, const 
     grad_prediction[i] = g_scale * d;
   }
   float mean = static_cast<float>(total / static_cast<double>(n));
-  ctx.produce({"loss", "mse", "loss"}, tensor_role::activation, std::span<float>(&mean, 1));
-  ctx.produce({"loss", "mse", "grad_input"}, tensor_role::grad_input, grad_prediction.values());
+  ctx.produce({"loss", "mse", op_class::loss, "loss"}, tensor_role::activation, std::span<float>(&mean, 1));
+  ctx.produce({"loss", "mse", op_class::loss, "grad_input"}, tensor_role::grad_input, grad_prediction.values());
   return mean;
 }
 

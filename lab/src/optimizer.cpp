@@ -33,7 +33,7 @@ std::vector<tensor*> optimizer::state() {
 void optimizer::round_state(const op_context& ctx, const parameter& p, std::string_view suffix,
                             std::span<float> values) const {
   const std::string_view op = settings_.kind == optimizer_kind::sgd ? "sgd" : "adam";
-  ctx.produce({p.layer, op, p.tensor_name + std::string(suffix)}, tensor_role::optimizer_state, values);
+  ctx.produce({p.layer, op, op_class::optimizer, p.tensor_name + std::string(suffix)}, tensor_role::optimizer_state, values);
 }
 
 void optimizer::step(const op_context& ctx, float lr) {

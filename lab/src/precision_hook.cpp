@@ -23,7 +23,7 @@ std::string trap_message(num::flags kind, const site& where, tensor_role role, s
 }
 
 bool is_follow(const precision_policy& p, const site& where) {
-  return !p.layers.contains(where.layer) && p.of(class_of(where.op)) == class_precision::follow;
+  return !p.layers.contains(where.layer) && p.of(where.op_class) == class_precision::follow;
 }
 
 // Whether every value of `narrow` is also a value of `wide` (conservatively:
@@ -76,7 +76,7 @@ op_context precision_hook::context() { return op_context(this, &engine_); }
 
 std::optional<num::format> precision_hook::site_format(const site& where) const {
   if (const auto it = policy_.layers.find(where.layer); it != policy_.layers.end()) return it->second;
-  if (policy_.of(class_of(where.op)) == class_precision::low) return policy_.low;
+  if (policy_.of(where.op_class) == class_precision::low) return policy_.low;
   return std::nullopt;
 }
 
@@ -119,25 +119,24 @@ num::array_options precision_hook::options(const site& where, tensor_role role, 
   return o;
 }
 
-void precision_hook::check_finite(const site& where, tensor_role role, std::span<const float> values) const {
-  if (policy_.traps == num::flags::none) return;
+std::optional<precision_trap> precision_hook::finite_trap(const site& where, tensor_role role,
+                                                          std::span<const float> values) const {
+  if (policy_.traps == num::flags::none) return std::nullopt;
   for (std::size_t i = 0; i < values.size(); ++i) {
     const float v = values[i];
     if (std::isnan(v) && num::any(policy_.traps, num::flags::invalid))
-      throw precision_trap(num::flags::invalid, where, role, step_, {{i, v, v}});
+      return precision_trap(num::flags::invalid, where, role, step_, {{i, v, v}});
     if (std::isinf(v) && num::any(policy_.traps, num::flags::overflow))
-      throw precision_trap(num::flags::overflow, where, role, step_, {{i, v, v}});
+      return precision_trap(num::flags::overflow, where, role, step_, {{i, v, v}});
   }
+  return std::nullopt;
 }
 
-void precision_hook::round(const site& where, tensor_role role, const num::format& f, std::span<const float> in,
-                           std::span<float> out) {
+std::optional<precision_trap> precision_hook::round(const site& where, tensor_role role, const num::format& f,
+                                                    std::span<const float> in, std::span<float> out) {
   const bool trapping = policy_.traps != num::flags::none;
-  if (trapping) {
-    check_finite(where, role, in);
-    trap_scratch_.assign(in.begin(), in.end());
-    in = trap_scratch_;
-  }
+  if (trapping)
+    if (auto trap = finite_trap(where, role, in)) return trap;
   const auto result = num::round_array(in, out, options(where, role, f));
   locate_non_finite(where, role, out, result.non_finite);
   const auto r = static_cast<std::size_t>(role);
@@ -147,8 +146,9 @@ void precision_hook::round(const site& where, tensor_role role, const num::forma
     std::vector<precision_trap::offending> bad;
     for (std::size_t i = 0; i < in.size() && bad.size() < 8; ++i)
       if (std::isfinite(in[i]) && std::fabs(static_cast<double>(in[i])) > f.max()) bad.push_back({i, in[i], out[i]});
-    throw precision_trap(num::flags::overflow, where, role, step_, std::move(bad));
+    return precision_trap(num::flags::overflow, where, role, step_, std::move(bad));
   }
+  return std::nullopt;
 }
 
 std::vector<float>& precision_hook::buffer(const site& where, tensor_role role) {
@@ -181,7 +181,7 @@ std::optional<num::format> precision_hook::widest_format_of(std::span<const std:
 void precision_hook::produce_from(const site& where, std::span<float> values,
                                   std::span<const std::span<const float>> inputs) {
   if (!is_follow(policy_, where)) {
-    produce(where, tensor_role::activation, values);
+    produce(where, tensor_role::activation, values, std::nullopt);
     return;
   }
   const std::optional<num::format> f = widest_format_of(inputs);
@@ -189,7 +189,8 @@ void precision_hook::produce_from(const site& where, std::span<float> values,
   hand_on(where, tensor_role::activation, values, f);
 }
 
-void precision_hook::produce(const site& where, tensor_role role, std::span<float> values) {
+void precision_hook::produce(const site& where, tensor_role role, std::span<float> values,
+                             unrounded_values /*unrounded*/) {
   if (role == tensor_role::activation && is_follow(policy_, where)) {
     produce_from(where, values, {});  // inputs unnamed: fp32
     return;
@@ -208,52 +209,66 @@ void precision_hook::hand_on(const site& where, tensor_role role, std::span<floa
   if (role == tensor_role::activation) {
     // The format each forward output is held in, for the follow ops that
     // read it. The loss ends a forward pass: the next starts from fp32 data.
-    if (class_of(where.op) == op_class::loss)
+    if (where.op_class == op_class::loss)
       activation_formats_.clear();
     else
       activation_formats_[values.data()] = f;
   }
-  if (f) {
-    if (next_ != nullptr) next_->before_rounding(where, role, values);
-    round(where, role, *f, values, values);
-  } else {
-    check_finite(where, role, values);
+  if (!f) {
+    if (auto trap = finite_trap(where, role, values)) throw std::move(*trap);
     // Held in fp32, so no rounding pass has looked at these values.
     if (!(first_nan_ && first_infinity_)) locate_non_finite(where, role, values, num::any_non_finite(values));
+    if (next_ != nullptr) next_->produce(where, role, values, std::nullopt);
+    return;
   }
-  if (next_ != nullptr) next_->produce(where, role, values);
+  if (next_ == nullptr && policy_.traps == num::flags::none) {
+    (void)round(where, role, *f, values, values);  // in place: nothing can trap, nobody sees the input
+    return;
+  }
+  // The values before rounding stay readable: for the next hook, and for
+  // naming the elements that overflowed.
+  unrounded_.assign(values.begin(), values.end());
+  auto trap = round(where, role, *f, unrounded_, values);
+  if (next_ != nullptr) next_->produce(where, role, values, std::span<const float>(unrounded_));
+  if (trap) throw std::move(*trap);
 }
 
-std::span<const float> precision_hook::weight(const site& where, std::span<const float> master) {
+std::span<const float> precision_hook::weight(const site& where, std::span<const float> master,
+                                              unrounded_values /*unrounded*/) {
   std::span<const float> result = master;
+  unrounded_values unrounded;
+  std::optional<precision_trap> trap;
   if (policy_.master_weights) {
     if (const auto f = site_format(where)) {
       auto& buf = buffer(where, tensor_role::weight);
       buf.resize(master.size());
-      if (next_ != nullptr) next_->before_rounding(where, tensor_role::weight, master);
-      round(where, tensor_role::weight, *f, master, buf);
+      trap = round(where, tensor_role::weight, *f, master, buf);
       result = buf;
+      unrounded = master;
     }
   }
-  return next_ != nullptr ? next_->weight(where, result) : result;
+  if (next_ != nullptr) result = next_->weight(where, result, unrounded);
+  if (trap) throw std::move(*trap);
+  return result;
 }
 
-std::span<const float> precision_hook::operand(const site& where, tensor_role role, std::span<const float> values) {
+std::span<const float> precision_hook::operand(const site& where, tensor_role role, std::span<const float> values,
+                                               unrounded_values /*unrounded*/) {
   std::span<const float> result = values;
+  unrounded_values unrounded;
+  std::optional<precision_trap> trap;
   if (scaled_site(where)) {
     note_scaled_amax(where, role, values);
   } else if (const auto f = site_format(where)) {
     auto& buf = buffer(where, role);
     buf.resize(values.size());
-    // The incoming gradient's cast is where mixed precision loses small
-    // gradients (the fp32 loss gradient meets an fp16 matmul): shown to the
-    // next hook. A forward input's cast repeats its producer's output rounding
-    // (and happens again in backward), so it is not.
-    if (next_ != nullptr && role == tensor_role::grad_input) next_->before_rounding(where, role, values);
-    round(where, role, *f, values, buf);
+    trap = round(where, role, *f, values, buf);
     result = buf;
+    unrounded = values;
   }
-  return next_ != nullptr ? next_->operand(where, role, result) : result;
+  if (next_ != nullptr) result = next_->operand(where, role, result, unrounded);
+  if (trap) throw std::move(*trap);
+  return result;
 }
 
 void precision_hook::update(const site& where, std::span<float> weight, std::span<const float> delta) {
@@ -311,7 +326,7 @@ void precision_hook::update(const site& where, std::span<float> weight, std::spa
 }
 
 void precision_hook::store_parameters(const std::vector<parameter*>& params) {
-  for (auto* p : params) produce(p->site(), tensor_role::master_weight, p->value.values());
+  for (auto* p : params) produce(p->site(), tensor_role::master_weight, p->value.values(), std::nullopt);
 }
 
 void precision_hook::policy_engine::gemm(const site& where, tensor_role role, const gemm_args& g) const {

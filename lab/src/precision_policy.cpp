@@ -376,15 +376,6 @@ std::vector<std::pair<std::string, std::string>> ordered_refinements(const preci
 
 }  // namespace
 
-op_class class_of(std::string_view op) {
-  if (op == "dense") return op_class::matmul;
-  if (op == "conv2d") return op_class::conv;
-  if (op == "batch_norm") return op_class::norm;
-  if (op == "softmax_cross_entropy" || op == "mse") return op_class::loss;
-  if (op == "adam" || op == "sgd" || op == "optimizer") return op_class::optimizer;
-  return op_class::elementwise;
-}
-
 std::string_view op_class_name(op_class c) { return class_names[static_cast<std::size_t>(c)]; }
 
 bool precision_policy::is_fp32() const {

@@ -5,19 +5,6 @@
 namespace lab {
 namespace {
 
-std::optional<num::tensor_role> libnum_role(tensor_role role) {
-  switch (role) {
-    case tensor_role::activation: return num::tensor_role::activation;
-    case tensor_role::grad_input: return num::tensor_role::grad_input;
-    case tensor_role::grad_weight: return num::tensor_role::grad_weight;
-    case tensor_role::weight: return num::tensor_role::weight;
-    case tensor_role::master_weight: return num::tensor_role::master_weight;
-    case tensor_role::update: return num::tensor_role::update;
-    case tensor_role::optimizer_state: return std::nullopt;
-  }
-  return std::nullopt;
-}
-
 // An op's own outputs (activations, the loss, its input gradient) are
 // labelled with the bare layer name; parameters, and the gradient a matmul
 // or conv receives (named "grad_output" by those ops), with "<layer>.<tensor>".
@@ -26,6 +13,8 @@ bool labelled_by_layer(const site& where, tensor_role role) {
 }
 
 }  // namespace
+
+num::role_tag trace_tag(tensor_role role) { return {static_cast<std::uint8_t>(role), role_name(role)}; }
 
 std::string run_tracer::site_name(const site& where) {
   std::string name;
@@ -59,40 +48,27 @@ std::pair<num::format, num::round_spec> run_tracer::storage(const site& where, t
 }
 
 void run_tracer::announce(const site& where, tensor_role role, std::span<const float> values) {
-  const auto r = libnum_role(role);
-  if (!enabled_ || !r || hooks_.empty()) return;
+  // The optimizer's internal state is not traced (see the file comment).
+  if (!enabled_ || role == tensor_role::optimizer_state || hooks_.empty()) return;
   const std::string& name = remember(where, role);
-  if (!hooks_.wants(name, *r, step_)) return;
+  if (!hooks_.wants(name, trace_tag(role), step_)) return;
   const auto [f, spec] = storage(where, role);
-  hooks_.announce(name, *r, step_, f, spec, values);
+  hooks_.announce(name, trace_tag(role), step_, f, spec, values);
 }
 
-bool run_tracer::take_announced_before_rounding(const site& where, tensor_role role) {
-  if (!announced_before_rounding_ || announced_before_rounding_->second != role) return false;
-  const std::string& name = announced_before_rounding_->first;
-  const bool same = name.size() == where.layer.size() + 1 + where.tensor.size() && name.starts_with(where.layer) &&
-                    name.ends_with(where.tensor) && name[where.layer.size()] == '.';
-  if (same) announced_before_rounding_.reset();
-  return same;
+void run_tracer::produce(const site& where, tensor_role role, std::span<float> values, unrounded_values unrounded) {
+  announce(where, role, unrounded.value_or(values));
 }
 
-void run_tracer::before_rounding(const site& where, tensor_role role, std::span<const float> values) {
-  announce(where, role, values);
-  announced_before_rounding_.emplace(site_name(where), role);
-}
-
-void run_tracer::produce(const site& where, tensor_role role, std::span<float> values) {
-  if (take_announced_before_rounding(where, role)) return;
-  announce(where, role, values);
-}
-
-std::span<const float> run_tracer::operand(const site& where, tensor_role role, std::span<const float> values) {
-  take_announced_before_rounding(where, role);
+std::span<const float> run_tracer::operand(const site& where, tensor_role role, std::span<const float> values,
+                                           unrounded_values unrounded) {
+  if (role == tensor_role::grad_input && unrounded) announce(where, role, *unrounded);
   return values;
 }
 
-std::span<const float> run_tracer::weight(const site& where, std::span<const float> master) {
-  if (!take_announced_before_rounding(where, tensor_role::weight)) announce(where, tensor_role::weight, master);
+std::span<const float> run_tracer::weight(const site& where, std::span<const float> master,
+                                          unrounded_values unrounded) {
+  announce(where, tensor_role::weight, unrounded.value_or(master));
   return master;
 }
 
@@ -107,12 +83,13 @@ void run_tracer::observe_update(const site& where, std::span<const float> before
                                 std::span<const float> after) {
   if (!enabled_ || hooks_.empty()) return;
   const std::string& name = remember(where, tensor_role::update);
-  if (!hooks_.wants(name, num::tensor_role::update, step_)) return;
+  const num::role_tag tag = trace_tag(tensor_role::update);
+  if (!hooks_.wants(name, tag, step_)) return;
   const auto [f, spec] = storage(where, tensor_role::update);
   // The delta's own statistics first, then the swamping of the write; the
   // rundb sink joins the two into one row.
-  hooks_.announce(name, num::tensor_role::update, step_, f, spec, delta);
-  hooks_.announce_update(name, step_, f, before, delta, after);
+  hooks_.announce(name, tag, step_, f, spec, delta);
+  hooks_.announce_update(name, tag, step_, f, before, delta, after);
 }
 
 }  // namespace lab

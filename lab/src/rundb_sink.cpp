@@ -1,5 +1,7 @@
 #include "lab/rundb_sink.hpp"
 
+#include "lab/run_tracer.hpp"
+
 #include <libnum/format.hpp>
 
 namespace lab {
@@ -64,7 +66,7 @@ void rundb_sink::report_non_finite(const rundb::tensor_stats_record& r) {
 void rundb_sink::on_stats(const num::stats_record& record) {
   flush();
   const auto& s = record.stats;
-  rundb::tensor_stats_record r = row(record.site, num::tensor_role_name(record.role), record.step, s.target);
+  rundb::tensor_stats_record r = row(record.site, record.role.name, record.step, s.target);
   r.count = s.count;
   r.zeros = s.zeros;
   r.subnormals = s.subnormals;
@@ -79,7 +81,7 @@ void rundb_sink::on_stats(const num::stats_record& record) {
   r.rms = s.rms();
   if (histograms_) r.hist = to_histogram(s.bins(), s.lowest_binade());
   report_non_finite(r);
-  if (record.role == num::tensor_role::update) {
+  if (record.role.id == trace_tag(tensor_role::update).id) {
     pending_update_ = std::move(r);  // joined by the swamping statistics that follow
     return;
   }
@@ -92,7 +94,7 @@ void rundb_sink::on_swamping(const num::swamping_record& record) {
                      label_of(record.site).layer == pending_update_->layer;
   if (!joins) {
     flush();
-    pending_update_ = row(record.site, "update", record.step, s.target);
+    pending_update_ = row(record.site, record.role.name, record.step, s.target);
     pending_update_->count = s.count;
   }
   pending_update_->swamped = s.total_swamped;

@@ -14,17 +14,19 @@ std::string key_of(const site& where, tensor_role role) {
 
 }  // namespace
 
-void tensor_recorder::produce(const site& where, tensor_role role, std::span<float> values) {
+void tensor_recorder::produce(const site& where, tensor_role role, std::span<float> values,
+                              unrounded_values unrounded) {
   if (role == tensor_role::activation || role == tensor_role::grad_input || role == tensor_role::grad_weight) {
     auto& e = entries_[key_of(where, role)];
     if (e.layer.empty()) e = {std::string(where.layer), std::string(where.op), std::string(where.tensor), role, {}};
     e.values.assign(values.begin(), values.end());
   }
-  if (next_ != nullptr) next_->produce(where, role, values);
+  if (next_ != nullptr) next_->produce(where, role, values, unrounded);
 }
 
-std::span<const float> tensor_recorder::weight(const site& where, std::span<const float> master) {
-  return next_ != nullptr ? next_->weight(where, master) : master;
+std::span<const float> tensor_recorder::weight(const site& where, std::span<const float> master,
+                                               unrounded_values unrounded) {
+  return next_ != nullptr ? next_->weight(where, master, unrounded) : master;
 }
 
 void tensor_recorder::update(const site& where, std::span<float> weight, std::span<const float> delta) {
@@ -35,17 +37,14 @@ void tensor_recorder::update(const site& where, std::span<float> weight, std::sp
   for (std::size_t i = 0; i < weight.size(); ++i) weight[i] += delta[i];
 }
 
-std::span<const float> tensor_recorder::operand(const site& where, tensor_role role, std::span<const float> values) {
-  return next_ != nullptr ? next_->operand(where, role, values) : values;
+std::span<const float> tensor_recorder::operand(const site& where, tensor_role role, std::span<const float> values,
+                                                unrounded_values unrounded) {
+  return next_ != nullptr ? next_->operand(where, role, values, unrounded) : values;
 }
 
 void tensor_recorder::observe_update(const site& where, std::span<const float> before, std::span<const float> delta,
                                      std::span<const float> after) {
   if (next_ != nullptr) next_->observe_update(where, before, delta, after);
-}
-
-void tensor_recorder::before_rounding(const site& where, tensor_role role, std::span<const float> values) {
-  if (next_ != nullptr) next_->before_rounding(where, role, values);
 }
 
 shadow_model::shadow_model(std::unique_ptr<sequential> model) : model_(std::move(model)) {}

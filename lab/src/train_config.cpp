@@ -202,16 +202,21 @@ void apply_config_file(train_config& config, const std::filesystem::path& file) 
   }
 }
 
-std::filesystem::path resolve_config(const std::string& name_or_path, const std::filesystem::path& config_dir) {
+std::filesystem::path resolve_config(const std::string& name_or_path,
+                                     std::span<const std::filesystem::path> config_dirs) {
   const std::filesystem::path direct(name_or_path);
   if (std::filesystem::is_regular_file(direct)) return direct;
   const std::string file = name_or_path + ".yml";
   const auto local = std::filesystem::path("configs") / file;
   if (std::filesystem::is_regular_file(local)) return local;
-  const auto installed = config_dir / file;
-  if (!config_dir.empty() && std::filesystem::is_regular_file(installed)) return installed;
-  throw input_error("config '" + name_or_path + "' not found (looked for " + name_or_path + ", " + local.string() +
-                    (config_dir.empty() ? "" : ", " + installed.string()) + ")");
+  std::string looked = name_or_path + ", " + local.string();
+  for (const auto& dir : config_dirs) {
+    if (dir.empty()) continue;
+    const auto candidate = dir / file;
+    if (std::filesystem::is_regular_file(candidate)) return candidate;
+    looked += ", " + candidate.string();
+  }
+  throw input_error("config '" + name_or_path + "' not found (looked for " + looked + ")");
 }
 
 void validate(const train_config& c) {

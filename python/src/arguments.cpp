@@ -1,6 +1,7 @@
 #include "arguments.hpp"
 
 #include <stdexcept>
+#include <utility>
 
 #include <pybind11/pybind11.h>
 
@@ -32,6 +33,17 @@ num::round_spec parse_spec(std::string_view call, const rounding_arguments& args
                                 std::to_string(args.bits) + ")");
   spec.random_bits = args.bits;
   return spec;
+}
+
+pybind11::tuple flag_names(num::flags raised) {
+  static constexpr std::pair<num::flags, const char*> names[] = {
+      {num::flags::invalid, "invalid"},     {num::flags::divide_by_zero, "divide_by_zero"},
+      {num::flags::overflow, "overflow"},   {num::flags::underflow, "underflow"},
+      {num::flags::inexact, "inexact"}};
+  pybind11::list set;
+  for (const auto& [flag, name] : names)
+    if (num::any(raised, flag)) set.append(name);
+  return pybind11::tuple(set);
 }
 
 }  // namespace numlab::python

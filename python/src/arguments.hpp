@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include <pybind11/pybind11.h>
+
 #include <libnum/format.hpp>
 #include <libnum/philox.hpp>
 #include <libnum/rounding.hpp>
@@ -30,6 +32,10 @@ struct rounding_arguments {
 num::format parse_format_argument(std::string_view call, std::string_view text);
 /// The round_spec of the arguments; raises ValueError naming call and argument.
 num::round_spec parse_spec(std::string_view call, const rounding_arguments& args);
+/// The IEEE 754 flags set in `raised` as names ("invalid", "divide_by_zero",
+/// "overflow", "underflow", "inexact"), for the reports calls return.
+pybind11::tuple flag_names(num::flags raised);
+
 /// The random stream (seed, stream) that stochastic rounding draws from.
 inline num::random_stream random_of(const rounding_arguments& args) { return {args.seed, args.stream}; }
 

@@ -125,17 +125,6 @@ py::array decode_codes(const py::array& codes, const std::string& format, bool f
   bad_dtype("decode", "codes", "a uint8, uint16 or uint32 array", codes);
 }
 
-py::tuple flag_names(num::flags raised) {
-  static constexpr std::pair<num::flags, const char*> names[] = {
-      {num::flags::invalid, "invalid"},     {num::flags::divide_by_zero, "divide_by_zero"},
-      {num::flags::overflow, "overflow"},   {num::flags::underflow, "underflow"},
-      {num::flags::inexact, "inexact"}};
-  py::list set;
-  for (const auto& [flag, name] : names)
-    if (num::any(raised, flag)) set.append(name);
-  return py::tuple(set);
-}
-
 }  // namespace
 
 void bind_arrays(py::module_& m) {

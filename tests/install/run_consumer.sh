@@ -22,6 +22,21 @@ PKG_CONFIG_PATH=$libdir/pkgconfig make -s -C "$work" consumer-pc
 "$work/consumer-pc" "$work/pc.db"
 
 "$prefix/bin/numlab" inspect "$work/pc.db" | grep -q consumer
+
+# The installed numlab finds its configs in <prefix>/share/numlab/configs, from
+# any working directory: a config that exists only there loads, and a missing
+# one names that folder first.
+configs=$prefix/share/numlab/configs
+[ -f "$configs/tutorial_conv_fp32.yml" ] || { echo "run_consumer: the configs were not installed" >&2; exit 1; }
+cp "$configs/tutorial_conv_fp32.yml" "$configs/only_installed.yml"
+(cd "$work" && "$prefix/bin/numlab" train --config only_installed --print-config) | grep -q 'model: tutorial_conv'
+if message=$(cd "$work" && "$prefix/bin/numlab" train --config no_such_config --print-config 2>&1); then
+  echo "run_consumer: a missing config was accepted" >&2; exit 1
+fi
+case $message in
+  *"configs/no_such_config.yml, $configs/no_such_config.yml"*) ;;
+  *) echo "run_consumer: the missing config's message does not name $configs first: $message" >&2; exit 1 ;;
+esac
 pydir=$(find "$prefix" -path '*-packages/numlab/__init__.py' -printf '%h\n' | head -n 1)
 [ -n "$pydir" ] || { echo "run_consumer: the Python package was not installed" >&2; exit 1; }
 PYTHONPATH=$(dirname "$pydir") /usr/bin/python3 -c \

@@ -42,7 +42,7 @@ std::unique_ptr<precision_hook> resnet_forward(const std::vector<std::pair<std::
 
 std::optional<num::format> add_format(const std::string& block,
                                       const std::vector<std::pair<std::string, std::string>>& layer_formats) {
-  return resnet_forward(layer_formats)->format_of({block, "residual_add", "output"}, tensor_role::activation);
+  return resnet_forward(layer_formats)->format_of({block, "residual_add", op_class::elementwise, "output"}, tensor_role::activation);
 }
 
 TEST(FollowPromotion, IdentityShortcutAddIsFp32WhenTheBlockInputIs) {
@@ -78,10 +78,10 @@ TEST(FollowPromotion, TheFormatHoldingTheOtherWinsAndIncomparableOnesGiveFp32) {
 TEST(FollowPromotion, SingleInputOpsFollowTheirOwnInputNotTheLatestOutput) {
   // stage1.block1.relu reads the add; relu_a reads bn_a (set to fp16).
   const auto hook = resnet_forward({{"stage1.block1.bn_a", "fp16"}});
-  EXPECT_EQ(hook->format_of({"stage1.block1.relu_a", "relu", "output"}, tensor_role::activation), num::binary16);
-  EXPECT_EQ(hook->format_of({"stage1.block1.relu_a", "relu", "grad_input"}, tensor_role::grad_input),
+  EXPECT_EQ(hook->format_of({"stage1.block1.relu_a", "relu", op_class::elementwise, "output"}, tensor_role::activation), num::binary16);
+  EXPECT_EQ(hook->format_of({"stage1.block1.relu_a", "relu", op_class::elementwise, "grad_input"}, tensor_role::grad_input),
             num::binary16);
-  EXPECT_EQ(hook->format_of({"stage1.block1.relu", "relu", "output"}, tensor_role::activation), std::nullopt);
+  EXPECT_EQ(hook->format_of({"stage1.block1.relu", "relu", op_class::elementwise, "output"}, tensor_role::activation), std::nullopt);
 }
 
 }  // namespace

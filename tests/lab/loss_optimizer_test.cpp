@@ -90,7 +90,7 @@ TEST(Loss, ClassificationLossCrossEntropyOfUniformLogitsIsLogK) {
 }
 
 parameter scalar_parameter(float value, float grad) {
-  parameter p = make_parameter("w", "test", "value", {1}, true);
+  parameter p = make_parameter("w", "test", op_class::elementwise, "value", {1}, true);
   p.value[0] = value;
   p.grad[0] = grad;
   return p;
@@ -194,10 +194,10 @@ TEST(Schedule, WarmupThenConstStepCosine) {
 // A hook that records what passes through the op_context.
 class recording_hook : public tensor_hook {
  public:
-  void produce(const site& where, tensor_role role, std::span<float>) override {
+  void produce(const site& where, tensor_role role, std::span<float>, unrounded_values) override {
     seen.push_back(std::string(where.layer) + "/" + std::string(where.tensor) + ":" + std::string(role_name(role)));
   }
-  std::span<const float> weight(const site& where, std::span<const float> master) override {
+  std::span<const float> weight(const site& where, std::span<const float> master, unrounded_values) override {
     seen.push_back(std::string(where.layer) + "/" + std::string(where.tensor) + ":weight");
     return master;
   }

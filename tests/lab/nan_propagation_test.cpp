@@ -193,7 +193,7 @@ TEST(NanPropagation, BatchNormNanPoisonsOnlyItsChannel) {
 }
 
 parameter vector_parameter(std::size_t n, float value, float grad) {
-  parameter p = make_parameter("w", "test", "value", {n}, true);
+  parameter p = make_parameter("w", "test", op_class::elementwise, "value", {n}, true);
   for (auto& v : p.value.values()) v = value;
   for (auto& g : p.grad.values()) g = grad;
   return p;

@@ -108,7 +108,7 @@ TEST(MasterWeights, MixedPolicyUpdatesFp32MastersAndComputesWithFp16Copies) {
     not_fp16 += representable(num::binary16, mixed.kernel().value[i]) ? 0 : 1;
   }
   EXPECT_GT(not_fp16, plain.kernel().value.size() / 2);
-  const auto working = hook.weight(mixed.kernel().site(), mixed.kernel().value.values());
+  const auto working = hook.weight(mixed.kernel().site(), mixed.kernel().value.values(), std::nullopt);
   for (float w : working) EXPECT_TRUE(representable(num::binary16, w)) << w;
 }
 
@@ -116,7 +116,7 @@ TEST(PureUpdate, NearestEvenSwampsSmallDeltasAndStochasticKeepsTheirMean) {
   // w = 1 has fp16 ulp 2^-10; delta = 2^-12 is a quarter ulp: nearest-even
   // keeps 1 (swamped); stochastic rounding moves up with probability 1/4.
   const std::size_t n = 20000;
-  parameter p = make_parameter("fc", "dense", "kernel", {n}, true);
+  parameter p = make_parameter("fc", "dense", op_class::matmul, "kernel", {n}, true);
   const float delta_value = std::ldexp(1.0f, -12);
   std::vector<float> delta(n, delta_value);
   for (num::rounding mode : {num::rounding::nearest_even, num::rounding::stochastic}) {
@@ -161,7 +161,7 @@ TEST(PureUpdate, AdamRoundsEveryElementaryOperationLikeABf16Framework) {
   s.beta1 = 0.9f;
   s.beta2 = 0.999f;
   s.eps = 1e-4f;
-  parameter p = make_parameter("fc", "dense", "kernel", {1}, false);
+  parameter p = make_parameter("fc", "dense", op_class::matmul, "kernel", {1}, false);
   p.value[0] = 0.0f;
   p.grad[0] = 2.0f;
   optimizer adam(s, {&p});
@@ -182,7 +182,7 @@ TEST(Traps, FirstOverflowStopsWithOpLayerStepAndValues) {
   hook.begin_step(42);
   std::vector<float> v = {1.0f, 70000.0f, -2.0f};
   try {
-    hook.produce({"conv2", "conv2d", "output"}, tensor_role::activation, v);
+    hook.produce({"conv2", "conv2d", op_class::conv, "output"}, tensor_role::activation, v, std::nullopt);
     FAIL() << "no trap";
   } catch (const precision_trap& t) {
     EXPECT_EQ(t.kind, num::flags::overflow);
@@ -197,12 +197,12 @@ TEST(Traps, FirstOverflowStopsWithOpLayerStepAndValues) {
   }
   // fp32 ops (the loss in a mixed policy) trap on NaN as invalid.
   std::vector<float> nan = {0.0f, std::nanf("")};
-  EXPECT_THROW(hook.produce({"loss", "softmax_cross_entropy", "loss"}, tensor_role::activation, nan), precision_trap);
+  EXPECT_THROW(hook.produce({"loss", "softmax_cross_entropy", op_class::loss, "loss"}, tensor_role::activation, nan, std::nullopt), precision_trap);
   // Saturation instead of a trap when overflow is not trapped.
   auto saturating = policy_with("fp16-mixed", {{"overflow", "saturate"}});
   precision_hook quiet(saturating, 1);
   std::vector<float> big = {70000.0f};
-  quiet.produce({"conv2", "conv2d", "output"}, tensor_role::activation, big);
+  quiet.produce({"conv2", "conv2d", op_class::conv, "output"}, tensor_role::activation, big, std::nullopt);
   EXPECT_EQ(big[0], 65504.0f);
 }
 
@@ -276,7 +276,7 @@ TEST(LossScaler, UnscaleMultipliesByTheFp32ReciprocalAndFindsInf) {
   s.mode = loss_scaling::kind::dynamic;
   s.scale = 3.0;  // 1/3 is inexact: GradScaler multiplies by float(1/3)
   loss_scaler scaler(s);
-  parameter p = make_parameter("fc", "dense", "kernel", {2}, true);
+  parameter p = make_parameter("fc", "dense", op_class::matmul, "kernel", {2}, true);
   p.grad[0] = 3.0f;
   p.grad[1] = 1.5f;
   EXPECT_FALSE(scaler.unscale({&p}));
@@ -373,10 +373,10 @@ TEST(Autocast, PerLayerOverrideAndElementwiseOpsFollowingTheirInput) {
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i)) * 0.7f;
   struct recorder : tensor_hook {
     std::map<std::string, std::vector<float>> outputs;
-    void produce(const site& w, tensor_role role, std::span<float> v) override {
+    void produce(const site& w, tensor_role role, std::span<float> v, unrounded_values) override {
       if (role == tensor_role::activation) outputs[std::string(w.layer)].assign(v.begin(), v.end());
     }
-    std::span<const float> weight(const site&, std::span<const float> m) override { return m; }
+    std::span<const float> weight(const site&, std::span<const float> m, unrounded_values) override { return m; }
     void update(const site&, std::span<float>, std::span<const float>) override {}
   } seen;
   precision_hook chained(hook.policy(), 1, &seen);
@@ -390,8 +390,8 @@ TEST(Autocast, PerLayerOverrideAndElementwiseOpsFollowingTheirInput) {
   EXPECT_FALSE(all_fp16(seen.outputs.at("r")));
   EXPECT_TRUE(all_fp16(seen.outputs.at("b")));
   EXPECT_TRUE(all_fp16(seen.outputs.at("s")));
-  EXPECT_FALSE(chained.format_of({"a", "dense", "kernel"}, tensor_role::weight).has_value());
-  EXPECT_EQ(chained.format_of({"b", "dense", "kernel"}, tensor_role::weight), num::binary16);
+  EXPECT_FALSE(chained.format_of({"a", "dense", op_class::matmul, "kernel"}, tensor_role::weight).has_value());
+  EXPECT_EQ(chained.format_of({"b", "dense", op_class::matmul, "kernel"}, tensor_role::weight), num::binary16);
 }
 
 // The key table: what `numlab train` lists, accepts and rejects.

@@ -229,7 +229,7 @@ TEST(PyTorchFixtures, OptimizerStepsInFp32WithinUlps) {
   for (const optimizer_case& c : {optimizer_case{"adam", adam, 1e-2f}, optimizer_case{"adamw", adamw, 1e-2f},
                                   optimizer_case{"sgd_momentum", heavy, 0.05f},
                                   optimizer_case{"nesterov", nesterov, 0.05f}}) {
-    parameter p = make_parameter("w", "test", "value", {24}, true);
+    parameter p = make_parameter("w", "test", op_class::elementwise, "value", {24}, true);
     p.value = f.at("w0");
     optimizer opt(c.settings, {&p});
     op_context ctx;
@@ -259,7 +259,7 @@ TEST(PyTorchFixtures, OptimizerStepsWithBf16ParametersUnderThePureBf16Policy) {
   for (const auto& [name, settings, lr] :
        {std::tuple{"adam", adam, 1e-2f}, std::tuple{"sgd_momentum", heavy, 0.05f}}) {
     precision_hook hook(precision_preset("bf16"), 1);
-    parameter p = make_parameter("w", "test", "value", {24}, true);
+    parameter p = make_parameter("w", "test", op_class::elementwise, "value", {24}, true);
     p.value = f.at("w0");
     hook.store_parameters({&p});
     optimizer opt(settings, {&p});

@@ -20,7 +20,7 @@ namespace {
 
 struct seen {
   std::string site;
-  num::tensor_role role;
+  num::role_tag role;
   std::uint64_t step;
   num::tensor_stats stats;
 };
@@ -34,8 +34,8 @@ struct collector : num::stats_sink {
   void on_swamping(const num::swamping_record& r) override { swamping.push_back(r.stats); }
 };
 
-const site conv1_output{"conv1", "conv2d", "output"};
-const site conv1_kernel{"conv1", "conv2d", "kernel"};
+const site conv1_output{"conv1", "conv2d", op_class::conv, "output"};
+const site conv1_kernel{"conv1", "conv2d", op_class::conv, "kernel"};
 
 TEST(RunTracer, AnnouncesSiteRoleStepAndValues) {
   num::stats_hooks hooks;
@@ -44,11 +44,12 @@ TEST(RunTracer, AnnouncesSiteRoleStepAndValues) {
   run_tracer tracer(hooks);
   tracer.begin_step(7);
   std::vector<float> out = {0.0f, 1.0f, -4.0f, 0.5f};
-  tracer.produce(conv1_output, tensor_role::activation, out);
+  tracer.produce(conv1_output, tensor_role::activation, out, std::nullopt);
   ASSERT_EQ(sink->records.size(), 1u);
   const auto& r = sink->records[0];
   EXPECT_EQ(r.site, "conv1.output");
-  EXPECT_EQ(r.role, num::tensor_role::activation);
+  EXPECT_EQ(r.role.name, "activation");
+  EXPECT_EQ(r.role.id, trace_tag(tensor_role::activation).id);
   EXPECT_EQ(r.step, 7u);
   EXPECT_EQ(r.stats.target, num::binary32);  // no policy: everything is fp32
   EXPECT_EQ(r.stats.count, 4u);
@@ -70,10 +71,11 @@ TEST(RunTracer, WeightIsHandedThroughAndLabelledAsAParameter) {
   hooks.attach(sink);
   run_tracer tracer(hooks);
   const std::vector<float> master = {0.25f, -0.75f};
-  const auto used = tracer.weight(conv1_kernel, master);
+  const auto used = tracer.weight(conv1_kernel, master, std::nullopt);
   EXPECT_EQ(used.data(), master.data());
   ASSERT_EQ(sink->records.size(), 1u);
-  EXPECT_EQ(sink->records[0].role, num::tensor_role::weight);
+  EXPECT_EQ(sink->records[0].role.name, "weight");
+  EXPECT_EQ(sink->records[0].role.id, trace_tag(tensor_role::weight).id);
   EXPECT_EQ(tracer.label("conv1.kernel")->layer, "conv1.kernel");
 }
 
@@ -85,12 +87,12 @@ TEST(RunTracer, FilterCadenceAndEvaluationPauseAreRespected) {
   std::vector<float> g = {1.0f};
   for (std::uint64_t step = 0; step < 7; ++step) {
     tracer.begin_step(step);
-    tracer.produce({"conv1", "conv2d", "grad_input"}, tensor_role::grad_input, g);
-    tracer.produce(conv1_output, tensor_role::activation, g);  // filtered out by site
+    tracer.produce({"conv1", "conv2d", op_class::conv, "grad_input"}, tensor_role::grad_input, g, std::nullopt);
+    tracer.produce(conv1_output, tensor_role::activation, g, std::nullopt);  // filtered out by site
   }
   tracer.set_enabled(false);
   tracer.begin_step(9);
-  tracer.produce({"conv1", "conv2d", "grad_input"}, tensor_role::grad_input, g);
+  tracer.produce({"conv1", "conv2d", op_class::conv, "grad_input"}, tensor_role::grad_input, g, std::nullopt);
   ASSERT_EQ(sink->records.size(), 3u);  // steps 0, 3, 6
   EXPECT_EQ(sink->records[0].step, 0u);
   EXPECT_EQ(sink->records[1].step, 3u);
@@ -98,7 +100,7 @@ TEST(RunTracer, FilterCadenceAndEvaluationPauseAreRespected) {
   // Optimizer state is not a traced role.
   tracer.set_enabled(true);
   tracer.begin_step(0);
-  tracer.produce({"conv1", "adam", "kernel.m"}, tensor_role::optimizer_state, g);
+  tracer.produce({"conv1", "adam", op_class::optimizer, "kernel.m"}, tensor_role::optimizer_state, g, std::nullopt);
   EXPECT_EQ(sink->records.size(), 3u);
 }
 
@@ -114,7 +116,8 @@ TEST(RunTracer, Fp32UpdateIsPerformedAndItsSwampingMeasured) {
   EXPECT_EQ(w[0], 1.0f);
   EXPECT_EQ(w[1], 1.5f);
   ASSERT_EQ(sink->records.size(), 1u);
-  EXPECT_EQ(sink->records[0].role, num::tensor_role::update);
+  EXPECT_EQ(sink->records[0].role.name, "update");
+  EXPECT_EQ(sink->records[0].role.id, trace_tag(tensor_role::update).id);
   EXPECT_EQ(sink->records[0].stats.max_abs, 0.5f);
   ASSERT_EQ(sink->swamping.size(), 1u);
   EXPECT_EQ(sink->swamping[0].updates, 2u);
@@ -145,7 +148,7 @@ TEST(RunTracer, ReportsThePolicysStorageFormat) {
   auto& sink = t.sink;
   // 2^-30 is below fp16's smallest subnormal 2^-24 / 2: it rounds to zero.
   std::vector<float> out = {std::ldexp(1.0f, -30), 3.0f};
-  policy.produce(conv1_output, tensor_role::activation, out);
+  policy.produce(conv1_output, tensor_role::activation, out, std::nullopt);
   ASSERT_EQ(sink->records.size(), 1u);
   EXPECT_EQ(sink->records[0].stats.target, num::binary16);
   // The tracer sees the tensor before the policy rounds it: the value the
@@ -170,21 +173,70 @@ TEST(RunTracer, CountsWhatTheCastOfMasterWeightsAndGradientsLoses) {
   // fp16's largest finite value is 65504; 65520 is the midpoint to 2^16 and
   // rounds (to even) to infinity. 1e-8 is below 2^-25 and rounds to zero.
   const std::vector<float> master = {1e-8f, 65520.0f, 1.0f};
-  const auto used = policy.weight(conv1_kernel, master);
+  const auto used = policy.weight(conv1_kernel, master, std::nullopt);
   EXPECT_EQ(used[0], 0.0f);
   EXPECT_TRUE(std::isinf(used[1]));
   ASSERT_EQ(sink->records.size(), 1u);
-  EXPECT_EQ(sink->records[0].role, num::tensor_role::weight);
+  EXPECT_EQ(sink->records[0].role.name, "weight");
+  EXPECT_EQ(sink->records[0].role.id, trace_tag(tensor_role::weight).id);
   EXPECT_EQ(sink->records[0].stats.underflows, 1u);
   EXPECT_EQ(sink->records[0].stats.overflows, 1u);
   EXPECT_EQ(sink->records[0].stats.infs, 0u);
   // A gradient's subnormal: 2^-20 is nonzero in fp16 but below 2^-14.
   std::vector<float> grad = {std::ldexp(1.0f, -20), 0.0f};
-  policy.produce({"conv1", "conv2d", "grad_input"}, tensor_role::grad_input, grad);
+  policy.produce({"conv1", "conv2d", op_class::conv, "grad_input"}, tensor_role::grad_input, grad, std::nullopt);
   ASSERT_EQ(sink->records.size(), 2u);
   EXPECT_EQ(sink->records[1].stats.subnormals, 1u);
   EXPECT_EQ(sink->records[1].stats.zeros, 1u);
   EXPECT_EQ(sink->records[1].stats.underflows, 0u);
+}
+
+TEST(RunTracer, TakesTheUnroundedValuesFromTheCallThatCarriesThem) {
+  // The values from before the rounding travel with the rounded tensor, so
+  // calls for other tensors in between change nothing.
+  traced_fp16_mixed t;
+  auto& sink = t.sink;
+  std::vector<float> other = {1.0f};
+  t.tracer.produce({"conv1", "conv2d", op_class::conv, "grad_input"}, tensor_role::grad_input, other, std::nullopt);
+  const std::vector<float> unrounded = {std::ldexp(1.0f, -30), 3.0f};
+  std::vector<float> rounded = {0.0f, 3.0f};
+  t.tracer.produce(conv1_output, tensor_role::activation, rounded, std::span<const float>(unrounded));
+  const std::vector<float> master = {70000.0f};
+  const std::vector<float> cast = {std::numeric_limits<float>::infinity()};
+  t.tracer.weight(conv1_kernel, cast, std::span<const float>(master));
+  ASSERT_EQ(sink->records.size(), 3u);
+  // 2^-30 rounds to zero in fp16: an underflow, not a zero of the input.
+  EXPECT_EQ(sink->records[1].stats.zeros, 0u);
+  EXPECT_EQ(sink->records[1].stats.underflows, 1u);
+  // 70000 > 65504 + ulp/2 overflows fp16; the input held no infinity.
+  EXPECT_EQ(sink->records[2].stats.overflows, 1u);
+  EXPECT_EQ(sink->records[2].stats.infs, 0u);
+  // A matmul's received gradient is announced only where the policy cast it.
+  std::vector<float> g = {std::ldexp(1.0f, -30)};
+  t.tracer.operand({"conv1", "conv2d", op_class::conv, "grad_output"}, tensor_role::grad_input, g, std::nullopt);
+  t.tracer.operand({"conv1", "conv2d", op_class::conv, "input"}, tensor_role::activation, g, std::span<const float>(g));
+  EXPECT_EQ(sink->records.size(), 3u);
+  t.tracer.operand({"conv1", "conv2d", op_class::conv, "grad_output"}, tensor_role::grad_input, rounded,
+                   std::span<const float>(g));
+  ASSERT_EQ(sink->records.size(), 4u);
+  EXPECT_EQ(sink->records[3].site, "conv1.grad_output");
+  EXPECT_EQ(sink->records[3].stats.underflows, 1u);
+}
+
+TEST(RunTracer, RecordsTheTensorThatTrapped) {
+  num::stats_hooks hooks;
+  auto sink = std::make_shared<collector>();
+  hooks.attach(sink);
+  run_tracer tracer(hooks);
+  precision_config pc;
+  pc.preset = "fp16";
+  set_precision_value(pc, "traps", "overflow", "test");
+  precision_hook policy(pc.resolve(), 1, &tracer);
+  tracer.set_policy(&policy);
+  std::vector<float> out = {1.0f, 1e6f};
+  EXPECT_THROW(policy.produce(conv1_output, tensor_role::activation, out, std::nullopt), precision_trap);
+  ASSERT_EQ(sink->records.size(), 1u);
+  EXPECT_EQ(sink->records[0].stats.overflows, 1u);
 }
 
 TEST(RundbSink, WritesRowsWithLabelsFormatsHistogramsAndEvents) {
@@ -199,7 +251,7 @@ TEST(RundbSink, WritesRowsWithLabelsFormatsHistogramsAndEvents) {
     hooks.attach(sink);
     tracer.begin_step(4);
     std::vector<float> out = {1.0f, std::numeric_limits<float>::quiet_NaN(), 2.0f};
-    tracer.produce(conv1_output, tensor_role::activation, out);
+    tracer.produce(conv1_output, tensor_role::activation, out, std::nullopt);
     std::vector<float> w = {1.0f, 2.0f};
     const std::vector<float> delta = {std::ldexp(1.0f, -26), 0.0f};
     tracer.update(conv1_kernel, w, delta);

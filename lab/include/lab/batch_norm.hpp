@@ -19,6 +19,7 @@ class batch_norm : public layer {
  public:
   batch_norm(std::string name, std::size_t channels, float momentum = 0.1f, float eps = 1e-5f);
   [[nodiscard]] std::string_view kind() const override { return "batch_norm"; }
+  [[nodiscard]] lab::op_class op_class() const override { return lab::op_class::norm; }
   [[nodiscard]] shape output_shape(const shape& in) const override;
   void forward(const op_context& ctx, const tensor& in, tensor& out) override;
   void backward(const op_context& ctx, const tensor& in, const tensor& out, const tensor& grad_out,

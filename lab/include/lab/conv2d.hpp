@@ -38,6 +38,8 @@ class conv2d : public layer {
          std::size_t stride, padding_mode padding, bool bias);
 
   [[nodiscard]] std::string_view kind() const override { return "conv2d"; }
+
+  [[nodiscard]] lab::op_class op_class() const override { return lab::op_class::conv; }
   [[nodiscard]] shape output_shape(const shape& in) const override;
   void forward(const op_context& ctx, const tensor& in, tensor& out) override;
   void backward(const op_context& ctx, const tensor& in, const tensor& out, const tensor& grad_out,

@@ -15,6 +15,8 @@ class dense : public layer {
   dense(std::string name, std::size_t in_features, std::size_t out_features, bool bias = true);
 
   [[nodiscard]] std::string_view kind() const override { return "dense"; }
+
+  [[nodiscard]] lab::op_class op_class() const override { return lab::op_class::matmul; }
   [[nodiscard]] shape output_shape(const shape& in) const override;
   void forward(const op_context& ctx, const tensor& in, tensor& out) override;
   void backward(const op_context& ctx, const tensor& in, const tensor& out, const tensor& grad_out,

@@ -14,6 +14,7 @@ class dropout : public layer {
  public:
   dropout(std::string name, float drop_probability);
   [[nodiscard]] std::string_view kind() const override { return "dropout"; }
+  [[nodiscard]] lab::op_class op_class() const override { return lab::op_class::elementwise; }
   [[nodiscard]] shape output_shape(const shape& in) const override { return in; }
   void forward(const op_context& ctx, const tensor& in, tensor& out) override;
   void backward(const op_context& ctx, const tensor& in, const tensor& out, const tensor& grad_out,

@@ -11,6 +11,7 @@ class flatten : public layer {
  public:
   using layer::layer;
   [[nodiscard]] std::string_view kind() const override { return "flatten"; }
+  [[nodiscard]] lab::op_class op_class() const override { return lab::op_class::elementwise; }
   [[nodiscard]] shape output_shape(const shape& in) const override;
   void forward(const op_context& ctx, const tensor& in, tensor& out) override;
   void backward(const op_context& ctx, const tensor& in, const tensor& out, const tensor& grad_out,

@@ -23,18 +23,19 @@ struct parameter {
   std::string name;     ///< unique, "<layer>.<tensor>", e.g. "conv1.kernel"
   std::string layer;    ///< the owning layer's name (a site's layer)
   std::string op;       ///< the owning layer's op kind (a site's op)
+  lab::op_class op_class = lab::op_class::elementwise;  ///< the owning layer's class (a site's op_class)
   std::string tensor_name;  ///< "kernel", "bias", "gamma", "beta"
   tensor value;
   tensor grad;          ///< accumulated by backward; zeroed by the trainer
   bool decay = true;    ///< weight decay applies (false for biases and norms)
 
   /// The site under which this parameter is reported.
-  [[nodiscard]] lab::site site() const { return {layer, op, tensor_name}; }
+  [[nodiscard]] lab::site site() const { return {layer, op, op_class, tensor_name}; }
 };
 
 /// A zero-valued parameter of the given shape with a matching gradient.
-parameter make_parameter(std::string_view layer, std::string_view op, std::string_view tensor_name,
-                         const shape& s, bool decay);
+parameter make_parameter(std::string_view layer, std::string_view op, lab::op_class op_class,
+                         std::string_view tensor_name, const shape& s, bool decay);
 
 /// One op with forward and backward.
 class layer {
@@ -48,6 +49,9 @@ class layer {
   [[nodiscard]] const std::string& name() const { return name_; }
   /// Op kind ("conv2d", "dense", ...).
   [[nodiscard]] virtual std::string_view kind() const = 0;
+  /// The class a precision policy treats this op as (dense: matmul, relu:
+  /// elementwise, ...); every layer says its own, so no kind is guessed.
+  [[nodiscard]] virtual lab::op_class op_class() const = 0;
 
   /// Output shape for input shape `in` (batch first); throws input_error
   /// naming the layer when the shape cannot work.
@@ -69,7 +73,7 @@ class layer {
 
  protected:
   /// Site of one of this layer's tensors.
-  [[nodiscard]] lab::site site(std::string_view tensor_name) const { return {name_, kind(), tensor_name}; }
+  [[nodiscard]] lab::site site(std::string_view tensor_name) const { return {name_, kind(), op_class(), tensor_name}; }
 
  private:
   std::string name_;

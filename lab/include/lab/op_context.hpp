@@ -70,34 +70,59 @@ std::string_view role_name(tensor_role role);
 /// The role role_name() names `name`, or nullopt.
 std::optional<tensor_role> role_from_name(std::string_view name);
 
+/// Groups of ops that autocast treats alike; each layer names its own
+/// (layer::op_class), and a precision policy decides per class.
+enum class op_class : std::uint8_t {
+  matmul,       ///< dense
+  conv,         ///< conv2d
+  norm,         ///< batch_norm (its statistics are always computed in fp32/fp64 inside)
+  loss,         ///< softmax_cross_entropy, mse
+  elementwise,  ///< relu, pooling, flatten, dropout, residual_add
+  optimizer,    ///< the optimizer's state and intermediates (adam, sgd); stays last
+};
+/// The number of op classes: op_class values are 0 .. op_class_count - 1.
+inline constexpr std::size_t op_class_count = static_cast<std::size_t>(op_class::optimizer) + 1;
+
 /// Where a tensor is produced: the layer's unique name ("conv2",
-/// "stage1.block0.conv_a"), the op kind ("conv2d") and which of its tensors
-/// ("output", "grad_input", "kernel", "bias", "gamma", ...).
+/// "stage1.block0.conv_a"), the op kind ("conv2d", a label for traces and
+/// messages), the op's class (what a precision policy decides by) and which
+/// of its tensors ("output", "grad_input", "kernel", "bias", "gamma", ...).
 struct site {
   std::string_view layer;
   std::string_view op;
+  lab::op_class op_class;
   std::string_view tensor;
 };
 
 struct quantized_operand;  // scaled_gemm.hpp
+/// The values a tensor held before a precision policy rounded them into its
+/// format. The policy hands them to the hook chained after it in the same
+/// call as the rounded values, so a tracer can take the statistics of what
+/// the rounding flushed to zero or overflowed; nullopt where nothing rounded
+/// the tensor (every call an op makes, and a policy's fp32 tensors).
+using unrounded_values = std::optional<std::span<const float>>;
 
 /// What a precision policy or tracer implements; see the file comment.
+/// `unrounded` is as described at unrounded_values; a hook that passes calls
+/// on hands it on unchanged.
 class tensor_hook {
  public:
   virtual ~tensor_hook() = default;
   /// Sees (and may round in place) a tensor an op has just produced.
-  virtual void produce(const site& where, tensor_role role, std::span<float> values) = 0;
+  virtual void produce(const site& where, tensor_role role, std::span<float> values, unrounded_values unrounded) = 0;
   /// Returns the values an op must compute with for a parameter whose fp32
-  /// master copy is `master`: `master` itself or a span the hook owns, valid
+  /// master copy is `master` (or, chained after a policy, the policy's
+  /// rounded working copy): `master` itself or a span the hook owns, valid
   /// until the next call for the same site.
-  virtual std::span<const float> weight(const site& where, std::span<const float> master) = 0;
+  virtual std::span<const float> weight(const site& where, std::span<const float> master,
+                                        unrounded_values unrounded) = 0;
   /// Sees (and may round in place) the forward output of an elementwise op
   /// (ReLU, pooling, flatten, dropout, residual add) computed from `inputs`:
   /// a precision policy holds a "follow" op's output in the widest of its
   /// inputs' formats, as autocast promotes. Default: produce() as an activation.
   virtual void produce_from(const site& where, std::span<float> values,
                             std::span<const std::span<const float>> /*inputs*/) {
-    produce(where, tensor_role::activation, values);
+    produce(where, tensor_role::activation, values, std::nullopt);
   }
   /// Performs weight[i] <- weight[i] + delta[i] for all i, in whatever
   /// arithmetic the policy prescribes, observing before and after.
@@ -106,7 +131,8 @@ class tensor_hook {
   /// (role activation: its forward input; grad_input: its output gradient):
   /// `values` itself or a span the hook owns, valid until the next call for
   /// the same site and role. The default hands `values` through unchanged.
-  virtual std::span<const float> operand(const site& /*where*/, tensor_role /*role*/, std::span<const float> values) {
+  virtual std::span<const float> operand(const site& /*where*/, tensor_role /*role*/, std::span<const float> values,
+                                         unrounded_values /*unrounded*/) {
     return values;
   }
   /// Observes an update another hook has already performed (a precision
@@ -115,12 +141,6 @@ class tensor_hook {
   /// nothing.
   virtual void observe_update(const site& /*where*/, std::span<const float> /*before*/,
                               std::span<const float> /*delta*/, std::span<const float> /*after*/) {}
-  /// Sees the values a precision policy is about to round into its format
-  /// for `role` at `where` (called on the hook chained after the policy, just
-  /// before the produce() or weight() call that hands over the rounded
-  /// values): a tracer takes its statistics here, so what the rounding
-  /// flushes to zero or overflows shows. Default: nothing.
-  virtual void before_rounding(const site& /*where*/, tensor_role /*role*/, std::span<const float> /*values*/) {}
   /// Sees one GEMM operand a scaled recipe has just quantized, at the GEMM's
   /// site (called by a precision policy on the hook chained after it, one
   /// call at a time even while conv2d's workers run). Default: nothing.
@@ -177,7 +197,7 @@ class op_context {
 
   /// Hands a freshly produced tensor to the hook (no-op without one).
   void produce(const site& where, tensor_role role, std::span<float> values) const {
-    if (hook_ != nullptr) hook_->produce(where, role, values);
+    if (hook_ != nullptr) hook_->produce(where, role, values, std::nullopt);
   }
   /// Hands an elementwise op's forward output and the tensors it was
   /// computed from to the hook (see tensor_hook::produce_from).
@@ -187,7 +207,7 @@ class op_context {
   }
   /// The values to compute with for the parameter `master` (role weight).
   [[nodiscard]] std::span<const float> weight(const site& where, std::span<const float> master) const {
-    return hook_ != nullptr ? hook_->weight(where, master) : master;
+    return hook_ != nullptr ? hook_->weight(where, master, std::nullopt) : master;
   }
   /// weight <- weight + delta through the hook (role update); plain fp32
   /// addition without one. Spans must have equal size.
@@ -195,7 +215,7 @@ class op_context {
   /// The values a matmul/conv computes with for an input (see tensor_hook::operand).
   [[nodiscard]] std::span<const float> operand(const site& where, tensor_role role,
                                                std::span<const float> values) const {
-    return hook_ != nullptr ? hook_->operand(where, role, values) : values;
+    return hook_ != nullptr ? hook_->operand(where, role, values, std::nullopt) : values;
   }
   /// C = op(A) * op(B) + beta * C through the engine, or sgemm without one;
   /// C becomes a tensor of `role`.

@@ -17,6 +17,7 @@ class max_pool2d : public layer {
  public:
   max_pool2d(std::string name, std::size_t kernel, std::size_t stride, padding_mode padding = padding_mode::valid);
   [[nodiscard]] std::string_view kind() const override { return "max_pool2d"; }
+  [[nodiscard]] lab::op_class op_class() const override { return lab::op_class::elementwise; }
   [[nodiscard]] shape output_shape(const shape& in) const override;
   void forward(const op_context& ctx, const tensor& in, tensor& out) override;
   void backward(const op_context& ctx, const tensor& in, const tensor& out, const tensor& grad_out,
@@ -37,6 +38,7 @@ class avg_pool2d : public layer {
  public:
   avg_pool2d(std::string name, std::size_t kernel, std::size_t stride, padding_mode padding = padding_mode::valid);
   [[nodiscard]] std::string_view kind() const override { return "avg_pool2d"; }
+  [[nodiscard]] lab::op_class op_class() const override { return lab::op_class::elementwise; }
   [[nodiscard]] shape output_shape(const shape& in) const override;
   void forward(const op_context& ctx, const tensor& in, tensor& out) override;
   void backward(const op_context& ctx, const tensor& in, const tensor& out, const tensor& grad_out,
@@ -54,6 +56,7 @@ class global_avg_pool : public layer {
  public:
   using layer::layer;
   [[nodiscard]] std::string_view kind() const override { return "global_avg_pool"; }
+  [[nodiscard]] lab::op_class op_class() const override { return lab::op_class::elementwise; }
   [[nodiscard]] shape output_shape(const shape& in) const override;
   void forward(const op_context& ctx, const tensor& in, tensor& out) override;
   void backward(const op_context& ctx, const tensor& in, const tensor& out, const tensor& grad_out,

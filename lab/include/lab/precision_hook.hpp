@@ -14,12 +14,14 @@
 // whole tensor's amax for per-tensor scales; delayed scaling's histories
 // advance in end_step().
 //
-// Chaining: a hook passed as `next` is first shown the values about to be
-// rounded (before_rounding: a tracer's statistics then count what the
-// rounding flushes to zero or overflows), then sees every call after the
-// policy has rounded the values (produce), with the rounded copies (weight,
-// operand) and after the rounded update, so it also sees what the
-// low-precision machine actually holds (the shadow comparison uses that).
+// Chaining: a hook passed as `next` sees every call after the policy has
+// rounded the values (produce), with the rounded copies (weight, operand)
+// and after the rounded update, so it sees what the low-precision machine
+// actually holds (the shadow comparison uses that). Where the policy rounded
+// a tensor, the same call carries the values from before the rounding
+// (unrounded_values): a tracer's statistics then count what the rounding
+// flushed to zero or overflowed. A trap raised by a rounding is thrown after
+// that call, so a tracer records the tensor that trapped.
 #pragma once
 
 #include <array>
@@ -109,12 +111,16 @@ class precision_hook : public tensor_hook {
   /// `threads` is handed to libnum's array kernels for long tensors.
   precision_hook(precision_policy policy, std::uint64_t run_seed, tensor_hook* next = nullptr, unsigned threads = 1);
 
-  void produce(const site& where, tensor_role role, std::span<float> values) override;
+  /// The policy is the first hook of a chain: `unrounded` (always nullopt
+  /// from an op) is not looked at by these.
+  void produce(const site& where, tensor_role role, std::span<float> values, unrounded_values unrounded) override;
   void produce_from(const site& where, std::span<float> values,
                     std::span<const std::span<const float>> inputs) override;
-  std::span<const float> weight(const site& where, std::span<const float> master) override;
+  std::span<const float> weight(const site& where, std::span<const float> master,
+                                unrounded_values unrounded) override;
   void update(const site& where, std::span<float> weight, std::span<const float> delta) override;
-  std::span<const float> operand(const site& where, tensor_role role, std::span<const float> values) override;
+  std::span<const float> operand(const site& where, tensor_role role, std::span<const float> values,
+                                 unrounded_values unrounded) override;
 
   /// An op_context routing tensors through this hook and GEMMs through its engine.
   [[nodiscard]] op_context context();
@@ -189,9 +195,13 @@ class precision_hook : public tensor_hook {
   void note_scaled_amax(const site& where, tensor_role role, std::span<const float> values);
   [[nodiscard]] std::optional<num::format> site_format(const site& where) const;
   [[nodiscard]] num::array_options options(const site& where, tensor_role role, const num::format& f) const;
-  void round(const site& where, tensor_role role, const num::format& f, std::span<const float> in,
-             std::span<float> out);
-  void check_finite(const site& where, tensor_role role, std::span<const float> values) const;
+  // Rounds `in` into `out` (which must not overlap it); returns the trap to
+  // raise, if any, for the caller to throw once the tensor is handed on.
+  [[nodiscard]] std::optional<precision_trap> round(const site& where, tensor_role role, const num::format& f,
+                                                    std::span<const float> in, std::span<float> out);
+  // The trap a NaN or infinity among `values` raises under policy.traps.
+  [[nodiscard]] std::optional<precision_trap> finite_trap(const site& where, tensor_role role,
+                                                          std::span<const float> values) const;
   // Notes `values` (as held after rounding) as the first NaN / infinity of
   // the run; `has_non_finite` is what the pass that wrote them found.
   void locate_non_finite(const site& where, tensor_role role, std::span<const float> values, bool has_non_finite);
@@ -211,6 +221,7 @@ class precision_hook : public tensor_hook {
   std::map<std::string, std::optional<num::format>, std::less<>> follow_decisions_;  // by layer
   std::map<std::string, std::vector<float>, std::less<>> buffers_;
   std::vector<float> trap_scratch_;
+  std::vector<float> unrounded_;  // a produced tensor's values before its in-place rounding
   std::vector<double> exact_;
   std::vector<float> rounded_;
   // Mutable: the GEMM engine (const) adds its scaled counts, under scaled_mutex_.

@@ -45,21 +45,7 @@
 
 namespace lab {
 
-/// Groups of ops that autocast treats alike.
-enum class op_class : std::uint8_t {
-  matmul,       ///< dense
-  conv,         ///< conv2d
-  norm,         ///< batch_norm (its statistics are always computed in fp32/fp64 inside)
-  loss,         ///< softmax_cross_entropy, mse
-  elementwise,  ///< relu, pooling, flatten, dropout, residual_add
-  optimizer,    ///< the optimizer's state and intermediates (adam, sgd)
-};
-inline constexpr std::size_t op_class_count = 6;
-
-/// The class of an op kind as it appears in a site ("conv2d" -> conv);
-/// unknown kinds are elementwise.
-op_class class_of(std::string_view op);
-/// "matmul", "conv", ...
+/// "matmul", "conv", ... (op_class is declared in op_context.hpp).
 std::string_view op_class_name(op_class c);
 
 /// How an op class computes.

@@ -13,6 +13,7 @@ class relu : public layer {
  public:
   using layer::layer;
   [[nodiscard]] std::string_view kind() const override { return "relu"; }
+  [[nodiscard]] lab::op_class op_class() const override { return lab::op_class::elementwise; }
   [[nodiscard]] shape output_shape(const shape& in) const override { return in; }
   void forward(const op_context& ctx, const tensor& in, tensor& out) override;
   void backward(const op_context& ctx, const tensor& in, const tensor& out, const tensor& grad_out,

@@ -14,6 +14,7 @@ class residual : public layer {
  public:
   explicit residual(std::string name);
   [[nodiscard]] std::string_view kind() const override { return "residual_add"; }
+  [[nodiscard]] lab::op_class op_class() const override { return lab::op_class::elementwise; }
 
   /// The main branch, to be filled by the caller.
   sequential& main_branch() { return main_; }

@@ -5,11 +5,11 @@
 // Chained after the precision policy (lab::trainer does this for a hook
 // handed in through its op_context), it announces each tensor with the format
 // the policy stores it in (binary32 where the policy keeps fp32) and the
-// policy's rounding of that role. Where the policy rounds a tensor, the
-// tracer announces the values *before* that rounding (before_rounding), and
-// skips the rounded copy that follows: statistics of x as rounded into the
-// format are those of the rounded tensor, and in addition count what the
-// rounding flushed to zero (underflows) or overflowed. Under stochastic
+// policy's rounding of that role. Where the policy rounded a tensor, the
+// call carries the values from *before* that rounding (unrounded_values) and
+// the tracer announces those: statistics of x as rounded into the format are
+// those of the rounded tensor, and in addition count what the rounding
+// flushed to zero (underflows) or overflowed. Under stochastic
 // rounding those two counts are drawn from the statistics' own random words,
 // so they match the policy's in distribution, not element for element. Sites are named "<layer>.<tensor>" ("conv1.output",
 // "conv1.grad_input", "conv1.kernel"), which is what sink filters match.
@@ -46,6 +46,10 @@ namespace lab {
 
 class precision_hook;
 
+/// The tag a role is announced under to libnum's statistics hooks: the
+/// role's enum value as id, role_name() as name.
+num::role_tag trace_tag(tensor_role role);
+
 /// How a traced site is labelled in a run database: the layer column (the
 /// layer for its output and input gradient, "<layer>.<tensor>" for a
 /// parameter and for the received gradient "<layer>.grad_output") and the op kind.
@@ -70,15 +74,19 @@ class run_tracer : public tensor_hook {
   void set_scale_sink(scale_sink* sink) { scale_sink_ = sink; }
   [[nodiscard]] std::uint64_t step() const { return step_; }
 
-  void produce(const site& where, tensor_role role, std::span<float> values) override;
-  std::span<const float> weight(const site& where, std::span<const float> master) override;
+  void produce(const site& where, tensor_role role, std::span<float> values, unrounded_values unrounded) override;
+  std::span<const float> weight(const site& where, std::span<const float> master,
+                                unrounded_values unrounded) override;
   /// Without a precision policy in front: w <- w + delta in fp32, observed.
   void update(const site& where, std::span<float> weight, std::span<const float> delta) override;
   void observe_update(const site& where, std::span<const float> before, std::span<const float> delta,
                       std::span<const float> after) override;
-  void before_rounding(const site& where, tensor_role role, std::span<const float> values) override;
-  /// Hands `values` through (they were announced by before_rounding, if cast).
-  std::span<const float> operand(const site& where, tensor_role role, std::span<const float> values) override;
+  /// Announces the gradient a matmul/conv receives where the policy cast it
+  /// (role grad_input, `unrounded` set): that cast is where mixed precision
+  /// loses small gradients. A forward input's cast repeats its producer's
+  /// output rounding, so it is not announced. Hands `values` through.
+  std::span<const float> operand(const site& where, tensor_role role, std::span<const float> values,
+                                 unrounded_values unrounded) override;
   /// Reports the operand's statistics to the scale sink.
   void observe_quantized(const site& where, const quantized_operand& operand) override;
 
@@ -92,8 +100,6 @@ class run_tracer : public tensor_hook {
   [[nodiscard]] std::pair<num::format, num::round_spec> storage(const site& where, tensor_role role) const;
   void announce(const site& where, tensor_role role, std::span<const float> values);
   const std::string& remember(const site& where, tensor_role role);
-  /// True (and forgets it) when `where`/`role` was just announced by before_rounding.
-  bool take_announced_before_rounding(const site& where, tensor_role role);
 
   num::stats_hooks& hooks_;
   const precision_hook* policy_ = nullptr;
@@ -103,8 +109,6 @@ class run_tracer : public tensor_hook {
   std::map<std::string, site_label, std::less<>> labels_;
   std::string name_;            // scratch: the current site's name
   std::vector<float> before_;   // scratch: weights before an fp32 update
-  // The tensor before_rounding announced, until its rounded copy arrives.
-  std::optional<std::pair<std::string, tensor_role>> announced_before_rounding_;
 };
 
 }  // namespace lab

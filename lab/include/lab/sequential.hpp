@@ -13,6 +13,7 @@ class sequential : public layer {
  public:
   using layer::layer;
   [[nodiscard]] std::string_view kind() const override { return "sequential"; }
+  [[nodiscard]] lab::op_class op_class() const override { return lab::op_class::elementwise; }
 
   /// Appends a layer and returns a reference to it.
   template <typename L, typename... Args>

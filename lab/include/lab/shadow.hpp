@@ -28,13 +28,14 @@ class tensor_recorder : public tensor_hook {
     std::vector<float> values;
   };
 
-  void produce(const site& where, tensor_role role, std::span<float> values) override;
-  std::span<const float> weight(const site& where, std::span<const float> master) override;
+  void produce(const site& where, tensor_role role, std::span<float> values, unrounded_values unrounded) override;
+  std::span<const float> weight(const site& where, std::span<const float> master,
+                                unrounded_values unrounded) override;
   void update(const site& where, std::span<float> weight, std::span<const float> delta) override;
-  std::span<const float> operand(const site& where, tensor_role role, std::span<const float> values) override;
+  std::span<const float> operand(const site& where, tensor_role role, std::span<const float> values,
+                                 unrounded_values unrounded) override;
   void observe_update(const site& where, std::span<const float> before, std::span<const float> delta,
                       std::span<const float> after) override;
-  void before_rounding(const site& where, tensor_role role, std::span<const float> values) override;
 
   /// Recorded activations and gradients keyed "layer/tensor#role", in key order.
   [[nodiscard]] const std::map<std::string, entry>& entries() const { return entries_; }

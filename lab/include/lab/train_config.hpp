@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -82,8 +83,10 @@ void set_config_value(train_config& config, const std::string& key, const std::s
 void apply_config_file(train_config& config, const std::filesystem::path& file);
 
 /// Resolves a config argument: an existing file path, or a name looked up as
-/// configs/<name>.yml in the working directory and then in `config_dir`.
-std::filesystem::path resolve_config(const std::string& name_or_path, const std::filesystem::path& config_dir);
+/// configs/<name>.yml in the working directory and then as <name>.yml in each
+/// of `config_dirs` in turn. Throws input_error listing every place looked at.
+std::filesystem::path resolve_config(const std::string& name_or_path,
+                                     std::span<const std::filesystem::path> config_dirs);
 
 /// Checks cross-key consistency (e.g. epochs > 0); throws input_error.
 void validate(const train_config& config);

@@ -2,10 +2,11 @@
 //
 // Each function computes the exact result and rounds it once into format f as
 // `spec` says; `random_word` feeds stochastic rounding (ignored otherwise).
-// NaN operands give a quiet NaN carrying the first NaN operand's sign and
-// payload; a signalling NaN operand raises invalid. Results and flags follow
-// IEEE 754-2019 (and Berkeley SoftFloat's x86 conventions where IEEE leaves a
-// choice).
+// Which NaN a NaN result is follows spec.nans (rounding.hpp, nan_convention):
+// by default a quiet NaN carrying the first NaN operand's sign and payload,
+// +qNaN for an invalid operation. A signalling NaN operand raises invalid.
+// Results and flags follow IEEE 754-2019 (and Berkeley SoftFloat where IEEE
+// leaves a choice, e.g. fma(0, inf, qNaN) raises invalid).
 #pragma once
 
 #include <cstdint>
@@ -38,8 +39,9 @@ rounded sqrt(const format& f, std::uint32_t a, const round_spec& spec,
 std::uint32_t negate(const format& f, std::uint32_t a);
 std::uint32_t abs(const format& f, std::uint32_t a);
 
-/// A quiet NaN for an operation on a and b (either a NaN), with invalid raised
-/// if either is signalling.
-rounded propagate_nan(const format& f, std::uint32_t a, std::uint32_t b);
+/// A quiet NaN for an operation on a and b (either a NaN) under convention c,
+/// with invalid raised if either is signalling.
+rounded propagate_nan(const format& f, std::uint32_t a, std::uint32_t b,
+                      nan_convention c = nan_convention::first_operand);
 
 }  // namespace num

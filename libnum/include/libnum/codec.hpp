@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "format.hpp"
+#include "rounding.hpp"
 
 namespace num {
 
@@ -35,5 +36,13 @@ std::uint32_t default_nan_bits(const format& f);
 /// A NaN of format `to` for a NaN `bits` of format `from`: keeps the sign and
 /// the top payload bits, and is quiet.
 std::uint32_t convert_nan(const format& from, std::uint32_t bits, const format& to);
+
+/// The NaN an invalid operation without NaN operands (inf - inf, 0 * inf,
+/// sqrt(-1)) creates in f under convention c (see nan_convention).
+std::uint32_t invalid_nan_bits(const format& f, nan_convention c);
+/// A result `bits` of f as convention c delivers it: a NaN becomes the
+/// default NaN (arm_default_nan) or the canonical NaN (cuda_canonical);
+/// anything else, and every NaN under first_operand and x86_sse, unchanged.
+std::uint32_t nan_result_bits(const format& f, std::uint32_t bits, nan_convention c);
 
 }  // namespace num

@@ -2,8 +2,9 @@
 //
 // A stats_hooks registry is an ordinary object owned by its caller (a
 // trainer, a tracer, a test), never global. A producer announces each tensor
-// it makes, naming the site ("conv2.grad_input"), the tensor's role, the
-// training step, the format and rounding it is (or would be) stored in, and
+// it makes, naming the site ("conv2.grad_input"), a role tag of its own
+// vocabulary (libnum knows no trainer: it filters by the tag's id and hands
+// the tag to sinks), the training step, the format and rounding it is (or would be) stored in, and
 // the values. Sinks attach with a filter (site pattern, roles, every N steps);
 // statistics are computed once per announcement, and only when at least one
 // sink wants it, so announcing to a registry nobody listens to costs one
@@ -29,35 +30,35 @@
 
 namespace num {
 
-/// What a tensor is to the op that produced it (the trainer's roles).
-enum class tensor_role : std::uint8_t {
-  activation,     ///< an op's forward output
-  grad_input,     ///< dL/d(input) from an op's backward
-  grad_weight,    ///< dL/d(parameter)
-  weight,         ///< the parameter values an op computes with
-  master_weight,  ///< the stored parameter after an optimizer update
-  update,         ///< the optimizer's step delta
+/// What a tensor is to its producer, in the producer's own vocabulary (a
+/// trainer passes its tensor roles): an id libnum filters by, and a name it
+/// hands to sinks. `name` must stay valid while sinks may read it: a string
+/// literal or an entry of a static table.
+struct role_tag {
+  std::uint8_t id = 0;    ///< 0 .. max_role_tags - 1: bit `id` of sink_filter::roles
+  std::string_view name;  ///< "grad_weight", shown in tables and stored by sinks
 };
-inline constexpr std::size_t tensor_role_count = 6;
+/// Role tag ids are below this (they index a 32-bit set).
+inline constexpr unsigned max_role_tags = 32;
 
-/// "activation", "grad_input", "grad_weight", "weight", "master_weight", "update".
-std::string_view tensor_role_name(tensor_role role);
-
-/// Bit set of roles for sink_filter::roles.
-constexpr std::uint32_t role_bit(tensor_role role) { return std::uint32_t{1} << static_cast<unsigned>(role); }
-inline constexpr std::uint32_t all_roles = (std::uint32_t{1} << tensor_role_count) - 1;
+/// Bit set of role tag ids for sink_filter::roles (empty for an id out of range).
+constexpr std::uint32_t role_bit(role_tag role) {
+  return role.id < max_role_tags ? std::uint32_t{1} << role.id : 0;
+}
+inline constexpr std::uint32_t all_roles = 0xFFFFFFFFu;
 
 /// One announced tensor's statistics. The views live only during the sink call.
 struct stats_record {
   std::string_view site;
-  tensor_role role;
+  role_tag role;
   std::uint64_t step;
   const tensor_stats& stats;
 };
 
-/// One announced update's swamping statistics (role update).
+/// One announced update's swamping statistics.
 struct swamping_record {
   std::string_view site;
+  role_tag role;  ///< as given to announce_update
   std::uint64_t step;
   const swamping_stats& stats;
 };
@@ -78,10 +79,12 @@ struct sink_filter {
   /// glob matched against the whole site; without either, a prefix
   /// ("conv2" matches "conv2.grad_input"). Empty or "*" matches every site.
   std::string site = "*";
-  std::uint32_t roles = all_roles;  ///< role_bit(...) set
+  std::uint32_t roles = all_roles;  ///< set of role_bit(tag) of the role tags wanted
   std::uint64_t every = 1;          ///< only steps that are multiples of `every` (0 counts as 1)
   /// Whether this filter accepts (site, role, step).
-  bool accepts(std::string_view site_name, tensor_role role, std::uint64_t step) const;
+  bool accepts(std::string_view site_name, role_tag role, std::uint64_t step) const;
+  /// Whether this filter accepts (site, step) for some role.
+  bool accepts_any_role(std::string_view site_name, std::uint64_t step) const;
 };
 
 /// True if `text` matches the glob `pattern` ('*' and '?') in full.
@@ -102,22 +105,22 @@ class stats_hooks {
 
   /// Whether any sink wants this announcement: check before preparing values
   /// that exist only to be announced.
-  bool wants(std::string_view site, tensor_role role, std::uint64_t step) const;
+  bool wants(std::string_view site, role_tag role, std::uint64_t step) const;
   /// Whether any sink wants any role of (site, step).
   bool wants(std::string_view site, std::uint64_t step) const;
 
   /// Announces fp32 values as rounded into `target` with `spec`: computes
   /// their statistics if some sink wants them and hands them over. Returns
   /// whether statistics were computed.
-  bool announce(std::string_view site, tensor_role role, std::uint64_t step, const format& target,
+  bool announce(std::string_view site, role_tag role, std::uint64_t step, const format& target,
                 const round_spec& spec, std::span<const float> values, const stats_options& options = {});
   /// Announces 16-bit encodings of `storage` (statistics as seen by storage itself).
-  bool announce(std::string_view site, tensor_role role, std::uint64_t step, const format& storage,
+  bool announce(std::string_view site, role_tag role, std::uint64_t step, const format& storage,
                 std::span<const std::uint16_t> encodings);
-  /// Announces a performed update w <- w + delta (role update): sinks wanting
-  /// role update get its swamping statistics (ulp taken in `target`) through
+  /// Announces a performed update w <- w + delta under `role`: sinks wanting
+  /// that role get its swamping statistics (ulp taken in `target`) through
   /// on_swamping. Returns whether they were computed.
-  bool announce_update(std::string_view site, std::uint64_t step, const format& target,
+  bool announce_update(std::string_view site, role_tag role, std::uint64_t step, const format& target,
                        std::span<const float> before, std::span<const float> delta, std::span<const float> after,
                        double tolerance = 0.1);
 
@@ -130,7 +133,7 @@ class stats_hooks {
   const stats_plan& plan_for(const format& target, const round_spec& spec);
   void send(const stats_record& record);
   template <typename Deliver>
-  bool deliver(std::string_view site, tensor_role role, std::uint64_t step, Deliver&& deliver);
+  bool deliver(std::string_view site, role_tag role, std::uint64_t step, Deliver&& deliver);
 
   std::vector<entry> sinks_;
   std::vector<stats_plan> plans_;  // threshold tables built so far, reused by later announcements

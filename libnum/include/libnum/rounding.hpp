@@ -34,6 +34,37 @@ enum class overflow_mode : std::uint8_t {
   nan,       ///< NaN (the IPU's NaN-on-overflow)
 };
 
+/// Which NaN a result that is NaN carries. IEEE 754-2019 (6.2.3) leaves the
+/// payload, and for a NaN an invalid operation creates also the sign, to the
+/// implementation; hardware differs, so the choice is a parameter of every
+/// operation and conversion (round_spec::nans). Flags never depend on it.
+/// Bit patterns below for fp16 / fp32; every format the same way.
+enum class nan_convention : std::uint8_t {
+  /// The default, libnum's behaviour since the start: an operation on NaN
+  /// operands returns the first NaN operand (argument order), quieted, sign
+  /// and payload kept; a conversion keeps the sign and the top payload bits;
+  /// an invalid operation creates +qNaN without payload (0x7E00, 0x7FC00000).
+  first_operand,
+  /// Intel SSE/AVX: propagation as first_operand (Intel SDM vol. 1, Table 4-7
+  /// and Table E-1: "first operand", an SNaN converted to a QNaN); an invalid
+  /// operation creates the "QNaN floating-point indefinite", which is
+  /// negative: 0xFE00, 0xFFC00000 (SDM vol. 1, 4.8.3.7 and Table 4-3;
+  /// SoftFloat's 8086-SSE specialisation, defaultNaNF32UI 0xFFC00000).
+  x86_sse,
+  /// Arm with FPCR.DN (default-NaN mode) set: every NaN result, propagated,
+  /// created or converted, is the default NaN, sign 0, quiet bit set, rest 0:
+  /// 0x7E00, 0x7FC00000 (Arm DDI 0460, Tables 11.9 and 11.10).
+  arm_default_nan,
+  /// NVIDIA GPUs: every NaN result is the canonical NaN, sign 0 and every
+  /// other bit set: 0x7FFF, 0x7FFFFFFF, FP8 0x7F (NVIDIA's cuda_fp8.hpp
+  /// returns "fp16 canonical NaN, discard sign" 0x7FFF; tests/device checks
+  /// fp16/bf16/FP8 conversions and fp16/bf16 arithmetic on an H100).
+  cuda_canonical,
+};
+inline constexpr nan_convention all_nan_conventions[] = {nan_convention::first_operand, nan_convention::x86_sse,
+                                                         nan_convention::arm_default_nan,
+                                                         nan_convention::cuda_canonical};
+
 /// IEEE 754 exception flags; the bit values are Berkeley TestFloat's.
 enum class flags : std::uint8_t {
   none = 0,
@@ -59,6 +90,7 @@ struct round_spec {
   int random_bits = 32;  ///< r in [1, 32], for stochastic rounding
   tininess tiny = tininess::after_rounding;
   overflow_mode overflow = overflow_mode::ieee;
+  nan_convention nans = nan_convention::first_operand;  ///< which NaN a NaN result is
   friend constexpr bool operator==(const round_spec&, const round_spec&) = default;
 };
 
@@ -89,6 +121,11 @@ std::string_view tininess_name(tininess t);
 /// Parses a tininess name ("after", "before", also "after-rounding",
 /// "before-rounding"); throws std::invalid_argument naming the text.
 tininess parse_tininess(std::string_view text);
+/// Names: "first-operand", "x86", "arm-dn", "cuda".
+std::string_view nan_convention_name(nan_convention c);
+/// Parses a NaN convention name (as above); throws std::invalid_argument
+/// naming the text and the known names.
+nan_convention parse_nan_convention(std::string_view text);
 /// "inexact|underflow" style list of the set flags ("none" if empty).
 std::string flags_to_string(flags f);
 

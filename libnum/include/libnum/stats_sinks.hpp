@@ -28,12 +28,13 @@ class table_sink final : public stats_sink {
 /// A record kept by collecting_sink (owning copies).
 struct collected_stats {
   std::string site;
-  tensor_role role;
+  role_tag role;  ///< its name as the producer's table keeps it
   std::uint64_t step;
   tensor_stats stats;
 };
 struct collected_swamping {
   std::string site;
+  role_tag role;
   std::uint64_t step;
   swamping_stats stats;
 };

@@ -63,7 +63,7 @@ rounded special_sum(const format& f, std::uint32_t a, std::uint32_t b, const rou
   const bool na = is_negative(f, a), nb = is_negative(f, b);
   if (ca == value_class::infinite || cb == value_class::infinite) {
     if (ca == value_class::infinite && cb == value_class::infinite && na != nb) {
-      return {default_nan_bits(f), flags::invalid};
+      return {invalid_nan_bits(f, spec.nans), flags::invalid};
     }
     return {ca == value_class::infinite ? a : b, flags::none};
   }
@@ -78,14 +78,16 @@ rounded special_sum(const format& f, std::uint32_t a, std::uint32_t b, const rou
 
 }  // namespace
 
-rounded propagate_nan(const format& f, std::uint32_t a, std::uint32_t b) {
+rounded propagate_nan(const format& f, std::uint32_t a, std::uint32_t b, nan_convention c) {
   const flags raised = is_signaling_nan(f, a) || is_signaling_nan(f, b) ? flags::invalid : flags::none;
-  return {quiet(f, is_nan(f, a) ? a : b), raised};
+  return {nan_result_bits(f, quiet(f, is_nan(f, a) ? a : b), c), raised};
 }
 
-rounded add(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec,
-            std::uint32_t random_word) {
-  if (is_nan(f, a) || is_nan(f, b)) return propagate_nan(f, a, b);
+namespace {
+
+rounded add_core(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec,
+                  std::uint32_t random_word) {
+  if (is_nan(f, a) || is_nan(f, b)) return propagate_nan(f, a, b, spec.nans);
   const value_class ca = classify(f, a), cb = classify(f, b);
   if (ca == value_class::infinite || cb == value_class::infinite || ca == value_class::zero ||
       cb == value_class::zero) {
@@ -96,20 +98,20 @@ rounded add(const format& f, std::uint32_t a, std::uint32_t b, const round_spec&
   return round_exact(sum, f, spec, random_word);
 }
 
-rounded sub(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec,
-            std::uint32_t random_word) {
-  if (is_nan(f, a) || is_nan(f, b)) return propagate_nan(f, a, b);
-  return add(f, a, negate(f, b), spec, random_word);
+rounded sub_core(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec,
+                  std::uint32_t random_word) {
+  if (is_nan(f, a) || is_nan(f, b)) return propagate_nan(f, a, b, spec.nans);
+  return add_core(f, a, negate(f, b), spec, random_word);
 }
 
-rounded mul(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec,
-            std::uint32_t random_word) {
-  if (is_nan(f, a) || is_nan(f, b)) return propagate_nan(f, a, b);
+rounded mul_core(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec,
+                  std::uint32_t random_word) {
+  if (is_nan(f, a) || is_nan(f, b)) return propagate_nan(f, a, b, spec.nans);
   const value_class ca = classify(f, a), cb = classify(f, b);
   const bool negative = is_negative(f, a) != is_negative(f, b);
   const bool a_inf = ca == value_class::infinite, b_inf = cb == value_class::infinite;
   const bool a_zero = ca == value_class::zero, b_zero = cb == value_class::zero;
-  if ((a_inf && b_zero) || (b_inf && a_zero)) return {default_nan_bits(f), flags::invalid};
+  if ((a_inf && b_zero) || (b_inf && a_zero)) return {invalid_nan_bits(f, spec.nans), flags::invalid};
   if (a_inf || b_inf) return {infinity_bits(f, negative), flags::none};
   if (a_zero || b_zero) return {zero_bits(f, negative), flags::none};
   const exact_value x = decode_finite(f, a), y = decode_finite(f, b);
@@ -117,14 +119,14 @@ rounded mul(const format& f, std::uint32_t a, std::uint32_t b, const round_spec&
   return round_exact(product, f, spec, random_word);
 }
 
-rounded div(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec,
-            std::uint32_t random_word) {
-  if (is_nan(f, a) || is_nan(f, b)) return propagate_nan(f, a, b);
+rounded div_core(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec,
+                  std::uint32_t random_word) {
+  if (is_nan(f, a) || is_nan(f, b)) return propagate_nan(f, a, b, spec.nans);
   const value_class ca = classify(f, a), cb = classify(f, b);
   const bool negative = is_negative(f, a) != is_negative(f, b);
   const bool a_inf = ca == value_class::infinite, b_inf = cb == value_class::infinite;
   const bool a_zero = ca == value_class::zero, b_zero = cb == value_class::zero;
-  if ((a_inf && b_inf) || (a_zero && b_zero)) return {default_nan_bits(f), flags::invalid};
+  if ((a_inf && b_inf) || (a_zero && b_zero)) return {invalid_nan_bits(f, spec.nans), flags::invalid};
   if (a_inf) return {infinity_bits(f, negative), flags::none};
   if (b_inf || a_zero) return {zero_bits(f, negative), flags::none};
   if (b_zero) return {infinity_bits(f, negative), flags::divide_by_zero};
@@ -137,8 +139,8 @@ rounded div(const format& f, std::uint32_t a, std::uint32_t b, const round_spec&
   return round_exact(q, f, spec, random_word);
 }
 
-rounded fma(const format& f, std::uint32_t a, std::uint32_t b, std::uint32_t c,
-            const round_spec& spec, std::uint32_t random_word) {
+rounded fma_core(const format& f, std::uint32_t a, std::uint32_t b, std::uint32_t c, const round_spec& spec,
+                 std::uint32_t random_word) {
   const value_class ca = classify(f, a), cb = classify(f, b), cc = classify(f, c);
   const bool any_signaling = ca == value_class::signaling_nan || cb == value_class::signaling_nan ||
                              cc == value_class::signaling_nan;
@@ -149,12 +151,12 @@ rounded fma(const format& f, std::uint32_t a, std::uint32_t b, std::uint32_t c,
   const bool product_negative = is_negative(f, a) != is_negative(f, b);
   if ((a_inf && b_zero) || (b_inf && a_zero)) {
     // Invalid even when c is a quiet NaN (SoftFloat's choice; IEEE leaves it open).
-    return {is_nan(f, c) ? quiet(f, c) : default_nan_bits(f), flags::invalid};
+    return {is_nan(f, c) ? quiet(f, c) : invalid_nan_bits(f, spec.nans), flags::invalid};
   }
   if (is_nan(f, c)) return {quiet(f, c), signaled};
   const bool c_inf = cc == value_class::infinite;
   if (a_inf || b_inf) {
-    if (c_inf && is_negative(f, c) != product_negative) return {default_nan_bits(f), flags::invalid};
+    if (c_inf && is_negative(f, c) != product_negative) return {invalid_nan_bits(f, spec.nans), flags::invalid};
     return {infinity_bits(f, product_negative), flags::none};
   }
   if (c_inf) return {c, flags::none};
@@ -188,11 +190,11 @@ std::uint64_t integer_sqrt(uint128 n) {
 
 }  // namespace
 
-rounded sqrt(const format& f, std::uint32_t a, const round_spec& spec, std::uint32_t random_word) {
+rounded sqrt_core(const format& f, std::uint32_t a, const round_spec& spec, std::uint32_t random_word) {
   const value_class ca = classify(f, a);
-  if (ca == value_class::quiet_nan || ca == value_class::signaling_nan) return propagate_nan(f, a, a);
+  if (ca == value_class::quiet_nan || ca == value_class::signaling_nan) return propagate_nan(f, a, a, spec.nans);
   if (ca == value_class::zero) return {a, flags::none};
-  if (is_negative(f, a)) return {default_nan_bits(f), flags::invalid};
+  if (is_negative(f, a)) return {invalid_nan_bits(f, spec.nans), flags::invalid};
   if (ca == value_class::infinite) return {a, flags::none};
   const exact_value x = decode_finite(f, a);
   // Scale the significand to [2^126, 2^128) with an even exponent: the root has 64 bits.
@@ -202,6 +204,35 @@ rounded sqrt(const format& f, std::uint32_t a, const round_spec& spec, std::uint
   const std::uint64_t root = integer_sqrt(n);
   const exact_value r{false, (x.exponent - shift) / 2, root, static_cast<uint128>(root) * root != n};
   return round_exact(r, f, spec, random_word);
+}
+
+// The cores follow first_operand propagation (x86_sse differs only in the
+// NaN invalid operations create, which they take from spec); the wrappers
+// below deliver a NaN result as spec.nans says.
+rounded delivered(const format& f, rounded r, const round_spec& spec) {
+  return {nan_result_bits(f, r.bits, spec.nans), r.raised};
+}
+
+}  // namespace
+
+rounded add(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec, std::uint32_t random_word) {
+  return delivered(f, add_core(f, a, b, spec, random_word), spec);
+}
+rounded sub(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec, std::uint32_t random_word) {
+  return delivered(f, sub_core(f, a, b, spec, random_word), spec);
+}
+rounded mul(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec, std::uint32_t random_word) {
+  return delivered(f, mul_core(f, a, b, spec, random_word), spec);
+}
+rounded div(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec, std::uint32_t random_word) {
+  return delivered(f, div_core(f, a, b, spec, random_word), spec);
+}
+rounded fma(const format& f, std::uint32_t a, std::uint32_t b, std::uint32_t c, const round_spec& spec,
+            std::uint32_t random_word) {
+  return delivered(f, fma_core(f, a, b, c, spec, random_word), spec);
+}
+rounded sqrt(const format& f, std::uint32_t a, const round_spec& spec, std::uint32_t random_word) {
+  return delivered(f, sqrt_core(f, a, spec, random_word), spec);
 }
 
 std::uint32_t negate(const format& f, std::uint32_t a) { return a ^ f.sign_mask(); }

@@ -108,4 +108,19 @@ std::uint32_t convert_nan(const format& from, std::uint32_t bits, const format& 
   return sign | default_nan_bits(to) | (payload & to.fraction_mask());
 }
 
+std::uint32_t invalid_nan_bits(const format& f, nan_convention c) {
+  switch (c) {
+    case nan_convention::x86_sse: return f.sign_mask() | default_nan_bits(f);
+    case nan_convention::cuda_canonical: return all_ones_nan(f);
+    case nan_convention::first_operand:
+    case nan_convention::arm_default_nan: break;
+  }
+  return default_nan_bits(f);
+}
+
+std::uint32_t nan_result_bits(const format& f, std::uint32_t bits, nan_convention c) {
+  if (c == nan_convention::first_operand || c == nan_convention::x86_sse || !is_nan(f, bits)) return bits;
+  return c == nan_convention::arm_default_nan ? default_nan_bits(f) : all_ones_nan(f);
+}
+
 }  // namespace num

@@ -71,27 +71,42 @@ integer_result to_integer(const format& f, std::uint32_t bits, const round_spec&
   return {value, r.inexact && signal_inexact ? flags::inexact : flags::none};
 }
 
-}  // namespace
-
-rounded from_double(const format& f, double x, const round_spec& spec, std::uint32_t random_word) {
-  const auto b = std::bit_cast<std::uint64_t>(x);
-  return from_ieee(f, {(b >> 63) != 0, (b >> 52) & 0x7FF, b & ((std::uint64_t{1} << 52) - 1), 52, 1023, 0x7FF},
-                   spec, random_word);
+// A result as spec.nans delivers it (conversions keep a NaN's sign and top
+// payload bits under first_operand and x86_sse).
+rounded delivered(const format& f, rounded r, const round_spec& spec) {
+  return {nan_result_bits(f, r.bits, spec.nans), r.raised};
 }
 
-rounded from_float(const format& f, float x, const round_spec& spec, std::uint32_t random_word) {
-  const auto b = std::bit_cast<std::uint32_t>(x);
-  return from_ieee(f, {(b >> 31) != 0, (b >> 23) & 0xFF, b & 0x7FFFFF, 23, 127, 0xFF}, spec, random_word);
-}
-
-rounded convert(const format& from, std::uint32_t bits, const format& to, const round_spec& spec,
-                std::uint32_t random_word) {
+rounded convert_first_operand(const format& from, std::uint32_t bits, const format& to, const round_spec& spec,
+                              std::uint32_t random_word) {
   switch (classify(from, bits)) {
     case value_class::quiet_nan: return {convert_nan(from, bits, to), flags::none};
     case value_class::signaling_nan: return {convert_nan(from, bits, to), flags::invalid};
     case value_class::infinite: return infinity_into(to, is_negative(from, bits), spec);
     default: return round_exact(decode_finite(from, bits), to, spec, random_word);
   }
+}
+
+}  // namespace
+
+rounded from_double(const format& f, double x, const round_spec& spec, std::uint32_t random_word) {
+  const auto b = std::bit_cast<std::uint64_t>(x);
+  return delivered(
+      f,
+      from_ieee(f, {(b >> 63) != 0, (b >> 52) & 0x7FF, b & ((std::uint64_t{1} << 52) - 1), 52, 1023, 0x7FF}, spec,
+                random_word),
+      spec);
+}
+
+rounded from_float(const format& f, float x, const round_spec& spec, std::uint32_t random_word) {
+  const auto b = std::bit_cast<std::uint32_t>(x);
+  return delivered(f, from_ieee(f, {(b >> 31) != 0, (b >> 23) & 0xFF, b & 0x7FFFFF, 23, 127, 0xFF}, spec, random_word),
+                   spec);
+}
+
+rounded convert(const format& from, std::uint32_t bits, const format& to, const round_spec& spec,
+                std::uint32_t random_word) {
+  return delivered(to, convert_first_operand(from, bits, to, spec, random_word), spec);
 }
 
 rounded from_int64(const format& f, std::int64_t v, const round_spec& spec, std::uint32_t random_word) {
@@ -114,7 +129,7 @@ integer_result to_int64(const format& f, std::uint32_t bits, const round_spec& s
 rounded round_to_integral(const format& f, std::uint32_t bits, const round_spec& spec,
                           std::uint32_t random_word, bool signal_inexact) {
   const value_class c = classify(f, bits);
-  if (c == value_class::quiet_nan || c == value_class::signaling_nan) return propagate_nan(f, bits, bits);
+  if (c == value_class::quiet_nan || c == value_class::signaling_nan) return propagate_nan(f, bits, bits, spec.nans);
   if (c == value_class::infinite || c == value_class::zero) return {bits, flags::none};
   const exact_value x = decode_finite(f, bits);
   if (x.exponent >= 0) return {bits, flags::none};

@@ -48,6 +48,23 @@ overflow_mode parse_overflow_mode(std::string_view t) {
                               "' (expected ieee, saturate or nan)");
 }
 
+std::string_view nan_convention_name(nan_convention c) {
+  switch (c) {
+    case nan_convention::first_operand: return "first-operand";
+    case nan_convention::x86_sse: return "x86";
+    case nan_convention::arm_default_nan: return "arm-dn";
+    case nan_convention::cuda_canonical: return "cuda";
+  }
+  return "?";
+}
+
+nan_convention parse_nan_convention(std::string_view t) {
+  for (const nan_convention c : all_nan_conventions)
+    if (t == nan_convention_name(c)) return c;
+  throw std::invalid_argument("unknown NaN convention '" + std::string(t) +
+                              "' (expected first-operand, x86, arm-dn or cuda)");
+}
+
 std::string_view tininess_name(tininess t) {
   return t == tininess::before_rounding ? "before" : "after";
 }

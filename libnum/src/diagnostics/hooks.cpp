@@ -5,18 +5,6 @@
 
 namespace num {
 
-std::string_view tensor_role_name(tensor_role role) {
-  switch (role) {
-    case tensor_role::activation: return "activation";
-    case tensor_role::grad_input: return "grad_input";
-    case tensor_role::grad_weight: return "grad_weight";
-    case tensor_role::weight: return "weight";
-    case tensor_role::master_weight: return "master_weight";
-    case tensor_role::update: return "update";
-  }
-  return "unknown";
-}
-
 void stats_sink::on_swamping(const swamping_record&) {}
 
 bool glob_match(std::string_view pattern, std::string_view text) {
@@ -41,8 +29,12 @@ bool glob_match(std::string_view pattern, std::string_view text) {
   return p == pattern.size();
 }
 
-bool sink_filter::accepts(std::string_view site_name, tensor_role role, std::uint64_t step) const {
-  if ((roles & role_bit(role)) == 0) return false;
+bool sink_filter::accepts(std::string_view site_name, role_tag role, std::uint64_t step) const {
+  return (roles & role_bit(role)) != 0 && accepts_any_role(site_name, step);
+}
+
+bool sink_filter::accepts_any_role(std::string_view site_name, std::uint64_t step) const {
+  if (roles == 0) return false;
   if (every > 1 && step % every != 0) return false;
   if (site.empty() || site == "*") return true;
   if (site.find_first_of("*?") == std::string::npos) return site_name.substr(0, site.size()) == site;
@@ -76,16 +68,13 @@ void stats_hooks::detach(sink_id id) {
   std::erase_if(sinks_, [id](const entry& e) { return e.id == id; });
 }
 
-bool stats_hooks::wants(std::string_view site, tensor_role role, std::uint64_t step) const {
+bool stats_hooks::wants(std::string_view site, role_tag role, std::uint64_t step) const {
   return std::any_of(sinks_.begin(), sinks_.end(),
                      [&](const entry& e) { return e.filter.accepts(site, role, step); });
 }
 
 bool stats_hooks::wants(std::string_view site, std::uint64_t step) const {
-  for (std::size_t r = 0; r < tensor_role_count; ++r) {
-    if (wants(site, static_cast<tensor_role>(r), step)) return true;
-  }
-  return false;
+  return std::any_of(sinks_.begin(), sinks_.end(), [&](const entry& e) { return e.filter.accepts_any_role(site, step); });
 }
 
 const stats_plan& stats_hooks::plan_for(const format& target, const round_spec& spec) {
@@ -103,13 +92,13 @@ void stats_hooks::send(const stats_record& record) {
 }
 
 template <typename Deliver>
-bool stats_hooks::deliver(std::string_view site, tensor_role role, std::uint64_t step, Deliver&& deliver) {
+bool stats_hooks::deliver(std::string_view site, role_tag role, std::uint64_t step, Deliver&& deliver) {
   if (sinks_.empty() || !wants(site, role, step)) return false;
   deliver();
   return true;
 }
 
-bool stats_hooks::announce(std::string_view site, tensor_role role, std::uint64_t step, const format& target,
+bool stats_hooks::announce(std::string_view site, role_tag role, std::uint64_t step, const format& target,
                            const round_spec& spec, std::span<const float> values, const stats_options& options) {
   return deliver(site, role, step, [&] {
     const tensor_stats stats = compute_stats(values, plan_for(target, spec), options);
@@ -117,7 +106,7 @@ bool stats_hooks::announce(std::string_view site, tensor_role role, std::uint64_
   });
 }
 
-bool stats_hooks::announce(std::string_view site, tensor_role role, std::uint64_t step, const format& storage,
+bool stats_hooks::announce(std::string_view site, role_tag role, std::uint64_t step, const format& storage,
                            std::span<const std::uint16_t> encodings) {
   return deliver(site, role, step, [&] {
     const tensor_stats stats = compute_stats(encodings, storage, plan_for(storage, round_spec{}));
@@ -125,14 +114,14 @@ bool stats_hooks::announce(std::string_view site, tensor_role role, std::uint64_
   });
 }
 
-bool stats_hooks::announce_update(std::string_view site, std::uint64_t step, const format& target,
+bool stats_hooks::announce_update(std::string_view site, role_tag role, std::uint64_t step, const format& target,
                                   std::span<const float> before, std::span<const float> delta,
                                   std::span<const float> after, double tolerance) {
-  return deliver(site, tensor_role::update, step, [&] {
+  return deliver(site, role, step, [&] {
     const swamping_stats stats = measure_swamping(before, delta, after, target, tolerance);
-    const swamping_record record{site, step, stats};
+    const swamping_record record{site, role, step, stats};
     for (const entry& e : sinks_) {
-      if (e.filter.accepts(site, tensor_role::update, step)) e.sink->on_swamping(record);
+      if (e.filter.accepts(site, role, step)) e.sink->on_swamping(record);
     }
   });
 }

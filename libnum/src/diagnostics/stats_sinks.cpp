@@ -10,7 +10,7 @@ void table_sink::on_stats(const stats_record& record) {
     out_ << stats_table_header() << '\n';
     stats_header_written_ = true;
   }
-  out_ << stats_table_row(record.site, tensor_role_name(record.role), record.step, record.stats) << '\n';
+  out_ << stats_table_row(record.site, record.role.name, record.step, record.stats) << '\n';
 }
 
 void table_sink::on_swamping(const swamping_record& record) {
@@ -26,7 +26,7 @@ void collecting_sink::on_stats(const stats_record& record) {
 }
 
 void collecting_sink::on_swamping(const swamping_record& record) {
-  swamping_.push_back({std::string(record.site), record.step, record.stats});
+  swamping_.push_back({std::string(record.site), record.role, record.step, record.stats});
 }
 
 void collecting_sink::clear() {

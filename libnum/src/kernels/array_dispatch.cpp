@@ -1,10 +1,12 @@
 // Array kernels: option checking, the plan of constants, path selection.
 #include "libnum/cpu_features.hpp"
 #include <bit>
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "kernel_plan.hpp"
 #include "libnum/array.hpp"
@@ -165,6 +167,26 @@ void check_sizes(std::size_t in, std::size_t out, const char* what) {
   }
 }
 
+// Under a NaN convention that delivers one fixed NaN (arm_default_nan,
+// cuda_canonical), every NaN the kernels wrote (keeping the input's sign and
+// payload, as first_operand does) becomes that NaN: one extra pass, taken
+// only under those conventions, so the kernels keep a single NaN path.
+template <class Out>
+void deliver_nans(std::span<Out> out, const array_options& o) {
+  const nan_convention c = o.spec.nans;
+  if (c == nan_convention::first_operand || c == nan_convention::x86_sse) return;
+  const format& f = o.target;
+  const std::uint32_t code = nan_result_bits(f, default_nan_bits(f), c);
+  if constexpr (std::is_same_v<Out, float>) {
+    const float value = to_float(f, code);
+    for (float& x : out)
+      if (std::isnan(x)) x = value;
+  } else {
+    for (Out& x : out)
+      if (is_nan(f, x)) x = static_cast<Out>(code);
+  }
+}
+
 template <class In, class Out>
 conversion_result run_rounding(std::span<const In> in, std::span<Out> out, const array_options& o, operation op,
                                const char* what) {
@@ -173,6 +195,7 @@ conversion_result run_rounding(std::span<const In> in, std::span<Out> out, const
   const simd_path path = resolve_simd_path(o.path);
   const kernels::tally t = kernels::run_parallel(plan, path, in.data(), out.data(), in.size(), sizeof(In),
                                                  sizeof(Out), o.first_index, o.threads, o.parallel_threshold);
+  deliver_nans(out, o);
   return {t.raised, t.counts, o.want_non_finite && t.non_finite, path};
 }
 
