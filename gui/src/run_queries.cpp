@@ -2,6 +2,7 @@
 #include "run_queries.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -260,15 +261,17 @@ swamping_data load_swamping(const run_ref& run, std::size_t max_points, const in
     if (added) data.layers.push_back({layer, {}, {}, {}, {}, -1});
     return data.layers[it->second];
   };
-  for (const auto& c : db.counts_by_layer_and_step(run.id, "update", rundb::counted_stat::swamped, max_points)) {
+  // Both fractions from one scan of the update records.
+  constexpr std::array kinds{rundb::counted_stat::swamped, rundb::counted_stat::partially_swamped};
+  const auto cells = db.counts_by_layer_and_step(run.id, "update", kinds, max_points);
+  for (const auto& c : cells[0]) {
     auto& series = series_of(c.layer);
     series.steps.push_back(static_cast<double>(c.step));
     series.swamped.push_back(c.values > 0 ? c.counted / c.values : 0.0);
   }
   for (auto& series : data.layers) series.partially_swamped.assign(series.steps.size(), 0.0);
   std::map<std::string, std::size_t> position;
-  for (const auto& c :
-       db.counts_by_layer_and_step(run.id, "update", rundb::counted_stat::partially_swamped, max_points)) {
+  for (const auto& c : cells[1]) {
     auto& series = series_of(c.layer);
     auto& at = position[c.layer];
     if (at < series.partially_swamped.size()) series.partially_swamped[at++] = c.values > 0 ? c.counted / c.values : 0.0;

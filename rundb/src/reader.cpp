@@ -309,10 +309,18 @@ void for_each_slice(const step_extent& extent, Visit visit) {
 
 std::vector<layer_step_cell> reader::counts_by_layer_and_step(run_id run, std::string_view role, counted_stat stat,
                                                               std::size_t max_columns) {
+  const std::array<counted_stat, 1> one{stat};
+  return std::move(counts_by_layer_and_step(run, role, one, max_columns).front());
+}
+
+std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_id run, std::string_view role,
+                                                                           std::span<const counted_stat> stats,
+                                                                           std::size_t max_columns) {
   // Fixed identifiers, never user text.
   static constexpr std::array<const char*, 8> columns{"zeros",    "subnormals", "underflows", "overflows",
                                                       "nans",     "infs",       "swamped",    "partially_swamped"};
-  const char* column = columns.at(static_cast<std::size_t>(stat));
+  std::vector<std::vector<layer_step_cell>> out(stats.size());
+  if (stats.empty()) return out;
   const std::vector<std::string> role_list = role.empty() ? roles(run) : std::vector<std::string>{std::string(role)};
   std::vector<step_extent> extents;
   step_extent all;
@@ -322,7 +330,7 @@ std::vector<layer_step_cell> reader::counts_by_layer_and_step(run_id run, std::s
     all.last = std::max(all.last, extents.back().last);
     all.distinct += extents.back().distinct;  // an upper bound of the union when roles differ
   }
-  if (all.distinct == 0) return {};
+  if (all.distinct == 0) return out;
   const std::int64_t first = all.first;
   std::int64_t bucket = 1;
   if (max_columns > 0 && all.distinct > max_columns) {
@@ -332,47 +340,55 @@ std::vector<layer_step_cell> reader::counts_by_layer_and_step(run_id run, std::s
   }
   // SQL sums the records of one step, layer and role; the pooling into
   // buckets keeps the worst of those sums (max is associative, so roles and
-  // slices merge in any order).
-  const std::string sql = std::string("SELECT layer, step, total(") + column +
-                          "), total(count), min(id) FROM tensor_stats WHERE run_id = ?1 AND role = ?2 "
-                          "AND step BETWEEN ?3 AND ?4 GROUP BY step, layer";
+  // slices merge in any order). Column order (step, layer) follows the
+  // (run_id, role, step, ...) index, so SQLite groups without sorting.
+  std::string sql = "SELECT layer, step, min(id), total(count)";
+  for (const counted_stat stat : stats) sql += std::string(", total(") + columns.at(static_cast<std::size_t>(stat)) + ")";
+  sql += " FROM tensor_stats WHERE run_id = ?1 AND role = ?2 AND step BETWEEN ?3 AND ?4 GROUP BY step, layer";
   const auto fraction = [](const layer_step_cell& c) { return c.values > 0 ? c.counted / c.values : 0.0; };
   std::map<std::string, std::int64_t> first_id;  // layer -> smallest row id: order of first appearance
-  std::map<std::pair<std::int64_t, std::string>, layer_step_cell> cells;  // (bucket index, layer)
+  // Per stat: (bucket index, layer) -> the cell kept.
+  std::vector<std::map<std::pair<std::int64_t, std::string>, layer_step_cell>> cells(stats.size());
   for (std::size_t r = 0; r < role_list.size(); ++r) {
     for_each_slice(extents[r], [&](std::int64_t lo, std::int64_t hi) {
       statement s(*db_, sql.c_str());
       s.bind(1, run).bind(2, std::string_view(role_list[r])).bind(3, lo).bind(4, hi);
       while (s.step()) {
-        layer_step_cell c{s.column_text(0), 0, s.column_int(1), role_list[r], s.column_double(2), s.column_double(3)};
-        const std::int64_t id = s.column_int(4);
-        auto [at, added] = first_id.emplace(c.layer, id);
+        const std::string layer = s.column_text(0);
+        const std::int64_t step = s.column_int(1);
+        const std::int64_t id = s.column_int(2);
+        auto [at, added] = first_id.emplace(layer, id);
         if (!added) at->second = std::min(at->second, id);
         // Unsigned arithmetic, wrapping instead of overflowing on damaged steps.
-        const auto offset = static_cast<std::uint64_t>(c.worst_step) - static_cast<std::uint64_t>(first);
+        const auto offset = static_cast<std::uint64_t>(step) - static_cast<std::uint64_t>(first);
         const auto index = static_cast<std::int64_t>(offset / static_cast<std::uint64_t>(bucket));
         // Every layer of a bucket reports the same step: the bucket's start.
-        c.step = static_cast<std::int64_t>(static_cast<std::uint64_t>(first) +
-                                           static_cast<std::uint64_t>(index) * static_cast<std::uint64_t>(bucket));
-        const auto key = std::pair{index, c.layer};
-        const auto kept = cells.find(key);
-        // Ties keep the earlier step, then the role listed first.
-        if (kept == cells.end()) {
-          cells.emplace(key, std::move(c));
-        } else if (fraction(c) > fraction(kept->second) ||
-                   (fraction(c) == fraction(kept->second) && c.worst_step < kept->second.worst_step)) {
-          kept->second = std::move(c);
+        const auto bucket_start = static_cast<std::int64_t>(
+            static_cast<std::uint64_t>(first) + static_cast<std::uint64_t>(index) * static_cast<std::uint64_t>(bucket));
+        for (std::size_t k = 0; k < stats.size(); ++k) {
+          layer_step_cell c{layer, bucket_start, step, role_list[r], s.column_double(static_cast<int>(4 + k)),
+                            s.column_double(3)};
+          const auto key = std::pair{index, layer};
+          const auto kept = cells[k].find(key);
+          // Ties keep the earlier step, then the role listed first.
+          if (kept == cells[k].end()) {
+            cells[k].emplace(key, std::move(c));
+          } else if (fraction(c) > fraction(kept->second) ||
+                     (fraction(c) == fraction(kept->second) && c.worst_step < kept->second.worst_step)) {
+            kept->second = std::move(c);
+          }
         }
       }
     });
   }
-  std::vector<layer_step_cell> out;
-  out.reserve(cells.size());
-  for (auto& [key, c] : cells) out.push_back(std::move(c));
-  // By bucket, then layer in order of first appearance.
-  std::stable_sort(out.begin(), out.end(), [&](const layer_step_cell& a, const layer_step_cell& b) {
-    return a.step != b.step ? a.step < b.step : first_id.at(a.layer) < first_id.at(b.layer);
-  });
+  for (std::size_t k = 0; k < stats.size(); ++k) {
+    out[k].reserve(cells[k].size());
+    for (auto& [key, c] : cells[k]) out[k].push_back(std::move(c));
+    // By bucket, then layer in order of first appearance.
+    std::stable_sort(out[k].begin(), out[k].end(), [&](const layer_step_cell& a, const layer_step_cell& b) {
+      return a.step != b.step ? a.step < b.step : first_id.at(a.layer) < first_id.at(b.layer);
+    });
+  }
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -134,6 +135,12 @@ class reader {
   /// a live writer's WAL checkpoints.
   std::vector<layer_step_cell> counts_by_layer_and_step(run_id run, std::string_view role, counted_stat stat,
                                                         std::size_t max_columns = 0);
+  /// counts_by_layer_and_step for several stats in one scan of the records:
+  /// result i is what the single-stat call with stats[i] returns (each stat
+  /// pools its buckets by its own worst step).
+  std::vector<std::vector<layer_step_cell>> counts_by_layer_and_step(run_id run, std::string_view role,
+                                                                     std::span<const counted_stat> stats,
+                                                                     std::size_t max_columns = 0);
   /// Totals per layer and role over the run, in layer order (read in short
   /// statements, like counts_by_layer_and_step).
   std::vector<layer_totals> totals_by_layer(run_id run);
