@@ -340,54 +340,105 @@ std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_i
   }
   // SQL sums the records of one step, layer and role; the pooling into
   // buckets keeps the worst of those sums (max is associative, so roles and
-  // slices merge in any order). Column order (step, layer) follows the
-  // (run_id, role, step, ...) index, so SQLite groups without sorting.
+  // slices merge in any order). (step, layer) follows the
+  // (run_id, role, step, ...) index, so SQLite neither sorts nor, with the
+  // covering index of schema v3, reads the table.
   std::string sql = "SELECT layer, step, min(id), total(count)";
   for (const counted_stat stat : stats) sql += std::string(", total(") + columns.at(static_cast<std::size_t>(stat)) + ")";
-  sql += " FROM tensor_stats WHERE run_id = ?1 AND role = ?2 AND step BETWEEN ?3 AND ?4 GROUP BY step, layer";
-  const auto fraction = [](const layer_step_cell& c) { return c.values > 0 ? c.counted / c.values : 0.0; };
-  std::map<std::string, std::int64_t> first_id;  // layer -> smallest row id: order of first appearance
-  // Per stat: (bucket index, layer) -> the cell kept.
-  std::vector<std::map<std::pair<std::int64_t, std::string>, layer_step_cell>> cells(stats.size());
+  sql += " FROM tensor_stats WHERE run_id = ?1 AND role = ?2 AND step BETWEEN ?3 AND ?4 GROUP BY step, layer "
+         "ORDER BY step, layer";
+  // Millions of rows pass through here: layers become small indices and each
+  // layer's cells a vector in bucket order (rows come by step), so a row
+  // costs a few comparisons, not string-keyed map lookups.
+  struct kept {
+    std::int64_t bucket = 0;  // bucket index
+    std::int64_t worst_step = 0;
+    std::size_t role = 0;
+    double counted = 0, values = 0;
+  };
+  std::vector<std::string> layer_names;
+  std::vector<std::int64_t> first_id;  // per layer: smallest row id, the order of first appearance
+  std::map<std::string, std::size_t, std::less<>> layer_of;
+  std::vector<std::vector<std::vector<kept>>> cells(stats.size());  // [stat][layer] -> cells by bucket
+  const auto fraction = [](double counted, double values) { return values > 0 ? counted / values : 0.0; };
   for (std::size_t r = 0; r < role_list.size(); ++r) {
     for_each_slice(extents[r], [&](std::int64_t lo, std::int64_t hi) {
       statement s(*db_, sql.c_str());
       s.bind(1, run).bind(2, std::string_view(role_list[r])).bind(3, lo).bind(4, hi);
+      std::size_t layer = 0;
+      std::string_view last_name;
+      bool have_last = false;
       while (s.step()) {
-        const std::string layer = s.column_text(0);
+        const std::string_view name = s.column_text_view(0);
+        if (!have_last || name != last_name) {
+          auto at = layer_of.find(name);
+          if (at == layer_of.end()) {
+            at = layer_of.emplace(std::string(name), layer_names.size()).first;
+            layer_names.emplace_back(name);
+            first_id.push_back(std::numeric_limits<std::int64_t>::max());
+            for (auto& per_stat : cells) per_stat.emplace_back();
+          }
+          layer = at->second;
+          last_name = at->first;  // stays valid: the map owns it
+          have_last = true;
+        }
         const std::int64_t step = s.column_int(1);
-        const std::int64_t id = s.column_int(2);
-        auto [at, added] = first_id.emplace(layer, id);
-        if (!added) at->second = std::min(at->second, id);
+        first_id[layer] = std::min(first_id[layer], s.column_int(2));
+        const double values = s.column_double(3);
         // Unsigned arithmetic, wrapping instead of overflowing on damaged steps.
         const auto offset = static_cast<std::uint64_t>(step) - static_cast<std::uint64_t>(first);
         const auto index = static_cast<std::int64_t>(offset / static_cast<std::uint64_t>(bucket));
-        // Every layer of a bucket reports the same step: the bucket's start.
-        const auto bucket_start = static_cast<std::int64_t>(
-            static_cast<std::uint64_t>(first) + static_cast<std::uint64_t>(index) * static_cast<std::uint64_t>(bucket));
         for (std::size_t k = 0; k < stats.size(); ++k) {
-          layer_step_cell c{layer, bucket_start, step, role_list[r], s.column_double(static_cast<int>(4 + k)),
-                            s.column_double(3)};
-          const auto key = std::pair{index, layer};
-          const auto kept = cells[k].find(key);
-          // Ties keep the earlier step, then the role listed first.
-          if (kept == cells[k].end()) {
-            cells[k].emplace(key, std::move(c));
-          } else if (fraction(c) > fraction(kept->second) ||
-                     (fraction(c) == fraction(kept->second) && c.worst_step < kept->second.worst_step)) {
-            kept->second = std::move(c);
+          const kept c{index, step, r, s.column_double(static_cast<int>(4 + k)), values};
+          auto& row = cells[k][layer];
+          auto at = row.end();
+          if (row.empty() || row.back().bucket < index) {
+            row.push_back(c);
+            continue;
           }
+          if (row.back().bucket == index) {
+            at = row.end() - 1;
+          } else {  // a later role revisits earlier buckets
+            at = std::lower_bound(row.begin(), row.end(), index,
+                                  [](const kept& a, std::int64_t b) { return a.bucket < b; });
+            if (at == row.end() || at->bucket != index) {
+              row.insert(at, c);
+              continue;
+            }
+          }
+          // Ties keep the earlier step, then the role listed first.
+          const double now = fraction(c.counted, c.values), before = fraction(at->counted, at->values);
+          if (now > before || (now == before && c.worst_step < at->worst_step)) *at = c;
         }
       }
     });
   }
+  std::vector<std::size_t> layer_order(layer_names.size());
+  for (std::size_t l = 0; l < layer_order.size(); ++l) layer_order[l] = l;
+  std::sort(layer_order.begin(), layer_order.end(), [&](std::size_t a, std::size_t b) { return first_id[a] < first_id[b]; });
+  std::vector<std::size_t> rank(layer_names.size());
+  for (std::size_t i = 0; i < layer_order.size(); ++i) rank[layer_order[i]] = i;
   for (std::size_t k = 0; k < stats.size(); ++k) {
-    out[k].reserve(cells[k].size());
-    for (auto& [key, c] : cells[k]) out[k].push_back(std::move(c));
+    struct placed {
+      std::int64_t bucket;
+      std::size_t layer;
+      const kept* cell;
+    };
+    std::vector<placed> all;
+    for (std::size_t l = 0; l < cells[k].size(); ++l)
+      for (const auto& c : cells[k][l]) all.push_back({c.bucket, l, &c});
     // By bucket, then layer in order of first appearance.
-    std::stable_sort(out[k].begin(), out[k].end(), [&](const layer_step_cell& a, const layer_step_cell& b) {
-      return a.step != b.step ? a.step < b.step : first_id.at(a.layer) < first_id.at(b.layer);
+    std::sort(all.begin(), all.end(), [&](const placed& a, const placed& b) {
+      return a.bucket != b.bucket ? a.bucket < b.bucket : rank[a.layer] < rank[b.layer];
     });
+    out[k].reserve(all.size());
+    for (const auto& p : all) {
+      // Every layer of a bucket reports the same step: the bucket's start.
+      const auto start = static_cast<std::int64_t>(static_cast<std::uint64_t>(first) +
+                                                   static_cast<std::uint64_t>(p.bucket) * static_cast<std::uint64_t>(bucket));
+      out[k].push_back({layer_names[p.layer], start, p.cell->worst_step, role_list[p.cell->role], p.cell->counted,
+                        p.cell->values});
+    }
   }
   return out;
 }
