@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "histogram_blob.hpp"
@@ -252,22 +253,64 @@ std::vector<std::int64_t> reader::stats_steps(run_id run, std::optional<std::str
   return out;
 }
 
-std::vector<std::string> reader::layers(run_id run) {
-  statement s(*db_, "SELECT layer FROM tensor_stats WHERE run_id = ?1 GROUP BY layer ORDER BY min(id)");
-  s.bind(1, run);
-  std::vector<std::string> out;
-  while (s.step()) out.push_back(s.column_text(0));
-  return out;
-}
+namespace {
 
-std::vector<std::string> reader::roles(run_id run, std::optional<std::string> layer) {
-  statement s(*db_, layer ? "SELECT DISTINCT role FROM tensor_stats WHERE run_id = ?1 AND layer = ?2 ORDER BY role"
-                          : "SELECT DISTINCT role FROM tensor_stats WHERE run_id = ?1 ORDER BY role");
+// The distinct values of `column` among a run's tensor statistics (with
+// `layer` fixed when given), ascending, by a skip-scan: one index seek per
+// value instead of a scan of the run's millions of rows. `column` is a fixed
+// identifier, never user text.
+std::vector<std::string> distinct_values(detail::database& db, run_id run, const char* column,
+                                         const std::optional<std::string>& layer) {
+  const std::string where = std::string("run_id = ?1") + (layer ? " AND layer = ?2" : "");
+  const std::string sql = std::string("WITH RECURSIVE v(x) AS (SELECT (SELECT min(") + column +
+                          ") FROM tensor_stats WHERE " + where + ") UNION ALL SELECT (SELECT min(" + column +
+                          ") FROM tensor_stats WHERE " + where + " AND " + column +
+                          " > v.x) FROM v WHERE v.x IS NOT NULL) SELECT x FROM v WHERE x IS NOT NULL";
+  statement s(db, sql.c_str());
   s.bind(1, run);
   if (layer) s.bind(2, std::string_view(*layer));
   std::vector<std::string> out;
   while (s.step()) out.push_back(s.column_text(0));
   return out;
+}
+
+}  // namespace
+
+std::vector<std::string> reader::layers(run_id run) {
+  // Order of first appearance: by each layer's first recorded step, then the
+  // smallest row id at that step (the writer's order within a step); each
+  // found with index seeks per (layer, role).
+  struct first_seen {
+    std::int64_t step = std::numeric_limits<std::int64_t>::max();
+    std::int64_t id = std::numeric_limits<std::int64_t>::max();
+    std::string layer{};
+  };
+  std::vector<first_seen> seen;
+  statement first(*db_,
+                  "SELECT step, min(id) FROM tensor_stats WHERE run_id = ?1 AND layer = ?2 AND role = ?3 AND step = "
+                  "(SELECT min(step) FROM tensor_stats WHERE run_id = ?1 AND layer = ?2 AND role = ?3)");
+  for (auto& layer : distinct_values(*db_, run, "layer", std::nullopt)) {
+    first_seen f;
+    for (const auto& role : distinct_values(*db_, run, "role", layer)) {
+      first.reset();
+      first.bind(1, run).bind(2, std::string_view(layer)).bind(3, std::string_view(role));
+      if (!first.step() || first.is_null(0)) continue;
+      const std::pair candidate{first.column_int(0), first.column_int(1)};
+      if (candidate < std::pair{f.step, f.id}) std::tie(f.step, f.id) = candidate;
+    }
+    f.layer = std::move(layer);
+    seen.push_back(std::move(f));
+  }
+  std::sort(seen.begin(), seen.end(),
+            [](const first_seen& a, const first_seen& b) { return std::pair{a.step, a.id} < std::pair{b.step, b.id}; });
+  std::vector<std::string> out;
+  out.reserve(seen.size());
+  for (auto& f : seen) out.push_back(std::move(f.layer));
+  return out;
+}
+
+std::vector<std::string> reader::roles(run_id run, std::optional<std::string> layer) {
+  return distinct_values(*db_, run, "role", layer);
 }
 
 namespace {
@@ -279,11 +322,20 @@ struct step_extent {
   std::uint64_t distinct = 0;
 };
 
-step_extent role_extent(detail::database& db, run_id run, const std::string& role) {
-  statement s(db, "SELECT count(DISTINCT step), min(step), max(step) FROM tensor_stats WHERE run_id = ?1 AND role = ?2");
-  s.bind(1, run).bind(2, std::string_view(role));
-  if (!s.step() || s.column_int(0) == 0) return {};
-  return {s.column_int(1), s.column_int(2), static_cast<std::uint64_t>(s.column_int(0))};
+// `distinct` counts at most `count_up_to` + 1 steps (at least one): callers
+// only ask whether there are more than that, and counting every distinct
+// step of a 100,000-step role costs a scan of its index.
+step_extent role_extent(detail::database& db, run_id run, const std::string& role, std::uint64_t count_up_to = 0) {
+  statement bounds(db, "SELECT min(step), max(step) FROM tensor_stats WHERE run_id = ?1 AND role = ?2");
+  bounds.bind(1, run).bind(2, std::string_view(role));
+  if (!bounds.step() || bounds.is_null(0)) return {};
+  step_extent extent{bounds.column_int(0), bounds.column_int(1), 0};
+  statement distinct(db, "SELECT count(*) FROM (SELECT DISTINCT step FROM tensor_stats WHERE run_id = ?1 AND "
+                         "role = ?2 LIMIT ?3)");
+  const auto limit = static_cast<std::int64_t>(std::min<std::uint64_t>(count_up_to, 1ULL << 62) + 1);
+  distinct.bind(1, run).bind(2, std::string_view(role)).bind(3, limit);
+  extent.distinct = distinct.step() ? static_cast<std::uint64_t>(distinct.column_int(0)) : 0;
+  return extent;
 }
 
 // Whole-run aggregates read one role and one slice of steps per statement.
@@ -325,7 +377,7 @@ std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_i
   std::vector<step_extent> extents;
   step_extent all;
   for (const auto& r : role_list) {
-    extents.push_back(role_extent(*db_, run, r));
+    extents.push_back(role_extent(*db_, run, r, max_columns));
     all.first = std::min(all.first, extents.back().first);
     all.last = std::max(all.last, extents.back().last);
     all.distinct += extents.back().distinct;  // an upper bound of the union when roles differ

@@ -180,6 +180,32 @@ TEST(RundbReader, CountsByLayerAndStepKeepTheWorstStepWhenMerging) {
   EXPECT_EQ(all_roles[2].counted, 20.0);
 }
 
+TEST(RundbReader, LayersComeInOrderOfFirstAppearanceAndOnlyFromTheirRun) {
+  scratch_dir dir("layer-order");
+  rundb::run_id id = 0;
+  {
+    rundb::writer w(dir / "run.db");
+    const auto other = w.begin_run({.name = "other", .config_yaml = "x: 1\n", .numlab_version = "0.1.0"});
+    w.add_tensor_stats({.run = other, .step = 0, .layer = "zz-other", .op = "dense", .role = "weight", .format = "fp16"});
+    id = w.begin_run({.name = "run", .config_yaml = "x: 1\n", .numlab_version = "0.1.0"});
+    // "mid" then "early" at step 0 (written in that order), "aaa" only from
+    // step 3 and only as an activation, "late" from step 5.
+    for (std::int64_t s = 0; s < 8; ++s) {
+      for (const char* layer : {"mid", "early", "aaa", "late"}) {
+        if ((std::string(layer) == "aaa" && s < 3) || (std::string(layer) == "late" && s < 5)) continue;
+        const char* role = std::string(layer) == "aaa" ? "activation" : "weight";
+        w.add_tensor_stats({.run = id, .step = s, .layer = layer, .op = "dense", .role = role, .format = "fp16"});
+      }
+    }
+    w.flush();
+  }
+  rundb::reader r(dir / "run.db");
+  EXPECT_EQ(r.layers(id), (std::vector<std::string>{"mid", "early", "aaa", "late"}));
+  EXPECT_EQ(r.roles(id), (std::vector<std::string>{"activation", "weight"}));
+  EXPECT_EQ(r.roles(id, "aaa"), (std::vector<std::string>{"activation"}));
+  EXPECT_TRUE(r.layers(id + 1).empty());
+}
+
 TEST(RundbReader, SeveralCountsInOneScanPoolEachByItsOwnWorstStep) {
   scratch_dir dir("grid-several");
   const auto id = write_sample(dir / "run.db");
