@@ -60,9 +60,9 @@ void add_inspect_command(CLI::App& app) {
   cmd->add_option("--layer", options->layer, "Show this layer's statistics at every recorded step");
   auto* first = cmd->add_flag("--first-nonfinite", options->first_nonfinite,
                                "Show where each run first went NaN or infinite, and what followed");
-  auto* csv = cmd->add_option("--csv", options->csv_table,
-                              "Export TABLE as CSV to stdout (runs, steps, tensor_stats, events, "
-                              "evaluations, shadow_errors, formats)");
+  std::string tables;
+  for (const auto& name : rundb::reader::table_names()) tables += (tables.empty() ? "" : ", ") + name;
+  auto* csv = cmd->add_option("--csv", options->csv_table, "Export TABLE as CSV to stdout (" + tables + ")");
   auto* json = cmd->add_option("--json", options->json_table, "Export TABLE as JSON to stdout");
   csv->excludes(json);
   first->excludes(csv)->excludes(json);

@@ -31,7 +31,8 @@ column_kind kind_of(const rundb::table& t, std::size_t c) {
   column_kind k;
   for (const auto& row : t.rows) {
     const rundb::cell& v = row[c];
-    k.blobs = k.blobs || std::holds_alternative<std::vector<std::uint64_t>>(v);
+    k.blobs = k.blobs || std::holds_alternative<std::vector<std::uint64_t>>(v) ||
+              std::holds_alternative<std::vector<double>>(v);
     k.text = k.text || std::holds_alternative<std::string>(v);
     k.reals = k.reals || std::holds_alternative<double>(v);
     k.nulls = k.nulls || std::holds_alternative<std::monostate>(v);
@@ -47,6 +48,8 @@ py::object object_column(const rundb::table& t, std::size_t c) {
       items.append(*s);
     } else if (const auto* counts = std::get_if<std::vector<std::uint64_t>>(&v)) {
       items.append(py::array_t<std::uint64_t>(static_cast<py::ssize_t>(counts->size()), counts->data()));
+    } else if (const auto* reals = std::get_if<std::vector<double>>(&v)) {
+      items.append(py::array_t<double>(static_cast<py::ssize_t>(reals->size()), reals->data()));
     } else {
       items.append(py::none());
     }
@@ -60,7 +63,8 @@ py::object object_column(const rundb::table& t, std::size_t c) {
 
 // Integer columns stay int64 unless they hold NULLs; REAL columns (and
 // integer ones with NULLs) become float64 with NaN for NULL; TEXT and
-// histogram BLOBs become object arrays (str or uint64 arrays, None for NULL).
+// BLOBs become object arrays (str, uint64 count arrays or float64 amax
+// histories, None for NULL).
 py::object numpy_column(const rundb::table& t, std::size_t c) {
   const column_kind k = kind_of(t, c);
   const auto n = static_cast<py::ssize_t>(t.rows.size());

@@ -30,6 +30,14 @@ std::string csv_cell(const cell& value) {
       }
       return joined;
     }
+    std::string operator()(const std::vector<double>& reals) const {
+      std::string joined;
+      for (std::size_t i = 0; i < reals.size(); ++i) {
+        if (i) joined.push_back(' ');
+        joined.append(format_double(reals[i]));
+      }
+      return joined;
+    }
   };
   return std::visit(visitor{}, value);
 }
@@ -68,6 +76,15 @@ std::string json_value(const cell& value) {
       for (std::size_t i = 0; i < counts.size(); ++i) {
         if (i) joined.push_back(',');
         joined.append(std::to_string(counts[i]));
+      }
+      joined.push_back(']');
+      return joined;
+    }
+    std::string operator()(const std::vector<double>& reals) const {
+      std::string joined(1, '[');
+      for (std::size_t i = 0; i < reals.size(); ++i) {
+        if (i) joined.push_back(',');
+        joined.append((*this)(reals[i]));
       }
       joined.push_back(']');
       return joined;

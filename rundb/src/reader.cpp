@@ -9,6 +9,7 @@
 
 #include "histogram_blob.hpp"
 #include "rundb/errors.hpp"
+#include "rundb/schema.hpp"
 #include "schema_sql.hpp"
 #include "sqlite.hpp"
 
@@ -17,8 +18,9 @@ namespace {
 
 using detail::statement;
 
-constexpr std::array<std::string_view, 7> exportable_tables{
-    "runs", "steps", "tensor_stats", "events", "evaluations", "shadow_errors", "formats"};
+constexpr std::array<std::string_view, 9> exportable_tables{
+    "runs", "steps", "tensor_stats", "events", "evaluations", "shadow_errors", "formats", "scale_stats",
+    "run_coordinates"};
 
 std::uint64_t as_count(std::int64_t stored) { return static_cast<std::uint64_t>(stored); }
 
@@ -84,17 +86,12 @@ constexpr const char* no_histogram_columns = "NULL, NULL";
 // Reads a histogram from an exponent column and a blob column.
 histogram read_histogram(const detail::database& db, const statement& s, int exponent_column, int blob_column,
                          const tensor_stats_record& owner) {
-  histogram h;
-  if (s.is_null(blob_column)) return h;
-  const std::int64_t first = s.column_int(exponent_column);
-  auto bins = detail::decode_counts(s.column_blob(blob_column));
-  if (!bins || bins->size() == 1 || first < std::numeric_limits<std::int32_t>::min() ||
-      first > std::numeric_limits<std::int32_t>::max()) {
+  if (s.is_null(blob_column)) return {};
+  auto h = detail::decode_histogram(s.column_int(exponent_column), s.column_blob(blob_column));
+  if (!h) {
     damaged(db, "malformed histogram of " + owner.layer + "/" + owner.role + " at step " + std::to_string(owner.step));
   }
-  h.first_exponent = static_cast<std::int32_t>(first);
-  h.bins = std::move(*bins);
-  return h;
+  return std::move(*h);
 }
 
 tensor_stats_record read_stats(const detail::database& db, const statement& s, bool histograms) {
@@ -146,6 +143,7 @@ reader::reader(const std::filesystem::path& file, const std::atomic<bool>* inter
         const_cast<std::atomic<bool>*>(interrupt));
   }
   detail::check_schema(*db_);
+  version_ = static_cast<int>(db_->query_int("PRAGMA user_version"));
 }
 
 reader::~reader() = default;
@@ -577,7 +575,7 @@ std::vector<evaluation_record> reader::evaluations(run_id run) {
     e.run = s.column_int(0);
     e.epoch = s.column_int(1);
     e.step = s.column_int(2);
-    e.loss = s.column_double(3);
+    e.loss = s.column_optional_double(3).value_or(std::numeric_limits<double>::quiet_NaN());
     e.accuracy = s.column_optional_double(4);
     out.push_back(e);
   }
@@ -622,13 +620,19 @@ table reader::read_table(std::string_view name, std::optional<run_id> run) {
     for (auto t : exportable_tables) known += (known.empty() ? "" : ", ") + std::string(t);
     throw error(path_.string() + ": no table '" + std::string(name) + "' (tables: " + known + ")");
   }
+  table out;
+  // A table added after the file's version reads as empty; in a file of this
+  // version a missing table is damage, which the query below reports.
+  if (version_ < rundb::schema_version && !detail::has_table(*db_, name)) {
+    out.columns = detail::schema_columns(name);
+    return out;
+  }
   // The name is one of the fixed identifiers above, never user text.
   std::string sql = "SELECT * FROM " + std::string(name);
   const bool by_run = run && name != "formats";
   if (by_run) sql += " WHERE run_id = ?1";
   statement s(*db_, sql.c_str());
   if (by_run) s.bind(1, *run);
-  table out;
   for (int c = 0; c < s.column_count(); ++c) out.columns.push_back(s.column_name(c));
   while (s.step()) {
     std::vector<cell> row;
@@ -638,6 +642,12 @@ table reader::read_table(std::string_view name, std::optional<run_id> run) {
         case SQLITE_INTEGER: row.emplace_back(s.column_int(c)); break;
         case SQLITE_FLOAT: row.emplace_back(s.column_double(c)); break;
         case SQLITE_BLOB: {
+          if (out.columns[static_cast<std::size_t>(c)] == "amax_history") {
+            auto reals = detail::decode_reals(s.column_blob(c));
+            if (!reals) damaged(*db_, "malformed blob in table " + std::string(name));
+            row.emplace_back(std::move(*reals));
+            break;
+          }
           auto counts = detail::decode_counts(s.column_blob(c));
           if (!counts) damaged(*db_, "malformed blob in table " + std::string(name));
           row.emplace_back(std::move(*counts));

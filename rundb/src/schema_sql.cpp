@@ -2,6 +2,8 @@
 #include "schema_sql.hpp"
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "rundb/errors.hpp"
 #include "rundb/schema.hpp"
@@ -67,7 +69,8 @@ CREATE TABLE tensor_stats(
   ulp_ratio_histogram BLOB
 );
 CREATE INDEX tensor_stats_by_layer ON tensor_stats(run_id, layer, role, step);
-CREATE INDEX tensor_stats_by_role ON tensor_stats(run_id, role, step);
+CREATE INDEX tensor_stats_counts ON tensor_stats(run_id, role, step, layer, count, zeros, subnormals,
+  underflows, overflows, nans, infs, swamped, partially_swamped);
 CREATE TABLE events(
   id      INTEGER PRIMARY KEY,
   run_id  INTEGER NOT NULL REFERENCES runs(id),
@@ -82,7 +85,7 @@ CREATE TABLE evaluations(
   run_id   INTEGER NOT NULL REFERENCES runs(id),
   epoch    INTEGER NOT NULL,
   step     INTEGER NOT NULL,
-  loss     REAL NOT NULL,
+  loss     REAL,
   accuracy REAL
 );
 CREATE INDEX evaluations_by_run ON evaluations(run_id, step);
@@ -95,6 +98,37 @@ CREATE TABLE shadow_errors(
   rel_error REAL NOT NULL
 );
 CREATE INDEX shadow_errors_by_layer ON shadow_errors(run_id, layer, role, step);
+CREATE TABLE run_coordinates(
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  key    TEXT NOT NULL,
+  value  TEXT NOT NULL,
+  PRIMARY KEY (run_id, key)
+) WITHOUT ROWID;
+CREATE TABLE scale_stats(
+  id                INTEGER PRIMARY KEY,
+  run_id            INTEGER NOT NULL REFERENCES runs(id),
+  step              INTEGER NOT NULL,
+  layer             TEXT NOT NULL,
+  op                TEXT NOT NULL,
+  role              TEXT NOT NULL,
+  scaled_format     TEXT NOT NULL,
+  count             INTEGER NOT NULL,
+  blocks            INTEGER NOT NULL,
+  amax              REAL,
+  scale             REAL,
+  amax_history      BLOB,
+  block_underflow   INTEGER NOT NULL,
+  underflow_to_zero INTEGER NOT NULL,
+  saturated         INTEGER NOT NULL,
+  scale_underflow   INTEGER NOT NULL,
+  scale_overflow    INTEGER NOT NULL,
+  snr_db            REAL,
+  scale_hist_first_exponent INTEGER,
+  scale_histogram   BLOB
+);
+CREATE INDEX scale_stats_by_layer ON scale_stats(run_id, layer, role, step);
+CREATE INDEX scale_stats_counts ON scale_stats(run_id, role, step, layer, count, blocks, block_underflow,
+  underflow_to_zero, saturated);
 CREATE TABLE formats(
   name       TEXT PRIMARY KEY,
   precision  INTEGER NOT NULL,
@@ -109,6 +143,24 @@ CREATE TABLE formats(
 
 bool is_empty_database(database& db) {
   return db.query_int("SELECT count(*) FROM sqlite_schema") == 0;
+}
+
+bool has_table(database& db, std::string_view table) {
+  statement s(db, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1");
+  s.bind(1, table);
+  return s.step();
+}
+
+std::vector<std::string> schema_columns(std::string_view table) {
+  // The schema text above is the one source of the column lists: a private
+  // in-memory copy answers for files written before the table existed.
+  database scratch(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  scratch.exec(schema_sql);
+  statement s(scratch, "SELECT name FROM pragma_table_info(?1) ORDER BY cid");
+  s.bind(1, table);
+  std::vector<std::string> columns;
+  while (s.step()) columns.push_back(s.column_text(0));
+  return columns;
 }
 
 void create_schema(database& db) {

@@ -1,6 +1,10 @@
 // Creating and validating the run-database schema; internal to rundb.
 #pragma once
 
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "sqlite.hpp"
 
 namespace rundb::detail {
@@ -15,5 +19,13 @@ void check_schema(database& db);
 
 /// True when `db` has no tables at all (a freshly created file).
 bool is_empty_database(database& db);
+
+/// True when `db` holds a table named `table` (files of older versions lack
+/// the tables added since; readers treat those as empty).
+bool has_table(database& db, std::string_view table);
+
+/// The column names of `table` in this build's schema, in order; empty for
+/// an unknown table.
+std::vector<std::string> schema_columns(std::string_view table);
 
 }  // namespace rundb::detail

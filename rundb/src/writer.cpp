@@ -6,7 +6,9 @@
 
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <ctime>
+#include <set>
 #include <string>
 
 #include "histogram_blob.hpp"
@@ -34,6 +36,16 @@ std::string host_name() {
 }
 
 std::int64_t as_int(std::uint64_t count) { return static_cast<std::int64_t>(count); }
+
+// Binds a histogram to its exponent column and the blob column after it (both NULL when empty).
+void bind_histogram(detail::statement& st, int exponent_index, const histogram& h) {
+  if (h.bins.empty()) {
+    st.bind_null(exponent_index).bind_null(exponent_index + 1);
+  } else {
+    st.bind(exponent_index, std::int64_t{h.first_exponent});
+    st.bind_blob(exponent_index + 1, detail::encode_counts(h.bins));
+  }
+}
 
 }  // namespace
 
@@ -92,18 +104,8 @@ class writer::connection {
     st.bind(11, as_int(t.overflows)).bind(12, as_int(t.nans)).bind(13, as_int(t.infs));
     st.bind(14, t.min_abs).bind(15, t.min_nonzero_abs).bind(16, t.max_abs).bind(17, t.mean);
     st.bind(18, t.rms).bind(19, as_int(t.swamped)).bind(20, as_int(t.partially_swamped));
-    if (t.hist.bins.empty()) {
-      st.bind_null(21).bind_null(22);
-    } else {
-      st.bind(21, std::int64_t{t.hist.first_exponent});
-      st.bind_blob(22, detail::encode_counts(t.hist.bins));
-    }
-    if (t.ulp_ratio.bins.empty()) {
-      st.bind_null(23).bind_null(24);
-    } else {
-      st.bind(23, std::int64_t{t.ulp_ratio.first_exponent});
-      st.bind_blob(24, detail::encode_counts(t.ulp_ratio.bins));
-    }
+    bind_histogram(st, 21, t.hist);
+    bind_histogram(st, 23, t.ulp_ratio);
     st.run();
   }
 
@@ -116,8 +118,34 @@ class writer::connection {
   }
 
   void write(const evaluation_record& e) {
-    insert_evaluation_->bind(1, e.run).bind(2, e.epoch).bind(3, e.step).bind(4, e.loss);
+    insert_evaluation_->bind(1, e.run).bind(2, e.epoch).bind(3, e.step);
+    if (std::isnan(e.loss)) insert_evaluation_->bind_null(4);
+    else insert_evaluation_->bind(4, e.loss);
     insert_evaluation_->bind(5, e.accuracy).run();
+  }
+
+  void write(const scale_stats_record& t) {
+    auto& st = *insert_scale_stats_;
+    st.bind(1, t.run).bind(2, t.step).bind(3, std::string_view(t.layer)).bind(4, std::string_view(t.op));
+    st.bind(5, std::string_view(t.role)).bind(6, std::string_view(t.scaled_format));
+    st.bind(7, as_int(t.count)).bind(8, as_int(t.blocks)).bind(9, t.amax).bind(10, t.scale);
+    if (t.amax_history.empty()) st.bind_null(11);
+    else st.bind_blob(11, detail::encode_reals(t.amax_history));
+    st.bind(12, as_int(t.block_underflow)).bind(13, as_int(t.underflow_to_zero)).bind(14, as_int(t.saturated));
+    st.bind(15, as_int(t.scale_underflow)).bind(16, as_int(t.scale_overflow)).bind(17, t.snr_db);
+    bind_histogram(st, 18, t.scale_hist);
+    st.run();
+  }
+
+  void write(const coordinates_job& c) {
+    run_exists_->bind(1, c.run);
+    const bool known = run_exists_->step();
+    run_exists_->reset();
+    if (!known) throw error(db_.file() + ": set_coordinates: no run with id " + std::to_string(c.run));
+    delete_coordinates_->bind(1, c.run).run();
+    for (const auto& [key, value] : c.coordinates) {
+      insert_coordinate_->bind(1, c.run).bind(2, std::string_view(key)).bind(3, std::string_view(value)).run();
+    }
   }
 
   void write(const shadow_error_record& e) {
@@ -163,13 +191,23 @@ class writer::connection {
     insert_format_ = std::make_unique<statement>(db_,
         "INSERT OR REPLACE INTO formats(name, precision, emin, emax, subnormals, infinities) "
         "VALUES (?1,?2,?3,?4,?5,?6)");
+    insert_scale_stats_ = std::make_unique<statement>(db_,
+        "INSERT INTO scale_stats(run_id, step, layer, op, role, scaled_format, count, blocks, amax, scale, "
+        "amax_history, block_underflow, underflow_to_zero, saturated, scale_underflow, scale_overflow, "
+        "snr_db, scale_hist_first_exponent, scale_histogram) VALUES "
+        "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)");
+    run_exists_ = std::make_unique<statement>(db_, "SELECT 1 FROM runs WHERE id = ?1");
+    delete_coordinates_ = std::make_unique<statement>(db_, "DELETE FROM run_coordinates WHERE run_id = ?1");
+    insert_coordinate_ = std::make_unique<statement>(db_,
+        "INSERT INTO run_coordinates(run_id, key, value) VALUES (?1, ?2, ?3)");
     finish_run_ = std::make_unique<statement>(db_,
         "UPDATE runs SET status = ?1, end_time = ?2 WHERE id = ?3");
   }
 
   detail::database db_;
   std::unique_ptr<detail::statement> insert_run_, insert_step_, insert_stats_, insert_event_,
-      insert_evaluation_, insert_shadow_, insert_format_, finish_run_;
+      insert_evaluation_, insert_shadow_, insert_format_, insert_scale_stats_, run_exists_,
+      delete_coordinates_, insert_coordinate_, finish_run_;
 };
 
 writer::writer(std::filesystem::path file, writer_options options)
@@ -214,6 +252,25 @@ void writer::add_event(event_record event) { enqueue(std::move(event)); }
 void writer::add_evaluation(evaluation_record evaluation) { enqueue(std::move(evaluation)); }
 void writer::add_shadow_error(shadow_error_record error) { enqueue(std::move(error)); }
 void writer::declare_format(format_info format) { enqueue(std::move(format)); }
+
+void writer::add_scale_stats(scale_stats_record stats) {
+  if (stats.scale_hist.bins.size() == 1) {
+    throw error(path_.string() + ": scale histogram of " + stats.layer + "/" + stats.role +
+                " has 1 bin; it needs an underflow and an overflow bin at least");
+  }
+  enqueue(std::move(stats));
+}
+
+void writer::set_coordinates(run_id run, std::vector<coordinate> coordinates) {
+  std::set<std::string_view> keys;
+  for (const auto& c : coordinates) {
+    if (c.key.empty()) throw error(path_.string() + ": run " + std::to_string(run) + ": empty coordinate key");
+    if (!keys.insert(c.key).second) {
+      throw error(path_.string() + ": run " + std::to_string(run) + ": coordinate key '" + c.key + "' given twice");
+    }
+  }
+  enqueue(coordinates_job{run, std::move(coordinates)});
+}
 
 void writer::finish_run(run_id run, run_status status) {
   enqueue(finish_job{run, status});

@@ -83,3 +83,23 @@ def test_writer_rejects_unknown_names(tmp_path):
             db.finish_run(run, "done")
     with pytest.raises(ValueError, match="the writer is closed"):
         db.add_step(run, 0)
+
+
+def test_scale_stats_histories_read_as_float64_arrays(tmp_path, numlab_binary):
+    """rundb-synth's delayed scaling: each row's amax heads its history, whose
+    largest value over e4m3's maximum 448 is the decode scale (schema v3)."""
+    synth = numlab_binary.parent / "rundb-synth"
+    if not synth.exists():
+        pytest.skip("rundb-synth is not built")
+    path = tmp_path / "scaled.db"
+    subprocess.run([str(synth), str(path), "--steps", "40", "--stats-every", "10", "--layers", "1", "--runs", "2",
+                    "--scale-stats", "mxfp8", "--amax-history", "3", "--coordinate", "seed=1,2"], check=True)
+    db = numlab.rundb.open(path)
+    rows = db.table("scale_stats", run=1)
+    assert len(rows["id"]) == 4 * 3  # 4 stats steps x 3 roles
+    assert set(rows["scaled_format"]) == {"mxfp8"}
+    for amax, history, scale in zip(rows["amax"], rows["amax_history"], rows["scale"]):
+        assert history.dtype == np.float64 and 1 <= len(history) <= 3
+        assert history[0] == amax and scale == max(history) / 448
+    coordinates = db.table("run_coordinates")
+    assert coordinates["run_id"].tolist() == [1, 2] and coordinates["value"].tolist() == ["1", "2"]

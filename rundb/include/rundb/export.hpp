@@ -14,11 +14,12 @@ namespace rundb {
 std::string csv_field(std::string_view text);
 
 /// RFC 4180 CSV with a header row (CRLF line ends); NULL is an empty field, histogram counts
-/// are one field of space-separated integers.
+/// are one field of space-separated integers, real arrays (amax histories) one field of
+/// space-separated shortest round-trip reals.
 void write_csv(const table& data, std::ostream& out);
 
 /// A JSON array of objects keyed by column name; NULL and non-finite reals
-/// are null, histogram counts are arrays of integers.
+/// are null, histogram counts are arrays of integers, real arrays arrays of numbers.
 void write_json(const table& data, std::ostream& out);
 
 }  // namespace rundb

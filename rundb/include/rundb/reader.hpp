@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -41,6 +42,15 @@ struct stats_query {
   bool with_histograms = false;  ///< histograms are the bulk of the data; off by default
 };
 
+/// Which scale statistics to read. Unset filters match everything.
+struct scale_stats_query {
+  run_id run = 0;
+  std::optional<std::string> layer{};
+  std::optional<std::string> role{};
+  step_range steps{};
+  bool with_histograms = false;  ///< scale histograms and amax histories; off by default
+};
+
 /// Totals of one layer and role over a whole run (for summaries and rankings).
 struct layer_totals {
   std::string layer{};
@@ -70,8 +80,10 @@ struct layer_step_cell {
   double values = 0;            ///< sum of `count` over the same records; counted / values is the fraction
 };
 
-/// One value of a generic table row: NULL, integer, real, text, or decoded histogram counts.
-using cell = std::variant<std::monostate, std::int64_t, double, std::string, std::vector<std::uint64_t>>;
+/// One value of a generic table row: NULL, integer, real, text, decoded
+/// histogram counts, or a decoded array of reals (scale_stats.amax_history).
+using cell = std::variant<std::monostate, std::int64_t, double, std::string, std::vector<std::uint64_t>,
+                          std::vector<double>>;
 
 /// A whole table (or one run's part of it) as rows of cells, for export.
 struct table {
@@ -149,22 +161,47 @@ class reader {
   std::vector<evaluation_record> evaluations(run_id run);
   /// Shadow-mode errors, optionally of one layer only, ordered by step.
   std::vector<shadow_error_record> shadow_errors(run_id run, std::optional<std::string> layer = {});
+  /// Scale statistics matching `query`, ordered by step, then insertion.
+  /// Empty for files older than schema version 3.
+  std::vector<scale_stats_record> scale_stats(const scale_stats_query& query);
+  /// Every scale-statistics row of `run` at exactly `step` (with histograms
+  /// and histories), in insertion order.
+  std::vector<scale_stats_record> scale_stats_at(run_id run, std::int64_t step);
+  /// The scale statistics (with block-scale histogram and amax history) of
+  /// `layer`/`role` at the largest recorded step <= `step`; std::nullopt when
+  /// there is none.
+  std::optional<scale_stats_record> scale_histogram(run_id run, std::string_view layer, std::string_view role,
+                                                    std::int64_t step);
+  /// `run`'s sweep coordinates, sorted by key; empty when the run is not part
+  /// of a sweep or the file is older than schema version 3.
+  std::vector<coordinate> coordinates(run_id run);
+  /// The coordinates of every run that has any, by run id.
+  std::map<run_id, std::vector<coordinate>> all_coordinates();
+
   /// Parameters of a format: as declared in the file, else numlab's built-in ones.
   std::optional<format_info> format(std::string_view name);
 
   /// Names of the tables read_table accepts.
   static std::vector<std::string> table_names();
-  /// A whole table, or only `run`'s rows; throws rundb::error for an unknown name.
+  /// A whole table, or only `run`'s rows; throws rundb::error for an unknown
+  /// name. A table the file predates reads as empty, with this version's
+  /// columns. Histogram blobs become counts, amax_history blobs reals.
   table read_table(std::string_view name, std::optional<run_id> run = {});
 
   /// Changes whenever another connection commits; poll it to refresh live views.
   std::int64_t data_version();
   /// Runs SQLite's integrity check; throws corrupt_database on damage.
   void check_integrity();
+  /// The file's schema version (PRAGMA user_version).
+  int schema_version() const { return version_; }
 
  private:
+  /// True when the file has the tables of schema version 3.
+  bool has_v3_tables() const { return version_ >= 3; }
+
   std::filesystem::path path_{};
   std::unique_ptr<detail::database> db_{};
+  int version_ = 0;
 };
 
 }  // namespace rundb

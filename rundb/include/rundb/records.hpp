@@ -119,8 +119,48 @@ struct evaluation_record {
   run_id run = 0;
   std::int64_t epoch = 0;
   std::int64_t step = 0;
+  /// NaN when the evaluation loss was not finite-or-infinite but NaN (a
+  /// diverged run): stored as SQL NULL (schema version 3 on), read back as a
+  /// quiet NaN. Infinities are stored as themselves.
   double loss = 0;
   std::optional<double> accuracy{};
+};
+
+/// Where a run sits in a sweep grid: one swept configuration key and the
+/// value the sweep gave it, as the sweep spec writes it (schema version 3 on).
+struct coordinate {
+  std::string key{};    ///< the config key swept: "precision", "rounding.update", "seed", ...
+  std::string value{};  ///< its value as text: "fp16-mixed", "sr", "3", ...
+  friend bool operator==(const coordinate&, const coordinate&) = default;
+};
+
+/// What a scaled-format recipe (block or per-tensor scaling) did to one
+/// tensor at one step (table scale_stats, schema version 3 on). The counts
+/// mean what libnum's num::scaled_counts fields of the same names mean.
+struct scale_stats_record {
+  run_id run = 0;
+  std::int64_t step = 0;
+  std::string layer{};          ///< the site, as tensor_stats_record::layer
+  std::string op{};             ///< the GEMM operand / op, as tensor_stats_record::op
+  std::string role{};           ///< activation, weight, gradient, ... as tensor_stats_record::role
+  std::string scaled_format{};  ///< num::scaled_format_name: "mxfp8", "nvfp4", "e4m3/fp32-given/tensor", ...
+  std::uint64_t count = 0;      ///< elements
+  std::uint64_t blocks = 0;     ///< scale blocks
+  std::optional<double> amax{};   ///< largest finite |x| of the tensor at this step
+  std::optional<double> scale{};  ///< per-tensor decode scale used; empty for pure block formats
+  std::vector<double> amax_history{};  ///< most recent first; empty when none is kept
+  std::uint64_t block_underflow = 0;
+  std::uint64_t underflow_to_zero = 0;
+  std::uint64_t saturated = 0;
+  std::uint64_t scale_underflow = 0;
+  std::uint64_t scale_overflow = 0;
+  /// 10 log10(sum x^2 / sum (x - dequantized)^2); empty when there was no
+  /// error or no element.
+  std::optional<double> snr_db{};
+  /// Histogram of floor(log2(block decode scale)) over the tensor's blocks, in
+  /// the layout of `histogram` (bins[0]: scales below the first binade, last
+  /// bin: above the last one). Empty when not recorded.
+  histogram scale_hist{};
 };
 
 /// Relative error of a low-precision tensor against its fp64/fp32 shadow.

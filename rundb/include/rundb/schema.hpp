@@ -11,7 +11,8 @@ inline constexpr std::int32_t application_id = 0x4E4D4C42;
 /// incompatible change. Readers refuse files with a larger number and read
 /// older ones; the writer appends only to files of this version.
 /// 2: runs.status may be 'diverged'.
-inline constexpr int schema_version = 2;
+/// 3: evaluations.loss nullable (NaN), run_coordinates, scale_stats.
+inline constexpr int schema_version = 3;
 /// Stored in meta.application.
 inline constexpr const char* application_name = "numlab-rundb";
 

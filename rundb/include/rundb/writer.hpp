@@ -15,6 +15,7 @@
 #include <mutex>
 #include <thread>
 #include <variant>
+#include <vector>
 
 #include "rundb/records.hpp"
 
@@ -54,8 +55,16 @@ class writer {
   void add_tensor_stats(tensor_stats_record stats);
   /// Queues an event.
   void add_event(event_record event);
-  /// Queues an evaluation.
+  /// Queues an evaluation (a NaN loss is stored as NULL).
   void add_evaluation(evaluation_record evaluation);
+  /// Queues what a scaled-format recipe did to one tensor at one step; it
+  /// commits in the same batched transactions as the tensor statistics.
+  /// Throws rundb::error at once for a one-bin scale histogram.
+  void add_scale_stats(scale_stats_record stats);
+  /// Queues `run`'s sweep coordinates, replacing any it had. Throws
+  /// rundb::error at once for an empty or repeated key; an unknown run fails
+  /// on the background thread like finish_run's.
+  void set_coordinates(run_id run, std::vector<coordinate> coordinates);
   /// Queues a shadow-mode error.
   void add_shadow_error(shadow_error_record error);
   /// Queues the parameters of a format used by the run (replaces a same-named one).
@@ -73,8 +82,12 @@ class writer {
     run_id run;
     run_status status;
   };
+  struct coordinates_job {
+    run_id run;
+    std::vector<coordinate> coordinates;
+  };
   using job = std::variant<step_record, tensor_stats_record, event_record, evaluation_record,
-                           shadow_error_record, format_info, finish_job>;
+                           shadow_error_record, format_info, scale_stats_record, coordinates_job, finish_job>;
   class connection;
 
   void enqueue(job item);
