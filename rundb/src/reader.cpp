@@ -253,16 +253,16 @@ std::vector<std::int64_t> reader::stats_steps(run_id run, std::optional<std::str
 
 namespace {
 
-// The distinct values of `column` among a run's tensor statistics (with
+// The distinct values of `column` among a run's rows of a statistics table (with
 // `layer` fixed when given), ascending, by a skip-scan: one index seek per
 // value instead of a scan of the run's millions of rows. `column` is a fixed
 // identifier, never user text.
-std::vector<std::string> distinct_values(detail::database& db, run_id run, const char* column,
+std::vector<std::string> distinct_values(detail::database& db, std::string_view table, run_id run, const char* column,
                                          const std::optional<std::string>& layer) {
   const std::string where = std::string("run_id = ?1") + (layer ? " AND layer = ?2" : "");
-  const std::string sql = std::string("WITH RECURSIVE v(x) AS (SELECT (SELECT min(") + column +
-                          ") FROM tensor_stats WHERE " + where + ") UNION ALL SELECT (SELECT min(" + column +
-                          ") FROM tensor_stats WHERE " + where + " AND " + column +
+  const std::string from = std::string(") FROM ") + std::string(table) + " WHERE ";
+  const std::string sql = std::string("WITH RECURSIVE v(x) AS (SELECT (SELECT min(") + column + from + where +
+                          ") UNION ALL SELECT (SELECT min(" + column + from + where + " AND " + column +
                           " > v.x) FROM v WHERE v.x IS NOT NULL) SELECT x FROM v WHERE x IS NOT NULL";
   statement s(db, sql.c_str());
   s.bind(1, run);
@@ -274,7 +274,21 @@ std::vector<std::string> distinct_values(detail::database& db, run_id run, const
 
 }  // namespace
 
-std::vector<std::string> reader::layers(run_id run) {
+std::string_view table_name(stats_table table) {
+  return table == stats_table::scale_stats ? "scale_stats" : "tensor_stats";
+}
+
+stats_table table_of(counted_stat stat) {
+  return stat >= counted_stat::block_underflow ? stats_table::scale_stats : stats_table::tensor_stats;
+}
+
+bool reader::has_table(stats_table table) const {
+  return table == stats_table::tensor_stats || has_v3_tables();
+}
+
+std::vector<std::string> reader::layers(run_id run, stats_table table) {
+  if (!has_table(table)) return {};
+  const std::string_view name = table_name(table);
   // Order of first appearance: by each layer's first recorded step, then the
   // smallest row id at that step (the writer's order within a step); each
   // found with index seeks per (layer, role).
@@ -284,12 +298,13 @@ std::vector<std::string> reader::layers(run_id run) {
     std::string layer{};
   };
   std::vector<first_seen> seen;
-  statement first(*db_,
-                  "SELECT step, min(id) FROM tensor_stats WHERE run_id = ?1 AND layer = ?2 AND role = ?3 AND step = "
-                  "(SELECT min(step) FROM tensor_stats WHERE run_id = ?1 AND layer = ?2 AND role = ?3)");
-  for (auto& layer : distinct_values(*db_, run, "layer", std::nullopt)) {
+  const std::string first_sql = "SELECT step, min(id) FROM " + std::string(name) +
+                                " WHERE run_id = ?1 AND layer = ?2 AND role = ?3 AND step = (SELECT min(step) FROM " +
+                                std::string(name) + " WHERE run_id = ?1 AND layer = ?2 AND role = ?3)";
+  statement first(*db_, first_sql.c_str());
+  for (auto& layer : distinct_values(*db_, name, run, "layer", std::nullopt)) {
     first_seen f;
-    for (const auto& role : distinct_values(*db_, run, "role", layer)) {
+    for (const auto& role : distinct_values(*db_, name, run, "role", layer)) {
       first.reset();
       first.bind(1, run).bind(2, std::string_view(layer)).bind(3, std::string_view(role));
       if (!first.step() || first.is_null(0)) continue;
@@ -307,8 +322,9 @@ std::vector<std::string> reader::layers(run_id run) {
   return out;
 }
 
-std::vector<std::string> reader::roles(run_id run, std::optional<std::string> layer) {
-  return distinct_values(*db_, run, "role", layer);
+std::vector<std::string> reader::roles(run_id run, std::optional<std::string> layer, stats_table table) {
+  if (!has_table(table)) return {};
+  return distinct_values(*db_, table_name(table), run, "role", layer);
 }
 
 namespace {
@@ -323,13 +339,14 @@ struct step_extent {
 // `distinct` counts at most `count_up_to` + 1 steps (at least one): callers
 // only ask whether there are more than that, and counting every distinct
 // step of a 100,000-step role costs a scan of its index.
-step_extent role_extent(detail::database& db, run_id run, const std::string& role, std::uint64_t count_up_to = 0) {
-  statement bounds(db, "SELECT min(step), max(step) FROM tensor_stats WHERE run_id = ?1 AND role = ?2");
+step_extent role_extent(detail::database& db, run_id run, const std::string& role, std::uint64_t count_up_to = 0,
+                        std::string_view table = "tensor_stats") {
+  const std::string from = " FROM " + std::string(table) + " WHERE run_id = ?1 AND role = ?2";
+  statement bounds(db, ("SELECT min(step), max(step)" + from).c_str());
   bounds.bind(1, run).bind(2, std::string_view(role));
   if (!bounds.step() || bounds.is_null(0)) return {};
   step_extent extent{bounds.column_int(0), bounds.column_int(1), 0};
-  statement distinct(db, "SELECT count(*) FROM (SELECT DISTINCT step FROM tensor_stats WHERE run_id = ?1 AND "
-                         "role = ?2 LIMIT ?3)");
+  statement distinct(db, ("SELECT count(*) FROM (SELECT DISTINCT step" + from + " LIMIT ?3)").c_str());
   const auto limit = static_cast<std::int64_t>(std::min<std::uint64_t>(count_up_to, 1ULL << 62) + 1);
   distinct.bind(1, run).bind(2, std::string_view(role)).bind(3, limit);
   extent.distinct = distinct.step() ? static_cast<std::uint64_t>(distinct.column_int(0)) : 0;
@@ -367,15 +384,23 @@ std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_i
                                                                            std::span<const counted_stat> stats,
                                                                            std::size_t max_columns) {
   // Fixed identifiers, never user text.
-  static constexpr std::array<const char*, 8> columns{"zeros",    "subnormals", "underflows", "overflows",
-                                                      "nans",     "infs",       "swamped",    "partially_swamped"};
+  static constexpr std::array<const char*, 11> columns{
+      "zeros", "subnormals", "underflows", "overflows", "nans", "infs", "swamped", "partially_swamped",
+      "block_underflow", "underflow_to_zero", "saturated"};
   std::vector<std::vector<layer_step_cell>> out(stats.size());
   if (stats.empty()) return out;
-  const std::vector<std::string> role_list = role.empty() ? roles(run) : std::vector<std::string>{std::string(role)};
+  const stats_table table = table_of(stats.front());
+  for (const counted_stat stat : stats) {
+    if (table_of(stat) != table) throw error("counts_by_layer_and_step: the counted stats come from different tables");
+  }
+  if (!has_table(table)) return out;
+  const std::string_view from = table_name(table);
+  const std::vector<std::string> role_list =
+      role.empty() ? roles(run, std::nullopt, table) : std::vector<std::string>{std::string(role)};
   std::vector<step_extent> extents;
   step_extent all;
   for (const auto& r : role_list) {
-    extents.push_back(role_extent(*db_, run, r, max_columns));
+    extents.push_back(role_extent(*db_, run, r, max_columns, from));
     all.first = std::min(all.first, extents.back().first);
     all.last = std::max(all.last, extents.back().last);
     all.distinct += extents.back().distinct;  // an upper bound of the union when roles differ
@@ -392,11 +417,11 @@ std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_i
   // buckets keeps the worst of those sums (max is associative, so roles and
   // slices merge in any order). (step, layer) follows the
   // (run_id, role, step, ...) index, so SQLite neither sorts nor, with the
-  // covering index of schema v3, reads the table.
+  // covering indexes of schema v3, reads the table.
   std::string sql = "SELECT layer, step, min(id), total(count)";
   for (const counted_stat stat : stats) sql += std::string(", total(") + columns.at(static_cast<std::size_t>(stat)) + ")";
-  sql += " FROM tensor_stats WHERE run_id = ?1 AND role = ?2 AND step BETWEEN ?3 AND ?4 GROUP BY step, layer "
-         "ORDER BY step, layer";
+  sql += " FROM " + std::string(from) +
+         " WHERE run_id = ?1 AND role = ?2 AND step BETWEEN ?3 AND ?4 GROUP BY step, layer ORDER BY step, layer";
   // Millions of rows pass through here: layers become small indices and each
   // layer's cells a vector in bucket order (rows come by step), so a row
   // costs a few comparisons, not string-keyed map lookups.
