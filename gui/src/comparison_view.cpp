@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include <cmath>
 #include <map>
 
 #include "plot_style.hpp"
@@ -28,7 +29,10 @@ QString number(const std::optional<double>& value) {
 
 QString with_spread(const mean_sd& s) {
   if (s.n == 0) return "—";
-  return s.n > 1 ? QString("%1 ± %2").arg(s.mean, 0, 'g', 3).arg(s.sd, 0, 'g', 2) : QString::number(s.mean, 'g', 3);
+  if (s.n < 2) return QString::number(s.mean, 'g', 3);
+  // Identical values leave rounding noise (1e-16) in the sd: show it as 0.
+  const double sd = s.sd <= 1e-12 * std::abs(s.mean) ? 0.0 : s.sd;
+  return QString("%1 ± %2").arg(s.mean, 0, 'g', 3).arg(sd, 0, 'g', 2);
 }
 
 // Counts of a band's members by outcome, for its legend entry: "5 finished, 1 diverged".

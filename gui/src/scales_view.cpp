@@ -41,6 +41,7 @@ scales_view::scales_view(QWidget* parent)
   controls->addWidget(new QLabel("step", this));
   controls->addWidget(step_field_);
   controls->addStretch(1);
+  for (auto* box : {layer_box_, role_box_}) box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   step_field_->setRange(0, std::numeric_limits<int>::max());
   step_field_->setKeyboardTracking(false);
   step_field_->setToolTip("The newest recorded step at or before it is shown");
@@ -250,9 +251,17 @@ void scales_view::show_detail() {
                   .arg(detail_.requested_step).arg(r.step);
   }
   scale_bars_->setData(keys, counts, true);
-  scale_rect_->axis(QCPAxis::atBottom)->rescale();
-  scale_rect_->axis(QCPAxis::atBottom)->setRange(scale_rect_->axis(QCPAxis::atBottom)->range().lower - 1,
-                                                 scale_rect_->axis(QCPAxis::atBottom)->range().upper + 1);
+  // Open on the populated binades (a histogram spans 80 binades, mostly empty).
+  double lowest = 0, highest = 0;
+  bool any = false;
+  for (int i = 0; i < keys.size(); ++i) {
+    if (counts[i] <= 0) continue;
+    lowest = any ? std::min(lowest, keys[i]) : keys[i];
+    highest = any ? std::max(highest, keys[i]) : keys[i];
+    any = true;
+  }
+  if (any) scale_rect_->axis(QCPAxis::atBottom)->setRange(lowest - 3, highest + 3);
+  else scale_rect_->axis(QCPAxis::atBottom)->rescale();
   scale_rect_->axis(QCPAxis::atLeft)->rescale();
   scale_rect_->axis(QCPAxis::atLeft)->setRangeLower(0);
   caption_->setText(text);
