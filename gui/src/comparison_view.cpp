@@ -80,6 +80,7 @@ comparison_view::comparison_view(QWidget* parent)
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(controls);
   layout->addWidget(split, 1);
+  key_box_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   key_box_->setToolTip("The sweep key (run_coordinates) whose values form the groups; each band is the mean ± sd "
                        "of the group's finished runs (its seeds)");
   plot_->xAxis->setLabel("step");
