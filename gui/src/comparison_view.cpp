@@ -86,13 +86,7 @@ comparison_view::comparison_view(QWidget* parent)
   plot_->xAxis->setLabel("step");
   plot_->xAxis->setTicker(step_ticker());
   plot_->yAxis->setLabel("training loss (mean ± sd of finished runs)");
-  legend_above(*plot_);
-  plot_->legend->setFont(QFont(font().family(), 8));
-  plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-  connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] {
-    plot_->rescaleAxes();
-    plot_->replot();
-  });
+  legend_above_with_zoom_reset(*plot_);
   grid_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   grid_->setSelectionBehavior(QAbstractItemView::SelectRows);
   grid_->setSortingEnabled(true);

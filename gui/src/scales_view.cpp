@@ -85,13 +85,7 @@ scales_view::scales_view(QWidget* parent)
   scale_bars_->setBrush(QColor(148, 103, 189, 200));
   auto* margins = new QCPMarginGroup(plot_);
   for (auto* rect : {amax_rect_, scale_rect_}) rect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
-  legend_above(*plot_);
-  plot_->legend->setFont(QFont(font().family(), 8));
-  plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-  connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] {
-    plot_->rescaleAxes();
-    plot_->replot();
-  });
+  legend_above_with_zoom_reset(*plot_);
 
   map_->set_metric(map_metric::block_underflow);
   connect(map_, &map_view::failed, this, &scales_view::failed);
