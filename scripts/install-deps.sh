@@ -8,7 +8,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev libyaml-cpp-dev libcli11-dev zlib1g-dev libxxhash-dev
   libopenblas-dev libeigen3-dev libimath-dev libomp-dev
-  qt6-base-dev libqcustomplot-dev libqcustomplot2.1-qt6 xvfb
+  qt6-base-dev libqcustomplot-dev libqcustomplot2.1-qt6 xvfb xdotool x11-apps netpbm
   dataset-fashion-mnist parallel
   python3-dev pybind11-dev python3-numpy python3-pytest python3-torch
 )

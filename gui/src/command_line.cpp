@@ -21,21 +21,28 @@ command parse_command_line(const QStringList& arguments) {
   const QCommandLineOption layer("layer", "Layer to show (histograms).", "LAYER");
   const QCommandLineOption role("role", "Tensor role to show (map, histograms).", "ROLE");
   const QCommandLineOption metric("metric", "Map colour: " + screenshot_metrics().join(", ") + ".", "METRIC");
+  const QCommandLineOption group_by("group-by", "Sweep key the comparison groups runs by (default: the first "
+                                    "coordinate that varies).", "KEY");
   const QCommandLineOption size("size", "Screenshot size, WIDTHxHEIGHT (default 1280x800).", "WxH");
-  parser.addOptions({screenshot, view, step, run, layer, role, metric, size});
+  parser.addOptions({screenshot, view, step, run, layer, role, metric, group_by, size});
   if (!parser.parse(arguments)) return usage_error{parser.errorText()};
   if (parser.isSet(help_option)) return print_and_exit{parser.helpText()};
 
   const QStringList files = parser.positionalArguments();
   if (!parser.isSet(screenshot)) {
-    for (const auto& option : {view, step, run, layer, role, metric, size}) {
+    for (const auto& option : {view, step, run, layer, role, metric, group_by, size}) {
       if (parser.isSet(option)) return usage_error{"--" + option.names().front() + " needs --screenshot"};
     }
     return open_window{files};
   }
-  if (files.size() != 1) return usage_error{"--screenshot needs exactly one run database"};
+  const bool comparison = parser.value(view) == "comparison";
+  if (files.isEmpty() || (files.size() > 1 && !comparison))
+    return usage_error{"--screenshot needs exactly one run database (the comparison view takes several)"};
+  if (parser.isSet(group_by) && !comparison) return usage_error{"--group-by needs --view comparison"};
   screenshot_request request;
   request.database = files.front();
+  request.more_databases = files.mid(1);
+  request.group_by = parser.value(group_by);
   request.output = parser.value(screenshot);
   request.view = parser.value(view);
   request.layer = parser.value(layer);

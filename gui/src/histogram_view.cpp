@@ -238,6 +238,23 @@ void histogram_view::shade_format_ranges(double left, double right) {
   shade(plot_, f.emax + 1, right, QColor(214, 39, 40, 45), "overflow");
 }
 
+void histogram_view::outline_scaled_band(double low, double high) {
+  // An outline, not a fill: the format's own ranges stay readable beneath it.
+  auto* rect = new QCPItemRect(plot_);
+  rect->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  rect->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  rect->topLeft->setCoords(low, 0.08);
+  rect->bottomRight->setCoords(high, 1);
+  rect->setPen(QPen(QColor(148, 103, 189), 2, Qt::DashLine));
+  rect->setBrush(Qt::NoBrush);
+  auto* text = new QCPItemText(plot_);
+  text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  text->position->setCoords((low + high) / 2, 0.09);
+  text->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
+  text->setText(QString("%1 at this step's scale").arg(qstr(data_.scaled_format)));
+  text->setColor(QColor(148, 103, 189));
+}
+
 void histogram_view::draw_selected() {
   plot_->clearItems();
   for (int i = plot_->graphCount() - 1; i >= 0; --i) plot_->removeGraph(i);
@@ -285,6 +302,10 @@ void histogram_view::draw_selected() {
     }
   }
   shade_format_ranges(left, right);
+  const auto* band = data_.selected < data_.scaled_bands.size() && data_.scaled_bands[data_.selected]
+                         ? &*data_.scaled_bands[data_.selected]
+                         : nullptr;
+  if (band != nullptr) outline_scaled_band(band->low, band->high);
   QString note;
   const std::int64_t asked = data_.requested_step;
   if (asked >= 0 && asked > data_.history.back().step) {

@@ -1,7 +1,8 @@
 // Gradient histograms: one layer's log2-magnitude histogram at a step picked
 // with a slider (or played), over the format's shaded ranges (underflow to
 // zero, subnormal, normal, overflow), with the loss scale's effect drawn as
-// a shifted outline; below, a waterfall of the same histogram over all steps.
+// a shifted outline, and, for a scaled-format recipe, the band its element
+// range covers at that step's scale; below, a waterfall of the same histogram over all steps.
 // The x axis opens on the populated binades (fp32's 2^-150..2^128 would
 // crowd the labels); the wheel zooms, a drag pans, double-click resets.
 #pragma once
@@ -65,6 +66,8 @@ class histogram_view : public QWidget {
   void draw_selected();
   void draw_waterfall();
   void shade_format_ranges(double left, double right);
+  /// The scaled format's representable band at the shown step (log2 |x| edges).
+  void outline_scaled_band(double low, double high);
   void reset_zoom();
 
 

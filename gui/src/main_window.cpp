@@ -18,6 +18,7 @@
 #include <QTime>
 #include <qcustomplot.h>
 
+#include "comparison_view.hpp"
 #include "events_view.hpp"
 #include "histogram_view.hpp"
 #include "live_watcher.hpp"
@@ -27,6 +28,7 @@
 #include "plot_style.hpp"
 #include "problems_view.hpp"
 #include "runs_view.hpp"
+#include "scales_view.hpp"
 #include "swamping_view.hpp"
 
 namespace numlab_gui {
@@ -51,6 +53,8 @@ main_window::main_window(QWidget* parent)
       map_(new map_view(this)),
       histograms_(new histogram_view(this)),
       swamping_(new swamping_view(this)),
+      scales_(new scales_view(this)),
+      comparison_(new comparison_view(this)),
       events_(new events_view(this)),
       watcher_(new live_watcher(this)),
       live_label_(new QLabel(this)),
@@ -62,7 +66,9 @@ main_window::main_window(QWidget* parent)
   tabs_->addTab(map_, "Overflow / underflow map");
   tabs_->addTab(histograms_, "Histograms");
   tabs_->addTab(swamping_, "Swamping");
+  tabs_->addTab(scales_, "Scales");
   tabs_->addTab(events_, "Events");
+  tabs_->addTab(comparison_, "Compare");
   tabs_->addTab(runs_, "Runs");
   setCentralWidget(tabs_);
   busy_->setRange(0, 0);  // indeterminate
@@ -78,6 +84,8 @@ main_window::main_window(QWidget* parent)
   runners_[map_] = {map_->queries()};
   runners_[histograms_] = {histograms_->queries()};
   runners_[swamping_] = {swamping_->queries()};
+  runners_[scales_] = {scales_->queries(), scales_->detail_queries(), scales_->underflow_map()->queries()};
+  runners_[comparison_] = {comparison_->queries()};
   runners_[events_] = {events_->queries()};
   for (const auto& [view, runners] : runners_) {
     for (auto* runner : runners) connect(runner, &query_runner::busy_changed, this, &main_window::update_busy);
@@ -89,12 +97,22 @@ main_window::main_window(QWidget* parent)
   connect(runs_, &runs_view::file_loaded, this, [this](const QString&) {
     watcher_->watch(runs_->files());
     update_live_state();
+    if (runs_->files() != compared_) {
+      compared_ = runs_->files();
+      when_shown(comparison_, reload_cause::user, [this] { comparison_->set_files(compared_); });
+    }
   });
   connect(problems_, &problems_view::failed, this, &main_window::report);
   connect(overview_, &overview_view::failed, this, &main_window::report);
   connect(map_, &map_view::failed, this, &main_window::report);
   connect(histograms_, &histogram_view::failed, this, &main_window::report);
   connect(swamping_, &swamping_view::failed, this, &main_window::report);
+  connect(scales_, &scales_view::failed, this, &main_window::report);
+  connect(comparison_, &comparison_view::failed, this, &main_window::report);
+  connect(comparison_, &comparison_view::run_activated, this, [this](const run_ref& run) {
+    show_runs({run});
+    tabs_->setCurrentWidget(problems_);
+  });
   connect(events_, &events_view::failed, this, &main_window::report);
   connect(problems_, &problems_view::histogram_requested, this, &main_window::open_histogram);
   connect(problems_, &problems_view::overview_requested, this, [this](std::int64_t step) {
@@ -217,6 +235,7 @@ void main_window::show_runs(const QList<run_ref>& runs) {
   when_shown(map_, reload_cause::user, [this, main_run] { map_->set_run(main_run); });
   when_shown(histograms_, reload_cause::user, [this, main_run] { histograms_->set_run(main_run); });
   when_shown(swamping_, reload_cause::user, [this, main_run] { swamping_->set_run(main_run); });
+  when_shown(scales_, reload_cause::user, [this, main_run] { scales_->set_run(main_run); });
   when_shown(events_, reload_cause::user, [this, main_run] { events_->set_run(main_run); });
   update_live_state();
 }
@@ -229,11 +248,13 @@ void main_window::refresh_file(const QString& file) {
   if (!shown_.isEmpty()) main_run_here = shown_.front().file == file;
   constexpr auto live = reload_cause::live;
   if (any_here) when_shown(overview_, live, [this] { overview_->reload(live); });
+  if (compared_.contains(file)) when_shown(comparison_, live, [this] { comparison_->reload(live); });
   if (main_run_here) {
     when_shown(problems_, live, [this] { problems_->reload(live); });
     when_shown(map_, live, [this] { map_->reload(live); });
     when_shown(histograms_, live, [this] { histograms_->reload(live); });
     when_shown(swamping_, live, [this] { swamping_->reload(live); });
+    when_shown(scales_, live, [this] { scales_->reload(live); });
     when_shown(events_, live, [this] { events_->reload(live); });
   }
   live_label_->setToolTip(QString("last change seen at %1").arg(QTime::currentTime().toString()));
@@ -275,6 +296,11 @@ void main_window::rebuild_recent_menu() {
 QString main_window::plot_title() const {
   QString title = tabs_->tabText(tabs_->currentIndex());
   if (shown_.isEmpty()) return title;
+  if (tabs_->currentWidget() == comparison_) {
+    const QString key = comparison_->group_key();
+    return title + QString(" — %1 runs").arg(comparison_->data().runs.size()) +
+           (key.isEmpty() ? QString() : " grouped by " + key);
+  }
   if (tabs_->currentWidget() == overview_) {
     QStringList labels;
     for (const auto& run : shown_) labels << run.label;
@@ -284,6 +310,10 @@ QString main_window::plot_title() const {
   if (tabs_->currentWidget() == histograms_) {
     const auto& data = histograms_->data();
     title += QString(" — %1 / %2 at step %3").arg(qstr(data.layer), qstr(data.role)).arg(histograms_->shown_step());
+  } else if (tabs_->currentWidget() == scales_) {
+    const auto& detail = scales_->detail();
+    title += QString(" — %1 / %2").arg(qstr(scales_->data().layer), qstr(scales_->data().role));
+    if (detail.record) title += QString(" (%1) at step %2").arg(qstr(detail.record->scaled_format)).arg(detail.record->step);
   } else if (tabs_->currentWidget() == map_) {
     title += QString(" — %1 of %2").arg(metric_name(map_->metric()),
                                         map_->grid().role.empty() ? QString("every role") : qstr(map_->grid().role));

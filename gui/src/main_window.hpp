@@ -10,6 +10,7 @@
 #include <QList>
 #include <QMainWindow>
 #include <QSize>
+#include <QStringList>
 
 #include <functional>
 #include <map>
@@ -24,6 +25,7 @@ class QTabWidget;
 
 namespace numlab_gui {
 
+class comparison_view;
 class events_view;
 class histogram_view;
 class live_watcher;
@@ -32,6 +34,7 @@ class overview_view;
 class problems_view;
 class query_runner;
 class runs_view;
+class scales_view;
 class swamping_view;
 
 class main_window : public QMainWindow {
@@ -49,6 +52,8 @@ class main_window : public QMainWindow {
   map_view* map() const { return map_; }
   histogram_view* histograms() const { return histograms_; }
   swamping_view* swamping() const { return swamping_; }
+  scales_view* scales() const { return scales_; }
+  comparison_view* comparison() const { return comparison_; }
   events_view* events() const { return events_; }
   live_watcher* watcher() const { return watcher_; }
   QTabWidget* tabs() const { return tabs_; }
@@ -89,6 +94,8 @@ class main_window : public QMainWindow {
   map_view* map_;
   histogram_view* histograms_;
   swamping_view* swamping_;
+  scales_view* scales_;
+  comparison_view* comparison_;
   events_view* events_;
   live_watcher* watcher_;
   QLabel* live_label_;
@@ -97,6 +104,7 @@ class main_window : public QMainWindow {
   std::map<QWidget*, std::vector<query_runner*>> runners_;  // each tab's queries
   QMenu* recent_menu_ = nullptr;
   QList<run_ref> shown_;
+  QStringList compared_;  // the files the comparison reads
 };
 
 }  // namespace numlab_gui

@@ -17,8 +17,9 @@
 namespace numlab_gui {
 namespace {
 
-constexpr map_metric all_metrics[] = {map_metric::overflow, map_metric::underflow, map_metric::subnormal,
-                                      map_metric::nan, map_metric::swamped, map_metric::partially_swamped};
+constexpr map_metric all_metrics[] = {map_metric::overflow,        map_metric::underflow, map_metric::subnormal,
+                                      map_metric::nan,             map_metric::swamped,   map_metric::partially_swamped,
+                                      map_metric::block_underflow, map_metric::saturated};
 
 constexpr const char* all_roles_label = "all roles (worst)";
 

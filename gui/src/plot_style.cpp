@@ -70,4 +70,14 @@ void legend_above(QCustomPlot& plot) {
   layout->setRowStretchFactor(0, 0.001);
 }
 
+void legend_above_with_zoom_reset(QCustomPlot& plot) {
+  legend_above(plot);
+  plot.legend->setFont(QFont(plot.font().family(), 8));
+  plot.setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  QObject::connect(&plot, &QCustomPlot::mouseDoubleClick, &plot, [&plot] {
+    plot.rescaleAxes();
+    plot.replot();
+  });
+}
+
 }  // namespace numlab_gui

@@ -27,5 +27,8 @@ QSharedPointer<QCPAxisTicker> step_ticker();
 /// Puts `plot`'s legend in a row of its own above the axis rects, so it
 /// never covers data.
 void legend_above(QCustomPlot& plot);
+/// The legend above (small type), wheel zoom and drag pan, and a
+/// double-click that rescales every axis to the data.
+void legend_above_with_zoom_reset(QCustomPlot& plot);
 
 }  // namespace numlab_gui

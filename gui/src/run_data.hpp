@@ -73,7 +73,9 @@ struct overview_series {
 };
 
 /// What the overflow/underflow map colours a cell by.
-enum class map_metric { overflow, underflow, subnormal, nan, swamped, partially_swamped };
+/// The last two read scale_stats (scaled-format recipes): elements flushed to
+/// zero by their block's scale, and elements saturated to the element maximum.
+enum class map_metric { overflow, underflow, subnormal, nan, swamped, partially_swamped, block_underflow, saturated };
 
 /// Display name of a metric ("overflow", ...).
 QString metric_name(map_metric metric);
@@ -108,6 +110,14 @@ struct histogram_data {
   /// The waterfall below the histogram, built on the worker thread: log10(1 + count)
   /// per bin of the first record's layout, column-major. Long runs share columns,
   /// each keeping its largest value per bin, so a one-step excursion still shows.
+  /// Where a scaled-format recipe's values can lie at one step: element
+  /// range x scale, as log2 |x| (the binade edges of the block scales used
+  /// for block formats, so the band spans every block's range).
+  struct scaled_band {
+    double low = 0, high = 0;
+  };
+  std::string scaled_format;  ///< empty when the run recorded no scale statistics for layer/role
+  std::vector<std::optional<scaled_band>> scaled_bands;  ///< parallel to history
   std::vector<double> waterfall;
   std::size_t waterfall_columns = 0, waterfall_rows = 0;
   static constexpr std::size_t max_waterfall_columns = 2000;
@@ -133,6 +143,27 @@ struct swamping_data {
     std::int64_t ulp_ratio_step = -1;  ///< its step
   };
   std::vector<layer_series> layers;
+};
+
+/// What a scaled-format recipe (issue 19's scale_stats) did to one layer's
+/// tensor of one role over a run: its amax against the largest value the
+/// chosen scale can represent, and where elements saturated.
+struct scales_data {
+  std::vector<std::string> layers;                  ///< layers with scale statistics, in order of first appearance
+  std::vector<std::string> roles;                   ///< roles with scale statistics of `layer`, sorted
+  std::string layer, role;                          ///< the ones loaded
+  std::vector<rundb::scale_stats_record> history;   ///< layer/role at every recorded step, without blobs
+  std::optional<double> element_max;                ///< largest finite element (nullopt: a name libnum does not know)
+  std::int64_t requested_step = -1;                 ///< negative: the newest
+
+  /// The history index shown for a step: the newest recorded step <= `step` (the first when none is).
+  std::size_t index_of(std::int64_t step) const;
+};
+
+/// One scale_stats record with its block-scale histogram and amax history.
+struct scale_detail {
+  std::optional<rundb::scale_stats_record> record;  ///< empty when the layer/role has none at or before the step
+  std::int64_t requested_step = -1;
 };
 
 /// Events of one run.

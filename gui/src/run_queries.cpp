@@ -2,9 +2,13 @@
 #include "run_queries.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <stdexcept>
+
+#include <libnum/scaled_format.hpp>
 
 namespace numlab_gui {
 namespace {
@@ -33,19 +37,10 @@ rundb::counted_stat counted(map_metric metric) {
     case map_metric::nan: return rundb::counted_stat::nans;
     case map_metric::swamped: return rundb::counted_stat::swamped;
     case map_metric::partially_swamped: return rundb::counted_stat::partially_swamped;
+    case map_metric::block_underflow: return rundb::counted_stat::block_underflow;
+    case map_metric::saturated: return rundb::counted_stat::saturated;
   }
   return rundb::counted_stat::overflows;
-}
-
-run_trouble_counts trouble_counts(rundb::reader& db, rundb::run_id run) {
-  run_trouble_counts counts;
-  counts.steps = db.step_count(run);
-  counts.skipped = static_cast<std::int64_t>(db.skipped_steps(run).size());
-  for (const auto& e : db.events(run)) {
-    if (e.kind == rundb::event_kind::overflow) ++counts.overflow_events;
-    if (e.kind == rundb::event_kind::nan) ++counts.nan_events;
-  }
-  return counts;
 }
 
 // The role of `layer` at `step` whose statistics show `bad` values, so a
@@ -76,6 +71,41 @@ void fill_waterfall(histogram_data& data) {
   }
 }
 
+// The scaled format's band at each history step, from the scale statistics
+// of the same layer, role and step (none when the run used no scaled format).
+void fill_scaled_bands(rundb::reader& db, rundb::run_id run, histogram_data& data) {
+  const auto scales = db.scale_stats({.run = run, .layer = data.layer, .role = data.role, .with_histograms = true});
+  if (scales.empty()) return;
+  data.scaled_format = scales.back().scaled_format;
+  const auto elements = scaled_element_range(data.scaled_format);
+  data.scaled_bands.assign(data.history.size(), std::nullopt);
+  if (!elements) return;
+  auto at = scales.begin();
+  for (std::size_t i = 0; i < data.history.size(); ++i) {
+    const auto step = data.history[i].step;
+    while (at != scales.end() && at->step < step) ++at;
+    if (at == scales.end() || at->step != step) continue;
+    double low = 0, high = 0;
+    if (at->scale && *at->scale > 0) {
+      low = high = std::log2(*at->scale);
+    } else {
+      // Block formats: the populated binades of the block scales (bins[0]
+      // and the last bin lie outside the recorded range and are skipped).
+      const auto& bins = at->scale_hist.bins;
+      bool any = false;
+      for (std::size_t b = 1; b + 1 < bins.size(); ++b) {
+        if (bins[b] == 0) continue;
+        const double binade = at->scale_hist.first_exponent + static_cast<double>(b - 1);
+        if (!any) low = binade;
+        high = binade + 1;
+        any = true;
+      }
+      if (!any) continue;
+    }
+    data.scaled_bands[i] = histogram_data::scaled_band{std::log2(elements->first) + low, std::log2(elements->second) + high};
+  }
+}
+
 bool overflowing(const rundb::tensor_stats_record& r) { return r.overflows + r.infs > 0; }
 bool not_a_number(const rundb::tensor_stats_record& r) { return r.nans > 0; }
 
@@ -88,6 +118,17 @@ void keep_earliest(std::optional<problem_site>& kept, problem_site candidate) {
 
 }  // namespace
 
+run_trouble_counts trouble_counts(rundb::reader& db, rundb::run_id run) {
+  run_trouble_counts counts;
+  counts.steps = db.step_count(run);
+  counts.skipped = static_cast<std::int64_t>(db.skipped_steps(run).size());
+  for (const auto& e : db.events(run)) {
+    if (e.kind == rundb::event_kind::overflow) ++counts.overflow_events;
+    if (e.kind == rundb::event_kind::nan) ++counts.nan_events;
+  }
+  return counts;
+}
+
 QString metric_name(map_metric metric) {
   switch (metric) {
     case map_metric::overflow: return "overflow";
@@ -96,6 +137,8 @@ QString metric_name(map_metric metric) {
     case map_metric::nan: return "NaN";
     case map_metric::swamped: return "swamped";
     case map_metric::partially_swamped: return "partially swamped";
+    case map_metric::block_underflow: return "block underflow";
+    case map_metric::saturated: return "saturated";
   }
   return {};
 }
@@ -192,7 +235,8 @@ map_grid load_map(const run_ref& run, const std::string& role, map_metric metric
                   const interrupt_flag& interrupt) {
   auto db = open(run.file, interrupt);
   map_grid grid;
-  grid.roles = db.roles(run.id);
+  const auto table = rundb::table_of(counted(metric));
+  grid.roles = db.roles(run.id, {}, table);
   grid.skipped = db.skipped_steps(run.id);
   grid.role = role == all_roles ? std::string() : preferred_role(grid.roles, role);
   if (grid.roles.empty()) return grid;
@@ -240,6 +284,7 @@ histogram_data load_histogram(const run_ref& run, const std::vector<std::string>
     while (at != steps.end() && at->step < h.step) ++at;
     data.loss_scales.push_back(at != steps.end() && at->step == h.step ? at->loss_scale : std::nullopt);
   }
+  fill_scaled_bands(db, run.id, data);
   fill_waterfall(data);
   // The largest recorded step <= the requested one (the first when none is).
   data.selected = data.history.size() - 1;
@@ -260,15 +305,17 @@ swamping_data load_swamping(const run_ref& run, std::size_t max_points, const in
     if (added) data.layers.push_back({layer, {}, {}, {}, {}, -1});
     return data.layers[it->second];
   };
-  for (const auto& c : db.counts_by_layer_and_step(run.id, "update", rundb::counted_stat::swamped, max_points)) {
+  // Both fractions from one scan of the update records.
+  constexpr std::array kinds{rundb::counted_stat::swamped, rundb::counted_stat::partially_swamped};
+  const auto cells = db.counts_by_layer_and_step(run.id, "update", kinds, max_points);
+  for (const auto& c : cells[0]) {
     auto& series = series_of(c.layer);
     series.steps.push_back(static_cast<double>(c.step));
     series.swamped.push_back(c.values > 0 ? c.counted / c.values : 0.0);
   }
   for (auto& series : data.layers) series.partially_swamped.assign(series.steps.size(), 0.0);
   std::map<std::string, std::size_t> position;
-  for (const auto& c :
-       db.counts_by_layer_and_step(run.id, "update", rundb::counted_stat::partially_swamped, max_points)) {
+  for (const auto& c : cells[1]) {
     auto& series = series_of(c.layer);
     auto& at = position[c.layer];
     if (at < series.partially_swamped.size()) series.partially_swamped[at++] = c.values > 0 ? c.counted / c.values : 0.0;
@@ -281,6 +328,50 @@ swamping_data load_swamping(const run_ref& run, std::size_t max_points, const in
     }
   }
   return data;
+}
+
+std::size_t scales_data::index_of(std::int64_t step) const {
+  if (history.empty() || step < 0) return history.empty() ? 0 : history.size() - 1;
+  const auto after = std::upper_bound(history.begin(), history.end(), step,
+                                      [](std::int64_t s, const rundb::scale_stats_record& r) { return s < r.step; });
+  return after == history.begin() ? 0 : static_cast<std::size_t>(after - history.begin() - 1);
+}
+
+std::optional<std::pair<double, double>> scaled_element_range(const std::string& scaled_format) {
+  num::element_type element{};
+  try {
+    element = num::parse_scaled_format(scaled_format).element;
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
+  const auto grid = num::element_value_grid(element);
+  // MX INT8 (no value grid): steps of its implicit scale 2^-6 (OCP MX §5.3.4).
+  const double smallest = grid ? grid->min_subnormal() : std::ldexp(1.0, -6);
+  return std::pair{smallest, num::element_max(element)};
+}
+
+scales_data load_scales(const run_ref& run, const std::string& layer, const std::string& role, std::int64_t step,
+                        const interrupt_flag& interrupt) {
+  auto db = open(run.file, interrupt);
+  constexpr auto table = rundb::stats_table::scale_stats;
+  scales_data data;
+  data.requested_step = step;
+  data.layers = db.layers(run.id, table);
+  data.layer = contains(data.layers, layer) ? layer : (data.layers.empty() ? std::string() : data.layers.front());
+  if (data.layer.empty()) return data;
+  data.roles = db.roles(run.id, data.layer, table);
+  data.role = contains(data.roles, role) ? role : data.roles.front();
+  data.history = db.scale_stats({.run = run.id, .layer = data.layer, .role = data.role});
+  if (!data.history.empty()) {
+    if (const auto range = scaled_element_range(data.history.back().scaled_format)) data.element_max = range->second;
+  }
+  return data;
+}
+
+scale_detail load_scale_detail(const run_ref& run, const std::string& layer, const std::string& role,
+                               std::int64_t step, const interrupt_flag& interrupt) {
+  auto db = open(run.file, interrupt);
+  return {db.scale_histogram(run.id, layer, role, step < 0 ? std::numeric_limits<std::int64_t>::max() : step), step};
 }
 
 event_list load_events(const run_ref& run, const interrupt_flag& interrupt) {

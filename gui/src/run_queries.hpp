@@ -8,8 +8,13 @@
 #include "async_query.hpp"
 #include "run_data.hpp"
 
+#include <optional>
+#include <utility>
+
 namespace numlab_gui {
 
+/// Steps, skipped steps, overflow and NaN events of one run (indexed queries only).
+run_trouble_counts trouble_counts(rundb::reader& db, rundb::run_id run);
 /// The runs in a file, their step counts and trouble counts.
 file_listing load_listing(const QString& file, const interrupt_flag& interrupt);
 /// The problems of one run, from indexed queries only (fast on any size).
@@ -31,6 +36,18 @@ histogram_data load_histogram(const run_ref& run, const std::vector<std::string>
                               const interrupt_flag& interrupt);
 /// Swamping of every layer's updates, at most `max_points` steps per layer.
 swamping_data load_swamping(const run_ref& run, std::size_t max_points, const interrupt_flag& interrupt);
+/// The scale statistics of layer/role over a run (empty layer or role pick
+/// the first with data), for the scales view.
+scales_data load_scales(const run_ref& run, const std::string& layer, const std::string& role, std::int64_t step,
+                        const interrupt_flag& interrupt);
+/// The scale statistics of layer/role at the newest recorded step <= `step`
+/// (negative: the newest), with the block-scale histogram and amax history.
+scale_detail load_scale_detail(const run_ref& run, const std::string& layer, const std::string& role,
+                               std::int64_t step, const interrupt_flag& interrupt);
+/// The smallest positive and the largest finite element value of a scaled
+/// format named as scale_stats.scaled_format names it (libnum's names);
+/// nullopt for a name libnum does not parse.
+std::optional<std::pair<double, double>> scaled_element_range(const std::string& scaled_format);
 /// Every event of a run.
 event_list load_events(const run_ref& run, const interrupt_flag& interrupt);
 

@@ -12,12 +12,14 @@
 #include <algorithm>
 #include <memory>
 
+#include "comparison_view.hpp"
 #include "events_view.hpp"
 #include "histogram_view.hpp"
 #include "map_view.hpp"
 #include "overview_view.hpp"
 #include "problems_view.hpp"
 #include "run_queries.hpp"
+#include "scales_view.hpp"
 #include "swamping_view.hpp"
 
 namespace numlab_gui {
@@ -41,12 +43,18 @@ QString wait_for(View* view, int timeout_ms) {
   return error;
 }
 
+QString render_comparison(const screenshot_request& request, int timeout_ms);
+// Draws `widget` off-screen at the request's size into its PNG.
+QString grab(QWidget& widget, const screenshot_request& request);
+
 }  // namespace
 
-QStringList screenshot_views() { return {"problems", "overview", "map", "histograms", "swamping", "events"}; }
+QStringList screenshot_views() {
+  return {"problems", "overview", "map", "histograms", "swamping", "scales", "events", "comparison"};
+}
 
 QStringList screenshot_metrics() {
-  return {"overflow", "underflow", "subnormal", "nan", "swamped", "partially_swamped"};
+  return {"overflow", "underflow", "subnormal", "nan", "swamped", "partially_swamped", "block_underflow", "saturated"};
 }
 
 QString render_screenshot(const screenshot_request& request, QStringList& notes) {
@@ -57,6 +65,8 @@ QString render_screenshot(const screenshot_request& request, QStringList& notes)
   if (metric_index < 0) {
     return QString("unknown metric '%1' (choose one of %2)").arg(request.metric, screenshot_metrics().join(", "));
   }
+  constexpr int timeout_ms = 120000;
+  if (request.view == "comparison") return render_comparison(request, timeout_ms);
   QList<run_ref> runs;
   try {
     const interrupt_flag never{false};
@@ -76,7 +86,6 @@ QString render_screenshot(const screenshot_request& request, QStringList& notes)
   if (runs.size() > 1 && request.view != "overview") return "only the overview compares runs: give --run one id";
   const run_ref run = runs.front();
 
-  constexpr int timeout_ms = 120000;
   std::unique_ptr<QWidget> widget;
   QString error;
   if (request.view == "problems") {
@@ -135,6 +144,22 @@ QString render_screenshot(const screenshot_request& request, QStringList& notes)
     widget.reset(view);
     view->set_run(run);
     error = wait_for(view, timeout_ms);
+  } else if (request.view == "scales") {
+    auto* view = new scales_view;
+    widget.reset(view);
+    view->set_run(run);
+    view->show_at(request.layer, request.role, request.step.value_or(-1));
+    error = wait_for(view, timeout_ms);
+    // The block-underflow map below loads on its own runner.
+    if (error.isEmpty() && view->underflow_map()->queries()->busy()) error = wait_for(view->underflow_map(), timeout_ms);
+    if (error.isEmpty() && view->data().history.empty()) notes << "this run recorded no scale statistics";
+    if (error.isEmpty() && !request.layer.isEmpty() && !view->data().history.empty() &&
+        view->data().layer != request.layer.toStdString()) {
+      QStringList layers;
+      for (const auto& l : view->data().layers) layers << QString::fromStdString(l);
+      error = QString("%1: run %2 has no scale statistics of layer '%3' (layers: %4)")
+                  .arg(request.database).arg(run.id).arg(request.layer, layers.join(", "));
+    }
   } else {
     auto* view = new events_view;
     widget.reset(view);
@@ -142,16 +167,38 @@ QString render_screenshot(const screenshot_request& request, QStringList& notes)
     error = wait_for(view, timeout_ms);
   }
   if (!error.isEmpty()) return error;
+  return grab(*widget, request);
+}
 
-  widget->setAttribute(Qt::WA_DontShowOnScreen);
-  widget->resize(request.size);
-  widget->show();
+namespace {
+
+QString render_comparison(const screenshot_request& request, int timeout_ms) {
+  auto view = std::make_unique<comparison_view>();
+  if (!request.group_by.isEmpty()) view->set_group_key(request.group_by);
+  view->set_files(QStringList{request.database} + request.more_databases);
+  const QString error = wait_for(view.get(), timeout_ms);
+  if (!error.isEmpty()) return error;
+  if (!request.group_by.isEmpty() && view->group_key() != request.group_by) {
+    QStringList keys;
+    for (const auto& k : view->data().keys) keys << QString::fromStdString(k);
+    return QString("no run has the sweep key '%1' (keys: %2)")
+        .arg(request.group_by, keys.isEmpty() ? QString("none, the runs have no coordinates") : keys.join(", "));
+  }
+  return grab(*view, request);
+}
+
+QString grab(QWidget& widget, const screenshot_request& request) {
+  widget.setAttribute(Qt::WA_DontShowOnScreen);
+  widget.resize(request.size);
+  widget.show();
   QCoreApplication::processEvents();
   // Plots redraw into their buffers at the final size before the grab.
-  for (auto* plot : widget->findChildren<QCustomPlot*>()) plot->replot(QCustomPlot::rpImmediateRefresh);
-  const QImage image = widget->grab().toImage();
+  for (auto* plot : widget.findChildren<QCustomPlot*>()) plot->replot(QCustomPlot::rpImmediateRefresh);
+  const QImage image = widget.grab().toImage();
   if (image.isNull() || !image.save(request.output, "PNG")) return QString("could not write %1").arg(request.output);
   return {};
 }
+
+}  // namespace
 
 }  // namespace numlab_gui

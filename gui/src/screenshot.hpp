@@ -1,5 +1,6 @@
 // `numlab-gui --screenshot FILE.png --view NAME [--step N] RUN.db`: renders
-// one view of one run off-screen into a PNG, for documentation and tests.
+// one view of one run (the comparison: of every run of the files given)
+// off-screen into a PNG, for documentation and tests.
 #pragma once
 
 #include <QSize>
@@ -15,13 +16,15 @@ namespace numlab_gui {
 /// What to render.
 struct screenshot_request {
   QString database;
+  QStringList more_databases;          ///< comparison: further files compared with `database`
   QString output;                      ///< PNG file to write
-  QString view;                        ///< problems, overview, map, histograms, swamping or events
+  QString view;                        ///< one of screenshot_views()
   std::optional<std::int64_t> step;    ///< histograms: which step; overview: a marker
   std::vector<std::int64_t> runs;      ///< run ids (overview compares them all); the file's first run when empty
   QString layer;                       ///< histograms: layer (default: the first)
   QString role;                        ///< map, histograms: tensor role (default: grad_weight or the first)
-  QString metric;                      ///< map: overflow, underflow, subnormal, nan, swamped, partially_swamped
+  QString metric;                      ///< map: overflow, underflow, ..., block_underflow, saturated
+  QString group_by;                    ///< comparison: the sweep key to group by (default: the first that varies)
   QSize size{1280, 800};
 };
 

@@ -140,6 +140,13 @@ std::string statement::column_text(int column) const {
   return std::string(reinterpret_cast<const char*>(text), static_cast<std::size_t>(size));
 }
 
+std::string_view statement::column_text_view(int column) const {
+  const auto* text = sqlite3_column_text(stmt_, column);
+  const int size = sqlite3_column_bytes(stmt_, column);
+  if (text == nullptr) return {};
+  return {reinterpret_cast<const char*>(text), static_cast<std::size_t>(size)};
+}
+
 std::vector<unsigned char> statement::column_blob(int column) const {
   const auto* data = static_cast<const unsigned char*>(sqlite3_column_blob(stmt_, column));
   const int size = sqlite3_column_bytes(stmt_, column);

@@ -65,6 +65,8 @@ class statement {
   double column_double(int column) const;
   std::optional<double> column_optional_double(int column) const;
   std::string column_text(int column) const;
+  /// The text without a copy; valid until the next step(), reset() or column read of the same column.
+  std::string_view column_text_view(int column) const;
   std::vector<unsigned char> column_blob(int column) const;
   int column_count() const;
   int column_type(int column) const;

@@ -1,4 +1,5 @@
 // Round trip: what the writer stores, the reader returns; bad files get clear errors.
+#include <array>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -177,6 +178,59 @@ TEST(RundbReader, CountsByLayerAndStepKeepTheWorstStepWhenMerging) {
   EXPECT_EQ(all_roles[0].role, "grad_weight");
   EXPECT_EQ(all_roles[2].role, "update");
   EXPECT_EQ(all_roles[2].counted, 20.0);
+}
+
+TEST(RundbReader, LayersComeInOrderOfFirstAppearanceAndOnlyFromTheirRun) {
+  scratch_dir dir("layer-order");
+  rundb::run_id id = 0;
+  {
+    rundb::writer w(dir / "run.db");
+    const auto other = w.begin_run({.name = "other", .config_yaml = "x: 1\n", .numlab_version = "0.1.0"});
+    w.add_tensor_stats({.run = other, .step = 0, .layer = "zz-other", .op = "dense", .role = "weight", .format = "fp16"});
+    id = w.begin_run({.name = "run", .config_yaml = "x: 1\n", .numlab_version = "0.1.0"});
+    // "mid" then "early" at step 0 (written in that order), "aaa" only from
+    // step 3 and only as an activation, "late" from step 5.
+    for (std::int64_t s = 0; s < 8; ++s) {
+      for (const char* layer : {"mid", "early", "aaa", "late"}) {
+        if ((std::string(layer) == "aaa" && s < 3) || (std::string(layer) == "late" && s < 5)) continue;
+        const char* role = std::string(layer) == "aaa" ? "activation" : "weight";
+        w.add_tensor_stats({.run = id, .step = s, .layer = layer, .op = "dense", .role = role, .format = "fp16"});
+      }
+    }
+    w.flush();
+  }
+  rundb::reader r(dir / "run.db");
+  EXPECT_EQ(r.layers(id), (std::vector<std::string>{"mid", "early", "aaa", "late"}));
+  EXPECT_EQ(r.roles(id), (std::vector<std::string>{"activation", "weight"}));
+  EXPECT_EQ(r.roles(id, "aaa"), (std::vector<std::string>{"activation"}));
+  EXPECT_TRUE(r.layers(id + 1).empty());
+}
+
+TEST(RundbReader, SeveralCountsInOneScanPoolEachByItsOwnWorstStep) {
+  scratch_dir dir("grid-several");
+  const auto id = write_sample(dir / "run.db");
+  rundb::reader r(dir / "run.db");
+  const std::array stats{rundb::counted_stat::overflows, rundb::counted_stat::swamped};
+  const auto both = r.counts_by_layer_and_step(id, "update", stats, 4);
+  ASSERT_EQ(both.size(), 2u);
+  ASSERT_EQ(both[0].size(), 4u * 3);
+  ASSERT_EQ(both[1].size(), 4u * 3);
+  // Buckets of 12 steps from 0. Overflows grow with the step: the bucket's
+  // last recorded step. Swamped counts are constant (10 * layer index), so
+  // ties keep the bucket's first recorded step.
+  const std::vector<std::int64_t> worst_overflow{10, 20, 35, 45}, worst_swamped{0, 15, 25, 40};
+  for (std::size_t b = 0; b < 4; ++b) {
+    const auto& overflow = both[0][b * 3 + 2];
+    const auto& swamped = both[1][b * 3 + 2];
+    EXPECT_EQ(overflow.layer, "fc");
+    EXPECT_EQ(overflow.step, static_cast<std::int64_t>(b) * 12);
+    EXPECT_EQ(overflow.worst_step, worst_overflow[b]);
+    EXPECT_EQ(overflow.counted, static_cast<double>(sample_overflows(worst_overflow[b], 2)));
+    EXPECT_EQ(swamped.step, static_cast<std::int64_t>(b) * 12);
+    EXPECT_EQ(swamped.worst_step, worst_swamped[b]);
+    EXPECT_EQ(swamped.counted, 20.0);
+    EXPECT_EQ(swamped.values, 1000.0);
+  }
 }
 
 TEST(RundbReader, RaisedInterruptFlagStopsQueries) {

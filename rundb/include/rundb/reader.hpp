@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -65,8 +66,19 @@ struct layer_totals {
   std::uint64_t partially_swamped = 0;
 };
 
-/// A count column of tensor_stats that can be mapped over layers and steps.
-enum class counted_stat { zeros, subnormals, underflows, overflows, nans, infs, swamped, partially_swamped };
+/// The per-tensor statistics tables: tensor_stats (every traced tensor) and
+/// scale_stats (what a scaled-format recipe did to a tensor; schema v3 on).
+enum class stats_table { tensor_stats, scale_stats };
+
+/// A count column that can be mapped over layers and steps: of tensor_stats
+/// (zeros .. partially_swamped) or of scale_stats (block_underflow,
+/// underflow_to_zero, saturated: num::scaled_counts' fields of those names).
+enum class counted_stat {
+  zeros, subnormals, underflows, overflows, nans, infs, swamped, partially_swamped,
+  block_underflow, underflow_to_zero, saturated
+};
+/// The table whose column a counted_stat is.
+stats_table table_of(counted_stat stat);
 
 /// One cell of a layers x steps map: the worst step of one layer in one step
 /// bucket (the step, and role, whose fraction counted / values is highest).
@@ -131,11 +143,15 @@ class reader {
                                                std::string_view role, std::int64_t step);
   /// Steps that have tensor statistics (of `role`, when given), ascending.
   std::vector<std::int64_t> stats_steps(run_id run, std::optional<std::string> role = {});
-  /// Layers (sites) with statistics, in order of first appearance.
-  std::vector<std::string> layers(run_id run);
-  /// Roles with statistics (of `layer`, when given), sorted.
-  std::vector<std::string> roles(run_id run, std::optional<std::string> layer = {});
-  /// The fraction `stat` / `count` per layer and step for one role (every
+  /// Layers (sites) with statistics in `table`, in order of first appearance
+  /// (first recorded step, then row order within it).
+  std::vector<std::string> layers(run_id run, stats_table table = stats_table::tensor_stats);
+  /// Roles with statistics in `table` (of `layer`, when given), sorted.
+  std::vector<std::string> roles(run_id run, std::optional<std::string> layer = {},
+                                 stats_table table = stats_table::tensor_stats);
+  /// The fraction `stat` / `count` (elements, for scale_stats) per layer and
+  /// step for one role, read from the stat's table (empty for scale_stats in
+  /// files older than schema version 3) (every
   /// role when `role` is empty, each cell keeping the worst), ordered by step
   /// then layer. Records of one layer, role and step are summed first. With
   /// max_columns > 0 and more distinct steps than that, consecutive steps are
@@ -146,6 +162,13 @@ class reader {
   /// a live writer's WAL checkpoints.
   std::vector<layer_step_cell> counts_by_layer_and_step(run_id run, std::string_view role, counted_stat stat,
                                                         std::size_t max_columns = 0);
+  /// counts_by_layer_and_step for several stats in one scan of the records:
+  /// result i is what the single-stat call with stats[i] returns (each stat
+  /// pools its buckets by its own worst step). Throws rundb::error when the
+  /// stats come from different tables.
+  std::vector<std::vector<layer_step_cell>> counts_by_layer_and_step(run_id run, std::string_view role,
+                                                                     std::span<const counted_stat> stats,
+                                                                     std::size_t max_columns = 0);
   /// Totals per layer and role over the run, in layer order (read in short
   /// statements, like counts_by_layer_and_step).
   std::vector<layer_totals> totals_by_layer(run_id run);
@@ -191,6 +214,8 @@ class reader {
  private:
   /// True when the file has the tables of schema version 3.
   bool has_v3_tables() const { return version_ >= 3; }
+  /// False for scale_stats in files older than schema version 3.
+  bool has_table(stats_table table) const;
 
   std::filesystem::path path_{};
   std::unique_ptr<detail::database> db_{};

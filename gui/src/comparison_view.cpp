@@ -1,0 +1,234 @@
+// The comparison view; see comparison_view.hpp.
+#include "comparison_view.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include <cmath>
+#include <map>
+
+#include "plot_style.hpp"
+
+namespace numlab_gui {
+namespace {
+
+// The key box's first entry: no grouping, every run its own curve.
+const QString each_run = "(each run)";
+
+QString number(const std::optional<double>& value) {
+  return value ? QString::number(*value, 'g', 4) : QString("—");
+}
+
+QString with_spread(const mean_sd& s) {
+  if (s.n == 0) return "—";
+  if (s.n < 2) return QString::number(s.mean, 'g', 3);
+  // Identical values leave rounding noise (1e-16) in the sd: show it as 0.
+  const double sd = s.sd <= 1e-12 * std::abs(s.mean) ? 0.0 : s.sd;
+  return QString("%1 ± %2").arg(s.mean, 0, 'g', 3).arg(sd, 0, 'g', 2);
+}
+
+// Counts of a band's members by outcome, for its legend entry: "5 finished, 1 diverged".
+QString outcomes(const comparison_data& data, const seed_band& band) {
+  std::map<rundb::run_status, int> by_status;
+  for (const auto m : band.members) ++by_status[data.runs[m].status];
+  QStringList parts;
+  for (const auto& [status, n] : by_status) parts << QString("%1 %2").arg(n).arg(QString::fromUtf8(rundb::to_string(status).data()));
+  return parts.join(", ");
+}
+
+}  // namespace
+
+QColor comparison_view::outcome_color(rundb::run_status status) {
+  switch (status) {
+    case rundb::run_status::finished: return QColor(0xd8, 0xf0, 0xd0);
+    case rundb::run_status::diverged: return QColor(0xff, 0xdd, 0xaa);
+    case rundb::run_status::failed:
+    case rundb::run_status::trapped: return QColor(0xf6, 0xc0, 0xc0);
+    case rundb::run_status::interrupted: return QColor(0xe4, 0xe4, 0xe4);
+    case rundb::run_status::running: return QColor(0xd8, 0xe8, 0xf8);
+  }
+  return {};
+}
+
+comparison_view::comparison_view(QWidget* parent)
+    : QWidget(parent),
+      key_box_(new QComboBox(this)),
+      log_loss_(new QCheckBox("log loss axis", this)),
+      caption_(new QLabel(this)),
+      plot_(new QCustomPlot(this)),
+      grid_(new QTableWidget(this)),
+      queries_(new query_runner(this)) {
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(new QLabel("group by", this));
+  controls->addWidget(key_box_);
+  controls->addWidget(log_loss_);
+  controls->addWidget(caption_, 1);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(plot_);
+  split->addWidget(grid_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addLayout(controls);
+  layout->addWidget(split, 1);
+  key_box_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  key_box_->setToolTip("The sweep key (run_coordinates) whose values form the groups; each band is the mean ± sd "
+                       "of the group's finished runs (its seeds)");
+  plot_->xAxis->setLabel("step");
+  plot_->xAxis->setTicker(step_ticker());
+  plot_->yAxis->setLabel("training loss (mean ± sd of finished runs)");
+  legend_above_with_zoom_reset(*plot_);
+  grid_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  grid_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  grid_->setSortingEnabled(true);
+  grid_->verticalHeader()->hide();
+  connect(grid_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+    const auto* item = grid_->item(row, 0);
+    if (item == nullptr) return;
+    const auto index = item->data(Qt::UserRole).toULongLong();
+    if (index < data_.runs.size()) emit run_activated(data_.runs[index].run);
+  });
+  connect(key_box_, &QComboBox::currentTextChanged, this, [this](const QString& key) {
+    if (key.isEmpty()) return;
+    wanted_key_ = key;
+    draw_bands();
+  });
+  connect(log_loss_, &QCheckBox::toggled, this, [this] { draw_bands(); });
+}
+
+void comparison_view::set_files(const QStringList& files) {
+  files_ = files;
+  reload();
+}
+
+void comparison_view::set_group_key(const QString& key) {
+  wanted_key_ = key.isEmpty() ? each_run : key;
+  const int at = key_box_->findText(wanted_key_);
+  if (at >= 0) key_box_->setCurrentIndex(at);
+}
+
+QString comparison_view::group_key() const {
+  const QString key = key_box_->currentText();
+  return key == each_run ? QString() : key;
+}
+
+void comparison_view::reload(reload_cause cause) {
+  if (files_.isEmpty()) return;
+  const QStringList files = files_;
+  queries_->load<comparison_data>(
+      cause,
+      [files](const interrupt_flag& interrupt) { return load_comparison(files, max_points, interrupt); },
+      [this](comparison_data value) {
+        QElapsedTimer clock;
+        clock.start();
+        data_ = std::move(value);
+        load_ms_ = data_.load_ms;
+        show_data();
+        apply_ms_ = clock.elapsed();
+        emit loaded();
+      },
+      [this](const QString& error) { emit failed(error); });
+}
+
+void comparison_view::show_data() {
+  QStringList keys{each_run};
+  for (const auto& k : data_.keys) keys << qstr(k);
+  if (!keys.contains(wanted_key_)) {
+    const auto chosen = default_group_key(data_);
+    wanted_key_ = chosen.empty() ? each_run : qstr(chosen);
+  }
+  {
+    const QSignalBlocker quiet(key_box_);
+    key_box_->clear();
+    key_box_->addItems(keys);
+    key_box_->setCurrentText(wanted_key_);
+  }
+  fill_grid();
+  draw_bands();
+}
+
+void comparison_view::draw_bands() {
+  bands_ = group_runs(data_, group_key().toStdString(), max_points);
+  plot_->clearGraphs();
+  plot_->yAxis->setScaleType(log_loss_->isChecked() ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+  plot_->yAxis->setTicker(log_loss_->isChecked() ? QSharedPointer<QCPAxisTicker>(new QCPAxisTickerLog)
+                                                 : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  std::size_t scored = 0;
+  for (std::size_t i = 0; i < bands_.size(); ++i) {
+    const auto& band = bands_[i];
+    const QColor color = run_color(i);
+    QVector<double> steps, mean, low, high;
+    for (std::size_t k = 0; k < band.steps.size(); ++k) {
+      if (band.n[k] == 0) continue;
+      steps << band.steps[k];
+      mean << band.mean[k];
+      low << band.mean[k] - band.sd[k];
+      high << band.mean[k] + band.sd[k];
+    }
+    scored += band.finished;
+    QColor fill = color;
+    fill.setAlpha(50);
+    auto* lower = plot_->addGraph();
+    lower->setPen(Qt::NoPen);
+    lower->setData(steps, low, true);
+    lower->removeFromLegend();
+    auto* upper = plot_->addGraph();
+    upper->setPen(Qt::NoPen);
+    upper->setBrush(fill);
+    upper->setChannelFillGraph(lower);
+    upper->setData(steps, high, true);
+    upper->removeFromLegend();
+    auto* middle = plot_->addGraph();
+    middle->setPen(QPen(color, 1.6));
+    middle->setData(steps, mean, true);
+    const QString label = group_key().isEmpty() ? qstr(band.value) : QString("%1 = %2").arg(group_key(), qstr(band.value));
+    middle->setName(QString("%1 — accuracy %2 (%3)").arg(label, with_spread(band.final_accuracy), outcomes(data_, band)));
+  }
+  caption_->setText(QString("%1 runs in %2 file(s), %3 groups; %4 finished runs scored, the others counted but "
+                            "never averaged")
+                        .arg(data_.runs.size())
+                        .arg(data_.files.size())
+                        .arg(bands_.size())
+                        .arg(scored));
+  plot_->rescaleAxes();
+  plot_->replot();
+}
+
+void comparison_view::fill_grid() {
+  QStringList headers{"run"};
+  for (const auto& k : data_.keys) headers << qstr(k);
+  headers << "outcome" << "final loss" << "final accuracy" << "skipped steps" << "overflow events" << "NaN events";
+  grid_->setSortingEnabled(false);
+  grid_->clear();
+  grid_->setColumnCount(static_cast<int>(headers.size()));
+  grid_->setHorizontalHeaderLabels(headers);
+  grid_->setRowCount(static_cast<int>(data_.runs.size()));
+  for (std::size_t r = 0; r < data_.runs.size(); ++r) {
+    const auto& run = data_.runs[r];
+    QStringList cells{run.run.label};
+    for (const auto& k : data_.keys) cells << qstr(run.coordinate(k).value_or("—"));
+    cells << QString::fromUtf8(rundb::to_string(run.status).data()) << number(run.final_loss)
+          << number(run.final_accuracy) << QString::number(run.counts.skipped)
+          << QString::number(run.counts.overflow_events) << QString::number(run.counts.nan_events);
+    const QColor background = outcome_color(run.status);
+    for (int c = 0; c < cells.size(); ++c) {
+      auto* item = new QTableWidgetItem(cells[c]);
+      item->setBackground(background);
+      if (c == 0) item->setData(Qt::UserRole, QVariant::fromValue<qulonglong>(r));
+      grid_->setItem(static_cast<int>(r), c, item);
+    }
+  }
+  grid_->setSortingEnabled(true);
+  grid_->resizeColumnsToContents();
+}
+
+}  // namespace numlab_gui

@@ -1,0 +1,80 @@
+// Comparison: the runs of a sweep (one merged file, or every open file),
+// grouped by a sweep key picked from the runs' coordinates. Above, each
+// group's training loss as the mean over its finished runs with a band of
+// ± one standard deviation (the seeds' spread); the legend gives each group's
+// final accuracy as mean ± sd and how many of its runs finished, diverged or
+// failed. Below, the grid: one row per run with its coordinates, outcome,
+// final loss and accuracy and trouble counts, coloured by outcome. Double-
+// clicking a row opens that run in the other views.
+#pragma once
+
+#include <QStringList>
+#include <QWidget>
+
+#include <vector>
+
+#include "async_query.hpp"
+#include "comparison.hpp"
+
+class QCheckBox;
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QTableWidget;
+
+namespace numlab_gui {
+
+class comparison_view : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit comparison_view(QWidget* parent = nullptr);
+
+  /// Compares every run of `files`; loads in the background, then emits loaded().
+  void set_files(const QStringList& files);
+  /// Loads again: at once for `user`, after the runner's rest for `live`.
+  void reload(reload_cause cause = reload_cause::user);
+  query_runner* queries() const { return queries_; }
+  /// Groups by `key` (a coordinate key; empty: every run alone). Unknown keys are ignored.
+  void set_group_key(const QString& key);
+  QString group_key() const;
+
+  QCustomPlot* plot() const { return plot_; }
+  QTableWidget* grid() const { return grid_; }
+  const comparison_data& data() const { return data_; }
+  /// The bands drawn, in legend order.
+  const std::vector<seed_band>& bands() const { return bands_; }
+  /// How long the last load took on the worker, and applying it on the UI thread (ms).
+  qint64 load_ms() const { return load_ms_; }
+  qint64 apply_ms() const { return apply_ms_; }
+
+  /// Most loss points per run and per band.
+  static constexpr std::size_t max_points = 400;
+  /// Background colour of a grid row for a run that ended so.
+  static QColor outcome_color(rundb::run_status status);
+
+ signals:
+  void loaded();
+  void failed(const QString& message);
+  /// A grid row was double-clicked.
+  void run_activated(const run_ref& run);
+
+ private:
+  void show_data();
+  void draw_bands();
+  void fill_grid();
+
+  QComboBox* key_box_;
+  QCheckBox* log_loss_;
+  QLabel* caption_;
+  QCustomPlot* plot_;
+  QTableWidget* grid_;
+  QStringList files_;
+  comparison_data data_;
+  std::vector<seed_band> bands_;
+  QString wanted_key_;
+  qint64 load_ms_ = 0, apply_ms_ = 0;
+  query_runner* queries_;
+};
+
+}  // namespace numlab_gui

@@ -1,0 +1,263 @@
+// QtTest of the views built on schema v3: the comparison of a sweep's runs
+// (run_coordinates) and the scales view (scale_stats). The databases are
+// written here with formulas, and every check compares what a view shows
+// with a value derived by hand from those formulas.
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTest>
+#include <qcustomplot.h>
+
+#include <cmath>
+
+#include "../rundb/sample_database.hpp"
+#include "comparison_view.hpp"
+#include "histogram_view.hpp"
+#include "map_view.hpp"
+#include "scales_view.hpp"
+
+using namespace numlab_gui;
+
+namespace {
+
+// The sweep: precision x seed; loss = offset(precision) + 0.1 seed + 1 / (1 + step),
+// final accuracy = base(precision) + 0.01 seed. fp16 also has a diverged and a
+// failed point, which must be counted but never averaged.
+constexpr std::int64_t sweep_steps = 20;
+double precision_offset(const std::string& p) { return p == "bf16" ? 0.5 : 1.0; }
+double precision_accuracy(const std::string& p) { return p == "bf16" ? 0.9 : 0.8; }
+double sweep_loss(const std::string& p, int seed, std::int64_t step) {
+  return precision_offset(p) + 0.1 * seed + 1.0 / (1.0 + static_cast<double>(step));
+}
+
+void write_point(rundb::writer& w, const std::string& precision, int seed, rundb::run_status status) {
+  const auto id = w.begin_run({.name = precision + "-s" + std::to_string(seed), .config_yaml = "model: tiny\n",
+                               .numlab_version = "0.1.0"});
+  w.set_coordinates(id, {{"precision", precision}, {"seed", std::to_string(seed)}});
+  for (std::int64_t s = 0; s < sweep_steps; ++s) {
+    const bool blown = status == rundb::run_status::diverged && s >= 5;
+    w.add_step({.run = id, .step = s, .loss = blown ? std::nan("") : sweep_loss(precision, seed, s)});
+    if (status == rundb::run_status::failed && s == 3) break;
+  }
+  if (status == rundb::run_status::finished)
+    w.add_evaluation({id, 0, sweep_steps - 1, 0.1, precision_accuracy(precision) + 0.01 * seed});
+  w.finish_run(id, status);
+}
+
+// The scaled run: layer fc, role weight, per-tensor FP8 (E4M3, max 448) with
+// amax 2^s and decode scale 2^(s-8) at step s; saturating at steps 3 and 7;
+// block underflow 10 s of 1000 elements. Layer mx uses MXFP8 (block scales
+// only) with block scales in the binades 2^-9 and 2^-8.
+constexpr std::int64_t scaled_steps = 10;
+
+void write_scaled_run(const std::filesystem::path& file) {
+  rundb::writer w(file);
+  const auto id = w.begin_run({.name = "fp8", .config_yaml = "model: tiny\n", .numlab_version = "0.1.0"});
+  for (std::int64_t s = 0; s < scaled_steps; ++s) {
+    w.add_step({.run = id, .step = s, .loss = 1.0});
+    for (const char* layer : {"fc", "mx"}) {
+      rundb::tensor_stats_record t{.run = id, .step = s, .layer = layer, .op = "dense", .role = "weight",
+                                   .format = "e4m3", .count = 1000};
+      t.hist = {-12, std::vector<std::uint64_t>(24, 5)};
+      w.add_tensor_stats(t);
+    }
+    rundb::scale_stats_record fc{.run = id, .step = s, .layer = "fc", .op = "dense", .role = "weight",
+                                 .scaled_format = "fp8-tensor", .count = 1000, .blocks = 1};
+    fc.amax = std::ldexp(1.0, static_cast<int>(s));
+    fc.scale = std::ldexp(1.0, static_cast<int>(s) - 8);
+    fc.amax_history = {fc.amax.value(), fc.amax.value() / 2};
+    fc.block_underflow = static_cast<std::uint64_t>(10 * s);
+    fc.saturated = (s == 3 || s == 7) ? 4 : 0;
+    fc.scale_hist = {static_cast<std::int32_t>(s) - 10, {0, 0, 1, 0}};  // the one block in binade s - 9
+    w.add_scale_stats(fc);
+    rundb::scale_stats_record mx{.run = id, .step = s, .layer = "mx", .op = "dense", .role = "weight",
+                                 .scaled_format = "mxfp8", .count = 1000, .blocks = 32};
+    mx.amax = 1.0;
+    mx.scale_hist = {-10, {0, 0, 20, 12, 0}};  // binades -9 (20 blocks) and -8 (12 blocks)
+    w.add_scale_stats(mx);
+  }
+  w.finish_run(id, rundb::run_status::finished);
+}
+
+bool wait_loaded(QSignalSpy& spy) {
+  return spy.count() > 0 || spy.wait(20000);
+}
+
+}  // namespace
+
+class sweep_views_test : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QCoreApplication::setOrganizationName("numlab-tests");
+    QCoreApplication::setApplicationName("sweep_views_test");
+    merged_ = QString::fromStdString((dir_ / "merged.db").string());
+    {
+      rundb::writer w(dir_ / "merged.db");
+      for (const std::string p : {"bf16", "fp16"})
+        for (int seed = 1; seed <= 3; ++seed) write_point(w, p, seed, rundb::run_status::finished);
+      write_point(w, "fp16", 4, rundb::run_status::diverged);
+      write_point(w, "fp16", 5, rundb::run_status::failed);
+    }
+    // The same grid as one file per precision.
+    for (const std::string p : {"bf16", "fp16"}) {
+      rundb::writer w(dir_ / (p + ".db"));
+      for (int seed = 1; seed <= 3; ++seed) write_point(w, p, seed, rundb::run_status::finished);
+      split_ << QString::fromStdString((dir_ / (p + ".db")).string());
+    }
+    scaled_ = QString::fromStdString((dir_ / "scaled.db").string());
+    write_scaled_run(dir_ / "scaled.db");
+  }
+
+  void mean_and_sd_by_hand() {
+    const auto s = mean_and_sd({1, 2, 3, 4});
+    QCOMPARE(s.n, std::size_t{4});
+    QCOMPARE(s.mean, 2.5);
+    QVERIFY(std::abs(s.sd - std::sqrt(5.0 / 3.0)) < 1e-15);
+    QCOMPARE(mean_and_sd({7}).sd, 0.0);
+    QCOMPARE(mean_and_sd({}).n, std::size_t{0});
+  }
+
+  void comparison_bands_are_the_seeds_mean_and_sd() {
+    comparison_view view;
+    QSignalSpy loaded(&view, &comparison_view::loaded);
+    view.set_files({merged_});
+    QVERIFY(wait_loaded(loaded));
+    // seed varies too, but the first varying key other than seed is the default.
+    QCOMPARE(view.group_key(), QString("precision"));
+    QCOMPARE(view.data().runs.size(), std::size_t{8});
+    const auto& bands = view.bands();
+    QCOMPARE(bands.size(), std::size_t{2});
+    for (const auto& band : bands) {
+      const bool fp16 = band.value == "fp16";
+      QCOMPARE(band.members.size(), fp16 ? std::size_t{5} : std::size_t{3});
+      QCOMPARE(band.finished, std::size_t{3});  // diverged and failed points are never scored
+      QCOMPARE(band.steps.size(), static_cast<std::size_t>(sweep_steps));
+      for (std::size_t k = 0; k < band.steps.size(); ++k) {
+        const auto step = static_cast<std::int64_t>(band.steps[k]);
+        // Seeds 1, 2, 3: mean at seed 2, sample sd of {0.1, 0.2, 0.3} = 0.1.
+        QVERIFY(std::abs(band.mean[k] - sweep_loss(band.value, 2, step)) < 1e-12);
+        QVERIFY(std::abs(band.sd[k] - 0.1) < 1e-12);
+        QCOMPARE(band.n[k], std::size_t{3});
+      }
+      QVERIFY(std::abs(band.final_accuracy.mean - (precision_accuracy(band.value) + 0.02)) < 1e-12);
+      QVERIFY(std::abs(band.final_accuracy.sd - 0.01) < 1e-12);
+    }
+    // The plot: per band a lower, an upper (filled to the lower) and a mean curve.
+    QCOMPARE(view.plot()->graphCount(), 6);
+    const auto* mean = view.plot()->graph(2);
+    QVERIFY(std::abs(mean->data()->at(0)->value - sweep_loss(bands[0].value, 2, 0)) < 1e-12);
+    QVERIFY(view.plot()->graph(1)->channelFillGraph() == view.plot()->graph(0));
+    QVERIFY(mean->name().contains("3 finished") && (bands[0].value != "fp16" || mean->name().contains("1 diverged")));
+    // The grid: a row per run, coloured by outcome.
+    QCOMPARE(view.grid()->rowCount(), 8);
+    int outcome_column = -1;
+    for (int c = 0; c < view.grid()->columnCount(); ++c)
+      if (view.grid()->horizontalHeaderItem(c)->text() == "outcome") outcome_column = c;
+    QVERIFY(outcome_column >= 0);
+    int diverged_rows = 0;
+    for (int r = 0; r < view.grid()->rowCount(); ++r) {
+      const auto* item = view.grid()->item(r, outcome_column);
+      const auto status = rundb::parse_run_status(item->text().toStdString());
+      QVERIFY(status.has_value());
+      QCOMPARE(item->background().color(), comparison_view::outcome_color(*status));
+      if (*status == rundb::run_status::diverged) ++diverged_rows;
+    }
+    QCOMPARE(diverged_rows, 1);
+    QVERIFY(comparison_view::outcome_color(rundb::run_status::diverged) !=
+            comparison_view::outcome_color(rundb::run_status::finished));
+  }
+
+  void comparison_reads_one_file_per_point_like_a_merged_one() {
+    comparison_view view;
+    QSignalSpy loaded(&view, &comparison_view::loaded);
+    view.set_group_key("precision");
+    view.set_files(split_);
+    QVERIFY(wait_loaded(loaded));
+    QCOMPARE(view.data().runs.size(), std::size_t{6});
+    QVERIFY(view.data().runs.front().run.label.contains("bf16.db"));  // several files: labels name them
+    QCOMPARE(view.bands().size(), std::size_t{2});
+    for (const auto& band : view.bands()) {
+      QCOMPARE(band.finished, std::size_t{3});
+      QVERIFY(std::abs(band.mean.back() - sweep_loss(band.value, 2, sweep_steps - 1)) < 1e-12);
+    }
+    // Grouping by seed: three groups of two precisions each.
+    view.set_group_key("seed");
+    QCOMPARE(view.bands().size(), std::size_t{3});
+    const auto& seed1 = view.bands().front();
+    QCOMPARE(seed1.value, std::string("1"));
+    // bf16 and fp16 at seed 1: offsets 0.5 and 1.0, so mean +0.75 and sd 0.5 / sqrt(2).
+    QVERIFY(std::abs(seed1.mean[0] - (0.75 + 0.1 + 1.0)) < 1e-12);
+    QVERIFY(std::abs(seed1.sd[0] - 0.5 / std::sqrt(2.0)) < 1e-12);
+  }
+
+  void scales_view_plots_amax_against_the_scale() {
+    scales_view view;
+    QSignalSpy loaded(&view, &scales_view::loaded);
+    view.set_run({scaled_, 1, "fp8"});
+    view.show_at("fc", "weight", 5);
+    QVERIFY(wait_loaded(loaded));
+    QCOMPARE(view.data().layer, std::string("fc"));
+    QCOMPARE(view.amax_graph()->dataCount(), static_cast<int>(scaled_steps));
+    QCOMPARE(view.limit_graph()->dataCount(), static_cast<int>(scaled_steps));
+    for (int s = 0; s < static_cast<int>(scaled_steps); ++s) {
+      QCOMPARE(view.amax_graph()->data()->at(s)->value, std::ldexp(1.0, s));
+      QCOMPARE(view.limit_graph()->data()->at(s)->value, 448.0 * std::ldexp(1.0, s - 8));  // E4M3 max 448
+    }
+    QCOMPARE(view.saturation_marks()->dataCount(), 2);
+    QCOMPARE(view.saturation_marks()->data()->at(0)->key, 3.0);
+    QCOMPARE(view.saturation_marks()->data()->at(1)->key, 7.0);
+    // The chosen step's block-scale histogram: one block in binade 5 - 9 = -4.
+    QVERIFY(view.detail().record.has_value());
+    QCOMPARE(view.detail().record->step, std::int64_t{5});
+    double blocks = 0, at = 0;
+    for (int i = 0; i < view.scale_bars()->dataCount(); ++i) {
+      blocks += view.scale_bars()->data()->at(i)->value;
+      if (view.scale_bars()->data()->at(i)->value > 0) at = view.scale_bars()->data()->at(i)->key;
+    }
+    QCOMPARE(blocks, 1.0);
+    QCOMPARE(at, -4 + 0.5);
+    QVERIFY(view.caption().contains("fp8-tensor"));
+  }
+
+  void scales_map_shows_block_underflow() {
+    scales_view view;
+    QSignalSpy loaded(view.underflow_map(), &map_view::loaded);
+    view.set_run({scaled_, 1, "fp8"});
+    QVERIFY(wait_loaded(loaded));
+    const auto& grid = view.underflow_map()->grid();
+    QCOMPARE(grid.layers.size(), std::size_t{2});
+    QCOMPARE(grid.steps.size(), static_cast<std::size_t>(scaled_steps));
+    const auto fc = static_cast<std::size_t>(std::find(grid.layers.begin(), grid.layers.end(), "fc") - grid.layers.begin());
+    for (std::size_t s = 0; s < grid.steps.size(); ++s) QCOMPARE(grid.at(fc, s), 10.0 * static_cast<double>(s) / 1000.0);
+  }
+
+  void histograms_get_the_scaled_band() {
+    histogram_view view;
+    QSignalSpy loaded(&view, &histogram_view::loaded);
+    view.set_run({scaled_, 1, "fp8"});
+    view.show_at("fc", "weight", 5);
+    QVERIFY(wait_loaded(loaded));
+    QCOMPARE(view.data().scaled_format, std::string("fp8-tensor"));
+    const auto& band = view.data().scaled_bands.at(view.data().selected);
+    QVERIFY(band.has_value());
+    // E4M3: smallest subnormal 2^-9, largest 448; scale 2^(5-8).
+    QCOMPARE(band->low, -9.0 - 3.0);
+    QCOMPARE(band->high, std::log2(448.0) - 3.0);
+    // MXFP8: block scales in binades -9 and -8, so 2^-9 * 2^-9 up to 448 * 2^-7.
+    view.show_at("mx", "weight", 5);
+    QVERIFY(loaded.wait(20000));
+    const auto& mx = view.data().scaled_bands.at(view.data().selected);
+    QVERIFY(mx.has_value());
+    QCOMPARE(mx->low, -18.0);
+    QCOMPARE(mx->high, std::log2(448.0) - 7.0);
+  }
+
+ private:
+  rundb_test::scratch_dir dir_{"gui-sweep"};
+  QString merged_, scaled_;
+  QStringList split_;
+};
+
+QTEST_MAIN(sweep_views_test)
+#include "sweep_views_test.moc"
