@@ -78,7 +78,7 @@ void run_sweep(const sweep_options& o) {
   const auto spec = sweep::read_spec(o.spec);
   const auto points = sweep::expand(spec);
   const std::filesystem::path dir = std::filesystem::absolute(o.dir.empty() ? spec.name : o.dir);
-  sweep::write_plan(spec, points, default_config_dir(), dir);
+  sweep::write_plan(spec, points, config_dirs(), dir);
   const sweep::layout files{dir};
   std::printf("sweep %s: %zu points in %s\n", spec.name.c_str(), points.size(), dir.string().c_str());
   std::fflush(stdout);

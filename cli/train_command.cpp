@@ -46,20 +46,6 @@ volatile std::sig_atomic_t interrupt_requested = 0;
 
 extern "C" void request_interrupt(int /*signal*/) { interrupt_requested = 1; }
 
-// The folders `--config NAME` looks in after ./configs, found from the
-// running program, so an install under any prefix finds its own configs and
-// never the tree it was built from: the installed share folder, then the
-// source tree's configs/ as seen from the build folder.
-std::vector<std::filesystem::path> config_dirs() {
-  std::error_code error;
-  const auto program = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (error) return {};
-  std::vector<std::filesystem::path> dirs;
-  for (const std::string_view relative : {NUMLAB_INSTALLED_CONFIG_DIR, NUMLAB_BUILD_TREE_CONFIG_DIR})
-    if (!relative.empty()) dirs.push_back((program.parent_path() / relative).lexically_normal());
-  return dirs;
-}
-
 std::string kebab(std::string key) {
   for (char& c : key)
     if (c == '_') c = '-';
@@ -213,7 +199,18 @@ train_outcome train_and_record(const lab::train_config& config, const std::strin
   return train_outcome::finished;
 }
 
-const char* default_config_dir() { return NUMLAB_CONFIG_DIR; }
+// Found from the running program, so an install under any prefix finds its
+// own configs and never the tree it was built from.
+std::vector<std::filesystem::path> config_dirs() {
+  std::error_code error;
+  const auto program = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return {};
+  std::vector<std::filesystem::path> dirs;
+  for (const std::string_view relative : {NUMLAB_INSTALLED_CONFIG_DIR, NUMLAB_BUILD_TREE_CONFIG_DIR})
+    if (!relative.empty()) dirs.push_back((program.parent_path() / relative).lexically_normal());
+  return dirs;
+}
+
 
 void add_train_command(CLI::App& app) {
   auto opt = std::make_shared<train_options>();

@@ -20,7 +20,9 @@ enum class train_outcome { finished, interrupted, diverged };
 train_outcome train_and_record(const lab::train_config& config, const std::string& name,
                                std::vector<rundb::coordinate> coordinates);
 
-/// The installed configs/ folder that config names fall back to.
-const char* default_config_dir();
+/// The folders `--config NAME` looks in after ./configs, found from the
+/// running program: the installed share folder, then the source tree's
+/// configs/ as seen from the build folder.
+std::vector<std::filesystem::path> config_dirs();
 
 }  // namespace numlab::cli

@@ -37,7 +37,7 @@ std::string format_of(const training_run& run, const op_format& op, lab::tensor_
 void add_op_rows(table& t, const std::string& model, const training_run& run) {
   for (const op_format& f : run.formats) {
     if (f.role != lab::tensor_role::activation) continue;
-    t.add_row({model, f.layer, f.op, std::string(lab::op_class_name(lab::class_of(f.op))), f.format,
+    t.add_row({model, f.layer, f.op, std::string(lab::op_class_name(f.op_class)), f.format,
                format_of(run, f, lab::tensor_role::grad_input), format_of(run, f, lab::tensor_role::grad_weight)});
   }
 }
@@ -78,8 +78,8 @@ reference_check every_op(const named_runs& runs, const claim& c, const std::stri
 }
 
 bool is_gemm(const op_format& f) { return f.op == "conv2d" || f.op == "dense"; }
-bool is_loss(const op_format& f) { return lab::class_of(f.op) == lab::op_class::loss; }
-bool is_elementwise(const op_format& f) { return lab::class_of(f.op) == lab::op_class::elementwise; }
+bool is_loss(const op_format& f) { return f.op_class == lab::op_class::loss; }
+bool is_elementwise(const op_format& f) { return f.op_class == lab::op_class::elementwise; }
 
 void add_autocast_checks(experiment_result& r, const named_runs& runs) {
   r.checks.push_back(every_op(

@@ -135,7 +135,7 @@ class training_tracer final : public lab::tensor_hook, public lab::step_observer
       if (f.role == role && f.layer == where.layer && f.op == where.op) return;
     }
     const std::optional<num::format> f = policy_ != nullptr ? policy_->format_of(where, role) : std::nullopt;
-    out_.formats.push_back({std::string(where.layer), std::string(where.op), role,
+    out_.formats.push_back({std::string(where.layer), std::string(where.op), where.op_class, role,
                             f ? num::format_name(*f) : std::string("fp32")});
   }
 

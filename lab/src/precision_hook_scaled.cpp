@@ -34,7 +34,7 @@ bool needs_tensor_amax(const scaled_recipe& recipe, gemm_operand operand) {
 }  // namespace
 
 bool precision_hook::scaled_site(const site& where) const {
-  return !policy_.layers.contains(where.layer) && policy_.of(class_of(where.op)) == class_precision::scaled;
+  return !policy_.layers.contains(where.layer) && policy_.of(where.op_class) == class_precision::scaled;
 }
 
 precision_hook::scaled_tensor& precision_hook::scaled_state(std::string_view layer, gemm_operand operand) const {

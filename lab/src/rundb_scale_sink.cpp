@@ -1,18 +1,20 @@
 #include "lab/rundb_scale_sink.hpp"
 
+#include "lab/run_tracer.hpp"
+
 #include <algorithm>
 #include <cmath>
 
 namespace lab {
 namespace {
 
-num::tensor_role filter_role(gemm_operand o) {
+num::role_tag filter_role(gemm_operand o) {
   switch (o) {
-    case gemm_operand::activation: return num::tensor_role::activation;
-    case gemm_operand::weight: return num::tensor_role::weight;
-    case gemm_operand::gradient: return num::tensor_role::grad_input;
+    case gemm_operand::activation: return trace_tag(tensor_role::activation);
+    case gemm_operand::weight: return trace_tag(tensor_role::weight);
+    case gemm_operand::gradient: return trace_tag(tensor_role::grad_input);
   }
-  return num::tensor_role::activation;
+  return trace_tag(tensor_role::activation);
 }
 
 // Another part of the same operand at the same step.

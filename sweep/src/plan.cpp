@@ -75,13 +75,13 @@ bool is_done(point_state state) {
   return state == point_state::finished || state == point_state::diverged || state == point_state::trapped;
 }
 
-void write_plan(const spec& s, const std::vector<point>& points, const std::filesystem::path& config_dir,
+void write_plan(const spec& s, const std::vector<point>& points, std::span<const std::filesystem::path> config_dirs,
                 const std::filesystem::path& dir) {
   const layout files{dir};
   // Resolve every point first: a bad key fails before anything is written.
   std::vector<std::string> configs;
   configs.reserve(points.size());
-  for (const auto& p : points) configs.push_back(lab::to_yaml(resolve(s, p, config_dir)));
+  for (const auto& p : points) configs.push_back(lab::to_yaml(resolve(s, p, config_dirs)));
   std::filesystem::create_directories(dir / "configs");
   std::filesystem::create_directories(dir / "runs");
   std::filesystem::create_directories(files.logs());

@@ -200,12 +200,12 @@ std::vector<point> expand(const spec& s) {
   return points;
 }
 
-lab::train_config resolve(const spec& s, const point& p, const std::filesystem::path& config_dir) {
+lab::train_config resolve(const spec& s, const point& p, std::span<const std::filesystem::path> config_dirs) {
   lab::train_config config;
   if (!s.base.empty()) {
     const auto beside = s.file.parent_path() / s.base;
     lab::apply_config_file(config, std::filesystem::is_regular_file(beside) ? beside
-                                                                             : lab::resolve_config(s.base, config_dir));
+                                                                             : lab::resolve_config(s.base, config_dirs));
   }
   for (const auto& f : s.fixed) lab::set_config_value(config, f.key, f.value, f.where);
   for (std::size_t k = 0; k < p.coordinates.size(); ++k) {

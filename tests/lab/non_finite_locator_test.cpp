@@ -22,7 +22,7 @@ TEST(NonFiniteLocator, RoundedTensorsReportTheirFirstInfinityAndNan) {
   hook.begin_step(4);
   std::vector<float> a(40, 0.25f), b(40, 0.5f);
   a[37] = 1e6f;  // finite in fp32, an overflow to +inf in fp16
-  hook.produce({"fc1", "dense", "output"}, tensor_role::activation, a);
+  hook.produce({"fc1", "dense", op_class::matmul, "output"}, tensor_role::activation, a, std::nullopt);
   ASSERT_TRUE(hook.first_infinity().has_value());
   EXPECT_FALSE(hook.first_nan().has_value());
   const non_finite_origin& inf = *hook.first_infinity();
@@ -34,7 +34,7 @@ TEST(NonFiniteLocator, RoundedTensorsReportTheirFirstInfinityAndNan) {
   EXPECT_EQ(inf.size, 40u);
 
   b[2] = b[9] = std::nanf("");
-  hook.produce({"fc2", "dense", "output"}, tensor_role::activation, b);
+  hook.produce({"fc2", "dense", op_class::matmul, "output"}, tensor_role::activation, b, std::nullopt);
   ASSERT_TRUE(hook.first_nan().has_value());
   EXPECT_EQ(hook.first_nan()->layer, "fc2");
   EXPECT_EQ(hook.first_nan()->index, 2u);
@@ -46,7 +46,7 @@ TEST(NonFiniteLocator, TensorsHeldInFp32AreLookedAtToo) {
   precision_hook hook(precision_preset("fp16-mixed"), 1);
   std::vector<float> loss(5, 1.0f);
   loss[4] = -infinity;
-  hook.produce({"loss", "softmax_cross_entropy", "loss"}, tensor_role::activation, loss);
+  hook.produce({"loss", "softmax_cross_entropy", op_class::loss, "loss"}, tensor_role::activation, loss, std::nullopt);
   ASSERT_TRUE(hook.first_infinity().has_value());
   EXPECT_EQ(hook.first_infinity()->layer, "loss");
   EXPECT_EQ(hook.first_infinity()->index, 4u);
@@ -57,7 +57,7 @@ TEST(NonFiniteLocator, TensorsHeldInFp32AreLookedAtToo) {
 // infinity is reported in a tensor of size 3.
 void small_update_after_large(const char* preset, float big) {
   precision_hook hook(precision_preset(preset), 1);
-  const site where{"fc", "dense", "kernel"};
+  const site where{"fc", "dense", op_class::matmul, "kernel"};
   std::vector<float> large(100, 1.0f), large_delta(100, 0.25f);
   hook.update(where, large, large_delta);
   for (const float w : large) ASSERT_EQ(w, 1.25f);

@@ -303,7 +303,7 @@ TEST(PyTorchFixtures, GradScalerSequenceStepByStep) {
     optimizer_settings heavy;
     heavy.kind = optimizer_kind::sgd;
     heavy.momentum = 0.9f;
-    parameter p = make_parameter("w", "test", "value", {8}, true);
+    parameter p = make_parameter("w", "test", op_class::elementwise, "value", {8}, true);
     p.value = f.at(key + "_w0");
     optimizer opt(heavy, {&p});
     op_context ctx;

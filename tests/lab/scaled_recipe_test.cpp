@@ -49,8 +49,10 @@ using operand_key = std::tuple<tensor_role, gemm_operand>;  // (GEMM output role
 
 class operand_recorder : public tensor_hook {
  public:
-  void produce(const site&, tensor_role, std::span<float>) override {}
-  std::span<const float> weight(const site&, std::span<const float> master) override { return master; }
+  void produce(const site&, tensor_role, std::span<float>, unrounded_values) override {}
+  std::span<const float> weight(const site&, std::span<const float> master, unrounded_values) override {
+    return master;
+  }
   void update(const site&, std::span<float> w, std::span<const float> d) override {
     for (std::size_t i = 0; i < w.size(); ++i) w[i] += d[i];
   }

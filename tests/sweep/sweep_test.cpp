@@ -64,7 +64,7 @@ TEST(SweepSpec, ExpandsTheGridWithTheFirstKeySlowest) {
   EXPECT_EQ(points[7].name, "precision=bf16,lr=1e6,seed=2");
   EXPECT_EQ(points[5].coordinates[0].value, "bf16");
   EXPECT_EQ(points[5].coordinates[2].value, "2");
-  const auto config = sweep::resolve(spec, points[6], "");
+  const auto config = sweep::resolve(spec, points[6], {});
   EXPECT_FLOAT_EQ(config.lr, 1e6f);
   EXPECT_EQ(config.seed, 1u);
   EXPECT_EQ(config.hidden, std::vector<std::size_t>{16});
@@ -78,7 +78,7 @@ TEST(SweepSpec, BadSpecsFailNamingFileAndLine) {
     std::ofstream(file) << text;
     try {
       const auto spec = sweep::read_spec(file);
-      for (const auto& p : sweep::expand(spec)) sweep::resolve(spec, p, "");
+      for (const auto& p : sweep::expand(spec)) sweep::resolve(spec, p, {});
       ADD_FAILURE() << "accepted: " << text;
     } catch (const lab::input_error& e) {
       EXPECT_NE(std::string(e.what()).find(wanted), std::string::npos) << e.what();

@@ -59,6 +59,7 @@ struct update_census {
 /// run produced it (the precision policy's decision, as autocast's per op).
 struct op_format {
   std::string layer, op;
+  lab::op_class op_class = lab::op_class::elementwise;  ///< as the layer declares it
   lab::tensor_role role = lab::tensor_role::activation;
   std::string format;  ///< libnum's short name ("fp16"), or "fp32" where the policy kept fp32
 };

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,7 +48,7 @@ struct layout {
 /// Writes the plan of `s` into `dir` (created if absent). Throws
 /// lab::input_error when `dir` already holds the plan of a different grid or
 /// different configurations: a sweep folder belongs to one sweep.
-void write_plan(const spec& s, const std::vector<point>& points, const std::filesystem::path& config_dir,
+void write_plan(const spec& s, const std::vector<point>& points, std::span<const std::filesystem::path> config_dirs,
                 const std::filesystem::path& dir);
 
 /// The points of the plan in `dir`; throws lab::input_error when there is none.

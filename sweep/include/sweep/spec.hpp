@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -79,9 +80,9 @@ std::vector<point> expand(const spec& s);
 
 /// The point's full configuration: the base config, then `set`, then the
 /// point's coordinates, checked by lab::validate; trace.db is left empty
-/// (the runner sets it). `config_dir` is where configs/ names are looked up
-/// after the spec's folder. Throws lab::input_error naming the spec line.
-lab::train_config resolve(const spec& s, const point& p, const std::filesystem::path& config_dir);
+/// (the runner sets it). `config_dirs` are where configs/ names are looked up
+/// after the spec's folder and ./configs, in turn. Throws lab::input_error naming the spec line.
+lab::train_config resolve(const spec& s, const point& p, std::span<const std::filesystem::path> config_dirs);
 
 /// The stable name of a grid point: "key=value" pairs joined by ',', every
 /// character outside [A-Za-z0-9._+=,-] replaced by '_'.
