@@ -1,0 +1,351 @@
+// The run-database reader's per-layer aggregates: the layers and roles a run
+// has, counts by layer and step (the GUI's maps and curves) and whole-run totals
+// per layer, each read in short statements so a live writer can checkpoint.
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "rundb/errors.hpp"
+#include "rundb/reader.hpp"
+#include "schema_sql.hpp"
+#include "sqlite.hpp"
+
+namespace rundb {
+namespace {
+
+using detail::statement;
+
+// SQLite's total() is a double; clamp before converting so damaged data
+// cannot make the conversion undefined.
+std::uint64_t total_as_count(double total) {
+  if (!(total > 0)) return 0;
+  if (total >= 18446744073709551615.0) return std::numeric_limits<std::uint64_t>::max();
+  return static_cast<std::uint64_t>(total);
+}
+
+}  // namespace
+
+namespace {
+
+// The distinct values of `column` among a run's rows of a statistics table (with
+// `layer` fixed when given), ascending, by a skip-scan: one index seek per
+// value instead of a scan of the run's millions of rows. `column` is a fixed
+// identifier, never user text.
+std::vector<std::string> distinct_values(detail::database& db, std::string_view table, run_id run, const char* column,
+                                         const std::optional<std::string>& layer) {
+  const std::string where = std::string("run_id = ?1") + (layer ? " AND layer = ?2" : "");
+  const std::string from = std::string(") FROM ") + std::string(table) + " WHERE ";
+  const std::string sql = std::string("WITH RECURSIVE v(x) AS (SELECT (SELECT min(") + column + from + where +
+                          ") UNION ALL SELECT (SELECT min(" + column + from + where + " AND " + column +
+                          " > v.x) FROM v WHERE v.x IS NOT NULL) SELECT x FROM v WHERE x IS NOT NULL";
+  statement s(db, sql.c_str());
+  s.bind(1, run);
+  if (layer) s.bind(2, std::string_view(*layer));
+  std::vector<std::string> out;
+  while (s.step()) out.push_back(s.column_text(0));
+  return out;
+}
+
+}  // namespace
+
+std::string_view table_name(stats_table table) {
+  return table == stats_table::scale_stats ? "scale_stats" : "tensor_stats";
+}
+
+stats_table table_of(counted_stat stat) {
+  return stat >= counted_stat::block_underflow ? stats_table::scale_stats : stats_table::tensor_stats;
+}
+
+bool reader::has_table(stats_table table) const {
+  return table == stats_table::tensor_stats || has_v3_tables();
+}
+
+std::vector<std::string> reader::layers(run_id run, stats_table table) {
+  if (!has_table(table)) return {};
+  const std::string_view name = table_name(table);
+  // Order of first appearance: by each layer's first recorded step, then the
+  // smallest row id at that step (the writer's order within a step); each
+  // found with index seeks per (layer, role).
+  struct first_seen {
+    std::int64_t step = std::numeric_limits<std::int64_t>::max();
+    std::int64_t id = std::numeric_limits<std::int64_t>::max();
+    std::string layer{};
+  };
+  std::vector<first_seen> seen;
+  const std::string first_sql = "SELECT step, min(id) FROM " + std::string(name) +
+                                " WHERE run_id = ?1 AND layer = ?2 AND role = ?3 AND step = (SELECT min(step) FROM " +
+                                std::string(name) + " WHERE run_id = ?1 AND layer = ?2 AND role = ?3)";
+  statement first(*db_, first_sql.c_str());
+  for (auto& layer : distinct_values(*db_, name, run, "layer", std::nullopt)) {
+    first_seen f;
+    for (const auto& role : distinct_values(*db_, name, run, "role", layer)) {
+      first.reset();
+      first.bind(1, run).bind(2, std::string_view(layer)).bind(3, std::string_view(role));
+      if (!first.step() || first.is_null(0)) continue;
+      const std::pair candidate{first.column_int(0), first.column_int(1)};
+      if (candidate < std::pair{f.step, f.id}) std::tie(f.step, f.id) = candidate;
+    }
+    f.layer = std::move(layer);
+    seen.push_back(std::move(f));
+  }
+  std::sort(seen.begin(), seen.end(),
+            [](const first_seen& a, const first_seen& b) { return std::pair{a.step, a.id} < std::pair{b.step, b.id}; });
+  std::vector<std::string> out;
+  out.reserve(seen.size());
+  for (auto& f : seen) out.push_back(std::move(f.layer));
+  return out;
+}
+
+std::vector<std::string> reader::roles(run_id run, std::optional<std::string> layer, stats_table table) {
+  if (!has_table(table)) return {};
+  return distinct_values(*db_, table_name(table), run, "role", layer);
+}
+
+namespace {
+
+// The steps one role recorded: where they start and end, and how many.
+struct step_extent {
+  std::int64_t first = std::numeric_limits<std::int64_t>::max();
+  std::int64_t last = std::numeric_limits<std::int64_t>::min();
+  std::uint64_t distinct = 0;
+};
+
+// `distinct` counts at most `count_up_to` + 1 steps (at least one): callers
+// only ask whether there are more than that, and counting every distinct
+// step of a 100,000-step role costs a scan of its index.
+step_extent role_extent(detail::database& db, run_id run, const std::string& role, std::uint64_t count_up_to = 0,
+                        std::string_view table = "tensor_stats") {
+  const std::string from = " FROM " + std::string(table) + " WHERE run_id = ?1 AND role = ?2";
+  statement bounds(db, ("SELECT min(step), max(step)" + from).c_str());
+  bounds.bind(1, run).bind(2, std::string_view(role));
+  if (!bounds.step() || bounds.is_null(0)) return {};
+  step_extent extent{bounds.column_int(0), bounds.column_int(1), 0};
+  statement distinct(db, ("SELECT count(*) FROM (SELECT DISTINCT step" + from + " LIMIT ?3)").c_str());
+  const auto limit = static_cast<std::int64_t>(std::min<std::uint64_t>(count_up_to, 1ULL << 62) + 1);
+  distinct.bind(1, run).bind(2, std::string_view(role)).bind(3, limit);
+  extent.distinct = distinct.step() ? static_cast<std::uint64_t>(distinct.column_int(0)) : 0;
+  return extent;
+}
+
+// Whole-run aggregates read one role and one slice of steps per statement.
+// Each statement is its own short read transaction, so a scan of a run of any
+// size never pins one WAL snapshot for long: a live writer's checkpoints keep
+// up and its WAL stays bounded. Slices follow the (run_id, role, step) index.
+constexpr std::uint64_t slices_per_role = 64;
+
+template <typename Visit>
+void for_each_slice(const step_extent& extent, Visit visit) {
+  if (extent.distinct == 0) return;
+  const std::uint64_t span = static_cast<std::uint64_t>(extent.last) - static_cast<std::uint64_t>(extent.first);
+  const std::uint64_t width = span / slices_per_role + 1;
+  for (std::uint64_t from = 0; from <= span; from += width) {
+    const auto lo = static_cast<std::int64_t>(static_cast<std::uint64_t>(extent.first) + from);
+    const std::uint64_t to = std::min(span, from + width - 1);
+    visit(lo, static_cast<std::int64_t>(static_cast<std::uint64_t>(extent.first) + to));
+    if (to == span) break;
+  }
+}
+
+}  // namespace
+
+std::vector<layer_step_cell> reader::counts_by_layer_and_step(run_id run, std::string_view role, counted_stat stat,
+                                                              std::size_t max_columns) {
+  const std::array<counted_stat, 1> one{stat};
+  return std::move(counts_by_layer_and_step(run, role, one, max_columns).front());
+}
+
+std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_id run, std::string_view role,
+                                                                           std::span<const counted_stat> stats,
+                                                                           std::size_t max_columns) {
+  // Fixed identifiers, never user text.
+  static constexpr std::array<const char*, 11> columns{
+      "zeros", "subnormals", "underflows", "overflows", "nans", "infs", "swamped", "partially_swamped",
+      "block_underflow", "underflow_to_zero", "saturated"};
+  std::vector<std::vector<layer_step_cell>> out(stats.size());
+  if (stats.empty()) return out;
+  const stats_table table = table_of(stats.front());
+  for (const counted_stat stat : stats) {
+    if (table_of(stat) != table) throw error("counts_by_layer_and_step: the counted stats come from different tables");
+  }
+  if (!has_table(table)) return out;
+  const std::string_view from = table_name(table);
+  const std::vector<std::string> role_list =
+      role.empty() ? roles(run, std::nullopt, table) : std::vector<std::string>{std::string(role)};
+  std::vector<step_extent> extents;
+  step_extent all;
+  for (const auto& r : role_list) {
+    extents.push_back(role_extent(*db_, run, r, max_columns, from));
+    all.first = std::min(all.first, extents.back().first);
+    all.last = std::max(all.last, extents.back().last);
+    all.distinct += extents.back().distinct;  // an upper bound of the union when roles differ
+  }
+  if (all.distinct == 0) return out;
+  const std::int64_t first = all.first;
+  std::int64_t bucket = 1;
+  if (max_columns > 0 && all.distinct > max_columns) {
+    const std::uint64_t span = static_cast<std::uint64_t>(all.last) - static_cast<std::uint64_t>(first);
+    bucket = static_cast<std::int64_t>(
+        std::min<std::uint64_t>(span / max_columns + 1, std::numeric_limits<std::int64_t>::max()));
+  }
+  // SQL sums the records of one step, layer and role; the pooling into
+  // buckets keeps the worst of those sums (max is associative, so roles and
+  // slices merge in any order). (step, layer) follows the
+  // (run_id, role, step, ...) index, so SQLite neither sorts nor, with the
+  // covering indexes of schema v3, reads the table.
+  std::string sql = "SELECT layer, step, min(id), total(count)";
+  for (const counted_stat stat : stats) sql += std::string(", total(") + columns.at(static_cast<std::size_t>(stat)) + ")";
+  sql += " FROM " + std::string(from) +
+         " WHERE run_id = ?1 AND role = ?2 AND step BETWEEN ?3 AND ?4 GROUP BY step, layer ORDER BY step, layer";
+  // Millions of rows pass through here: layers become small indices and each
+  // layer's cells a vector in bucket order (rows come by step), so a row
+  // costs a few comparisons, not string-keyed map lookups.
+  struct kept {
+    std::int64_t bucket = 0;  // bucket index
+    std::int64_t worst_step = 0;
+    std::size_t role = 0;
+    double counted = 0, values = 0;
+  };
+  std::vector<std::string> layer_names;
+  std::vector<std::int64_t> first_id;  // per layer: smallest row id, the order of first appearance
+  std::map<std::string, std::size_t, std::less<>> layer_of;
+  std::vector<std::vector<std::vector<kept>>> cells(stats.size());  // [stat][layer] -> cells by bucket
+  const auto fraction = [](double counted, double values) { return values > 0 ? counted / values : 0.0; };
+  for (std::size_t r = 0; r < role_list.size(); ++r) {
+    for_each_slice(extents[r], [&](std::int64_t lo, std::int64_t hi) {
+      statement s(*db_, sql.c_str());
+      s.bind(1, run).bind(2, std::string_view(role_list[r])).bind(3, lo).bind(4, hi);
+      std::size_t layer = 0;
+      std::string_view last_name;
+      bool have_last = false;
+      while (s.step()) {
+        const std::string_view name = s.column_text_view(0);
+        if (!have_last || name != last_name) {
+          auto at = layer_of.find(name);
+          if (at == layer_of.end()) {
+            at = layer_of.emplace(std::string(name), layer_names.size()).first;
+            layer_names.emplace_back(name);
+            first_id.push_back(std::numeric_limits<std::int64_t>::max());
+            for (auto& per_stat : cells) per_stat.emplace_back();
+          }
+          layer = at->second;
+          last_name = at->first;  // stays valid: the map owns it
+          have_last = true;
+        }
+        const std::int64_t step = s.column_int(1);
+        first_id[layer] = std::min(first_id[layer], s.column_int(2));
+        const double values = s.column_double(3);
+        // Unsigned arithmetic, wrapping instead of overflowing on damaged steps.
+        const auto offset = static_cast<std::uint64_t>(step) - static_cast<std::uint64_t>(first);
+        const auto index = static_cast<std::int64_t>(offset / static_cast<std::uint64_t>(bucket));
+        for (std::size_t k = 0; k < stats.size(); ++k) {
+          const kept c{index, step, r, s.column_double(static_cast<int>(4 + k)), values};
+          auto& row = cells[k][layer];
+          auto at = row.end();
+          if (row.empty() || row.back().bucket < index) {
+            row.push_back(c);
+            continue;
+          }
+          if (row.back().bucket == index) {
+            at = row.end() - 1;
+          } else {  // a later role revisits earlier buckets
+            at = std::lower_bound(row.begin(), row.end(), index,
+                                  [](const kept& a, std::int64_t b) { return a.bucket < b; });
+            if (at == row.end() || at->bucket != index) {
+              row.insert(at, c);
+              continue;
+            }
+          }
+          // Ties keep the earlier step, then the role listed first.
+          const double now = fraction(c.counted, c.values), before = fraction(at->counted, at->values);
+          if (now > before || (now == before && c.worst_step < at->worst_step)) *at = c;
+        }
+      }
+    });
+  }
+  std::vector<std::size_t> layer_order(layer_names.size());
+  for (std::size_t l = 0; l < layer_order.size(); ++l) layer_order[l] = l;
+  std::sort(layer_order.begin(), layer_order.end(), [&](std::size_t a, std::size_t b) { return first_id[a] < first_id[b]; });
+  std::vector<std::size_t> rank(layer_names.size());
+  for (std::size_t i = 0; i < layer_order.size(); ++i) rank[layer_order[i]] = i;
+  for (std::size_t k = 0; k < stats.size(); ++k) {
+    struct placed {
+      std::int64_t bucket;
+      std::size_t layer;
+      const kept* cell;
+    };
+    std::vector<placed> all;
+    for (std::size_t l = 0; l < cells[k].size(); ++l)
+      for (const auto& c : cells[k][l]) all.push_back({c.bucket, l, &c});
+    // By bucket, then layer in order of first appearance.
+    std::sort(all.begin(), all.end(), [&](const placed& a, const placed& b) {
+      return a.bucket != b.bucket ? a.bucket < b.bucket : rank[a.layer] < rank[b.layer];
+    });
+    out[k].reserve(all.size());
+    for (const auto& p : all) {
+      // Every layer of a bucket reports the same step: the bucket's start.
+      const auto start = static_cast<std::int64_t>(static_cast<std::uint64_t>(first) +
+                                                   static_cast<std::uint64_t>(p.bucket) * static_cast<std::uint64_t>(bucket));
+      out[k].push_back({layer_names[p.layer], start, p.cell->worst_step, role_list[p.cell->role], p.cell->counted,
+                        p.cell->values});
+    }
+  }
+  return out;
+}
+
+std::vector<layer_totals> reader::totals_by_layer(run_id run) {
+  struct accumulated {
+    layer_totals totals;
+    std::int64_t first_id;
+    double count = 0, underflows = 0, overflows = 0, subnormals = 0, nans = 0, infs = 0, swamped = 0, partial = 0;
+  };
+  std::map<std::pair<std::string, std::string>, accumulated> by_site;
+  for (const auto& role : roles(run)) {
+    for_each_slice(role_extent(*db_, run, role), [&](std::int64_t lo, std::int64_t hi) {
+      statement s(*db_,
+          "SELECT layer, count(*), total(count), total(underflows), total(overflows), total(subnormals), "
+          "total(nans), total(infs), total(swamped), total(partially_swamped), min(id) FROM tensor_stats "
+          "WHERE run_id = ?1 AND role = ?2 AND step BETWEEN ?3 AND ?4 GROUP BY layer");
+      s.bind(1, run).bind(2, std::string_view(role)).bind(3, lo).bind(4, hi);
+      while (s.step()) {
+        auto [at, added] = by_site.try_emplace({s.column_text(0), role});
+        auto& a = at->second;
+        if (added) {
+          a.totals.layer = s.column_text(0);
+          a.totals.role = role;
+          a.first_id = s.column_int(10);
+        }
+        a.first_id = std::min(a.first_id, s.column_int(10));
+        a.totals.records += s.column_int(1);
+        a.count += s.column_double(2);
+        a.underflows += s.column_double(3);
+        a.overflows += s.column_double(4);
+        a.subnormals += s.column_double(5);
+        a.nans += s.column_double(6);
+        a.infs += s.column_double(7);
+        a.swamped += s.column_double(8);
+        a.partial += s.column_double(9);
+      }
+    });
+  }
+  std::vector<accumulated*> ordered;
+  for (auto& [key, a] : by_site) ordered.push_back(&a);
+  std::sort(ordered.begin(), ordered.end(), [](const auto* a, const auto* b) { return a->first_id < b->first_id; });
+  std::vector<layer_totals> out;
+  for (auto* a : ordered) {
+    layer_totals t = std::move(a->totals);
+    t.count = total_as_count(a->count);
+    t.underflows = total_as_count(a->underflows);
+    t.overflows = total_as_count(a->overflows);
+    t.subnormals = total_as_count(a->subnormals);
+    t.nans = total_as_count(a->nans);
+    t.infs = total_as_count(a->infs);
+    t.swamped = total_as_count(a->swamped);
+    t.partially_swamped = total_as_count(a->partial);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace rundb
