@@ -84,19 +84,11 @@ table unscaled_table(const std::string& id, const std::string& label, const trai
 
 experiment_result run(const run_options& options) {
   const training_sizes sizes = pick_sizes(options, {16, 16, 1}, {128, 128, 2}, {0, 0, 5});
-  std::vector<lab::train_data> data;
-  for (const model_choice& m : models) data.push_back(lab::load_data(model_config(options, sizes, m)));
-  const lab::train_config base = model_config(options, sizes, models[0]);
-  const seeded_runs seeded = train_seeds(options, base, [&](const lab::train_config& seeded_config) {
-    named_runs runs;
-    for (std::size_t k = 0; k < models.size(); ++k) {
-      lab::train_config c = model_config(options, sizes, models[k]);
-      c.seed = seeded_config.seed;
-      c.trace.db = seeded_config.trace.db;
-      train_model(runs, c, data[k], models[k].label);
-    }
-    return runs;
-  });
+  const seeded_runs seeded = train_models_at_seeds(
+      options, models, [&](const model_choice& m) { return model_config(options, sizes, m); },
+      [](named_runs& runs, const lab::train_config& c, const lab::train_data& data, const model_choice& m) {
+        train_model(runs, c, data, m.label);
+      });
   const named_runs& runs = seeded.first();
   const std::string first_seed = " (seed " + std::to_string(seeded.seeds.front()) + ")";
 

@@ -4,6 +4,7 @@
 // census and per-layer swamped updates recorded, and its wall time.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -125,6 +126,27 @@ seeded_runs train_seeds(const run_options& options, const lab::train_config& bas
     out.by_seed.push_back(train(c));
   }
   return out;
+}
+
+/// Trains several models at every seed of seeds_of(options): `configure(m)`
+/// is model m's configuration (its data is loaded once, from the first
+/// call), and `train(runs, config, data, m)` appends model m's runs at one
+/// seed. Only the first seed's runs are recorded (train_seeds).
+template <class Model, std::size_t N, class Configure, class Train>
+seeded_runs train_models_at_seeds(const run_options& options, const std::array<Model, N>& models,
+                                  Configure configure, Train train) {
+  std::vector<lab::train_data> data;
+  for (const Model& m : models) data.push_back(lab::load_data(configure(m)));
+  return train_seeds(options, configure(models[0]), [&](const lab::train_config& seeded) {
+    named_runs runs;
+    for (std::size_t k = 0; k < N; ++k) {
+      lab::train_config c = configure(models[k]);
+      c.seed = seeded.seed;
+      c.trace.db = seeded.trace.db;
+      train(runs, c, data[k], models[k]);
+    }
+    return runs;
+  });
 }
 
 /// Test accuracy of run `index` over the seeds at which it finished:
