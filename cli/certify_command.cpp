@@ -17,6 +17,7 @@
 #include <certify/certificate.hpp>
 #include <lab/errors.hpp>
 
+#include "cli_text.hpp"
 #include "commands.hpp"
 
 namespace numlab::cli {
@@ -51,12 +52,6 @@ std::vector<T> parse_names(const std::vector<std::string>& names, const T (&all)
   return chosen;
 }
 
-std::string hex(std::uint64_t value, int digits) {
-  char text[24];
-  std::snprintf(text, sizeof text, "%0*" PRIx64, digits, value);
-  return text;
-}
-
 unsigned worker_threads(unsigned requested) {
   return requested != 0 ? requested : std::max(1u, std::thread::hardware_concurrency());
 }
@@ -87,14 +82,14 @@ int run_certify(const certify_options& o) {
         std::snprintf(line, sizeof line, "| %s | %s | %s | %" PRIu64 " | %" PRIu64 " | %.1f | %s |\n",
                       std::string(certify::name(f)).c_str(), std::string(certify::name(op)).c_str(),
                       std::string(certify::name(mode)).c_str(), c.pairs, c.mismatches, c.seconds,
-                      hex(c.hash, 16).c_str());
+                      hex_text(c.hash, 16).c_str());
         std::cout << line << std::flush;
         for (const certify::mismatch& m : c.first_mismatches) {
           std::cerr << "mismatch " << certify::name(f) << ' ' << certify::name(op) << ' ' << certify::name(mode)
-                    << " a=" << hex(m.a, 4) << " b=" << hex(m.b, 4)
-                    << (op == certify::operation::fma ? " c=" + hex(m.c, 4) : std::string()) << ": oracle " << hex(m.oracle_bits, 4)
-                    << " flags " << hex(m.oracle_flags, 2) << ", libnum " << hex(m.libnum_bits, 4) << " flags "
-                    << hex(m.libnum_flags, 2) << '\n';
+                    << " a=" << hex_text(m.a, 4) << " b=" << hex_text(m.b, 4)
+                    << (op == certify::operation::fma ? " c=" + hex_text(m.c, 4) : std::string()) << ": oracle " << hex_text(m.oracle_bits, 4)
+                    << " flags " << hex_text(m.oracle_flags, 2) << ", libnum " << hex_text(m.libnum_bits, 4) << " flags "
+                    << hex_text(m.libnum_flags, 2) << '\n';
         }
         pairs += c.pairs;
         mismatches += c.mismatches;

@@ -42,4 +42,32 @@ num::format parse_format_option(std::string_view text, std::string_view option) 
   }
 }
 
+void add_nan_convention_option(CLI::App& command, num::nan_convention& target) {
+  const std::string option = command.get_name() + " --nans";
+  command
+      .add_option_function<std::string>(
+          "--nans",
+          [&target, option](const std::string& value) {
+            try {
+              target = num::parse_nan_convention(value);
+            } catch (const std::invalid_argument& e) {
+              throw usage_error(option + ": " + e.what());
+            }
+          },
+          "which NaN a NaN result is: first-operand (default; the first NaN operand, sign and payload kept), "
+          "x86 (invalid gives -qNaN), arm-dn (Arm's default NaN, FPCR.DN), cuda (canonical NaN 0x7fff)")
+      ->type_name("NAME");
+}
+
+void append_hex(std::string& out, std::uint64_t value, int digits, hex_case letters) {
+  const char* const alphabet = letters == hex_case::upper ? "0123456789ABCDEF" : "0123456789abcdef";
+  for (int shift = 4 * (digits - 1); shift >= 0; shift -= 4) out += alphabet[(value >> shift) & 0xF];
+}
+
+std::string hex_text(std::uint64_t value, int digits, hex_case letters) {
+  std::string out;
+  append_hex(out, value, digits, letters);
+  return out;
+}
+
 }  // namespace numlab::cli

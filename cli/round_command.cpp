@@ -46,6 +46,7 @@ struct round_options {
   std::string tininess = "after";
   std::string overflow = "ieee";
   bool overflow_given = false;  ///< --overflow was on the command line
+  num::nan_convention nans = num::nan_convention::first_operand;
   std::string stats_file;  ///< --stats: statistics of a dumped tensor
   bool raw = false;        ///< --raw: the --stats file is little-endian fp32
 };
@@ -81,6 +82,7 @@ void add_round_options(CLI::App& command, round_options& o) {
           },
           "overflow: ieee (inf or max by direction), saturate, nan (default ieee; saturate for scaled formats)")
       ->check(CLI::IsMember({"ieee", "saturate", "nan"}));
+  add_nan_convention_option(command, o.nans);
   command.add_option("--stats", o.stats_file,
                      "print tensor statistics (zeros, underflows, subnormals, overflows, histogram) of the numbers "
                      "in FILE, one per line, as rounded into the format with each mode");
@@ -128,6 +130,7 @@ rounding_setup resolve(const round_options& o) {
   }
   s.spec.random_bits = o.random_bits;
   s.spec.tiny = num::parse_tininess(o.tininess);
+  s.spec.nans = o.nans;
   // Scaled formats saturate unless --overflow is given (OCP MX §6.3).
   s.spec.overflow = s.scaled && !o.overflow_given ? num::overflow_mode::saturate
                                                   : num::parse_overflow_mode(o.overflow);
@@ -135,6 +138,9 @@ rounding_setup resolve(const round_options& o) {
   for (const num::rounding m : s.modes) stochastic = stochastic || m == num::rounding::stochastic;
   if (s.samples > 0 && !stochastic) throw usage_error("round: --samples needs --mode sr (or all)");
   if (s.samples > 0 && s.scaled) throw usage_error("round: --samples works with per-element formats only");
+  if (s.scaled && o.nans != num::nan_convention::first_operand)
+    throw usage_error("round: --nans works with per-element formats only (the scaled formats' NaNs follow their "
+                      "spec: docs/SCALED_FORMATS.md)");
   return s;
 }
 
@@ -268,6 +274,11 @@ void print_stochastic_samples(const rounding_setup& s, const std::string& text, 
       << approximate_text(expected, 10) << " (bias " << error_text(expected, x) << " against the value)\n";
 }
 
+// ", NaNs cuda" where --nans chose other than the default.
+std::string nans_text(num::nan_convention c) {
+  return c == num::nan_convention::first_operand ? "" : ", NaNs " + std::string(num::nan_convention_name(c));
+}
+
 // Everything is written to `out` at the end, so bad input leaves no partial table.
 void run_round(const round_options& o, std::ostream& out) {
   const rounding_setup s = resolve(o);
@@ -276,7 +287,7 @@ void run_round(const round_options& o, std::ostream& out) {
   std::ostringstream text;
   if (s.scaled) {
     text << scaled_format_title(*s.scaled) << ", tininess " << o.tininess << " rounding, overflow "
-         << num::overflow_mode_name(s.spec.overflow) << "\n\n";
+         << num::overflow_mode_name(s.spec.overflow) << nans_text(o.nans) << "\n\n";
     if (!o.stats_file.empty()) {
       print_scaled_stats(*s.scaled, o.stats_file, read_stats_values(o.stats_file, o.raw), s.modes, s.spec, o.seed,
                          text);
@@ -285,7 +296,8 @@ void run_round(const round_options& o, std::ostream& out) {
     out << text.str();
     return;
   }
-  text << format_title(s.format) << ", tininess " << o.tininess << " rounding, overflow " << o.overflow << "\n\n";
+  text << format_title(s.format) << ", tininess " << o.tininess << " rounding, overflow " << o.overflow << nans_text(o.nans)
+       << "\n\n";
   if (!o.stats_file.empty()) {
     const std::vector<float> values = read_stats_values(o.stats_file, o.raw);
     for (const num::rounding mode : s.modes) {

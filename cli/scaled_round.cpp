@@ -16,12 +16,6 @@
 namespace numlab::cli {
 namespace {
 
-std::string hex(std::uint32_t code, int digits) {
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%0*x", digits, code);
-  return text;
-}
-
 std::string_view scale_type_name(num::scale_type t) {
   switch (t) {
     case num::scale_type::e8m0: return "e8m0";
@@ -105,8 +99,8 @@ void print_scaled_rounding(const num::scaled_format& format, const std::vector<s
       const std::uint32_t code = num::element_code_at(elements, format.element, o.layout, i);
       const double error = static_cast<double>(back[i]) - static_cast<double>(in[i]);
       table.add_row({values[i], std::string(num::rounding_name(mode)), std::to_string(block),
-                     hex(scales[block], scale_digits), shortest_text(num::scale_value(st, scales[block])),
-                     hex(code, element_digits), shortest_text(num::element_value(format.element, code)),
+                     "0x" + hex_text(scales[block], scale_digits), shortest_text(num::scale_value(st, scales[block])),
+                     "0x" + hex_text(code, element_digits), shortest_text(num::element_value(format.element, code)),
                      shortest_text(back[i]), std::isfinite(error) ? approximate_text(error) : "-"});
     }
     table.print(out);

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli_text.hpp"
 #include "commands.hpp"
 #include "testfloat_functions.hpp"
 #include "usage_error.hpp"
@@ -42,12 +43,6 @@ void apply_option(std::string_view arg, evaluation_options& o) {
   else if (name == "exact") o.exact = true;
   else if (name == "notexact") o.exact = false;
   else throw usage_error("testfloat: unknown option '" + std::string(arg) + "'\n" + std::string(option_help));
-}
-
-// Uppercase hex of exactly `digits` digits, as TestFloat writes values.
-void append_hex(std::string& out, std::uint64_t value, int digits) {
-  static constexpr char hex[] = "0123456789ABCDEF";
-  for (int shift = 4 * (digits - 1); shift >= 0; shift -= 4) out += hex[(value >> shift) & 0xF];
 }
 
 // Reads a hex token of 1 to `digits` digits; false if it is not one.
@@ -103,12 +98,12 @@ void run_cases(const function_info& f, const evaluation_options& options, std::i
     const testfloat::outcome result = f.evaluate({operands, static_cast<std::size_t>(f.arity)}, options);
     text.clear();
     for (int i = 0; i < f.arity; ++i) {
-      append_hex(text, operands[i], operand_digits);
+      append_hex(text, operands[i], operand_digits, hex_case::upper);
       text += ' ';
     }
-    append_hex(text, result.bits, testfloat::hex_digits(f.result));
+    append_hex(text, result.bits, testfloat::hex_digits(f.result), hex_case::upper);
     text += ' ';
-    append_hex(text, static_cast<std::uint64_t>(result.raised), 2);
+    append_hex(text, static_cast<std::uint64_t>(result.raised), 2, hex_case::upper);
     text += '\n';
     out << text;
   }
@@ -121,6 +116,8 @@ void add_testfloat_command(CLI::App& app) {
   auto function_name = std::make_shared<std::string>();
   command->add_option("function", *function_name, "TestFloat function name, e.g. f16_add, bf16_to_f32")
       ->required();
+  auto nans = std::make_shared<num::nan_convention>(num::nan_convention::first_operand);
+  add_nan_convention_option(*command, *nans);
   command->allow_extras();  // TestFloat's single-dash options are parsed here, not by CLI11
   command->footer(
       "Reads lines of hex operands (further fields ignored) and writes 'operands result flags', flags as two hex "
@@ -130,7 +127,7 @@ void add_testfloat_command(CLI::App& app) {
       "F_le_quiet F_lt_quiet F_roundToInt F_to_i32 F_to_i64 F_to_i32_r_minMag F_to_i64_r_minMag F_to_f32 F_to_f64 "
       "i32_to_F i64_to_F f32_to_F f64_to_F\n" +
       std::string(option_help));
-  command->callback([command, function_name] {
+  command->callback([command, function_name, nans] {
     const function_info* f = testfloat::find_function(*function_name);
     if (f == nullptr) {
       std::string known;
@@ -138,6 +135,7 @@ void add_testfloat_command(CLI::App& app) {
       throw usage_error("testfloat: unknown function '" + *function_name + "' (known: " + known + ")");
     }
     evaluation_options options;
+    options.spec.nans = *nans;
     for (const std::string& arg : command->remaining()) apply_option(arg, options);
     std::ios::sync_with_stdio(false);  // the filter may see millions of lines
     run_cases(*f, options, std::cin, std::cout);

@@ -81,14 +81,26 @@ outcome from_f64(operands x, const evaluation_options& o) {
   return from(num::from_double(F, std::bit_cast<double>(x[0]), o.spec));
 }
 
-// Widening is exact; only a signalling NaN raises a flag (invalid), as it is quieted.
+// Widening is exact; only a signalling NaN raises a flag (invalid), as it is
+// quieted. A NaN result follows o.spec.nans: into f32 through libnum's
+// conversion; binary64 is no libnum format, so for f64 the table's rule of
+// docs/NUMERICS.md ("NaNs") is applied here: the default NaN is sign 0, quiet
+// bit set, rest 0; the canonical NaN is sign 0, every other bit set.
 template <num::format F, typename Wide>
-outcome widen(operands x, const evaluation_options&) {
-  const num::flags raised = num::is_signaling_nan(F, low32(x[0])) ? num::flags::invalid : num::flags::none;
+outcome widen(operands x, const evaluation_options& o) {
   if constexpr (sizeof(Wide) == 4) {
-    return {std::bit_cast<std::uint32_t>(num::to_float(F, low32(x[0]))), raised};
+    return from(num::convert(F, low32(x[0]), num::binary32, o.spec));
   } else {
-    return {std::bit_cast<std::uint64_t>(num::to_double(F, low32(x[0]))), raised};
+    const num::flags raised = num::is_signaling_nan(F, low32(x[0])) ? num::flags::invalid : num::flags::none;
+    const auto bits = std::bit_cast<std::uint64_t>(num::to_double(F, low32(x[0])));
+    if (!num::is_nan(F, low32(x[0]))) return {bits, raised};
+    switch (o.spec.nans) {
+      case num::nan_convention::arm_default_nan: return {0x7FF8000000000000, raised};
+      case num::nan_convention::cuda_canonical: return {0x7FFFFFFFFFFFFFFF, raised};
+      case num::nan_convention::first_operand:
+      case num::nan_convention::x86_sse: break;
+    }
+    return {bits, raised};
   }
 }
 

@@ -30,7 +30,7 @@ constexpr int hex_digits(value_type t) {
 
 /// The command-line options that affect an evaluation.
 struct evaluation_options {
-  num::round_spec spec{};  ///< rounding direction and tininess (-r..., -tininess...)
+  num::round_spec spec{};  ///< rounding direction, tininess (-r..., -tininess...) and NaN convention (--nans)
   bool exact = false;      ///< -exact: rounding to an integer raises inexact when it discards anything
 };
 

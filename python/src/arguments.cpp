@@ -28,6 +28,7 @@ num::round_spec parse_spec(std::string_view call, const rounding_arguments& args
   spec.mode = parse_argument(call, "mode", [&] { return num::parse_rounding(args.mode); });
   spec.overflow = parse_argument(call, "overflow", [&] { return num::parse_overflow_mode(args.overflow); });
   spec.tiny = parse_argument(call, "tininess", [&] { return num::parse_tininess(args.tininess); });
+  spec.nans = parse_argument(call, "nans", [&] { return num::parse_nan_convention(args.nans); });
   if (args.bits < 1 || args.bits > 32)
     throw pybind11::value_error(std::string(call) + " bits: stochastic random bits must be in [1, 32] (got " +
                                 std::to_string(args.bits) + ")");

@@ -1,5 +1,5 @@
 // The keyword arguments the Python calls share (format, mode, bits, seed,
-// stream, first_index, overflow, tininess), turned into libnum's terms. A bad
+// stream, first_index, overflow, tininess, nans), turned into libnum's terms. A bad
 // value raises ValueError with libnum's own message, the text `numlab round`
 // prints after its option name, prefixed here by the call and argument.
 #pragma once
@@ -26,6 +26,7 @@ struct rounding_arguments {
   std::uint64_t seed = 0;
   std::uint64_t stream = 0;
   std::uint64_t first_index = 0;
+  std::string nans = "first-operand";  ///< NaN convention: first-operand, x86, arm-dn, cuda
 };
 
 /// num::parse_format, raising ValueError "<call> format: <libnum's message>".

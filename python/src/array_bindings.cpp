@@ -158,14 +158,15 @@ void bind_arrays(py::module_& m) {
       "round",
       [](const py::object& values, std::string format, std::string mode, int bits, std::uint64_t seed,
          std::uint64_t stream, std::uint64_t first_index, std::string overflow, std::string tininess,
-         bool flush_subnormal_inputs, bool flush_subnormal_outputs, bool counts, unsigned threads,
+         std::string nans, bool flush_subnormal_inputs, bool flush_subnormal_outputs, bool counts, unsigned threads,
          std::optional<py::array> out) {
-        return round_values(as_array(values), {format, mode, bits, overflow, tininess, seed, stream, first_index},
+        return round_values(as_array(values),
+                            {format, mode, bits, overflow, tininess, seed, stream, first_index, nans},
                             {flush_subnormal_inputs, flush_subnormal_outputs, counts, threads}, out);
       },
       py::arg("values"), py::arg("format") = "fp16", py::arg("mode") = "ne", py::kw_only(), py::arg("bits") = 32,
       py::arg("seed") = 0, py::arg("stream") = 0, py::arg("first_index") = 0, py::arg("overflow") = "ieee",
-      py::arg("tininess") = "after", py::arg("flush_subnormal_inputs") = false,
+      py::arg("tininess") = "after", py::arg("nans") = "first-operand", py::arg("flush_subnormal_inputs") = false,
       py::arg("flush_subnormal_outputs") = false, py::arg("counts") = false, py::arg("threads") = 1,
       py::arg("out") = py::none(),
       R"(Round float32/float64 values once into `format` and return them as float32
@@ -174,6 +175,9 @@ void bind_arrays(py::module_& m) {
 mode: ne na rz ru rd ro sr. Stochastic rounding (sr) takes `bits` random bits
 from word first_index + i of the Philox stream (seed, stream) for element i.
 overflow: ieee, saturate or nan; tininess: after or before (rounding).
+nans: which NaN a NaN result is (docs/NUMERICS.md, "NaNs"): first-operand
+(sign and top payload bits kept), x86 (as first-operand for conversions),
+arm-dn (Arm's default NaN), cuda (the canonical NaN, fp16 0x7fff).
 With counts=True returns (array, ConversionReport). out: a float32 array to
 write into (may be `values` itself). Bit-identical to num::round_array.)");
 
@@ -181,13 +185,14 @@ write into (may be `values` itself). Bit-identical to num::round_array.)");
       "encode",
       [](const py::object& values, std::string format, std::string mode, int bits, std::uint64_t seed,
          std::uint64_t stream, std::uint64_t first_index, std::string overflow, std::string tininess,
-         bool flush_subnormal_inputs, bool flush_subnormal_outputs, bool counts, unsigned threads) {
-        return encode_values(as_array(values), {format, mode, bits, overflow, tininess, seed, stream, first_index},
+         std::string nans, bool flush_subnormal_inputs, bool flush_subnormal_outputs, bool counts, unsigned threads) {
+        return encode_values(as_array(values),
+                             {format, mode, bits, overflow, tininess, seed, stream, first_index, nans},
                              {flush_subnormal_inputs, flush_subnormal_outputs, counts, threads});
       },
       py::arg("values"), py::arg("format") = "fp16", py::arg("mode") = "ne", py::kw_only(), py::arg("bits") = 32,
       py::arg("seed") = 0, py::arg("stream") = 0, py::arg("first_index") = 0, py::arg("overflow") = "ieee",
-      py::arg("tininess") = "after", py::arg("flush_subnormal_inputs") = false,
+      py::arg("tininess") = "after", py::arg("nans") = "first-operand", py::arg("flush_subnormal_inputs") = false,
       py::arg("flush_subnormal_outputs") = false, py::arg("counts") = false, py::arg("threads") = 1,
       R"(Round float32/float64 values once into `format` and return the encodings:
 uint8 for formats of up to 8 bits, uint16 up to 16, uint32 beyond. Arguments as

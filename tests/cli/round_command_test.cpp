@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "run_process.hpp"
@@ -94,6 +95,27 @@ TEST(RoundCommand, OverflowAndTininessOptions) {
     EXPECT_EQ(row.at(4), "0x0400") << tininess;
     EXPECT_EQ(row.at(7), flags) << tininess;
   }
+}
+
+TEST(RoundCommand, NanConventionOption) {
+  // A NaN converted into fp16 keeps its sign and top payload bits by default
+  // (decimal "nan" is the default NaN: quiet bit 0x0200 only); Arm's DN gives
+  // the default NaN 0x7e00, CUDA the canonical NaN 0x7fff (every bit but the
+  // sign); in fp32 0x7fc00000 and 0x7fffffff.
+  const std::vector<std::tuple<const char*, const char*, const char*>> cases = {
+      {"first-operand", "fp16", "0x7e00"}, {"x86", "fp16", "0x7e00"},     {"arm-dn", "fp16", "0x7e00"},
+      {"cuda", "fp16", "0x7fff"},          {"cuda", "fp32", "0x7fffffff"}, {"arm-dn", "fp32", "0x7fc00000"},
+      {"cuda", "e4m3", "0x7f"},            {"cuda", "bf16", "0x7fff"}};
+  for (const auto& [nans, format, bits] : cases) {
+    const process_result r = run_numlab({"round", "nan", "1", "--format", format, "--mode", "ne", "--nans", nans});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(row_starting_with(r.out, "nan").at(4), bits) << nans << ' ' << format;
+    EXPECT_EQ(row_starting_with(r.out, "1").at(7), "none") << "a number is unchanged by the convention";
+  }
+  const process_result bad = run_numlab({"round", "nan", "--nans", "riscv"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(bad.out.empty()) << bad.out;
+  EXPECT_NE(bad.err.find("round --nans: unknown NaN convention 'riscv'"), std::string::npos) << bad.err;
 }
 
 TEST(RoundCommand, StochasticSamplesMatchTheDefinition) {

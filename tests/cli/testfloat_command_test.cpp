@@ -159,6 +159,51 @@ TEST(TestfloatCommand, OutOfRangeToIntegerIsInvalidWithAnExtremeValue) {
   EXPECT_EQ(line.substr(line.size() - 2), "10");
 }
 
+// --nans (docs/NUMERICS.md "NaNs"), derived by hand from the fields: fp16
+// sign 0x8000, exponent 0x7C00, quiet bit 0x0200; the default NaN sets only the
+// quiet bit, the canonical NaN every bit but the sign; x86's invalid result is
+// the negative default NaN ("QNaN floating-point indefinite").
+const std::vector<std::string> x86{"--nans", "x86"}, arm{"--nans", "arm-dn"}, cuda{"--nans", "cuda"},
+    first{"--nans", "first-operand"};
+
+INSTANTIATE_TEST_SUITE_P(
+    NanConventions, HandDerived,
+    ::testing::Values(
+        hand_case{"f16_add", "7C00 FC00", first, "7C00 FC00 7E00 10", "inf - inf: +qNaN, invalid"},
+        hand_case{"f16_add", "7C00 FC00", x86, "7C00 FC00 FE00 10", "x86 creates the negative default NaN"},
+        hand_case{"f16_add", "7C00 FC00", arm, "7C00 FC00 7E00 10", "Arm's default NaN"},
+        hand_case{"f16_add", "7C00 FC00", cuda, "7C00 FC00 7FFF 10", "the canonical NaN"},
+        hand_case{"f16_mul", "FD01 3C00", none, "FD01 3C00 FF01 10", "sNaN -payload 0x101, quieted: 0xFF01"},
+        hand_case{"f16_mul", "FD01 3C00", x86, "FD01 3C00 FF01 10", "x86 propagates the first operand too"},
+        hand_case{"f16_mul", "FD01 3C00", arm, "FD01 3C00 7E00 10", "Arm DN drops sign and payload"},
+        hand_case{"f16_mul", "FD01 3C00", cuda, "FD01 3C00 7FFF 10", "CUDA too, into the canonical NaN"},
+        hand_case{"f16_add", "3C00 FE05", none, "3C00 FE05 FE05 00", "the first NaN operand is the second"},
+        hand_case{"f16_add", "3C00 FE05", cuda, "3C00 FE05 7FFF 00", "quiet NaN operand: no flag"},
+        hand_case{"f16_sqrt", "BC00", x86, "BC00 FE00 10", "sqrt(-1) is invalid"},
+        hand_case{"f16_sqrt", "BC00", cuda, "BC00 7FFF 10", "sqrt(-1) on a GPU"},
+        hand_case{"f16_mulAdd", "0000 7C00 3C00", arm, "0000 7C00 3C00 7E00 10", "0 * inf + 1 is invalid"},
+        hand_case{"f32_to_f16", "FFC00001", none, "FFC00001 FE00 00", "sign and top payload bits kept"},
+        hand_case{"f32_to_f16", "FFC00001", arm, "FFC00001 7E00 00", "converted NaN: the default NaN"},
+        hand_case{"f32_to_f16", "FFC00001", cuda, "FFC00001 7FFF 00", "converted NaN: the canonical NaN"},
+        hand_case{"f16_to_f32", "FE01", none, "FE01 FFC02000 00", "payload 0x201 << 13 below fp32's exponent"},
+        hand_case{"f16_to_f32", "FE01", arm, "FE01 7FC00000 00", "fp32's default NaN"},
+        hand_case{"f16_to_f32", "7D00", cuda, "7D00 7FFFFFFF 10", "sNaN widened: canonical, invalid"},
+        hand_case{"f16_to_f64", "FE01", none, "FE01 FFF8040000000000 00", "payload 0x201 << 42"},
+        hand_case{"f16_to_f64", "FE01", arm, "FE01 7FF8000000000000 00", "fp64's default NaN"},
+        hand_case{"f16_to_f64", "FE01", cuda, "FE01 7FFFFFFFFFFFFFFF 00", "fp64's canonical NaN"},
+        hand_case{"bf16_add", "7F80 FF80", x86, "7F80 FF80 FFC0 10", "bf16: sign 0x8000, quiet bit 0x0040"},
+        hand_case{"bf16_add", "7F80 FF80", arm, "7F80 FF80 7FC0 10", "bf16's default NaN"},
+        hand_case{"bf16_add", "7F80 FF80", cuda, "7F80 FF80 7FFF 10", "bf16's canonical NaN"},
+        hand_case{"bf16_add", "3F80 3F80", cuda, "3F80 3F80 4000 00", "no NaN: the convention changes nothing"}),
+    case_name);
+
+TEST(TestfloatCommand, UnknownNanConventionNamesTheOptionAndValue) {
+  const process_result r = run_numlab({"testfloat", "f16_add", "--nans", "riscv"}, "7C00 FC00\n");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("testfloat --nans: unknown NaN convention 'riscv'"), std::string::npos) << r.err;
+}
+
 TEST(TestfloatCommand, ProcessesManyLinesIgnoringTrailingFieldsAndCase) {
   // testfloat_gen with a function name appends its expected result and flags.
   const process_result r = run_numlab({"testfloat", "f16_mul"}, "3c00 4000 4000 00\r\n3800 3800\t3400 00\n");

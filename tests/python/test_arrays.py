@@ -188,6 +188,38 @@ def test_the_kernel_runs_without_the_gil():
     assert during, "the main thread did not run during the kernel's call: the GIL was held"
 
 
+# fp32 +qNaN, -qNaN with payload 1, an sNaN with payload 1, and 1.0.
+NAN_INPUTS = np.array([0x7FC00000, 0xFFC00001, 0x7F800001, 0x3F800000], dtype=np.uint32).view(np.float32)
+
+
+@pytest.mark.parametrize("format,nans,expected", [
+    # fp16: a converted NaN keeps its sign and the payload's top 10 bits
+    # (0x400001 >> 13 = 0x200, the quiet bit); an sNaN is quieted.
+    ("fp16", "first-operand", [0x7E00, 0xFE00, 0x7E00, 0x3C00]),
+    ("fp16", "x86", [0x7E00, 0xFE00, 0x7E00, 0x3C00]),
+    # Arm's default NaN: sign 0, quiet bit only; CUDA's canonical: all bits but the sign.
+    ("fp16", "arm-dn", [0x7E00, 0x7E00, 0x7E00, 0x3C00]),
+    ("fp16", "cuda", [0x7FFF, 0x7FFF, 0x7FFF, 0x3C00]),
+    ("bf16", "cuda", [0x7FFF, 0x7FFF, 0x7FFF, 0x3F80]),
+    # E4M3 has one NaN per sign, S.1111.111; CUDA drops the sign.
+    ("e4m3", "first-operand", [0x7F, 0xFF, 0x7F, 0x38]),
+    ("e4m3", "cuda", [0x7F, 0x7F, 0x7F, 0x38]),
+])
+def test_nan_conventions_give_hand_derived_encodings(format, nans, expected):
+    codes, report = numlab.encode(NAN_INPUTS, format, nans=nans, counts=True)
+    assert codes.tolist() == expected
+    assert report.nan == 3
+    assert report.flags == ("invalid",)  # the sNaN, under every convention
+
+
+def test_nan_convention_reaches_rounded_float32_values():
+    # fp16's canonical NaN 0x7FFF widened: 0x7F800000 | 0x3FF << 13 = 0x7FFFE000.
+    rounded = numlab.round(NAN_INPUTS, "fp16", nans="cuda")
+    assert rounded.view(np.uint32).tolist() == [0x7FFFE000, 0x7FFFE000, 0x7FFFE000, 0x3F800000]
+    default = numlab.round(NAN_INPUTS, "fp16")
+    assert default.view(np.uint32).tolist() == [0x7FC00000, 0xFFC00000, 0x7FC00000, 0x3F800000]
+
+
 def cli_message(numlab_binary, *args):
     import subprocess
     result = subprocess.run([str(numlab_binary), *args], capture_output=True, text=True)
@@ -199,6 +231,7 @@ def cli_message(numlab_binary, *args):
     ("format", "fp17", "--format"),
     ("format", "p=40,emin=-1,emax=1", "--format"),
     ("mode", "nearest", "--mode"),
+    ("nans", "riscv", "--nans"),
 ])
 def test_bad_arguments_raise_the_clis_messages(numlab_binary, argument, value, cli_option):
     with pytest.raises(ValueError) as raised:

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -48,7 +49,10 @@ std::optional<exact_value> read_magnitude(const std::string& text, double* speci
   const int ternary = mpfr_strtofr(x, text.c_str(), &stop, 0, MPFR_RNDZ);
   *end = stop;
   std::optional<exact_value> out;
-  if (mpfr_nan_p(x) || mpfr_inf_p(x)) {
+  if (mpfr_nan_p(x)) {
+    // Not mpfr_get_d: its NaN is the platform's 0/0, negative on x86.
+    *special = std::numeric_limits<double>::quiet_NaN();
+  } else if (mpfr_inf_p(x)) {
     *special = mpfr_get_d(x, MPFR_RNDN);
   } else {
     exact_value v;

@@ -102,6 +102,11 @@ TEST(Text, BitPatternsAndHexFloats) {
   EXPECT_EQ(num::parse_value(f16, "0x7d01", {}).bits, 0x7D01u);  // a signalling NaN, kept as is
   EXPECT_EQ(num::parse_value(f16, "0x1.8p1", {}).bits, 0x4200u);  // hex float 3.0
   EXPECT_EQ(num::parse_value(f16, "-inf", {}).bits, 0xFC00u);
+  // "nan" is the positive default NaN, "-nan" the negative one (the sign is
+  // the text's, not that of whatever NaN the platform's 0/0 makes).
+  EXPECT_EQ(num::parse_value(f16, "nan", {}).bits, 0x7E00u);
+  EXPECT_EQ(num::parse_value(f16, "-nan", {}).bits, 0xFE00u);
+  EXPECT_EQ(num::parse_value(num::binary32, "nan", {}).bits, 0x7FC00000u);
   const num::rounded tiny = num::parse_value(f16, "1e-8", {});
   EXPECT_EQ(tiny.bits, 0x0000u);
   EXPECT_EQ(tiny.raised, num::flags::underflow | num::flags::inexact);
