@@ -1,28 +1,85 @@
-# `cpack -G DEB` (in the build folder): one Debian package with everything
-# `cmake --install` installs. Its shared-library dependencies come from
-# dpkg-shlibdeps, i.e. Debian's own package names; the rest are listed here.
+# `cpack -G DEB` (in a build configured with -DCMAKE_INSTALL_PREFIX=/usr):
+# one Debian package per install component (cmake/install.cmake), split the
+# way Debian splits a library (Debian Policy 8.1 and 8.4):
+#   libnumlab-num<SOVERSION>    libnum's shared library, named for its SONAME
+#   libnumlab-rundb<SOVERSION>  the run database's shared library, likewise
+#   libnumlab-dev               headers, static libraries, .so links, CMake and pkg-config files
+#   numlab                      the numlab program and its training configs
+#   numlab-gui                  the viewer
+#   python3-numlab              the Python package
+# Dependencies on Debian's libraries come from dpkg-shlibdeps (Debian's own
+# package names); those on each other are exact-version ones
+# (CPACK_COMPONENT_<C>_DEPENDS), the rest are listed here.
 set(CPACK_PACKAGE_NAME numlab)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
   "bit-exact low-precision floating point (fp16, bf16, FP8, TF32, custom) for C++, NumPy and PyTorch")
-string(CONCAT CPACK_PACKAGE_DESCRIPTION
-  "libnum emulates fp16, bf16, FP8, TF32 and custom formats in every rounding mode, bit for bit; the numlab "
-  "trainer, CLI and Qt viewer study low-precision training; the Python package numlab exposes libnum to NumPy "
-  "and records PyTorch runs for the viewer.")
 set(CPACK_PACKAGE_CONTACT "numlab developers <numlab@localhost>")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-if(NUMLAB_BUILD_PYTHON)
-  # The compiled module is built for one Python minor version.
-  find_package(Python COMPONENTS Interpreter REQUIRED)
-  math(EXPR next_minor "${Python_VERSION_MINOR} + 1")
-  string(CONCAT CPACK_DEBIAN_PACKAGE_DEPENDS "python3 (>= ${Python_VERSION_MAJOR}.${Python_VERSION_MINOR}), "
-                "python3 (<< ${Python_VERSION_MAJOR}.${next_minor}), python3-numpy")
-endif()
-# find_package(numlab) needs SQLite's development files; the recorder needs torch.
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libsqlite3-dev, pkg-config, python3-torch")
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
 set(CPACK_PACKAGING_INSTALL_PREFIX ${CMAKE_INSTALL_PREFIX})
 set(CPACK_PROJECT_CONFIG_FILE ${CMAKE_CURRENT_LIST_DIR}/package_checks.cmake)
 set(CPACK_NUMLAB_INSTALL_PREFIX ${CMAKE_INSTALL_PREFIX})
+
+set(CPACK_COMPONENTS_ALL num_runtime rundb_runtime dev cli)
+if(TARGET numlab-gui)
+  list(APPEND CPACK_COMPONENTS_ALL gui)
+endif()
+if(NUMLAB_BUILD_PYTHON)
+  list(APPEND CPACK_COMPONENTS_ALL python)
+endif()
+
+# The runtime libraries: a package per SONAME (libnumlab-num.so.0.1 ->
+# libnumlab-num0.1), with a shlibs file so that packages built against them
+# get their dependency from dpkg-shlibdeps (cpack writes shlibs for every
+# package that holds a library with a SONAME) and the ldconfig calls.
+foreach(library num rundb)
+  string(TOUPPER ${library} upper)
+  set(CPACK_DEBIAN_${upper}_RUNTIME_PACKAGE_NAME libnumlab-${library}${NUMLAB_SOVERSION})
+  set(CPACK_DEBIAN_${upper}_RUNTIME_PACKAGE_SECTION libs)
+endforeach()
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+string(CONCAT CPACK_COMPONENT_NUM_RUNTIME_DESCRIPTION
+  "libnum, shared library: fp16, bf16, FP8, TF32 and custom formats in every rounding mode, bit for bit, with "
+  "IEEE 754 flags, SIMD array kernels and tensor statistics.")
+string(CONCAT CPACK_COMPONENT_RUNDB_RUNTIME_DESCRIPTION
+  "The numlab run database (SQLite), shared library: reader and writer of traced training runs.")
+
+set(CPACK_DEBIAN_DEV_PACKAGE_NAME libnumlab-dev)
+set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
+set(CPACK_COMPONENT_DEV_DEPENDS num_runtime rundb_runtime)
+# The static libraries and find_package(numlab) need these development files.
+set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libsqlite3-dev, libmpfr-dev, libgmp-dev")
+set(CPACK_DEBIAN_DEV_PACKAGE_RECOMMENDS "pkg-config")
+string(CONCAT CPACK_COMPONENT_DEV_DESCRIPTION
+  "Headers, static libraries, CMake package (find_package(numlab): numlab::num, numlab::rundb) and pkg-config "
+  "file (numlab.pc) of libnum and the numlab run database.")
+
+set(CPACK_DEBIAN_CLI_PACKAGE_NAME numlab)
+string(CONCAT CPACK_COMPONENT_CLI_DESCRIPTION
+  "The numlab program: rounding, formats, TestFloat filter, certification, the low-precision trainer, run "
+  "inspection, the mixed-precision tutorials' experiments and sweeps.")
+set(CPACK_DEBIAN_CLI_PACKAGE_SUGGESTS numlab-gui)
+
+set(CPACK_DEBIAN_GUI_PACKAGE_NAME numlab-gui)
+set(CPACK_COMPONENT_GUI_DESCRIPTION "numlab-gui, the Qt viewer of numlab run databases.")
+set(CPACK_DEBIAN_GUI_PACKAGE_SUGGESTS numlab)
+
+if(NUMLAB_BUILD_PYTHON)
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-numlab)
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
+  # The compiled module is built for one Python minor version.
+  find_package(Python COMPONENTS Interpreter REQUIRED)
+  math(EXPR next_minor "${Python_VERSION_MINOR} + 1")
+  string(CONCAT CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3 (>= ${Python_VERSION_MAJOR}.${Python_VERSION_MINOR}), "
+                "python3 (<< ${Python_VERSION_MAJOR}.${next_minor}), python3-numpy")
+  # The PyTorch recorder (numlab.torch) needs torch.
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_RECOMMENDS python3-torch)
+  string(CONCAT CPACK_COMPONENT_PYTHON_DESCRIPTION
+    "The Python package numlab: libnum on NumPy arrays, numlab run databases as NumPy columns, and a PyTorch "
+    "recorder that writes them.")
+endif()
 include(CPack)

@@ -1,38 +1,108 @@
 #!/usr/bin/env bash
-# Checks a numlab .deb (cpack -G DEB in a build configured with
-# -DCMAKE_INSTALL_PREFIX=/usr) without touching the machine's own /usr:
-#   1. its control fields, and that apt can resolve its Depends from Debian's
-#      archive (apt-get --simulate: nothing is installed);
-#   2. dpkg unpacks it for real into a throwaway root with its own package
-#      database (dpkg --root; --unpack runs no maintainer script, the
-#      postinst only calls ldconfig), and lists every file as numlab's;
+# Checks numlab's Debian packages (cpack -G DEB in a build configured with
+# -DCMAKE_INSTALL_PREFIX=/usr: cmake/package.cmake) without touching the
+# machine's own /usr:
+#   1. each package's control fields: its name, section, what it holds and
+#      depends on (the runtime libraries named for their SONAME, with shlibs
+#      files; libnumlab-dev on their exact version), and that apt can resolve
+#      the whole set from Debian's archive (apt-get --simulate: nothing is
+#      installed);
+#   2. dpkg unpacks them for real into a throwaway root with its own package
+#      database (dpkg --root; --unpack runs no maintainer script), and lists
+#      each file under its package;
 #   3. the unpacked tree works: every shared library resolves, numlab runs and
 #      finds its configs in <root>/usr/share/numlab/configs, numlab inspect
 #      reads a database, and the Python package imports and rounds.
-# Usage: check_deb.sh PACKAGE.deb
+# scripts/test-deb-install.sh installs the same packages for real (as root).
+# Usage: check_deb.sh DIR   (the folder holding the six .deb files)
 set -euo pipefail
-deb=$(realpath "$1")
+dir=$(realpath "$1")
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 fail() { echo "check_deb: $*" >&2; exit 1; }
 
-info=$(dpkg-deb --info "$deb")
-for field in "Package: numlab" "Architecture: amd64" "python3-numpy" "libsqlite3-0"; do
-  grep -q "$field" <<<"$info" || fail "control lacks '$field'"
+soversion=0.1
+num=libnumlab-num$soversion
+rundb=libnumlab-rundb$soversion
+packages=("$num" "$rundb" libnumlab-dev numlab numlab-gui python3-numlab)
+debs=()
+for p in "${packages[@]}"; do
+  matches=("$dir/${p}_"*.deb)
+  [ -f "${matches[0]}" ] || fail "no ${p}_*.deb in $dir"
+  debs+=("${matches[0]}")
 done
-apt-get install --simulate --no-install-recommends "$deb" | grep -q '^Inst numlab ' ||
-  fail "apt cannot resolve the dependencies"
+deb_of() { for d in "${debs[@]}"; do [[ $(basename "$d") == "$1"_* ]] && echo "$d"; done; }
+field() { dpkg-deb --field "$(deb_of "$1")" "$2"; }
+expect_field() {  # PACKAGE FIELD TEXT: the field contains TEXT
+  grep -qF -- "$3" <<<"$(field "$1" "$2")" || fail "$1: $2 lacks '$3' ($(field "$1" "$2"))"
+}
+holds() {  # PACKAGE PATH: the package holds PATH (a file or a link)
+  dpkg-deb --contents "$(deb_of "$1")" | awk '{print $6}' | grep -qx "./${2#/}" || fail "$1 does not hold $2"
+}
+lacks() {  # PACKAGE PATTERN: no path of the package matches PATTERN
+  if dpkg-deb --contents "$(deb_of "$1")" | awk '{print $6}' | grep -q -- "$2"; then fail "$1 holds $2"; fi
+}
+
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+lib=/usr/lib/$multiarch
+version=$(field numlab Version)
+for p in "${packages[@]}"; do
+  [ "$(field "$p" Package)" = "$p" ] || fail "$p: Package is $(field "$p" Package)"
+  [ "$(field "$p" Version)" = "$version" ] || fail "$p: version $(field "$p" Version), numlab's $version"
+  expect_field "$p" Architecture amd64
+done
+
+# The runtime libraries: SONAME file and link only, section libs, a shlibs
+# file naming the package (Debian Policy 8.6), ldconfig run on install.
+for pair in "num:$num" "rundb:$rundb"; do
+  name=${pair%%:*} p=${pair#*:}
+  expect_field "$p" Section libs
+  holds "$p" "$lib/libnumlab-$name.so.$soversion"
+  lacks "$p" "\.so$"
+  lacks "$p" "/include/"
+  shlibs=$(dpkg-deb --ctrl-tarfile "$(deb_of "$p")" | tar -xO ./shlibs)
+  [ "$shlibs" = "libnumlab-$name $soversion $p (= $version)" ] || fail "$p: shlibs is '$shlibs'"
+done
+expect_field "$num" Depends libmpfr6
+expect_field "$rundb" Depends libsqlite3-0
+
+expect_field libnumlab-dev Section libdevel
+expect_field libnumlab-dev Depends "$num (= $version)"
+expect_field libnumlab-dev Depends "$rundb (= $version)"
+expect_field libnumlab-dev Depends libsqlite3-dev
+for path in /usr/include/libnum/libnum.hpp /usr/include/rundb/writer.hpp "$lib/libnumlab-num.so" \
+            "$lib/libnumlab-num.a" "$lib/libnumlab-rundb.a" "$lib/cmake/numlab/numlabConfig.cmake" \
+            "$lib/pkgconfig/numlab.pc"; do
+  holds libnumlab-dev "$path"
+done
+lacks libnumlab-dev "\.so\.$soversion"
+
+holds numlab /usr/bin/numlab
+holds numlab /usr/share/numlab/configs/tutorial_conv_fp32.yml
+expect_field numlab Depends libyaml-cpp
+lacks numlab "^./usr/lib/"
+holds numlab-gui /usr/bin/numlab-gui
+expect_field numlab-gui Depends libqt6widgets6
+expect_field python3-numlab Section python
+expect_field python3-numlab Depends python3-numpy
+holds python3-numlab /usr/lib/python3/dist-packages/numlab/__init__.py
+
+simulation=$(apt-get install --simulate --no-install-recommends "${debs[@]}")
+for p in "${packages[@]}"; do
+  grep -q "^Inst $p " <<<"$simulation" || fail "apt cannot resolve the dependencies of $p"
+done
 
 mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
 touch "$root/var/lib/dpkg/status"
-# Debian's own packages are not in the throwaway database: their absence is not the package's fault.
-dpkg --root="$root" --force-depends --unpack "$deb" >/dev/null
+# Debian's own packages are not in the throwaway database: their absence is not the packages' fault.
+dpkg --root="$root" --force-depends --unpack "${debs[@]}" >/dev/null
 dpkg --root="$root" -L numlab | grep -q '^/usr/bin/numlab$' || fail "dpkg does not list /usr/bin/numlab"
+dpkg --root="$root" -S "$lib/libnumlab-num.so" | grep -q '^libnumlab-dev:' ||
+  fail "dpkg does not list libnumlab-num.so under libnumlab-dev"
 
-lib=$root/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)
-export LD_LIBRARY_PATH=$lib
-for binary in "$root/usr/bin/numlab" "$root/usr/bin/numlab-gui" "$lib/libnumlab-num.so.0.1" \
-              "$root"/usr/lib/python3/dist-packages/numlab/_core*.so; do
+export LD_LIBRARY_PATH=$root$lib
+for binary in "$root/usr/bin/numlab" "$root/usr/bin/numlab-gui" "$root$lib/libnumlab-num.so.$soversion" \
+              "$root$lib/libnumlab-rundb.so.$soversion" "$root"/usr/lib/python3/dist-packages/numlab/_core*.so; do
   if ldd "$binary" | grep -q 'not found'; then fail "$binary: $(ldd "$binary" | grep 'not found')"; fi
 done
 cd "$root"
@@ -50,4 +120,4 @@ with numlab.rundb.RunWriter('$root/check.db') as writer:
 print('python: numlab', numlab.__version__, 'from', numlab.__file__)
 "
 "$root/usr/bin/numlab" inspect "$root/check.db" | grep -q deb-check || fail "numlab inspect cannot read the database"
-echo "check_deb: $(basename "$deb") unpacks, resolves and runs"
+echo "check_deb: ${#debs[@]} packages (${packages[*]}) resolve, unpack and run"
