@@ -110,38 +110,46 @@ void both_roundings(__m512d a, __m512d b, __m512d c, __m512d& lo, __m512d& hi) {
   }
 }
 
-template <operation op>
-void fp16_row(direction d, row_operands row, std::uint16_t* bits, std::uint8_t* flags) {
-  static const auto wide = widening_table<std::uint32_t, widen_fp16>();
-  const __m512 va = _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(wide[row.a])));
-  const __m512 vc = _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(wide[row.c])));
-  alignas(64) std::uint32_t lo[16], hi[16];
-  for (std::size_t b0 = 0; b0 < row_length; b0 += 16) {
-    __m512 vlo, vhi;
-    both_roundings<op>(va, _mm512_castsi512_ps(_mm512_loadu_si512(wide.data() + b0)), vc, vlo, vhi);
-    _mm512_store_si512(lo, _mm512_castps_si512(vlo));
-    _mm512_store_si512(hi, _mm512_castps_si512(vhi));
-    for (std::size_t i = 0; i < 16; ++i) {
-      const result16 r = finish(fp16_target, binary32_wide, op, d, row, static_cast<std::uint32_t>(b0 + i), lo[i], hi[i]);
-      bits[b0 + i] = r.bits;
-      flags[b0 + i] = r.flags;
-    }
-  }
-}
+// One lane width: fp16 in binary32 lanes (16 a vector), bf16 in binary64 lanes (8).
+struct binary32_lanes {
+  using vector = __m512;
+  using wide = std::uint32_t;
+  static constexpr std::size_t count = 16;
+  static constexpr const target16& target = fp16_target;
+  static constexpr const wide_format& format = binary32_wide;
+  static wide widen(std::uint32_t h) { return widen_fp16(h); }
+  static vector broadcast(wide w) { return _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(w))); }
+  static vector load(const wide* p) { return _mm512_castsi512_ps(_mm512_loadu_si512(p)); }
+  static void store(wide* p, vector v) { _mm512_store_si512(p, _mm512_castps_si512(v)); }
+};
 
-template <operation op>
-void bf16_row(direction d, row_operands row, std::uint16_t* bits, std::uint8_t* flags) {
-  static const auto wide = widening_table<std::uint64_t, widen_bf16>();
-  const __m512d va = _mm512_castsi512_pd(_mm512_set1_epi64(static_cast<long long>(wide[row.a])));
-  const __m512d vc = _mm512_castsi512_pd(_mm512_set1_epi64(static_cast<long long>(wide[row.c])));
-  alignas(64) std::uint64_t lo[8], hi[8];
-  for (std::size_t b0 = 0; b0 < row_length; b0 += 8) {
-    __m512d vlo, vhi;
-    both_roundings<op>(va, _mm512_castsi512_pd(_mm512_loadu_si512(wide.data() + b0)), vc, vlo, vhi);
-    _mm512_store_si512(lo, _mm512_castpd_si512(vlo));
-    _mm512_store_si512(hi, _mm512_castpd_si512(vhi));
-    for (std::size_t i = 0; i < 8; ++i) {
-      const result16 r = finish(bf16_target, binary64_wide, op, d, row, static_cast<std::uint32_t>(b0 + i), lo[i], hi[i]);
+struct binary64_lanes {
+  using vector = __m512d;
+  using wide = std::uint64_t;
+  static constexpr std::size_t count = 8;
+  static constexpr const target16& target = bf16_target;
+  static constexpr const wide_format& format = binary64_wide;
+  static wide widen(std::uint32_t h) { return widen_bf16(h); }
+  static vector broadcast(wide w) { return _mm512_castsi512_pd(_mm512_set1_epi64(static_cast<long long>(w))); }
+  static vector load(const wide* p) { return _mm512_castsi512_pd(_mm512_loadu_si512(p)); }
+  static void store(wide* p, vector v) { _mm512_store_si512(p, _mm512_castpd_si512(v)); }
+};
+
+template <operation op, class Lanes>
+void lane_row(direction d, row_operands row, std::uint16_t* bits, std::uint8_t* flags) {
+  using wide = typename Lanes::wide;
+  static const auto table = widening_table<wide, Lanes::widen>();
+  const auto va = Lanes::broadcast(table[row.a]);
+  const auto vc = Lanes::broadcast(table[row.c]);
+  alignas(64) wide lo[Lanes::count], hi[Lanes::count];
+  for (std::size_t b0 = 0; b0 < row_length; b0 += Lanes::count) {
+    typename Lanes::vector vlo, vhi;
+    both_roundings<op>(va, Lanes::load(table.data() + b0), vc, vlo, vhi);
+    Lanes::store(lo, vlo);
+    Lanes::store(hi, vhi);
+    for (std::size_t i = 0; i < Lanes::count; ++i) {
+      const result16 r = finish(Lanes::target, Lanes::format, op, d, row, static_cast<std::uint32_t>(b0 + i), lo[i],
+                                hi[i]);
       bits[b0 + i] = r.bits;
       flags[b0 + i] = r.flags;
     }
@@ -151,9 +159,9 @@ void bf16_row(direction d, row_operands row, std::uint16_t* bits, std::uint8_t* 
 template <operation op>
 void any_row(format16 f, direction d, row_operands row, std::uint16_t* bits, std::uint8_t* flags) {
   if (f == format16::fp16) {
-    fp16_row<op>(d, row, bits, flags);
+    lane_row<op, binary32_lanes>(d, row, bits, flags);
   } else {
-    bf16_row<op>(d, row, bits, flags);
+    lane_row<op, binary64_lanes>(d, row, bits, flags);
   }
 }
 
