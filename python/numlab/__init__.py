@@ -3,7 +3,8 @@
 round / encode / decode run libnum's array kernels on NumPy arrays (float32 or
 float64 in; float32, or uint8/uint16/uint32 encodings, out), bit-identical to
 the C++ calls; quantize / dequantize do the same for the scaled formats (OCP
-MX, NVFP4, FP8 with per-tensor or per-block scales); stats gives a tensor's statistics as rounding it into a format
+MX, NVFP4, FP8 with per-tensor or per-block scales), and quantize_dequantize
+both in one call (fake quantization); stats gives a tensor's statistics as rounding it into a format
 would make them. numlab.rundb reads and writes run databases, numlab.torch
 records PyTorch training runs into them (import it explicitly; it needs torch).
 
@@ -21,10 +22,11 @@ from ._core import (  # noqa: F401  (the package's API)
     format_info,
     formats,
     quantize,
+    quantize_dequantize,
     round,
     stats,
 )
 from . import rundb  # noqa: F401
 
-__all__ = ["round", "encode", "decode", "quantize", "dequantize", "stats", "formats", "format_info",
+__all__ = ["round", "encode", "decode", "quantize", "dequantize", "quantize_dequantize", "stats", "formats", "format_info",
            "ConversionReport", "rundb"]

@@ -1,4 +1,4 @@
-// numlab.quantize / dequantize: libnum's scaled formats (libnum/scaled_array.hpp:
+// numlab.quantize / dequantize / quantize_dequantize: libnum's scaled formats (libnum/scaled_array.hpp:
 // OCP MX, NVFP4, per-tensor and per-block FP8) on NumPy arrays, with the GIL
 // released while they run. A 1-D array is one row, a 2-D array a row-major
 // matrix, as num::tensor_shape takes them.
@@ -71,12 +71,13 @@ py::dict report_of(const num::scaled_result& r) {
   return d;
 }
 
-py::tuple quantize_values(const py::array& values, const rounding_arguments& rounding, const scaled_arguments& args,
-                          bool counts) {
-  if (!holds<float>(values)) bad_dtype("quantize", "values", "a float32 array", values);
+/// The options of one quantizing call; raises ValueError/TypeError naming `call`.
+num::scaled_options scaled_options_of(std::string_view call, const py::array& values,
+                                      const rounding_arguments& rounding, const scaled_arguments& args) {
+  if (!holds<float>(values)) bad_dtype(call, "values", "a float32 array", values);
   num::scaled_options o;
-  o.format = parse_scaled_argument("quantize", args.format);
-  o.spec = parse_spec("quantize", rounding);
+  o.format = parse_scaled_argument(call, args.format);
+  o.spec = parse_spec(call, rounding);
   o.layout = layout_of(args.packed);
   o.specials = parse_specials(args.specials);
   o.int8_symmetric = args.int8_symmetric;
@@ -86,6 +87,12 @@ py::tuple quantize_values(const py::array& values, const rounding_arguments& rou
   o.seed = rounding.seed;
   o.stream = rounding.stream;
   o.first_index = rounding.first_index;
+  return o;
+}
+
+py::tuple quantize_values(const py::array& values, const rounding_arguments& rounding, const scaled_arguments& args,
+                          bool counts) {
+  const num::scaled_options o = scaled_options_of("quantize", values, rounding, args);
   const std::vector<py::ssize_t> shape = shape_of(values);
   const num::tensor_shape tensor = shape_of_values("quantize", "values", shape);
   const auto in = contiguous<float>(values);
@@ -107,6 +114,28 @@ py::tuple quantize_values(const py::array& values, const rounding_arguments& rou
   if (counts)
     return py::make_tuple(std::move(element_codes), std::move(scales), result.tensor_scale, report_of(result));
   return py::make_tuple(std::move(element_codes), std::move(scales), result.tensor_scale);
+}
+
+py::tuple quantize_dequantize_values(const py::array& values, const rounding_arguments& rounding,
+                                     const scaled_arguments& args, bool counts) {
+  const num::scaled_options o = scaled_options_of("quantize_dequantize", values, rounding, args);
+  const std::vector<py::ssize_t> shape = shape_of(values);
+  const num::tensor_shape tensor = shape_of_values("quantize_dequantize", "values", shape);
+  const auto in = contiguous<float>(values);
+  py::array_t<float, py::array::c_style> result(shape);
+  py::array_t<std::uint32_t, py::array::c_style> scales(static_cast<py::ssize_t>(num::scale_count(o.format, tensor)));
+  const auto input = elements(in);
+  const auto output = mutable_elements(result);
+  const auto scale_codes = mutable_elements(scales);
+  num::scaled_result r;
+  try {
+    py::gil_scoped_release unlocked;
+    r = num::quantize_dequantize(input, tensor, output, scale_codes, o);
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(std::string("quantize_dequantize: ") + e.what());
+  }
+  if (counts) return py::make_tuple(std::move(result), std::move(scales), r.tensor_scale, report_of(r));
+  return py::make_tuple(std::move(result), std::move(scales), r.tensor_scale);
 }
 
 py::array dequantize_codes(const py::array& element_codes, const py::array& scales, const std::string& format,
@@ -164,6 +193,27 @@ nvfp4-2d fp8-tensor fp8-tensor-e5m2 fp8-block fp8-block-128x128, or
 ELEMENT/RULE[/BLOCK]. Elements saturate unless overflow says otherwise (OCP MX
 6.3). specials: nan-scale (a block holding NaN/inf gets a NaN scale) or keep
 (E4M3/E5M2 only). Bit-identical to num::quantize.)");
+
+  m.def(
+      "quantize_dequantize",
+      [](const py::object& values, std::string format, std::string mode, int bits, std::uint64_t seed,
+         std::uint64_t stream, std::uint64_t first_index, std::string overflow, std::string tininess,
+         std::string specials, bool int8_symmetric, int margin, float given_scale, std::optional<float> tensor_amax,
+         bool counts) {
+        return quantize_dequantize_values(
+            as_array(values), {"", mode, bits, overflow, tininess, seed, stream, first_index},
+            {format, false, specials, int8_symmetric, margin, given_scale, tensor_amax}, counts);
+      },
+      py::arg("values"), py::arg("format") = "mxfp8", py::arg("mode") = "ne", py::kw_only(), py::arg("bits") = 32,
+      py::arg("seed") = 0, py::arg("stream") = 0, py::arg("first_index") = 0, py::arg("overflow") = "saturate",
+      py::arg("tininess") = "after", py::arg("specials") = "nan-scale", py::arg("int8_symmetric") = false,
+      py::arg("margin") = 0, py::arg("given_scale") = 1.0f, py::arg("tensor_amax") = py::none(),
+      py::arg("counts") = false,
+      R"(Quantize float32 values as quantize() does and return what dequantize()
+gives back, in one call without element codes: (values, scales,
+tensor_scale[, counts]), values float32 in the input's shape, bit for bit
+dequantize(*quantize(x)). The fake-quantization of a GEMM operand. Arguments
+as for quantize(). Bit-identical to num::quantize_dequantize.)");
 
   m.def(
       "dequantize",

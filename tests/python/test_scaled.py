@@ -109,3 +109,36 @@ def test_bad_arguments_raise_with_the_cli_messages(numlab_binary):
         numlab.dequantize(elements, scales, "mxfp4", packed=True)
     with pytest.raises(ValueError, match="^dequantize: "):
         numlab.dequantize(np.zeros(2, np.uint8), np.zeros(5, np.uint32), "mxfp8")
+
+
+def test_quantize_dequantize_by_hand():
+    # The mxfp4 block of test_mxfp4_block_by_hand: scale 2^4 (0x83), elements
+    # 0, 0, -0, 0.5, 6 times 16.
+    x = np.float32([0.1, 1.5, -3, 7, 100])
+    values, scales, tensor_scale, report = numlab.quantize_dequantize(x, "mxfp4", counts=True)
+    assert values.dtype == np.float32 and values.shape == (5,)
+    assert values.tolist() == [0.0, 0.0, 0.0, 8.0, 96.0] and np.signbit(values[2])
+    assert scales.tolist() == [0x83] and tensor_scale == 1.0
+    assert report["block_underflow"] == 3
+
+
+@pytest.mark.parametrize("format", ["mxfp8", "mxfp6-e3m2", "mxfp4", "mxint8", "nvfp4", "nvfp4-2d", "fp8-tensor",
+                                    "fp8-block"])
+@pytest.mark.parametrize("mode,seed", [("ne", 0), ("rd", 0), ("sr", 11)])
+def test_quantize_dequantize_equals_the_two_calls(format, mode, seed):
+    rng = np.random.default_rng(9)
+    x = (rng.standard_normal((48, 160)) * np.exp2(rng.integers(-20, 20, (48, 160)))).astype(np.float32)
+    x[3, 5], x[40, 150] = np.inf, np.nan
+    elements, scales, tensor_scale = numlab.quantize(x, format, mode, seed=seed)
+    expected = numlab.dequantize(elements, scales, format, tensor_scale=tensor_scale)
+    values, fused_scales, fused_tensor_scale = numlab.quantize_dequantize(x, format, mode, seed=seed)
+    assert values.shape == x.shape
+    assert values.view(np.uint32).tolist() == expected.view(np.uint32).tolist()
+    assert fused_scales.tolist() == scales.tolist() and fused_tensor_scale == tensor_scale
+
+
+def test_quantize_dequantize_errors_name_the_call():
+    with pytest.raises(ValueError, match="^quantize_dequantize format: "):
+        numlab.quantize_dequantize(np.float32([1.0]), "e2m1/")
+    with pytest.raises(TypeError, match="quantize_dequantize: values must be a float32 array"):
+        numlab.quantize_dequantize(np.float64([1.0]), "mxfp8")
