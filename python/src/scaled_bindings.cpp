@@ -55,6 +55,18 @@ num::tensor_shape shape_of_values(std::string_view call, std::string_view what, 
                         std::to_string(shape.size()) + "-D)");
 }
 
+/// call() with the GIL released; libnum's std::invalid_argument becomes
+/// ValueError "<name>: <message>" (raised with the GIL held again).
+template <class Call>
+auto without_gil(std::string_view name, Call call) {
+  try {
+    py::gil_scoped_release unlocked;
+    return call();
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(std::string(name) + ": " + e.what());
+  }
+}
+
 py::dict report_of(const num::scaled_result& r) {
   py::dict d;
   d["flags"] = flag_names(r.raised);
@@ -104,13 +116,8 @@ py::tuple quantize_values(const py::array& values, const rounding_arguments& rou
   const auto input = elements(in);
   const auto codes = mutable_elements(element_codes);
   const auto scale_codes = mutable_elements(scales);
-  num::scaled_result result;
-  try {
-    py::gil_scoped_release unlocked;
-    result = num::quantize(input, tensor, codes, scale_codes, o);
-  } catch (const std::invalid_argument& e) {
-    throw py::value_error(std::string("quantize: ") + e.what());
-  }
+  const num::scaled_result result =
+      without_gil("quantize", [&] { return num::quantize(input, tensor, codes, scale_codes, o); });
   if (counts)
     return py::make_tuple(std::move(element_codes), std::move(scales), result.tensor_scale, report_of(result));
   return py::make_tuple(std::move(element_codes), std::move(scales), result.tensor_scale);
@@ -127,13 +134,8 @@ py::tuple quantize_dequantize_values(const py::array& values, const rounding_arg
   const auto input = elements(in);
   const auto output = mutable_elements(result);
   const auto scale_codes = mutable_elements(scales);
-  num::scaled_result r;
-  try {
-    py::gil_scoped_release unlocked;
-    r = num::quantize_dequantize(input, tensor, output, scale_codes, o);
-  } catch (const std::invalid_argument& e) {
-    throw py::value_error(std::string("quantize_dequantize: ") + e.what());
-  }
+  const num::scaled_result r = without_gil(
+      "quantize_dequantize", [&] { return num::quantize_dequantize(input, tensor, output, scale_codes, o); });
   if (counts) return py::make_tuple(std::move(result), std::move(scales), r.tensor_scale, report_of(r));
   return py::make_tuple(std::move(result), std::move(scales), r.tensor_scale);
 }
@@ -156,12 +158,7 @@ py::array dequantize_codes(const py::array& element_codes, const py::array& scal
   const auto input = elements(codes);
   const auto scale_input = elements(scale_codes);
   const auto output = mutable_elements(values);
-  try {
-    py::gil_scoped_release unlocked;
-    num::dequantize(input, scale_input, tensor_scale, tensor, output, o);
-  } catch (const std::invalid_argument& e) {
-    throw py::value_error(std::string("dequantize: ") + e.what());
-  }
+  without_gil("dequantize", [&] { num::dequantize(input, scale_input, tensor_scale, tensor, output, o); });
   return values;
 }
 
