@@ -137,7 +137,8 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
 
 /// The fp32 value of every element: element × scale (× tensor_scale), the
 /// exact product rounded once to nearest-even fp32. A NaN scale gives NaN.
-/// Only options.format, layout and int8_symmetric matter.
+/// Only options.format, layout and path matter (AVX-512 looks codes up with
+/// permutes; every path gives the same bits).
 void dequantize(std::span<const std::uint8_t> elements, std::span<const std::uint32_t> scales, float tensor_scale,
                 tensor_shape shape, std::span<float> out, const scaled_options& options);
 

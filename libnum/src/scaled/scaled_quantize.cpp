@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "block_scale.hpp"
@@ -25,26 +26,23 @@ using scaled_detail::block_scale;
 using scaled_detail::scale_context;
 using scaled_detail::scale_fit;
 
-// The block grid of a tensor: tiles clipped to the tensor.
-struct block_grid {
-  std::size_t tile_rows = 0, tile_cols = 0, block_rows = 0, block_cols = 0;
-  block_grid(const scaled_format& f, tensor_shape shape) {
-    if (shape.size() == 0) return;
-    tile_rows = std::min(f.block.rows, shape.rows);
-    tile_cols = std::min(f.block.cols, shape.cols);
-    block_rows = (shape.rows + tile_rows - 1) / tile_rows;
-    block_cols = (shape.cols + tile_cols - 1) / tile_cols;
-  }
-  std::size_t count() const { return block_rows * block_cols; }
-};
+using scaled_detail::block_grid;
 
 [[noreturn]] void bad(const std::string& what) { throw std::invalid_argument("quantize: " + what); }
 
-void check_format(const scaled_options& o) {
-  if (auto why = scaled_format_problem(o.format)) bad(*why);
-}
 
 }  // namespace
+
+void scaled_detail::check_size(std::string_view call, std::size_t got, std::size_t want, const char* what) {
+  if (got != want) {
+    throw std::invalid_argument(std::string(call) + ": " + what + " has " + std::to_string(got) + " entries, expected " +
+                                std::to_string(want));
+  }
+}
+
+void scaled_detail::check_format(const scaled_options& o) {
+  if (auto why = scaled_format_problem(o.format)) bad(*why);
+}
 
 void scaled_detail::check_options(const scaled_options& o) {
   check_format(o);
@@ -69,10 +67,6 @@ void scaled_detail::check_options(const scaled_options& o) {
 
 namespace {
 
-void check_size(std::size_t got, std::size_t want, const char* what) {
-  if (got != want)
-    bad(std::string(what) + " has " + std::to_string(got) + " entries, expected " + std::to_string(want));
-}
 
 // On the bit patterns of |x| (which order like the magnitudes), a loop the
 // compiler vectorises; NaN and inf patterns are skipped.
@@ -289,10 +283,11 @@ float scaled_detail::tensor_amax(std::span<const float> in, const scaled_options
 scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<std::uint8_t> elements,
                        std::span<std::uint32_t> scales, const scaled_options& options) {
   scaled_detail::check_options(options);
-  check_size(in.size(), shape.size(), "the input");
-  check_size(elements.size(), element_bytes(options.format.element, options.layout, shape.size()), "the element array");
+  scaled_detail::check_size("quantize", in.size(), shape.size(), "the input");
+  scaled_detail::check_size("quantize", elements.size(),
+                            element_bytes(options.format.element, options.layout, shape.size()), "the element array");
   const block_grid grid(options.format, shape);
-  check_size(scales.size(), grid.count(), "the scale array");
+  scaled_detail::check_size("quantize", scales.size(), grid.count(), "the scale array");
 
   scaled_result result;
   const block_kernel kernel = kernel_for(options, shape);
@@ -351,49 +346,6 @@ double element_value(element_type t, std::uint32_t code) { return scaled_detail:
 std::uint32_t element_code_at(std::span<const std::uint8_t> elements, element_type t, element_layout layout,
                               std::size_t k) {
   return scaled_detail::load_element(elements, element_bits(t), layout, k);
-}
-
-void dequantize(std::span<const std::uint8_t> elements, std::span<const std::uint32_t> scales, float tensor_scale,
-                tensor_shape shape, std::span<float> out, const scaled_options& options) {
-  check_format(options);
-  check_size(out.size(), shape.size(), "the output");
-  check_size(elements.size(), element_bytes(options.format.element, options.layout, shape.size()), "the element array");
-  const block_grid grid(options.format, shape);
-  check_size(scales.size(), grid.count(), "the scale array");
-  const scale_type st = scale_type_of(options.format.rule);
-  const int bits = element_bits(options.format.element);
-  // Every element code's value, decoded once: a lookup per element instead
-  // of a decode (the same doubles, so the same results).
-  const std::uint32_t mask = (std::uint32_t{1} << bits) - 1;
-  std::array<double, 256> value_of{};
-  std::array<float, 256> value_f{};  // every element value is a float (at most 8 significant bits)
-  for (std::uint32_t code = 0; code <= mask; ++code) {
-    value_of[code] = scaled_detail::decode_element(options.format.element, code);
-    value_f[code] = static_cast<float>(value_of[code]);
-  }
-  for (std::size_t br = 0; br < grid.block_rows; ++br) {
-    for (std::size_t bc = 0; bc < grid.block_cols; ++bc) {
-      // element × scale × tensor_scale is exact in double (at most 36
-      // significant bits, exponents far inside double's range), so the cast
-      // to float is the one rounding.
-      const double scale = scale_value(st, scales[br * grid.block_cols + bc]) * tensor_scale;
-      const block_span b{br * grid.tile_rows, std::min(shape.rows, (br + 1) * grid.tile_rows), bc * grid.tile_cols,
-                         std::min(shape.cols, (bc + 1) * grid.tile_cols)};
-      const auto scale_f = static_cast<float>(scale);
-      if ((bits == 8 || options.layout == element_layout::byte_per_element) && scale_f == scale) {
-        // Element values and this scale are floats, and a float product is the
-        // exact product rounded once: the same as the double product's cast.
-        b.for_each(shape.cols, [&](std::size_t i) { out[i] = value_f[elements[i] & mask] * scale_f; });
-      } else if (bits == 8 || options.layout == element_layout::byte_per_element) {
-        b.for_each(shape.cols, [&](std::size_t i) { out[i] = static_cast<float>(value_of[elements[i] & mask] * scale); });
-      } else {
-        b.for_each(shape.cols, [&](std::size_t i) {
-          const std::uint32_t code = scaled_detail::load_element(elements, bits, options.layout, i);
-          out[i] = static_cast<float>(value_of[code & mask] * scale);
-        });
-      }
-    }
-  }
 }
 
 }  // namespace num
