@@ -103,6 +103,19 @@ class block_quantizer {
     // |x| / (6·s) <= 2^-10 (half E4M3's smallest subnormal, the tie going to
     // even zero); 6·s·2^-10 is exact in double.
     nvfp4_lone_zero_below_ = 6.0 * static_cast<double>(tensor_scale) * 0x1p-10;
+    // Above this |x| a lone x's own scale surely fits its range (exact in
+    // double): fp32 rules underflow iff RN(|x| / max_elem) is 0 (fp32_amax)
+    // or 2^w < 2^-149 (pow2), i.e. iff |x| <= max_elem · 2^-150; RCEIL iff
+    // |x| <= max_elem · 2^-128; floor and EVEN never from |x| >= 2^(emax_elem - 127)
+    // (at equality the exact rule decides). Spares each flushed element a
+    // scale computation.
+    const double max_elem = element_max(o.format.element);
+    switch (o.format.rule) {
+      case scale_rule::fp32_amax:
+      case scale_rule::fp32_amax_pow2: lone_scale_fits_above_ = max_elem * 0x1p-150; break;
+      case scale_rule::mx_rceil: lone_scale_fits_above_ = max_elem * 0x1p-128; break;
+      default: lone_scale_fits_above_ = std::ldexp(1.0, element_emax(o.format.element) - 127); break;
+    }
   }
 
   // Quantizes one block into `elements`, returning its scale code.
@@ -158,6 +171,7 @@ class block_quantizer {
       case scale_rule::nvfp4: return static_cast<double>(ax) > nvfp4_lone_zero_below_;
       default: break;
     }
+    if (o_.margin == 0 && static_cast<double>(ax) > lone_scale_fits_above_) return true;
     const block_scale own = scaled_detail::scale_for(context_, ax);
     return (own.fit != scale_fit::underflowed && o_.margin == 0) || !element(x, own, i).zero;
   }
@@ -202,6 +216,7 @@ class block_quantizer {
   scaled_detail::element_params params_;
   scale_context context_;
   double nvfp4_lone_zero_below_ = 0;
+  double lone_scale_fits_above_ = 0;
   std::uint64_t cached_block_ = ~std::uint64_t{0};
   std::array<std::uint32_t, 4> cached_words_{};
 };
