@@ -12,6 +12,7 @@
 #include "element_packing.hpp"
 #include "element_rounding.hpp"
 #include "fast_element_rounding.hpp"
+#include "fp32_scale_kernel.hpp"
 #include "libnum/codec.hpp"
 #include "libnum/philox.hpp"
 #include "libnum/scaled_array.hpp"
@@ -116,20 +117,43 @@ class block_quantizer {
       case scale_rule::mx_rceil: lone_scale_fits_above_ = max_elem * 0x1p-128; break;
       default: lone_scale_fits_above_ = std::ldexp(1.0, element_emax(o.format.element) - 127); break;
     }
+    const scale_rule rule = o.format.rule;
+    const bool fp32_rule =
+        rule == scale_rule::fp32_amax || rule == scale_rule::fp32_amax_pow2 || rule == scale_rule::fp32_given;
+    const bool fp8 = o.format.element == element_type::e4m3 || o.format.element == element_type::e5m2;
+    fp32_kernel_ = fp32_rule && fp8 && o.spec.overflow == overflow_mode::saturate &&
+                   o.spec.mode != rounding::stochastic && resolve_simd_path(o.path) == simd_path::avx512 &&
+                   scaled_detail::fp32_kernel_usable();
+    if (fp32_kernel_) {
+      const format g = *element_value_grid(o.format.element);
+      fp32_setup_.precision = g.precision;
+      fp32_setup_.emin = g.emin;
+      fp32_setup_.bias = g.bias();
+      fp32_setup_.max_code = o.format.element == element_type::e4m3 ? 0x7E : 0x7B;
+      fp32_setup_.spec = o.spec;
+      fp32_setup_.lone_scale_fits_above =
+          o.margin == 0 && rule != scale_rule::fp32_given ? lone_scale_fits_above_ : std::nan("");
+    }
   }
+
+  /// Whether blocks run on the AVX-512 fp32-scale element kernel.
+  bool uses_fp32_kernel() const { return fp32_kernel_; }
 
   // Quantizes one block into `elements`, returning its scale code.
   std::uint32_t run(const block_span& b, std::size_t cols, std::span<std::uint8_t> elements, scaled_result& result) {
-    float amax = 0;
-    bool special = false;
-    b.for_each(cols, [&](std::size_t i) {
-      const float x = in_[i];
-      if (std::isfinite(x)) {
-        amax = std::max(amax, std::fabs(x));
-      } else {
-        special = true;
+    // On the bit patterns of |x| (which order like the magnitudes), loops the
+    // compiler vectorises.
+    std::uint32_t amax_bits = 0, special_bits = 0;
+    for (std::size_t r = b.row0; r < b.row1; ++r) {
+      for (std::size_t i = r * cols + b.col0; i < r * cols + b.col1; ++i) {
+        const std::uint32_t magnitude = std::bit_cast<std::uint32_t>(in_[i]) & 0x7FFFFFFFu;
+        const bool finite = magnitude < 0x7F800000u;
+        amax_bits = finite && magnitude > amax_bits ? magnitude : amax_bits;
+        special_bits |= finite ? 0u : 1u;
       }
-    });
+    }
+    const float amax = std::bit_cast<float>(amax_bits);
+    const bool special = special_bits != 0;
     ++result.counts.blocks;
     if (special && o_.specials == special_block_policy::nan_scale) {
       ++result.counts.nan_scale_blocks;
@@ -143,6 +167,10 @@ class block_quantizer {
     const block_scale scale = scaled_detail::scale_for(context_, amax);
     if (scale.fit == scale_fit::underflowed) ++result.counts.scale_underflow;
     if (scale.fit == scale_fit::overflowed) ++result.counts.scale_overflow;
+    if (fp32_kernel_ && !special) {
+      fp32_kernel_block(b, cols, scale, elements, result);
+      return scale.code;
+    }
     b.for_each(cols, [&](std::size_t i) {
       const scaled_detail::element_result e = element(in_[i], scale, i);
       ++result.counts.elements;
@@ -158,6 +186,33 @@ class block_quantizer {
   }
 
  private:
+  // The block's elements on the AVX-512 kernel, row segment by row segment;
+  // the flushed elements it cannot class go through own_scale_holds.
+  void fp32_kernel_block(const block_span& b, std::size_t cols, const block_scale& scale,
+                         std::span<std::uint8_t> elements, scaled_result& result) {
+    scaled_detail::fp32_segment_counts c;
+    for (std::size_t r = b.row0; r < b.row1; ++r) {
+      const std::size_t first = r * cols + b.col0, n = b.col1 - b.col0;
+      const std::uint64_t unclassed = c.flushed - c.flushed_sure;
+      scaled_detail::fp32_scaled_elements_avx512(fp32_setup_, in_.data() + first, elements.data() + first, n,
+                                                 scale.by.value, c);
+      if (c.flushed - c.flushed_sure == unclassed) continue;
+      for (std::size_t i = first; i < first + n; ++i) {
+        const float ax = std::fabs(in_[i]);
+        if ((elements[i] & 0x7Fu) != 0 || ax == 0 || static_cast<double>(ax) > fp32_setup_.lone_scale_fits_above)
+          continue;
+        ++(own_scale_holds(in_[i], i) ? result.counts.block_underflow : result.counts.underflow_to_zero);
+      }
+    }
+    result.counts.elements += (b.row1 - b.row0) * (b.col1 - b.col0);
+    result.counts.inexact += c.inexact;
+    result.counts.saturated += c.saturated;
+    result.counts.block_underflow += c.flushed_sure;
+    if (c.inexact != 0) result.raised |= flags::inexact;
+    if (c.saturated != 0) result.raised |= flags::overflow;
+    if (c.underflow) result.raised |= flags::underflow;
+  }
+
   // Whether x, nonzero and finite, would round to nonzero under the scale the
   // rule gives a block of x alone. Every rule puts such an x at the top of
   // the element range (MX: in [2^emax_elem, 2^(emax_elem+1)); fp32 and NVFP4
@@ -217,6 +272,8 @@ class block_quantizer {
   scale_context context_;
   double nvfp4_lone_zero_below_ = 0;
   double lone_scale_fits_above_ = 0;
+  bool fp32_kernel_ = false;
+  scaled_detail::fp32_kernel_setup fp32_setup_;
   std::uint64_t cached_block_ = ~std::uint64_t{0};
   std::array<std::uint32_t, 4> cached_words_{};
 };
@@ -311,7 +368,8 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
   }
   if (options.layout == element_layout::packed) std::fill(elements.begin(), elements.end(), std::uint8_t{0});
   block_quantizer quantizer(options, in, result.tensor_scale);
-  result.path = kernel != block_kernel::none ? simd_path::avx512 : simd_path::scalar;
+  result.path =
+      kernel != block_kernel::none || quantizer.uses_fp32_kernel() ? simd_path::avx512 : simd_path::scalar;
   auto scalar_block = [&](std::size_t br, std::size_t bc) {
     const block_span b{br * grid.tile_rows, std::min(shape.rows, (br + 1) * grid.tile_rows), bc * grid.tile_cols,
                        std::min(shape.cols, (bc + 1) * grid.tile_cols)};
