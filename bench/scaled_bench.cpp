@@ -122,6 +122,9 @@ void BM_mxfp4_quantize_then_dequantize(benchmark::State& s) { quantize_then_dequ
 void BM_mxfp4_quantize_dequantize_fused(benchmark::State& s) { quantize_dequantize_fused(s, "mxfp4"); }
 void BM_nvfp4_quantize_then_dequantize(benchmark::State& s) { quantize_then_dequantize(s, "nvfp4"); }
 void BM_nvfp4_quantize_dequantize_fused(benchmark::State& s) { quantize_dequantize_fused(s, "nvfp4"); }
+void BM_nvfp4_2d_quantize_then_dequantize(benchmark::State& s) { quantize_then_dequantize(s, "nvfp4-2d"); }
+void BM_nvfp4_2d_quantize_dequantize_fused(benchmark::State& s) { quantize_dequantize_fused(s, "nvfp4-2d"); }
+void BM_fp8_tensor_quantize_dequantize_fused(benchmark::State& s) { quantize_dequantize_fused(s, "fp8-tensor"); }
 void BM_fp8_block_quantize_then_dequantize(benchmark::State& s) { quantize_then_dequantize(s, "fp8-block"); }
 void BM_fp8_block_quantize_dequantize_fused(benchmark::State& s) { quantize_dequantize_fused(s, "fp8-block"); }
 
@@ -143,6 +146,9 @@ BENCHMARK(BM_mxfp4_quantize_then_dequantize)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_mxfp4_quantize_dequantize_fused)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_nvfp4_quantize_then_dequantize)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_nvfp4_quantize_dequantize_fused)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_nvfp4_2d_quantize_then_dequantize)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_nvfp4_2d_quantize_dequantize_fused)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_fp8_tensor_quantize_dequantize_fused)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_fp8_block_quantize_then_dequantize)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_fp8_block_quantize_dequantize_fused)->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

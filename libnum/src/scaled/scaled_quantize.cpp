@@ -36,8 +36,8 @@ using scaled_detail::block_grid;
 
 void scaled_detail::check_size(std::string_view call, std::size_t got, std::size_t want, const char* what) {
   if (got != want) {
-    throw std::invalid_argument(std::string(call) + ": " + what + " has " + std::to_string(got) + " entries, expected " +
-                                std::to_string(want));
+    throw std::invalid_argument(std::string(call) + ": " + what + " has " + std::to_string(got) +
+                                " entries, expected " + std::to_string(want));
   }
 }
 
@@ -138,6 +138,11 @@ class block_quantizer {
 
   /// Whether blocks run on the AVX-512 fp32-scale element kernel.
   bool uses_fp32_kernel() const { return fp32_kernel_; }
+  /// Runs NVFP4's 2-D blocks 16 columns wide on the AVX-512 kernel.
+  void use_nvfp4_tiles(const scaled_detail::nvfp4_kernel_setup& k) {
+    nvfp4_tiles_ = true;
+    nvfp4_setup_ = k;
+  }
 
   // Quantizes one block into `elements`, returning its scale code.
   std::uint32_t run(const block_span& b, std::size_t cols, std::span<std::uint8_t> elements, scaled_result& result) {
@@ -167,6 +172,14 @@ class block_quantizer {
     const block_scale scale = scaled_detail::scale_for(context_, amax);
     if (scale.fit == scale_fit::underflowed) ++result.counts.scale_underflow;
     if (scale.fit == scale_fit::overflowed) ++result.counts.scale_overflow;
+    if (nvfp4_tiles_ && !special && !scale.zero && b.col1 - b.col0 == 16) {
+      const std::size_t first = b.row0 * cols + b.col0;
+      std::uint8_t* codes = elements.data() + (nvfp4_setup_.packed_fp4 ? first / 2 : first);
+      scaled_detail::nvfp4_tile_avx512(
+          nvfp4_setup_, {in_.data() + first, codes, cols, b.row1 - b.row0, scale.by.value, o_.first_index + first},
+          result);
+      return scale.code;
+    }
     if (fp32_kernel_ && !special) {
       fp32_kernel_block(b, cols, scale, elements, result);
       return scale.code;
@@ -273,6 +286,8 @@ class block_quantizer {
   double nvfp4_lone_zero_below_ = 0;
   double lone_scale_fits_above_ = 0;
   bool fp32_kernel_ = false;
+  bool nvfp4_tiles_ = false;
+  scaled_detail::nvfp4_kernel_setup nvfp4_setup_;
   scaled_detail::fp32_kernel_setup fp32_setup_;
   std::uint64_t cached_block_ = ~std::uint64_t{0};
   std::array<std::uint32_t, 4> cached_words_{};
@@ -304,6 +319,15 @@ block_kernel kernel_for(const scaled_options& o, tensor_shape shape) {
     return block_kernel::nvfp4;
   }
   return block_kernel::none;
+}
+
+// NVFP4's 2-D blocks (16 columns wide, 16 rows) on the AVX-512 kernel, row
+// by row; the same layouts as the 1x16 kernel.
+bool nvfp4_tiles_fit(const scaled_options& o, tensor_shape shape) {
+  const bool layout_fits = o.layout == element_layout::byte_per_element || shape.cols % 2 == 0;
+  return o.format.rule == scale_rule::nvfp4 && o.format.block.cols == 16 && o.format.block.rows > 1 &&
+         shape.cols >= 16 && layout_fits && resolve_simd_path(o.path) == simd_path::avx512 &&
+         scaled_detail::nvfp4_kernel_usable();
 }
 
 scaled_detail::mx_kernel_setup mx_setup(const scaled_options& o) {
@@ -368,8 +392,13 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
   }
   if (options.layout == element_layout::packed) std::fill(elements.begin(), elements.end(), std::uint8_t{0});
   block_quantizer quantizer(options, in, result.tensor_scale);
+  const scaled_detail::nvfp4_kernel_setup nvfp4_setup{options.spec, result.tensor_scale, options.seed, options.stream,
+                                                      packed_fp4(options)};
+  if (nvfp4_tiles_fit(options, shape)) quantizer.use_nvfp4_tiles(nvfp4_setup);
   result.path =
-      kernel != block_kernel::none || quantizer.uses_fp32_kernel() ? simd_path::avx512 : simd_path::scalar;
+      kernel != block_kernel::none || quantizer.uses_fp32_kernel() || nvfp4_tiles_fit(options, shape)
+          ? simd_path::avx512
+          : simd_path::scalar;
   auto scalar_block = [&](std::size_t br, std::size_t bc) {
     const block_span b{br * grid.tile_rows, std::min(shape.rows, (br + 1) * grid.tile_rows), bc * grid.tile_cols,
                        std::min(shape.cols, (bc + 1) * grid.tile_cols)};
@@ -394,8 +423,8 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
             left);
       } else {
         scaled_detail::nvfp4_blocks_avx512(
-            {options.spec, result.tensor_scale, options.seed, options.stream, packed_fp4(options)},
-            {in.data() + first, row_codes, row_scales, kernel_blocks, options.first_index + first}, result, left);
+            nvfp4_setup, {in.data() + first, row_codes, row_scales, kernel_blocks, options.first_index + first}, result,
+            left);
       }
       for (std::size_t bc : left.indices()) scalar_block(br, bc);
     }

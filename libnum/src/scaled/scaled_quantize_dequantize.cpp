@@ -70,7 +70,8 @@ scaled_result quantize_dequantize(std::span<const float> in, tensor_shape shape,
   scaled_detail::check_options(options);
   scaled_detail::check_size("quantize_dequantize", in.size(), shape.size(), "the input");
   scaled_detail::check_size("quantize_dequantize", out.size(), shape.size(), "the output");
-  scaled_detail::check_size("quantize_dequantize", scales.size(), scale_count(options.format, shape), "the scale array");
+  scaled_detail::check_size("quantize_dequantize", scales.size(), scale_count(options.format, shape),
+                            "the scale array");
   const std::less<const float*> before;
   const bool overlap = before(out.data(), in.data() + in.size()) && before(in.data(), out.data() + out.size());
   if (overlap && out.data() != in.data())

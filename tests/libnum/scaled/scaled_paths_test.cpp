@@ -100,28 +100,33 @@ TEST(ScaledPaths, Avx512Nvfp4MatchesScalarInEveryMode) {
   if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
   const std::vector<float> in = scaled_test::nvfp4_data(7);
   ASSERT_EQ(in.size() % 16, 0u);
-  const num::tensor_shape shapes[] = {{1, in.size()}, {in.size() / 80, 80}, {in.size() / 40, 40}};
-  for (const num::tensor_shape shape : shapes) {
-    for (num::rounding mode : num::all_roundings) {
-      for (const float tensor_amax : {std::nanf(""), 2688.0f, 1000.0f}) {
-        for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
-          num::scaled_options o = scaled_test::options_for("nvfp4");
-          o.spec.mode = mode;
-          o.spec.tiny = tiny;
-          o.spec.random_bits = tiny == num::tininess::after_rounding ? 32 : 5;
-          o.seed = 17;
-          o.first_index = 2;
-          o.tensor_amax = tensor_amax;
-          o.path = num::simd_path::scalar;
-          const auto scalar = scaled_test::run(in, o, shape);
-          o.path = num::simd_path::avx512;
-          const auto fast = scaled_test::run(in, o, shape);
-          const std::string label = std::string(num::rounding_name(mode)) + " amax " + std::to_string(tensor_amax) +
-                                    (tiny == num::tininess::after_rounding ? " after " : " before ") +
-                                    std::to_string(shape.rows) + "x" + std::to_string(shape.cols);
-          EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
-          EXPECT_EQ(fast.result.tensor_scale, scalar.result.tensor_scale) << label;
-          expect_same(fast, scalar, label);
+  // 1x16 blocks along rows; 16x16 blocks (nvfp4-2d) with partial tiles at
+  // the right (96 rows of 40) and at the bottom (60 rows of 64).
+  const num::tensor_shape shapes[] = {{1, in.size()}, {in.size() / 80, 80}, {in.size() / 40, 40}, {in.size() / 64, 64}};
+  for (const char* format : {"nvfp4", "nvfp4-2d"}) {
+    for (const num::tensor_shape shape : shapes) {
+      for (num::rounding mode : num::all_roundings) {
+        for (const float tensor_amax : {std::nanf(""), 2688.0f, 1000.0f}) {
+          for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
+            num::scaled_options o = scaled_test::options_for(format);
+            o.spec.mode = mode;
+            o.spec.tiny = tiny;
+            o.spec.random_bits = tiny == num::tininess::after_rounding ? 32 : 5;
+            o.seed = 17;
+            o.first_index = 2;
+            o.tensor_amax = tensor_amax;
+            o.path = num::simd_path::scalar;
+            const auto scalar = scaled_test::run(in, o, shape);
+            o.path = num::simd_path::avx512;
+            const auto fast = scaled_test::run(in, o, shape);
+            const std::string label = std::string(format) + " " + std::string(num::rounding_name(mode)) + " amax " +
+                                      std::to_string(tensor_amax) +
+                                      (tiny == num::tininess::after_rounding ? " after " : " before ") +
+                                      std::to_string(shape.rows) + "x" + std::to_string(shape.cols);
+            EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
+            EXPECT_EQ(fast.result.tensor_scale, scalar.result.tensor_scale) << label;
+            expect_same(fast, scalar, label);
+          }
         }
       }
     }
