@@ -77,9 +77,8 @@ TEST(ScaledDequantize, EveryPathMatchesTheScalarLoop) {
         const num::scale_type st = num::scale_type_of(o.format.rule);
         for (auto& c : scales) c = st == num::scale_type::fp32 ? static_cast<std::uint32_t>(gen()) : gen() % 256;
         if (st == num::scale_type::fp32) {
-          scales[0] = 0x7F800000;  // inf
-          scales[1] = 0x7FC00001;  // NaN
-          scales[2] = 0x00000123;  // subnormal
+          const std::uint32_t specials[] = {0x7F800000, 0x7FC00001, 0x00000123};  // inf, NaN, a subnormal
+          for (std::size_t k = 0; k < 3 && k < scales.size(); ++k) scales[k] = specials[k];
         }
         std::vector<float> scalar(shape.size()), fast(shape.size());
         o.path = num::simd_path::scalar;
