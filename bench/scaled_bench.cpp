@@ -1,6 +1,7 @@
 // Scaled-format quantization (quantize + encode, one element per byte) of
 // 16M fp32 values against libnum's fp16 nearest-even encode_array on the
-// same input, in the same run. Data: magnitudes log-uniform over
+// same input, in the same run; and the fp32 values of a quantized operand,
+// quantize + dequantize against the fused quantize_dequantize. Data: magnitudes log-uniform over
 // 2^-30 .. 2^10 with random signs (as convert_bench).
 #include <benchmark/benchmark.h>
 
@@ -63,6 +64,70 @@ void BM_mxfp8_stochastic(benchmark::State& s) { quantize_named(s, "mxfp8", num::
 void BM_mxfp4_stochastic(benchmark::State& s) { quantize_named(s, "mxfp4", num::rounding::stochastic); }
 void BM_nvfp4_stochastic(benchmark::State& s) { quantize_named(s, "nvfp4", num::rounding::stochastic); }
 
+// A GEMM operand of 4096 rows by k = 4096 as a scaled-recipe trainer
+// emulates it: the fp32 values its quantized form stands for, by quantize +
+// dequantize (two calls, the codes going through memory) or by the fused call.
+constexpr num::tensor_shape operand_shape{4096, n / 4096};
+
+num::scaled_options operand_options(const char* name) {
+  num::scaled_options o;
+  o.format = *num::find_scaled_format(name);
+  return o;
+}
+
+void quantize_then_dequantize(benchmark::State& state, const char* name) {
+  const num::scaled_options o = operand_options(name);
+  const std::vector<float>& in = bench::realistic_data();
+  std::vector<std::uint8_t> elements(n);
+  std::vector<std::uint32_t> scales(num::scale_count(o.format, operand_shape));
+  std::vector<float> out(n);
+  for (auto _ : state) {
+    const num::scaled_result r = num::quantize(in, operand_shape, elements, scales, o);
+    num::dequantize(elements, scales, r.tensor_scale, operand_shape, out, o);
+    benchmark::ClobberMemory();
+  }
+  items(state);
+}
+
+void quantize_dequantize_fused(benchmark::State& state, const char* name) {
+  const num::scaled_options o = operand_options(name);
+  const std::vector<float>& in = bench::realistic_data();
+  std::vector<std::uint32_t> scales(num::scale_count(o.format, operand_shape));
+  std::vector<float> out(n);
+  for (auto _ : state) {
+    num::quantize_dequantize(in, operand_shape, out, scales, o);
+    benchmark::ClobberMemory();
+  }
+  items(state);
+}
+
+void dequantize_only(benchmark::State& state, const char* name) {
+  const num::scaled_options o = operand_options(name);
+  const std::vector<float>& in = bench::realistic_data();
+  std::vector<std::uint8_t> elements(n);
+  std::vector<std::uint32_t> scales(num::scale_count(o.format, operand_shape));
+  std::vector<float> out(n);
+  const num::scaled_result r = num::quantize(in, operand_shape, elements, scales, o);
+  for (auto _ : state) {
+    num::dequantize(elements, scales, r.tensor_scale, operand_shape, out, o);
+    benchmark::ClobberMemory();
+  }
+  items(state);
+}
+
+void BM_mxfp8_dequantize(benchmark::State& s) { dequantize_only(s, "mxfp8"); }
+void BM_mxfp8_quantize_then_dequantize(benchmark::State& s) { quantize_then_dequantize(s, "mxfp8"); }
+void BM_mxfp8_quantize_dequantize_fused(benchmark::State& s) { quantize_dequantize_fused(s, "mxfp8"); }
+void BM_mxfp4_quantize_then_dequantize(benchmark::State& s) { quantize_then_dequantize(s, "mxfp4"); }
+void BM_mxfp4_quantize_dequantize_fused(benchmark::State& s) { quantize_dequantize_fused(s, "mxfp4"); }
+void BM_nvfp4_quantize_then_dequantize(benchmark::State& s) { quantize_then_dequantize(s, "nvfp4"); }
+void BM_nvfp4_quantize_dequantize_fused(benchmark::State& s) { quantize_dequantize_fused(s, "nvfp4"); }
+void BM_nvfp4_2d_quantize_then_dequantize(benchmark::State& s) { quantize_then_dequantize(s, "nvfp4-2d"); }
+void BM_nvfp4_2d_quantize_dequantize_fused(benchmark::State& s) { quantize_dequantize_fused(s, "nvfp4-2d"); }
+void BM_fp8_tensor_quantize_dequantize_fused(benchmark::State& s) { quantize_dequantize_fused(s, "fp8-tensor"); }
+void BM_fp8_block_quantize_then_dequantize(benchmark::State& s) { quantize_then_dequantize(s, "fp8-block"); }
+void BM_fp8_block_quantize_dequantize_fused(benchmark::State& s) { quantize_dequantize_fused(s, "fp8-block"); }
+
 }  // namespace
 
 BENCHMARK(BM_fp16_encode_array_nearest_even)->Unit(benchmark::kMillisecond);
@@ -74,4 +139,16 @@ BENCHMARK(BM_nvfp4_nearest_even_given_amax)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_mxfp8_stochastic)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_mxfp4_stochastic)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_nvfp4_stochastic)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_mxfp8_dequantize)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_mxfp8_quantize_then_dequantize)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_mxfp8_quantize_dequantize_fused)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_mxfp4_quantize_then_dequantize)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_mxfp4_quantize_dequantize_fused)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_nvfp4_quantize_then_dequantize)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_nvfp4_quantize_dequantize_fused)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_nvfp4_2d_quantize_then_dequantize)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_nvfp4_2d_quantize_dequantize_fused)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_fp8_tensor_quantize_dequantize_fused)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_fp8_block_quantize_then_dequantize)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_fp8_block_quantize_dequantize_fused)->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

@@ -74,9 +74,12 @@ struct scaled_options {
   /// AVX-512 runs MX blocks (mx_floor, mx_rceil or mx_even, 1x32,
   /// floating-point elements or INT8 under nearest-even, saturation,
   /// tininess after rounding, margin 0)
-  /// and NVFP4 1x16 blocks (an MXCSR without FTZ/DAZ), one element per byte,
-  /// 8-bit elements, or packed FP4 with an even column count, with results
-  /// identical to the scalar path; everything else runs scalar.
+  /// and NVFP4 1x16 and 16x16 blocks (an MXCSR without FTZ/DAZ), one element per byte,
+  /// 8-bit elements, or packed FP4 with an even column count; and the
+  /// elements of the fp32 rules (fp32_amax, fp32_amax_pow2, fp32_given) into
+  /// E4M3/E5M2 under saturation in every mode but stochastic (an MXCSR
+  /// without FTZ/DAZ); with results identical to the scalar path; everything
+  /// else runs scalar.
   simd_path path = simd_path::automatic;
 };
 
@@ -137,7 +140,8 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
 
 /// The fp32 value of every element: element × scale (× tensor_scale), the
 /// exact product rounded once to nearest-even fp32. A NaN scale gives NaN.
-/// Only options.format, layout and int8_symmetric matter.
+/// Only options.format, layout and path matter (AVX-512 looks codes up with
+/// permutes; every path gives the same bits).
 void dequantize(std::span<const std::uint8_t> elements, std::span<const std::uint32_t> scales, float tensor_scale,
                 tensor_shape shape, std::span<float> out, const scaled_options& options);
 

@@ -3,6 +3,7 @@
 #include "block_scale.hpp"
 
 #include <bit>
+#include <cfenv>
 #include <cmath>
 #include <limits>
 
@@ -66,7 +67,8 @@ block_scale fp32_scale(float value, scale_fit fit) {
   return s;
 }
 
-block_scale fp32_amax_scale(const scale_context& c, float amax) {
+// amax · 2^margin / max_elem rounded once to fp32 (nearest even), saturating.
+block_scale fp32_amax_exact(const scale_context& c, float amax) {
   exact_value wanted = exact_quotient(amax, element_max_divisor(c.element));
   wanted.exponent += c.margin;
   const rounded r = round_exact(wanted, binary32, nearest_even_saturating, 0);
@@ -75,6 +77,23 @@ block_scale fp32_amax_scale(const scale_context& c, float amax) {
     return fp32_scale(std::numeric_limits<float>::denorm_min(), scale_fit::underflowed);
   }
   return fp32_scale(std::bit_cast<float>(r.bits), scale_fit::fits);
+}
+
+// The same from a double division where that is exact: max_elem = odd · 2^k
+// with odd <= 127, so a quotient that does not terminate lies at least
+// 2^-32 (relative) from every fp32 rounding boundary (a 25-bit dyadic B
+// gives |M/odd - B| >= 1/(odd · 2^t) against B < 2^(25-t)), far beyond the
+// double's 2^-53 error, and one that terminates has at most 24 bits and is
+// exact in double; the conversion to fp32 is then the one rounding. Taken
+// only under round-to-nearest with amax and the result normal fp32, so that
+// neither the rounding mode nor FTZ/DAZ can change it; else exactly.
+block_scale fp32_amax_scale(const scale_context& c, float amax) {
+  const double wanted = std::ldexp(static_cast<double>(amax) / element_max(c.element), c.margin);
+  const auto value = static_cast<float>(wanted);
+  const bool normal = amax >= std::numeric_limits<float>::min() && value >= std::numeric_limits<float>::min() &&
+                      value <= std::numeric_limits<float>::max();
+  if (normal && std::fegetround() == FE_TONEAREST) return fp32_scale(value, scale_fit::fits);
+  return fp32_amax_exact(c, amax);
 }
 
 block_scale fp32_pow2_scale(const scale_context& c, float amax) {

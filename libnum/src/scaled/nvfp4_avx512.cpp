@@ -422,7 +422,44 @@ void run_blocks(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result
   kernel.add_to(result);
 }
 
+// One 2-D block: each row of 16 elements through the 1x16 kernel's element
+// rounding with the block's D (the kernel counts a row as a block: the
+// block itself is the caller's to count).
+template <rounding Mode>
+void run_tile(const nvfp4_kernel_setup& k, const nvfp4_tile& tile, scaled_result& result) {
+  scaled_result rows;
+  const std::size_t code_stride = k.packed_fp4 ? tile.stride / 2 : tile.stride;
+  for (std::size_t r = 0; r < tile.rows; ++r) {
+    const std::uint64_t first_word = tile.first_word + r * tile.stride;
+    std::optional<random_window> random;
+    if constexpr (Mode == rounding::stochastic) random.emplace(k.seed, k.stream, first_word);
+    nvfp4_blocks<Mode> kernel(k.spec, k.tensor_scale, random ? &*random : nullptr, first_word, k.packed_fp4);
+    const __m512i x = _mm512_loadu_si512(tile.in + r * tile.stride);
+    kernel.elements(x, _mm512_and_si512(x, splat(0x7FFFFFFF)), tile.d, tile.codes + r * code_stride, 0);
+    kernel.add_to(rows);
+  }
+  scaled_counts& c = result.counts;
+  c.elements += rows.counts.elements;
+  c.inexact += rows.counts.inexact;
+  c.saturated += rows.counts.saturated;
+  c.block_underflow += rows.counts.block_underflow;
+  c.underflow_to_zero += rows.counts.underflow_to_zero;
+  result.raised |= rows.raised;
+}
+
 }  // namespace
+
+void nvfp4_tile_avx512(const nvfp4_kernel_setup& k, const nvfp4_tile& tile, scaled_result& result) {
+  switch (k.spec.mode) {
+    case rounding::nearest_even: return run_tile<rounding::nearest_even>(k, tile, result);
+    case rounding::nearest_away: return run_tile<rounding::nearest_away>(k, tile, result);
+    case rounding::toward_zero: return run_tile<rounding::toward_zero>(k, tile, result);
+    case rounding::toward_positive: return run_tile<rounding::toward_positive>(k, tile, result);
+    case rounding::toward_negative: return run_tile<rounding::toward_negative>(k, tile, result);
+    case rounding::to_odd: return run_tile<rounding::to_odd>(k, tile, result);
+    case rounding::stochastic: return run_tile<rounding::stochastic>(k, tile, result);
+  }
+}
 
 bool nvfp4_kernel_usable() { return (_mm_getcsr() & 0x8040u) == 0; }
 

@@ -41,6 +41,21 @@ bool nvfp4_kernel_usable();
 void nvfp4_blocks_avx512(const nvfp4_kernel_setup& setup, const nvfp4_run& run, scaled_result& result,
                          left_blocks& left);
 
+/// The rows of one 2-D block 16 columns wide (NVFP4 16x16), its scale
+/// already found (finite values, a nonzero E4M3 scale).
+struct nvfp4_tile {
+  const float* in = nullptr;      ///< the block's first element
+  std::uint8_t* codes = nullptr;  ///< the byte of in[0]'s code (an even element when packed)
+  std::size_t stride = 0;         ///< elements from one row to the next (even when packed)
+  std::size_t rows = 0;
+  double d = 0;                  ///< the decode scale S·s (exact in double)
+  std::uint64_t first_word = 0;  ///< the random word of in[0]
+};
+
+/// Rounds a 2-D block's elements as the 1x16 kernel rounds a block's,
+/// adding elements, counts and flags (not the block itself) to `result`.
+void nvfp4_tile_avx512(const nvfp4_kernel_setup& setup, const nvfp4_tile& tile, scaled_result& result);
+
 /// The largest finite |x| of in[0..n) (0 when none), as the scalar loop gives it.
 float finite_amax_avx512(const float* in, std::size_t n);
 

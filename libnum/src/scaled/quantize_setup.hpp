@@ -1,17 +1,39 @@
-// Internal: what quantize() and quantize_dequantize() both do before the
-// blocks: check the options, find NVFP4's tensor amax.
+// Internal: what quantize(), dequantize() and quantize_dequantize() share
+// before the blocks: the checks, the block grid, NVFP4's tensor amax.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <span>
+#include <string_view>
 
 #include "libnum/scaled_array.hpp"
 
 namespace num::scaled_detail {
 
+/// The block grid of a tensor: tiles clipped to the tensor.
+struct block_grid {
+  std::size_t tile_rows = 0, tile_cols = 0, block_rows = 0, block_cols = 0;
+  block_grid(const scaled_format& f, tensor_shape shape) {
+    if (shape.size() == 0) return;
+    tile_rows = std::min(f.block.rows, shape.rows);
+    tile_cols = std::min(f.block.cols, shape.cols);
+    block_rows = (shape.rows + tile_rows - 1) / tile_rows;
+    block_cols = (shape.cols + tile_cols - 1) / tile_cols;
+  }
+  std::size_t count() const { return block_rows * block_cols; }
+};
+
+/// Throws std::invalid_argument ("quantize: ...") naming what is wrong with
+/// the format (scaled_format_problem).
+void check_format(const scaled_options& o);
 /// Throws std::invalid_argument ("quantize: ...") naming the first bad
 /// option: the format, r, the overflow mode or special-block policy the
 /// element cannot express, the margin, the given scale, the tensor amax.
 void check_options(const scaled_options& o);
+/// Throws std::invalid_argument ("CALL: WHAT has GOT entries, expected WANT")
+/// where got != want.
+void check_size(std::string_view call, std::size_t got, std::size_t want, const char* what);
 
 /// The amax NVFP4's tensor scale comes from: o.tensor_amax where given,
 /// else the largest finite |x| of `in` (0 when none).

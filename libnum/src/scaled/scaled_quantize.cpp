@@ -5,12 +5,14 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "block_scale.hpp"
 #include "element_packing.hpp"
 #include "element_rounding.hpp"
 #include "fast_element_rounding.hpp"
+#include "fp32_scale_kernel.hpp"
 #include "libnum/codec.hpp"
 #include "libnum/philox.hpp"
 #include "libnum/scaled_array.hpp"
@@ -25,26 +27,23 @@ using scaled_detail::block_scale;
 using scaled_detail::scale_context;
 using scaled_detail::scale_fit;
 
-// The block grid of a tensor: tiles clipped to the tensor.
-struct block_grid {
-  std::size_t tile_rows = 0, tile_cols = 0, block_rows = 0, block_cols = 0;
-  block_grid(const scaled_format& f, tensor_shape shape) {
-    if (shape.size() == 0) return;
-    tile_rows = std::min(f.block.rows, shape.rows);
-    tile_cols = std::min(f.block.cols, shape.cols);
-    block_rows = (shape.rows + tile_rows - 1) / tile_rows;
-    block_cols = (shape.cols + tile_cols - 1) / tile_cols;
-  }
-  std::size_t count() const { return block_rows * block_cols; }
-};
+using scaled_detail::block_grid;
 
 [[noreturn]] void bad(const std::string& what) { throw std::invalid_argument("quantize: " + what); }
 
-void check_format(const scaled_options& o) {
-  if (auto why = scaled_format_problem(o.format)) bad(*why);
-}
 
 }  // namespace
+
+void scaled_detail::check_size(std::string_view call, std::size_t got, std::size_t want, const char* what) {
+  if (got != want) {
+    throw std::invalid_argument(std::string(call) + ": " + what + " has " + std::to_string(got) +
+                                " entries, expected " + std::to_string(want));
+  }
+}
+
+void scaled_detail::check_format(const scaled_options& o) {
+  if (auto why = scaled_format_problem(o.format)) bad(*why);
+}
 
 void scaled_detail::check_options(const scaled_options& o) {
   check_format(o);
@@ -69,10 +68,6 @@ void scaled_detail::check_options(const scaled_options& o) {
 
 namespace {
 
-void check_size(std::size_t got, std::size_t want, const char* what) {
-  if (got != want)
-    bad(std::string(what) + " has " + std::to_string(got) + " entries, expected " + std::to_string(want));
-}
 
 // On the bit patterns of |x| (which order like the magnitudes), a loop the
 // compiler vectorises; NaN and inf patterns are skipped.
@@ -109,20 +104,61 @@ class block_quantizer {
     // |x| / (6·s) <= 2^-10 (half E4M3's smallest subnormal, the tie going to
     // even zero); 6·s·2^-10 is exact in double.
     nvfp4_lone_zero_below_ = 6.0 * static_cast<double>(tensor_scale) * 0x1p-10;
+    // Above this |x| a lone x's own scale surely fits its range (exact in
+    // double): fp32 rules underflow iff RN(|x| / max_elem) is 0 (fp32_amax)
+    // or 2^w < 2^-149 (pow2), i.e. iff |x| <= max_elem · 2^-150; RCEIL iff
+    // |x| <= max_elem · 2^-128; floor and EVEN never from |x| >= 2^(emax_elem - 127)
+    // (at equality the exact rule decides). Spares each flushed element a
+    // scale computation.
+    const double max_elem = element_max(o.format.element);
+    switch (o.format.rule) {
+      case scale_rule::fp32_amax:
+      case scale_rule::fp32_amax_pow2: lone_scale_fits_above_ = max_elem * 0x1p-150; break;
+      case scale_rule::mx_rceil: lone_scale_fits_above_ = max_elem * 0x1p-128; break;
+      default: lone_scale_fits_above_ = std::ldexp(1.0, element_emax(o.format.element) - 127); break;
+    }
+    const scale_rule rule = o.format.rule;
+    const bool fp32_rule =
+        rule == scale_rule::fp32_amax || rule == scale_rule::fp32_amax_pow2 || rule == scale_rule::fp32_given;
+    const bool fp8 = o.format.element == element_type::e4m3 || o.format.element == element_type::e5m2;
+    fp32_kernel_ = fp32_rule && fp8 && o.spec.overflow == overflow_mode::saturate &&
+                   o.spec.mode != rounding::stochastic && resolve_simd_path(o.path) == simd_path::avx512 &&
+                   scaled_detail::fp32_kernel_usable();
+    if (fp32_kernel_) {
+      const format g = *element_value_grid(o.format.element);
+      fp32_setup_.precision = g.precision;
+      fp32_setup_.emin = g.emin;
+      fp32_setup_.bias = g.bias();
+      fp32_setup_.max_code = o.format.element == element_type::e4m3 ? 0x7E : 0x7B;
+      fp32_setup_.spec = o.spec;
+      fp32_setup_.lone_scale_fits_above =
+          o.margin == 0 && rule != scale_rule::fp32_given ? lone_scale_fits_above_ : std::nan("");
+    }
+  }
+
+  /// Whether blocks run on the AVX-512 fp32-scale element kernel.
+  bool uses_fp32_kernel() const { return fp32_kernel_; }
+  /// Runs NVFP4's 2-D blocks 16 columns wide on the AVX-512 kernel.
+  void use_nvfp4_tiles(const scaled_detail::nvfp4_kernel_setup& k) {
+    nvfp4_tiles_ = true;
+    nvfp4_setup_ = k;
   }
 
   // Quantizes one block into `elements`, returning its scale code.
   std::uint32_t run(const block_span& b, std::size_t cols, std::span<std::uint8_t> elements, scaled_result& result) {
-    float amax = 0;
-    bool special = false;
-    b.for_each(cols, [&](std::size_t i) {
-      const float x = in_[i];
-      if (std::isfinite(x)) {
-        amax = std::max(amax, std::fabs(x));
-      } else {
-        special = true;
+    // On the bit patterns of |x| (which order like the magnitudes), loops the
+    // compiler vectorises.
+    std::uint32_t amax_bits = 0, special_bits = 0;
+    for (std::size_t r = b.row0; r < b.row1; ++r) {
+      for (std::size_t i = r * cols + b.col0; i < r * cols + b.col1; ++i) {
+        const std::uint32_t magnitude = std::bit_cast<std::uint32_t>(in_[i]) & 0x7FFFFFFFu;
+        const bool finite = magnitude < 0x7F800000u;
+        amax_bits = finite && magnitude > amax_bits ? magnitude : amax_bits;
+        special_bits |= finite ? 0u : 1u;
       }
-    });
+    }
+    const float amax = std::bit_cast<float>(amax_bits);
+    const bool special = special_bits != 0;
     ++result.counts.blocks;
     if (special && o_.specials == special_block_policy::nan_scale) {
       ++result.counts.nan_scale_blocks;
@@ -136,6 +172,18 @@ class block_quantizer {
     const block_scale scale = scaled_detail::scale_for(context_, amax);
     if (scale.fit == scale_fit::underflowed) ++result.counts.scale_underflow;
     if (scale.fit == scale_fit::overflowed) ++result.counts.scale_overflow;
+    if (nvfp4_tiles_ && !special && !scale.zero && b.col1 - b.col0 == 16) {
+      const std::size_t first = b.row0 * cols + b.col0;
+      std::uint8_t* codes = elements.data() + (nvfp4_setup_.packed_fp4 ? first / 2 : first);
+      scaled_detail::nvfp4_tile_avx512(
+          nvfp4_setup_, {in_.data() + first, codes, cols, b.row1 - b.row0, scale.by.value, o_.first_index + first},
+          result);
+      return scale.code;
+    }
+    if (fp32_kernel_ && !special) {
+      fp32_kernel_block(b, cols, scale, elements, result);
+      return scale.code;
+    }
     b.for_each(cols, [&](std::size_t i) {
       const scaled_detail::element_result e = element(in_[i], scale, i);
       ++result.counts.elements;
@@ -151,6 +199,33 @@ class block_quantizer {
   }
 
  private:
+  // The block's elements on the AVX-512 kernel, row segment by row segment;
+  // the flushed elements it cannot class go through own_scale_holds.
+  void fp32_kernel_block(const block_span& b, std::size_t cols, const block_scale& scale,
+                         std::span<std::uint8_t> elements, scaled_result& result) {
+    scaled_detail::fp32_segment_counts c;
+    for (std::size_t r = b.row0; r < b.row1; ++r) {
+      const std::size_t first = r * cols + b.col0, n = b.col1 - b.col0;
+      const std::uint64_t unclassed = c.flushed - c.flushed_sure;
+      scaled_detail::fp32_scaled_elements_avx512(fp32_setup_, in_.data() + first, elements.data() + first, n,
+                                                 scale.by.value, c);
+      if (c.flushed - c.flushed_sure == unclassed) continue;
+      for (std::size_t i = first; i < first + n; ++i) {
+        const float ax = std::fabs(in_[i]);
+        if ((elements[i] & 0x7Fu) != 0 || ax == 0 || static_cast<double>(ax) > fp32_setup_.lone_scale_fits_above)
+          continue;
+        ++(own_scale_holds(in_[i], i) ? result.counts.block_underflow : result.counts.underflow_to_zero);
+      }
+    }
+    result.counts.elements += (b.row1 - b.row0) * (b.col1 - b.col0);
+    result.counts.inexact += c.inexact;
+    result.counts.saturated += c.saturated;
+    result.counts.block_underflow += c.flushed_sure;
+    if (c.inexact != 0) result.raised |= flags::inexact;
+    if (c.saturated != 0) result.raised |= flags::overflow;
+    if (c.underflow) result.raised |= flags::underflow;
+  }
+
   // Whether x, nonzero and finite, would round to nonzero under the scale the
   // rule gives a block of x alone. Every rule puts such an x at the top of
   // the element range (MX: in [2^emax_elem, 2^(emax_elem+1)); fp32 and NVFP4
@@ -164,6 +239,7 @@ class block_quantizer {
       case scale_rule::nvfp4: return static_cast<double>(ax) > nvfp4_lone_zero_below_;
       default: break;
     }
+    if (o_.margin == 0 && static_cast<double>(ax) > lone_scale_fits_above_) return true;
     const block_scale own = scaled_detail::scale_for(context_, ax);
     return (own.fit != scale_fit::underflowed && o_.margin == 0) || !element(x, own, i).zero;
   }
@@ -208,6 +284,11 @@ class block_quantizer {
   scaled_detail::element_params params_;
   scale_context context_;
   double nvfp4_lone_zero_below_ = 0;
+  double lone_scale_fits_above_ = 0;
+  bool fp32_kernel_ = false;
+  bool nvfp4_tiles_ = false;
+  scaled_detail::nvfp4_kernel_setup nvfp4_setup_;
+  scaled_detail::fp32_kernel_setup fp32_setup_;
   std::uint64_t cached_block_ = ~std::uint64_t{0};
   std::array<std::uint32_t, 4> cached_words_{};
 };
@@ -238,6 +319,15 @@ block_kernel kernel_for(const scaled_options& o, tensor_shape shape) {
     return block_kernel::nvfp4;
   }
   return block_kernel::none;
+}
+
+// NVFP4's 2-D blocks (16 columns wide, 16 rows) on the AVX-512 kernel, row
+// by row; the same layouts as the 1x16 kernel.
+bool nvfp4_tiles_fit(const scaled_options& o, tensor_shape shape) {
+  const bool layout_fits = o.layout == element_layout::byte_per_element || shape.cols % 2 == 0;
+  return o.format.rule == scale_rule::nvfp4 && o.format.block.cols == 16 && o.format.block.rows > 1 &&
+         shape.cols >= 16 && layout_fits && resolve_simd_path(o.path) == simd_path::avx512 &&
+         scaled_detail::nvfp4_kernel_usable();
 }
 
 scaled_detail::mx_kernel_setup mx_setup(const scaled_options& o) {
@@ -289,10 +379,11 @@ float scaled_detail::tensor_amax(std::span<const float> in, const scaled_options
 scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<std::uint8_t> elements,
                        std::span<std::uint32_t> scales, const scaled_options& options) {
   scaled_detail::check_options(options);
-  check_size(in.size(), shape.size(), "the input");
-  check_size(elements.size(), element_bytes(options.format.element, options.layout, shape.size()), "the element array");
+  scaled_detail::check_size("quantize", in.size(), shape.size(), "the input");
+  scaled_detail::check_size("quantize", elements.size(),
+                            element_bytes(options.format.element, options.layout, shape.size()), "the element array");
   const block_grid grid(options.format, shape);
-  check_size(scales.size(), grid.count(), "the scale array");
+  scaled_detail::check_size("quantize", scales.size(), grid.count(), "the scale array");
 
   scaled_result result;
   const block_kernel kernel = kernel_for(options, shape);
@@ -301,7 +392,13 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
   }
   if (options.layout == element_layout::packed) std::fill(elements.begin(), elements.end(), std::uint8_t{0});
   block_quantizer quantizer(options, in, result.tensor_scale);
-  result.path = kernel != block_kernel::none ? simd_path::avx512 : simd_path::scalar;
+  const scaled_detail::nvfp4_kernel_setup nvfp4_setup{options.spec, result.tensor_scale, options.seed, options.stream,
+                                                      packed_fp4(options)};
+  if (nvfp4_tiles_fit(options, shape)) quantizer.use_nvfp4_tiles(nvfp4_setup);
+  result.path =
+      kernel != block_kernel::none || quantizer.uses_fp32_kernel() || nvfp4_tiles_fit(options, shape)
+          ? simd_path::avx512
+          : simd_path::scalar;
   auto scalar_block = [&](std::size_t br, std::size_t bc) {
     const block_span b{br * grid.tile_rows, std::min(shape.rows, (br + 1) * grid.tile_rows), bc * grid.tile_cols,
                        std::min(shape.cols, (bc + 1) * grid.tile_cols)};
@@ -326,8 +423,8 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
             left);
       } else {
         scaled_detail::nvfp4_blocks_avx512(
-            {options.spec, result.tensor_scale, options.seed, options.stream, packed_fp4(options)},
-            {in.data() + first, row_codes, row_scales, kernel_blocks, options.first_index + first}, result, left);
+            nvfp4_setup, {in.data() + first, row_codes, row_scales, kernel_blocks, options.first_index + first}, result,
+            left);
       }
       for (std::size_t bc : left.indices()) scalar_block(br, bc);
     }
@@ -351,49 +448,6 @@ double element_value(element_type t, std::uint32_t code) { return scaled_detail:
 std::uint32_t element_code_at(std::span<const std::uint8_t> elements, element_type t, element_layout layout,
                               std::size_t k) {
   return scaled_detail::load_element(elements, element_bits(t), layout, k);
-}
-
-void dequantize(std::span<const std::uint8_t> elements, std::span<const std::uint32_t> scales, float tensor_scale,
-                tensor_shape shape, std::span<float> out, const scaled_options& options) {
-  check_format(options);
-  check_size(out.size(), shape.size(), "the output");
-  check_size(elements.size(), element_bytes(options.format.element, options.layout, shape.size()), "the element array");
-  const block_grid grid(options.format, shape);
-  check_size(scales.size(), grid.count(), "the scale array");
-  const scale_type st = scale_type_of(options.format.rule);
-  const int bits = element_bits(options.format.element);
-  // Every element code's value, decoded once: a lookup per element instead
-  // of a decode (the same doubles, so the same results).
-  const std::uint32_t mask = (std::uint32_t{1} << bits) - 1;
-  std::array<double, 256> value_of{};
-  std::array<float, 256> value_f{};  // every element value is a float (at most 8 significant bits)
-  for (std::uint32_t code = 0; code <= mask; ++code) {
-    value_of[code] = scaled_detail::decode_element(options.format.element, code);
-    value_f[code] = static_cast<float>(value_of[code]);
-  }
-  for (std::size_t br = 0; br < grid.block_rows; ++br) {
-    for (std::size_t bc = 0; bc < grid.block_cols; ++bc) {
-      // element × scale × tensor_scale is exact in double (at most 36
-      // significant bits, exponents far inside double's range), so the cast
-      // to float is the one rounding.
-      const double scale = scale_value(st, scales[br * grid.block_cols + bc]) * tensor_scale;
-      const block_span b{br * grid.tile_rows, std::min(shape.rows, (br + 1) * grid.tile_rows), bc * grid.tile_cols,
-                         std::min(shape.cols, (bc + 1) * grid.tile_cols)};
-      const auto scale_f = static_cast<float>(scale);
-      if ((bits == 8 || options.layout == element_layout::byte_per_element) && scale_f == scale) {
-        // Element values and this scale are floats, and a float product is the
-        // exact product rounded once: the same as the double product's cast.
-        b.for_each(shape.cols, [&](std::size_t i) { out[i] = value_f[elements[i] & mask] * scale_f; });
-      } else if (bits == 8 || options.layout == element_layout::byte_per_element) {
-        b.for_each(shape.cols, [&](std::size_t i) { out[i] = static_cast<float>(value_of[elements[i] & mask] * scale); });
-      } else {
-        b.for_each(shape.cols, [&](std::size_t i) {
-          const std::uint32_t code = scaled_detail::load_element(elements, bits, options.layout, i);
-          out[i] = static_cast<float>(value_of[code & mask] * scale);
-        });
-      }
-    }
-  }
 }
 
 }  // namespace num

@@ -7,8 +7,11 @@
 
 #include <libnum/scaled_array.hpp>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <libnum/array.hpp>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -52,6 +55,47 @@ TEST(ScaledDequantize, EveryCodeTimesItsBlockScaleRoundedOnce) {
   // NVFP4: E4M3 block scales times an fp32 tensor scale with a full significand.
   expect_elementwise_products("nvfp4", 1, 11, 0.1f);
   expect_elementwise_products("nvfp4", 0x30, 5, 3.0f);
+}
+
+// Every path gives the scalar loop's bits: random bytes as codes (NaN and
+// inf codes of E4M3/E5M2 among them), scale codes over the whole encoding
+// (NaN scales, E8M0's extremes, fp32 infinities, NaNs and subnormals), in
+// each layout, 1-D and 2-D blocks, rows that end in partial blocks.
+TEST(ScaledDequantize, EveryPathMatchesTheScalarLoop) {
+  std::mt19937 gen(77);
+  const num::tensor_shape shape{40, 150};
+  for (const char* name : {"mxfp8", "mxfp8-e5m2", "mxfp6-e2m3", "mxfp6-e3m2", "mxfp4", "mxint8", "nvfp4", "nvfp4-2d",
+                           "fp8-block", "fp8-block-128x128"}) {
+    for (const num::element_layout layout : {num::element_layout::byte_per_element, num::element_layout::packed}) {
+      for (const float tensor_scale : {1.0f, 0.1f, 3.0f}) {
+        num::scaled_options o;
+        o.format = *num::find_scaled_format(name);
+        o.layout = layout;
+        std::vector<std::uint8_t> elements(num::element_bytes(o.format.element, layout, shape.size()));
+        for (auto& e : elements) e = static_cast<std::uint8_t>(gen());
+        std::vector<std::uint32_t> scales(num::scale_count(o.format, shape));
+        const num::scale_type st = num::scale_type_of(o.format.rule);
+        for (auto& c : scales) c = st == num::scale_type::fp32 ? static_cast<std::uint32_t>(gen()) : gen() % 256;
+        if (st == num::scale_type::fp32) {
+          const std::uint32_t specials[] = {0x7F800000, 0x7FC00001, 0x00000123};  // inf, NaN, a subnormal
+          for (std::size_t k = 0; k < 3 && k < scales.size(); ++k) scales[k] = specials[k];
+        }
+        std::vector<float> scalar(shape.size()), fast(shape.size());
+        o.path = num::simd_path::scalar;
+        num::dequantize(elements, scales, tensor_scale, shape, scalar, o);
+        for (const num::simd_path path : {num::simd_path::avx2, num::simd_path::avx512}) {
+          if (!num::simd_path_supported(path)) continue;
+          o.path = path;
+          num::dequantize(elements, scales, tensor_scale, shape, fast, o);
+          for (std::size_t i = 0; i < shape.size(); ++i) {
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(fast[i]), std::bit_cast<std::uint32_t>(scalar[i]))
+                << name << (layout == num::element_layout::packed ? " packed" : " bytes") << " tensor scale "
+                << tensor_scale << " " << num::simd_path_name(path) << " element " << i;
+          }
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -100,28 +100,33 @@ TEST(ScaledPaths, Avx512Nvfp4MatchesScalarInEveryMode) {
   if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
   const std::vector<float> in = scaled_test::nvfp4_data(7);
   ASSERT_EQ(in.size() % 16, 0u);
-  const num::tensor_shape shapes[] = {{1, in.size()}, {in.size() / 80, 80}, {in.size() / 40, 40}};
-  for (const num::tensor_shape shape : shapes) {
-    for (num::rounding mode : num::all_roundings) {
-      for (const float tensor_amax : {std::nanf(""), 2688.0f, 1000.0f}) {
-        for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
-          num::scaled_options o = scaled_test::options_for("nvfp4");
-          o.spec.mode = mode;
-          o.spec.tiny = tiny;
-          o.spec.random_bits = tiny == num::tininess::after_rounding ? 32 : 5;
-          o.seed = 17;
-          o.first_index = 2;
-          o.tensor_amax = tensor_amax;
-          o.path = num::simd_path::scalar;
-          const auto scalar = scaled_test::run(in, o, shape);
-          o.path = num::simd_path::avx512;
-          const auto fast = scaled_test::run(in, o, shape);
-          const std::string label = std::string(num::rounding_name(mode)) + " amax " + std::to_string(tensor_amax) +
-                                    (tiny == num::tininess::after_rounding ? " after " : " before ") +
-                                    std::to_string(shape.rows) + "x" + std::to_string(shape.cols);
-          EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
-          EXPECT_EQ(fast.result.tensor_scale, scalar.result.tensor_scale) << label;
-          expect_same(fast, scalar, label);
+  // 1x16 blocks along rows; 16x16 blocks (nvfp4-2d) with partial tiles at
+  // the right (96 rows of 40) and at the bottom (60 rows of 64).
+  const num::tensor_shape shapes[] = {{1, in.size()}, {in.size() / 80, 80}, {in.size() / 40, 40}, {in.size() / 64, 64}};
+  for (const char* format : {"nvfp4", "nvfp4-2d"}) {
+    for (const num::tensor_shape shape : shapes) {
+      for (num::rounding mode : num::all_roundings) {
+        for (const float tensor_amax : {std::nanf(""), 2688.0f, 1000.0f}) {
+          for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
+            num::scaled_options o = scaled_test::options_for(format);
+            o.spec.mode = mode;
+            o.spec.tiny = tiny;
+            o.spec.random_bits = tiny == num::tininess::after_rounding ? 32 : 5;
+            o.seed = 17;
+            o.first_index = 2;
+            o.tensor_amax = tensor_amax;
+            o.path = num::simd_path::scalar;
+            const auto scalar = scaled_test::run(in, o, shape);
+            o.path = num::simd_path::avx512;
+            const auto fast = scaled_test::run(in, o, shape);
+            const std::string label = std::string(format) + " " + std::string(num::rounding_name(mode)) + " amax " +
+                                      std::to_string(tensor_amax) +
+                                      (tiny == num::tininess::after_rounding ? " after " : " before ") +
+                                      std::to_string(shape.rows) + "x" + std::to_string(shape.cols);
+            EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
+            EXPECT_EQ(fast.result.tensor_scale, scalar.result.tensor_scale) << label;
+            expect_same(fast, scalar, label);
+          }
         }
       }
     }
@@ -232,4 +237,74 @@ TEST(ScaledPaths, Avx512MxInt8MatchesScalar) {
   num::scaled_options o = scaled_test::options_for("mxint8");
   o.path = num::simd_path::avx512;
   EXPECT_EQ(scaled_test::run(in, o).codes[0], 0xC0u);
+}
+
+// The AVX-512 element kernel of the fp32 scale rules against the scalar
+// path: 1-D and 2-D blocks, a whole-tensor block, a given scale, margins,
+// both tininess rules, every mode but stochastic (which runs scalar), on
+// data with ties under power-of-two scales (the grid rows of nvfp4_data)
+// and flushed, subnormal and NaN/inf-holding blocks.
+TEST(ScaledPaths, Avx512Fp32ScaleRulesMatchScalar) {
+  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  std::vector<float> in = scaled_test::path_data(200, 29);
+  const std::vector<float> grid = scaled_test::nvfp4_data(31);
+  in.insert(in.end(), grid.begin(), grid.end());
+  in.resize(in.size() / 160 * 160);
+  const num::tensor_shape shape{in.size() / 160, 160};
+  struct variant {
+    const char* format;
+    int margin;
+    float given_scale;
+  };
+  const variant variants[] = {{"fp8-block", 0, 1}, {"fp8-block-128x128", 0, 1}, {"fp8-tensor", 0, 1},
+                              {"fp8-tensor-e5m2", 0, 1}, {"e4m3/fp32-amax-pow2/1x128", 0, 1}, {"fp8-block", 2, 1},
+                              {"e5m2/fp32-amax/1x32", 0, 1}, {"", 0, 0.75f}, {"", 0, 0x1p-130f}};
+  for (const variant& v : variants) {
+    for (num::rounding mode : num::all_roundings) {
+      if (mode == num::rounding::stochastic) continue;
+      for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
+        num::scaled_options o;
+        if (*v.format != '\0') {
+          o.format = num::parse_scaled_format(v.format);
+        } else {
+          o.format = {num::element_type::e4m3, num::scale_rule::fp32_given, num::whole_tensor_block};
+          o.given_scale = v.given_scale;
+        }
+        o.margin = v.margin;
+        o.spec.mode = mode;
+        o.spec.tiny = tiny;
+        o.path = num::simd_path::scalar;
+        const auto scalar = scaled_test::run(in, o, shape);
+        o.path = num::simd_path::avx512;
+        const auto fast = scaled_test::run(in, o, shape);
+        const std::string label = std::string(*v.format ? v.format : "fp32-given") + " margin " +
+                                  std::to_string(v.margin) + " " + std::string(num::rounding_name(mode)) +
+                                  (tiny == num::tininess::after_rounding ? " after" : " before");
+        EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
+        expect_same(fast, scalar, label);
+      }
+    }
+  }
+}
+
+// Under a given scale of 1, E4M3: 0.0155 lies below 2^-6 but rounds up to it
+// at 4 bits with an unbounded exponent (not tiny after rounding), 0.01 stays
+// subnormal; each in a call of its own, since the flag is per call.
+TEST(ScaledPaths, Fp32ScaleUnderflowFlagOnlyWhereRoundingStaysBelowTheNormalRange) {
+  for (num::simd_path path : {num::simd_path::scalar, num::simd_path::avx512}) {
+    if (!num::simd_path_supported(path)) continue;
+    for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
+      num::scaled_options o;
+      o.format = {num::element_type::e4m3, num::scale_rule::fp32_given, num::whole_tensor_block};
+      o.spec.tiny = tiny;
+      o.path = path;
+      std::vector<float> in(32, 1.0f);
+      in[1] = 0.0155f;
+      EXPECT_EQ(num::any(scaled_test::run(in, o).result.raised, num::flags::underflow),
+                tiny == num::tininess::before_rounding)
+          << num::simd_path_name(path);
+      in[1] = 0.01f;
+      EXPECT_TRUE(num::any(scaled_test::run(in, o).result.raised, num::flags::underflow)) << num::simd_path_name(path);
+    }
+  }
 }

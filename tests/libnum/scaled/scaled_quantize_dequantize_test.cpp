@@ -45,8 +45,8 @@ std::vector<num::simd_path> supported_paths() {
   return paths;
 }
 
-// 51,200 values as 512 rows of 100: four bands of 1x32 or 16x16 blocks, each
-// row ending in a partial block; NVFP4's grid data in the last rows.
+// 51,200 values as 512 rows of 100, each row ending in a partial block;
+// NVFP4's grid data in the last rows.
 std::vector<float> tensor_data() {
   std::vector<float> v = scaled_test::path_data(1600, 23);
   const std::vector<float> grid = scaled_test::nvfp4_data(5);
@@ -131,11 +131,12 @@ TEST(ScaledQuantizeDequantize, MatchesQuantizeThenDequantizeUnderEveryOption) {
   expect_fused_matches(in, tensor_shape, given, "fp32-given 0.375");
 }
 
-// Shapes around the band size: one value, one short row, a single column,
-// rows longer than a band, and an empty tensor.
+// Shapes around the band size (64K values): one value, one short row, a
+// single column, three bands of rows, a row longer than two bands (split by
+// columns), and an empty tensor.
 TEST(ScaledQuantizeDequantize, MatchesOnOddShapes) {
-  const std::vector<float> data = tensor_data();
-  const num::tensor_shape shapes[] = {{1, 1}, {1, 7}, {300, 1}, {2, 20000}, {0, 5}};
+  const std::vector<float> data = scaled_test::path_data(5000, 37);
+  const num::tensor_shape shapes[] = {{1, 1}, {1, 7}, {300, 1}, {600, 250}, {1, 150000}, {0, 5}};
   for (const num::tensor_shape shape : shapes) {
     const std::vector<float> in(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(shape.size()));
     for (const char* name : {"mxfp8", "nvfp4", "nvfp4-2d", "fp8-block-128x128", "fp8-tensor"}) {
