@@ -181,14 +181,38 @@ class sweep_views_test : public QObject {
       QCOMPARE(band.finished, std::size_t{3});
       QVERIFY(std::abs(band.mean.back() - sweep_loss(band.value, 2, sweep_steps - 1)) < 1e-12);
     }
-    // Grouping by seed: three groups of two precisions each.
+    // Grouping by seed: three groups of two precisions each, grouped on the
+    // worker, so the bands change only once it hands them back.
+    QSignalSpy grouped(&view, &comparison_view::grouped);
     view.set_group_key("seed");
+    QCOMPARE(view.bands().size(), std::size_t{2});
+    QVERIFY(grouped.wait(20000));
+    QCOMPARE(view.group_key(), QString("seed"));
     QCOMPARE(view.bands().size(), std::size_t{3});
     const auto& seed1 = view.bands().front();
     QCOMPARE(seed1.value, std::string("1"));
     // bf16 and fp16 at seed 1: offsets 0.5 and 1.0, so mean +0.75 and sd 0.5 / sqrt(2).
     QVERIFY(std::abs(seed1.mean[0] - (0.75 + 0.1 + 1.0)) < 1e-12);
     QVERIFY(std::abs(seed1.sd[0] - 0.5 / std::sqrt(2.0)) < 1e-12);
+  }
+
+  // The key changes while other files load: the runs grouped at the end are
+  // the new files' runs, by the new key, whatever order the workers finish in.
+  void comparison_regroups_what_a_load_brings_by_the_key_chosen_meanwhile() {
+    comparison_view view;
+    QSignalSpy loaded(&view, &comparison_view::loaded);
+    view.set_files({merged_});
+    QVERIFY(wait_loaded(loaded));
+    QCOMPARE(view.group_key(), QString("precision"));
+    view.set_files(split_);        // starts the load on the worker...
+    view.set_group_key("seed");    // ...and regroups the merged file's runs meanwhile
+    QTRY_VERIFY_WITH_TIMEOUT(loaded.count() == 2 && !view.queries()->busy() && !view.grouping_queries()->busy(), 20000);
+    QCOMPARE(view.data().runs.size(), std::size_t{6});
+    QCOMPARE(view.group_key(), QString("seed"));
+    // The split files' seeds 1..3, two precisions each (the merged file's would be 5 bands).
+    QCOMPARE(view.bands().size(), std::size_t{3});
+    for (const auto& band : view.bands()) QCOMPARE(band.members.size(), std::size_t{2});
+    QVERIFY(view.plot()->graph(2)->name().startsWith("seed = 1"));
   }
 
   void scales_view_plots_amax_against_the_scale() {
