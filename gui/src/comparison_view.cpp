@@ -7,8 +7,9 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
-#include <QTableWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
@@ -22,10 +23,6 @@ namespace {
 
 // The key box's first entry: no grouping, every run its own curve.
 const QString each_run = "(each run)";
-
-QString number(const std::optional<double>& value) {
-  return value ? QString::number(*value, 'g', 4) : QString("—");
-}
 
 QString with_spread(const mean_sd& s) {
   if (s.n == 0) return "—";
@@ -59,25 +56,15 @@ struct regrouped_comparison {
 
 }  // namespace
 
-QColor comparison_view::outcome_color(rundb::run_status status) {
-  switch (status) {
-    case rundb::run_status::finished: return QColor(0xd8, 0xf0, 0xd0);
-    case rundb::run_status::diverged: return QColor(0xff, 0xdd, 0xaa);
-    case rundb::run_status::failed:
-    case rundb::run_status::trapped: return QColor(0xf6, 0xc0, 0xc0);
-    case rundb::run_status::interrupted: return QColor(0xe4, 0xe4, 0xe4);
-    case rundb::run_status::running: return QColor(0xd8, 0xe8, 0xf8);
-  }
-  return {};
-}
-
 comparison_view::comparison_view(QWidget* parent)
     : QWidget(parent),
       key_box_(new QComboBox(this)),
       log_loss_(new QCheckBox("log loss axis", this)),
       caption_(new QLabel(this)),
       plot_(new QCustomPlot(this)),
-      grid_(new QTableWidget(this)),
+      grid_(new QTableView(this)),
+      model_(new comparison_grid(this)),
+      sorted_(new QSortFilterProxyModel(this)),
       queries_(new query_runner(this)),
       grouping_(new query_runner(this)) {
   auto* controls = new QHBoxLayout;
@@ -101,15 +88,20 @@ comparison_view::comparison_view(QWidget* parent)
   plot_->xAxis->setTicker(step_ticker());
   plot_->yAxis->setLabel("training loss (mean ± sd of finished runs)");
   legend_above_with_zoom_reset(*plot_);
+  sorted_->setSourceModel(model_);
+  sorted_->setSortRole(comparison_grid::sort_role);
+  grid_->setModel(sorted_);
   grid_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   grid_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  grid_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);  // the order read until a header is clicked
   grid_->setSortingEnabled(true);
   grid_->verticalHeader()->hide();
-  connect(grid_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
-    const auto* item = grid_->item(row, 0);
-    if (item == nullptr) return;
-    const auto index = item->data(Qt::UserRole).toULongLong();
-    if (index < data_->runs.size()) emit run_activated(data_->runs[index].run);
+  // Column widths from the first rows, not from every one of thousands.
+  grid_->horizontalHeader()->setResizeContentsPrecision(100);
+  connect(grid_, &QTableView::doubleClicked, this, [this](const QModelIndex& at) {
+    const int row = sorted_->mapToSource(at).row();
+    if (row >= 0 && static_cast<std::size_t>(row) < data_->runs.size())
+      emit run_activated(data_->runs[static_cast<std::size_t>(row)].run);
   });
   connect(key_box_, &QComboBox::currentTextChanged, this, [this](const QString& key) {
     if (key.isEmpty()) return;
@@ -200,7 +192,8 @@ void comparison_view::show_data(comparison_grouping grouping) {
   }
   bands_ = std::move(grouping.bands);
   bands_key_ = std::move(grouping.key);
-  fill_grid();
+  model_->set_runs(data_);
+  grid_->resizeColumnsToContents();
   draw_bands();
 }
 
@@ -249,34 +242,6 @@ void comparison_view::draw_bands() {
                         .arg(scored));
   plot_->rescaleAxes();
   plot_->replot();
-}
-
-void comparison_view::fill_grid() {
-  QStringList headers{"run"};
-  for (const auto& k : data_->keys) headers << qstr(k);
-  headers << "outcome" << "final loss" << "final accuracy" << "skipped steps" << "overflow events" << "NaN events";
-  grid_->setSortingEnabled(false);
-  grid_->clear();
-  grid_->setColumnCount(static_cast<int>(headers.size()));
-  grid_->setHorizontalHeaderLabels(headers);
-  grid_->setRowCount(static_cast<int>(data_->runs.size()));
-  for (std::size_t r = 0; r < data_->runs.size(); ++r) {
-    const auto& run = data_->runs[r];
-    QStringList cells{run.run.label};
-    for (const auto& k : data_->keys) cells << qstr(run.coordinate(k).value_or("—"));
-    cells << QString::fromUtf8(rundb::to_string(run.status).data()) << number(run.final_loss)
-          << number(run.final_accuracy) << QString::number(run.counts.skipped)
-          << QString::number(run.counts.overflow_events) << QString::number(run.counts.nan_events);
-    const QColor background = outcome_color(run.status);
-    for (int c = 0; c < cells.size(); ++c) {
-      auto* item = new QTableWidgetItem(cells[c]);
-      item->setBackground(background);
-      if (c == 0) item->setData(Qt::UserRole, QVariant::fromValue<qulonglong>(r));
-      grid_->setItem(static_cast<int>(r), c, item);
-    }
-  }
-  grid_->setSortingEnabled(true);
-  grid_->resizeColumnsToContents();
 }
 
 }  // namespace numlab_gui

@@ -10,7 +10,8 @@
 // Reading the runs and grouping them both happen on workers, never on the UI
 // thread: a load reads and groups in one query (queries()); choosing another
 // key regroups the runs already read on a second runner (grouping_queries()),
-// so a regroup never interrupts a load. The UI thread only draws.
+// so a regroup never interrupts a load. The UI thread only draws: the plot,
+// and the grid, a table model over the runs read (comparison_grid.hpp).
 #pragma once
 
 #include <QStringList>
@@ -23,12 +24,14 @@
 
 #include "async_query.hpp"
 #include "comparison.hpp"
+#include "comparison_grid.hpp"
 
 class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QLabel;
-class QTableWidget;
+class QSortFilterProxyModel;
+class QTableView;
 
 namespace numlab_gui {
 
@@ -54,7 +57,10 @@ class comparison_view : public QWidget {
   QString group_key() const;
 
   QCustomPlot* plot() const { return plot_; }
-  QTableWidget* grid() const { return grid_; }
+  /// The grid of runs, sortable by any column (a proxy over grid_model()).
+  QTableView* grid() const { return grid_; }
+  /// The grid's rows in the order read: row r is data().runs[r].
+  const comparison_grid* grid_model() const { return model_; }
   const comparison_data& data() const { return *data_; }
   /// The bands drawn, in legend order.
   const std::vector<seed_band>& bands() const { return bands_; }
@@ -67,8 +73,6 @@ class comparison_view : public QWidget {
 
   /// Most loss points per run and per band.
   static constexpr std::size_t max_points = 400;
-  /// Background colour of a grid row for a run that ended so.
-  static QColor outcome_color(rundb::run_status status);
 
  signals:
   /// Files read, grouped and drawn.
@@ -85,13 +89,14 @@ class comparison_view : public QWidget {
   void regroup();
   void show_data(comparison_grouping grouping);
   void draw_bands();
-  void fill_grid();
 
   QComboBox* key_box_;
   QCheckBox* log_loss_;
   QLabel* caption_;
   QCustomPlot* plot_;
-  QTableWidget* grid_;
+  QTableView* grid_;
+  comparison_grid* model_;
+  QSortFilterProxyModel* sorted_;
   QStringList files_;
   // Shared with the grouping worker, which reads it while the UI thread draws; never changed once loaded.
   std::shared_ptr<const comparison_data> data_ = std::make_shared<const comparison_data>();

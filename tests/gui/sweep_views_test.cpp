@@ -150,22 +150,62 @@ class sweep_views_test : public QObject {
     QVERIFY(view.plot()->graph(1)->channelFillGraph() == view.plot()->graph(0));
     QVERIFY(mean->name().contains("3 finished") && (bands[0].value != "fp16" || mean->name().contains("1 diverged")));
     // The grid: a row per run, coloured by outcome.
-    QCOMPARE(view.grid()->rowCount(), 8);
-    int outcome_column = -1;
-    for (int c = 0; c < view.grid()->columnCount(); ++c)
-      if (view.grid()->horizontalHeaderItem(c)->text() == "outcome") outcome_column = c;
-    QVERIFY(outcome_column >= 0);
+    const auto* grid = view.grid()->model();
+    QCOMPARE(grid->rowCount(), 8);
+    const auto column = [&](const QString& header) {
+      for (int c = 0; c < grid->columnCount(); ++c)
+        if (grid->headerData(c, Qt::Horizontal).toString() == header) return c;
+      return -1;
+    };
+    const int outcome_column = column("outcome"), seed_column = column("seed");
+    QVERIFY(outcome_column >= 0 && seed_column >= 0);
     int diverged_rows = 0;
-    for (int r = 0; r < view.grid()->rowCount(); ++r) {
-      const auto* item = view.grid()->item(r, outcome_column);
-      const auto status = rundb::parse_run_status(item->text().toStdString());
+    for (int r = 0; r < grid->rowCount(); ++r) {
+      const auto cell = grid->index(r, outcome_column);
+      const auto status = rundb::parse_run_status(cell.data().toString().toStdString());
       QVERIFY(status.has_value());
-      QCOMPARE(item->background().color(), comparison_view::outcome_color(*status));
+      QCOMPARE(cell.data(Qt::BackgroundRole).value<QColor>(), comparison_grid::outcome_color(*status));
       if (*status == rundb::run_status::diverged) ++diverged_rows;
     }
     QCOMPARE(diverged_rows, 1);
-    QVERIFY(comparison_view::outcome_color(rundb::run_status::diverged) !=
-            comparison_view::outcome_color(rundb::run_status::finished));
+    QVERIFY(comparison_grid::outcome_color(rundb::run_status::diverged) !=
+            comparison_grid::outcome_color(rundb::run_status::finished));
+    // Rows come in the order written until a header is clicked.
+    QCOMPARE(grid->index(0, 0).data().toString(), QString("bf16-s1 (#1)"));
+    QCOMPARE(grid->index(7, outcome_column).data().toString(), QString("failed"));
+  }
+
+  // Sorting compares numbers as numbers (seed 10 after seed 9), and a
+  // double-click opens the run under the cursor, however the grid is sorted.
+  void comparison_grid_sorts_numbers_as_numbers() {
+    const auto file = dir_ / "seeds.db";
+    {
+      rundb::writer w(file);
+      for (const int seed : {10, 9, 100, 2}) write_point(w, "bf16", seed, rundb::run_status::finished);
+    }
+    comparison_view view;
+    QSignalSpy loaded(&view, &comparison_view::loaded);
+    view.set_files({QString::fromStdString(file.string())});
+    QVERIFY(wait_loaded(loaded));
+    const auto* grid = view.grid()->model();
+    int seed_column = -1, loss_column = -1;
+    for (int c = 0; c < grid->columnCount(); ++c) {
+      if (grid->headerData(c, Qt::Horizontal).toString() == "seed") seed_column = c;
+      if (grid->headerData(c, Qt::Horizontal).toString() == "final loss") loss_column = c;
+    }
+    QVERIFY(seed_column >= 0 && loss_column >= 0);
+    view.grid()->sortByColumn(seed_column, Qt::AscendingOrder);
+    QStringList seeds;
+    for (int r = 0; r < grid->rowCount(); ++r) seeds << grid->index(r, seed_column).data().toString();
+    QCOMPARE(seeds, (QStringList{"2", "9", "10", "100"}));
+    // Final loss = 0.5 + 0.1 seed + 1/20 grows with the seed, so descending loss is descending seed.
+    view.grid()->sortByColumn(loss_column, Qt::DescendingOrder);
+    QCOMPARE(grid->index(0, seed_column).data().toString(), QString("100"));
+    QCOMPARE(grid->index(3, seed_column).data().toString(), QString("2"));
+    QSignalSpy activated(&view, &comparison_view::run_activated);
+    emit view.grid()->doubleClicked(grid->index(0, 0));
+    QCOMPARE(activated.count(), 1);
+    QCOMPARE(activated.front().front().value<run_ref>().id, std::int64_t{3});  // seed 100, the third run written
   }
 
   void comparison_reads_one_file_per_point_like_a_merged_one() {
