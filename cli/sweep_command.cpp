@@ -7,6 +7,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include "commands.hpp"
 #include "lab/train_config.hpp"
 #include "sweep/plan.hpp"
+#include "sweep/point_lock.hpp"
 #include "sweep/spec.hpp"
 #include "train_run.hpp"
 #include "usage_error.hpp"
@@ -53,7 +55,7 @@ int run_program(const std::vector<std::string>& argv) {
 std::filesystem::path this_program() { return std::filesystem::read_symlink("/proc/self/exe"); }
 
 // Prints every point's state (only the unfinished ones past 50 points) and a
-// summary; returns how many points still need a run.
+// summary; returns how many points are not done (running ones included).
 std::size_t report_status(const std::filesystem::path& dir) {
   const auto points = sweep::read_plan(dir);
   const sweep::layout files{dir};
@@ -63,8 +65,11 @@ std::size_t report_status(const std::filesystem::path& dir) {
     const auto state = sweep::state_of(files, p);
     ++counts[state];
     if (!sweep::is_done(state)) ++pending;
-    if (points.size() <= 50 || !sweep::is_done(state))
-      std::printf("%6zu  %-11s %s\n", p.index, std::string(sweep::to_string(state)).c_str(), p.name.c_str());
+    if (points.size() > 50 && sweep::is_done(state)) continue;
+    std::printf("%6zu  %-11s %s", p.index, std::string(sweep::to_string(state)).c_str(), p.name.c_str());
+    if (const auto holder = sweep::lock_holder(files.lock(p)); state == sweep::point_state::running && !holder.empty())
+      std::printf("  (%s)", holder.c_str());
+    std::printf("\n");
   }
   std::printf("%zu points:", points.size());
   for (const auto& [state, n] : counts) std::printf(" %zu %s", n, std::string(sweep::to_string(state)).c_str());
@@ -97,10 +102,15 @@ void run_sweep(const sweep_options& o) {
     if (report_status(dir) > 0) std::exit(1);
   } else if (o.slurm) {
     std::vector<std::size_t> pending;
-    for (const auto& p : points)
-      if (!sweep::is_done(sweep::state_of(files, p))) pending.push_back(p.index);
+    std::size_t running = 0;
+    for (const auto& p : points) {
+      const auto state = sweep::state_of(files, p);
+      if (state == sweep::point_state::running) ++running;  // a live process has it: not resubmitted
+      else if (!sweep::is_done(state)) pending.push_back(p.index);
+    }
     if (pending.empty()) {
-      std::printf("every point is done\n");
+      if (running > 0) std::printf("%zu points are running and the others are done\n", running);
+      else std::printf("every point is done\n");
       return;
     }
     const auto script = dir / "sweep.sbatch";
@@ -119,8 +129,15 @@ void run_sweep(const sweep_options& o) {
   }
 }
 
+// Exit status of `sweep point` for a point another process is training
+// (EX_TEMPFAIL): non-zero, so GNU parallel's joblog and Slurm keep it for a
+// later rerun should that process die.
+constexpr int point_busy_exit = 75;
+
 // Trains one point into DIR/runs/NAME.db, unless a finished (or diverged,
-// trapped) run is there already; a failed or half-written one is replaced.
+// trapped) run is there already or another process is training it; a failed,
+// killed or half-written one is replaced. Holds the point's lock throughout,
+// so `sweep status` sees it running until this process ends, however it ends.
 int run_point(const std::string& dir, std::size_t index) {
   const auto points = sweep::read_plan(dir);
   if (index >= points.size())
@@ -128,6 +145,15 @@ int run_point(const std::string& dir, std::size_t index) {
                       std::to_string(points.size()) + " points of " + dir);
   const sweep::point& p = points[index];
   const sweep::layout files{dir};
+  const auto lock = sweep::point_lock::take(files.lock(p), std::chrono::seconds(2));
+  if (!lock) {
+    std::fprintf(stderr, "numlab: sweep point %zu (%s) is being trained by %s; leaving it to that process\n", p.index,
+                 p.name.c_str(), sweep::lock_holder(files.lock(p)).c_str());
+    return point_busy_exit;
+  }
+  if (!lock->held())
+    std::fprintf(stderr, "numlab: %s: this file system has no flock; `sweep status` cannot tell this point running "
+                 "from killed\n", files.lock(p).c_str());
   const auto state = sweep::state_of(files, p);
   if (sweep::is_done(state)) {
     std::printf("%s: already %s\n", p.name.c_str(), std::string(sweep::to_string(state)).c_str());
@@ -167,7 +193,7 @@ void add_sweep_command(CLI::App& app) {
   });
 
   auto dir = std::make_shared<std::string>();
-  auto* status = cmd->add_subcommand("status", "Report a sweep's finished, diverged, failed and missing points; exit 1 while any needs a run");
+  auto* status = cmd->add_subcommand("status", "Report each point: finished, diverged, failed, running, killed, not-started...; exit 1 until every point is done");
   status->add_option("dir", *dir, "Sweep folder")->required();
   status->callback([dir] {
     if (report_status(*dir) > 0) std::exit(1);

@@ -117,6 +117,15 @@ std::string default_group_key(const comparison_data& data) {
   return data.keys.empty() ? std::string() : data.keys.front();
 }
 
+comparison_grouping group_as_asked(const comparison_data& data, const std::optional<std::string>& wanted,
+                                   std::size_t max_points) {
+  comparison_grouping out;
+  const bool known = wanted && (wanted->empty() || std::binary_search(data.keys.begin(), data.keys.end(), *wanted));
+  out.key = known ? *wanted : default_group_key(data);
+  out.bands = group_runs(data, out.key, max_points);
+  return out;
+}
+
 comparison_data load_comparison(const QStringList& files, std::size_t max_points, const interrupt_flag& interrupt) {
   QElapsedTimer clock;
   clock.start();

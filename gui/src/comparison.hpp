@@ -75,6 +75,18 @@ std::vector<seed_band> group_runs(const comparison_data& data, const std::string
 /// whose runs take more than one value; else the first key; else "".
 std::string default_group_key(const comparison_data& data);
 
+/// The runs grouped by one key: what the comparison view draws.
+struct comparison_grouping {
+  std::string key;               ///< the key grouped by; empty: every run alone
+  std::vector<seed_band> bands;  ///< group_runs(data, key, ...)
+};
+
+/// Groups `data` for a view that asked for `wanted`: by that key when some
+/// run has it; every run alone for ""; by default_group_key() when nothing
+/// was asked (nullopt) or no run has the key. Pure, so it runs on a worker.
+comparison_grouping group_as_asked(const comparison_data& data, const std::optional<std::string>& wanted,
+                                   std::size_t max_points);
+
 /// Reads every run of `files`, with at most `max_points` loss points per run.
 /// Throws rundb::error (naming the file) when a file cannot be read.
 comparison_data load_comparison(const QStringList& files, std::size_t max_points, const interrupt_flag& interrupt);

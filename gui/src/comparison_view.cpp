@@ -7,8 +7,9 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
-#include <QTableWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
@@ -22,10 +23,6 @@ namespace {
 
 // The key box's first entry: no grouping, every run its own curve.
 const QString each_run = "(each run)";
-
-QString number(const std::optional<double>& value) {
-  return value ? QString::number(*value, 'g', 4) : QString("—");
-}
 
 QString with_spread(const mean_sd& s) {
   if (s.n == 0) return "—";
@@ -44,19 +41,20 @@ QString outcomes(const comparison_data& data, const seed_band& band) {
   return parts.join(", ");
 }
 
-}  // namespace
+// A load's result: the runs read, grouped as the view asked when it started.
+struct loaded_comparison {
+  std::shared_ptr<const comparison_data> data;
+  comparison_grouping grouping;
+};
 
-QColor comparison_view::outcome_color(rundb::run_status status) {
-  switch (status) {
-    case rundb::run_status::finished: return QColor(0xd8, 0xf0, 0xd0);
-    case rundb::run_status::diverged: return QColor(0xff, 0xdd, 0xaa);
-    case rundb::run_status::failed:
-    case rundb::run_status::trapped: return QColor(0xf6, 0xc0, 0xc0);
-    case rundb::run_status::interrupted: return QColor(0xe4, 0xe4, 0xe4);
-    case rundb::run_status::running: return QColor(0xd8, 0xe8, 0xf8);
-  }
-  return {};
-}
+// A regroup's result, with the runs it grouped: a newer load may have replaced them meanwhile.
+struct regrouped_comparison {
+  std::shared_ptr<const comparison_data> data;
+  comparison_grouping grouping;
+  qint64 ms = 0;
+};
+
+}  // namespace
 
 comparison_view::comparison_view(QWidget* parent)
     : QWidget(parent),
@@ -64,8 +62,11 @@ comparison_view::comparison_view(QWidget* parent)
       log_loss_(new QCheckBox("log loss axis", this)),
       caption_(new QLabel(this)),
       plot_(new QCustomPlot(this)),
-      grid_(new QTableWidget(this)),
-      queries_(new query_runner(this)) {
+      grid_(new QTableView(this)),
+      model_(new comparison_grid(this)),
+      sorted_(new QSortFilterProxyModel(this)),
+      queries_(new query_runner(this)),
+      grouping_(new query_runner(this)) {
   auto* controls = new QHBoxLayout;
   controls->addWidget(new QLabel("group by", this));
   controls->addWidget(key_box_);
@@ -87,20 +88,25 @@ comparison_view::comparison_view(QWidget* parent)
   plot_->xAxis->setTicker(step_ticker());
   plot_->yAxis->setLabel("training loss (mean ± sd of finished runs)");
   legend_above_with_zoom_reset(*plot_);
+  sorted_->setSourceModel(model_);
+  sorted_->setSortRole(comparison_grid::sort_role);
+  grid_->setModel(sorted_);
   grid_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   grid_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  grid_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);  // the order read until a header is clicked
   grid_->setSortingEnabled(true);
   grid_->verticalHeader()->hide();
-  connect(grid_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
-    const auto* item = grid_->item(row, 0);
-    if (item == nullptr) return;
-    const auto index = item->data(Qt::UserRole).toULongLong();
-    if (index < data_.runs.size()) emit run_activated(data_.runs[index].run);
+  // Column widths from the first rows, not from every one of thousands.
+  grid_->horizontalHeader()->setResizeContentsPrecision(100);
+  connect(grid_, &QTableView::doubleClicked, this, [this](const QModelIndex& at) {
+    const int row = sorted_->mapToSource(at).row();
+    if (row >= 0 && static_cast<std::size_t>(row) < data_->runs.size())
+      emit run_activated(data_->runs[static_cast<std::size_t>(row)].run);
   });
   connect(key_box_, &QComboBox::currentTextChanged, this, [this](const QString& key) {
     if (key.isEmpty()) return;
     wanted_key_ = key;
-    draw_bands();
+    if (asked_key() != bands_key_) regroup();
   });
   connect(log_loss_, &QCheckBox::toggled, this, [this] { draw_bands(); });
 }
@@ -121,43 +127,77 @@ QString comparison_view::group_key() const {
   return key == each_run ? QString() : key;
 }
 
+std::optional<std::string> comparison_view::asked_key() const {
+  if (wanted_key_.isEmpty()) return std::nullopt;
+  if (wanted_key_ == each_run) return std::string();
+  return wanted_key_.toStdString();
+}
+
 void comparison_view::reload(reload_cause cause) {
   if (files_.isEmpty()) return;
   const QStringList files = files_;
-  queries_->load<comparison_data>(
+  queries_->load<loaded_comparison>(
       cause,
-      [files](const interrupt_flag& interrupt) { return load_comparison(files, max_points, interrupt); },
-      [this](comparison_data value) {
+      [files, asked = asked_key()](const interrupt_flag& interrupt) {
+        auto data = std::make_shared<const comparison_data>(load_comparison(files, max_points, interrupt));
+        auto grouping = group_as_asked(*data, asked, max_points);
+        return loaded_comparison{std::move(data), std::move(grouping)};
+      },
+      [this](loaded_comparison value) {
         QElapsedTimer clock;
         clock.start();
-        data_ = std::move(value);
-        load_ms_ = data_.load_ms;
-        show_data();
+        data_ = std::move(value.data);
+        load_ms_ = data_->load_ms;
+        show_data(std::move(value.grouping));
         apply_ms_ = clock.elapsed();
         emit loaded();
+        // The key box changed while the load ran: group the new runs by what it shows now.
+        if (asked_key() != bands_key_) regroup();
       },
       [this](const QString& error) { emit failed(error); });
 }
 
-void comparison_view::show_data() {
+void comparison_view::regroup() {
+  grouping_->submit<regrouped_comparison>(
+      [data = data_, asked = asked_key()](const interrupt_flag&) {
+        QElapsedTimer clock;
+        clock.start();
+        auto grouping = group_as_asked(*data, asked, max_points);
+        return regrouped_comparison{data, std::move(grouping), clock.elapsed()};
+      },
+      [this](regrouped_comparison value) {
+        if (value.data != data_) return;  // runs a newer load replaced; that load groups its own
+        QElapsedTimer clock;
+        clock.start();
+        group_ms_ = value.ms;
+        bands_ = std::move(value.grouping.bands);
+        bands_key_ = std::move(value.grouping.key);
+        draw_bands();
+        draw_ms_ = clock.elapsed();
+        emit grouped();
+      },
+      [this](const QString& error) { emit failed(error); });
+}
+
+void comparison_view::show_data(comparison_grouping grouping) {
   QStringList keys{each_run};
-  for (const auto& k : data_.keys) keys << qstr(k);
-  if (!keys.contains(wanted_key_)) {
-    const auto chosen = default_group_key(data_);
-    wanted_key_ = chosen.empty() ? each_run : qstr(chosen);
-  }
+  for (const auto& k : data_->keys) keys << qstr(k);
+  // Nothing asked yet, or a key these runs lack: show what the worker fell back to.
+  if (!keys.contains(wanted_key_)) wanted_key_ = grouping.key.empty() ? each_run : qstr(grouping.key);
   {
     const QSignalBlocker quiet(key_box_);
     key_box_->clear();
     key_box_->addItems(keys);
     key_box_->setCurrentText(wanted_key_);
   }
-  fill_grid();
+  bands_ = std::move(grouping.bands);
+  bands_key_ = std::move(grouping.key);
+  model_->set_runs(data_);
+  grid_->resizeColumnsToContents();
   draw_bands();
 }
 
 void comparison_view::draw_bands() {
-  bands_ = group_runs(data_, group_key().toStdString(), max_points);
   plot_->clearGraphs();
   plot_->yAxis->setScaleType(log_loss_->isChecked() ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
   plot_->yAxis->setTicker(log_loss_->isChecked() ? QSharedPointer<QCPAxisTicker>(new QCPAxisTickerLog)
@@ -190,45 +230,18 @@ void comparison_view::draw_bands() {
     auto* middle = plot_->addGraph();
     middle->setPen(QPen(color, 1.6));
     middle->setData(steps, mean, true);
-    const QString label = group_key().isEmpty() ? qstr(band.value) : QString("%1 = %2").arg(group_key(), qstr(band.value));
-    middle->setName(QString("%1 — accuracy %2 (%3)").arg(label, with_spread(band.final_accuracy), outcomes(data_, band)));
+    const QString label =
+        bands_key_.empty() ? qstr(band.value) : QString("%1 = %2").arg(qstr(bands_key_), qstr(band.value));
+    middle->setName(QString("%1 — accuracy %2 (%3)").arg(label, with_spread(band.final_accuracy), outcomes(*data_, band)));
   }
   caption_->setText(QString("%1 runs in %2 file(s), %3 groups; %4 finished runs scored, the others counted but "
                             "never averaged")
-                        .arg(data_.runs.size())
-                        .arg(data_.files.size())
+                        .arg(data_->runs.size())
+                        .arg(data_->files.size())
                         .arg(bands_.size())
                         .arg(scored));
   plot_->rescaleAxes();
   plot_->replot();
-}
-
-void comparison_view::fill_grid() {
-  QStringList headers{"run"};
-  for (const auto& k : data_.keys) headers << qstr(k);
-  headers << "outcome" << "final loss" << "final accuracy" << "skipped steps" << "overflow events" << "NaN events";
-  grid_->setSortingEnabled(false);
-  grid_->clear();
-  grid_->setColumnCount(static_cast<int>(headers.size()));
-  grid_->setHorizontalHeaderLabels(headers);
-  grid_->setRowCount(static_cast<int>(data_.runs.size()));
-  for (std::size_t r = 0; r < data_.runs.size(); ++r) {
-    const auto& run = data_.runs[r];
-    QStringList cells{run.run.label};
-    for (const auto& k : data_.keys) cells << qstr(run.coordinate(k).value_or("—"));
-    cells << QString::fromUtf8(rundb::to_string(run.status).data()) << number(run.final_loss)
-          << number(run.final_accuracy) << QString::number(run.counts.skipped)
-          << QString::number(run.counts.overflow_events) << QString::number(run.counts.nan_events);
-    const QColor background = outcome_color(run.status);
-    for (int c = 0; c < cells.size(); ++c) {
-      auto* item = new QTableWidgetItem(cells[c]);
-      item->setBackground(background);
-      if (c == 0) item->setData(Qt::UserRole, QVariant::fromValue<qulonglong>(r));
-      grid_->setItem(static_cast<int>(r), c, item);
-    }
-  }
-  grid_->setSortingEnabled(true);
-  grid_->resizeColumnsToContents();
 }
 
 }  // namespace numlab_gui

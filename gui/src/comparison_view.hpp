@@ -6,21 +6,32 @@
 // failed. Below, the grid: one row per run with its coordinates, outcome,
 // final loss and accuracy and trouble counts, coloured by outcome. Double-
 // clicking a row opens that run in the other views.
+//
+// Reading the runs and grouping them both happen on workers, never on the UI
+// thread: a load reads and groups in one query (queries()); choosing another
+// key regroups the runs already read on a second runner (grouping_queries()),
+// so a regroup never interrupts a load. The UI thread only draws: the plot,
+// and the grid, a table model over the runs read (comparison_grid.hpp).
 #pragma once
 
 #include <QStringList>
 #include <QWidget>
 
+#include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "async_query.hpp"
 #include "comparison.hpp"
+#include "comparison_grid.hpp"
 
 class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QLabel;
-class QTableWidget;
+class QSortFilterProxyModel;
+class QTableView;
 
 namespace numlab_gui {
 
@@ -30,51 +41,71 @@ class comparison_view : public QWidget {
  public:
   explicit comparison_view(QWidget* parent = nullptr);
 
-  /// Compares every run of `files`; loads in the background, then emits loaded().
+  /// Compares every run of `files`; loads and groups in the background, then emits loaded().
   void set_files(const QStringList& files);
   /// Loads again: at once for `user`, after the runner's rest for `live`.
   void reload(reload_cause cause = reload_cause::user);
+  /// The runner that reads (and groups) the files.
   query_runner* queries() const { return queries_; }
-  /// Groups by `key` (a coordinate key; empty: every run alone). Unknown keys are ignored.
+  /// The runner that regroups the runs read when the key changes.
+  query_runner* grouping_queries() const { return grouping_; }
+  /// Groups by `key` (a coordinate key; empty: every run alone) on a worker,
+  /// then emits grouped(); nothing happens when it is the key shown already.
+  /// A key no run has is kept for the next load, which falls back to the default.
   void set_group_key(const QString& key);
+  /// The key chosen in the key box ("" for every run alone).
   QString group_key() const;
 
   QCustomPlot* plot() const { return plot_; }
-  QTableWidget* grid() const { return grid_; }
-  const comparison_data& data() const { return data_; }
+  /// The grid of runs, sortable by any column (a proxy over grid_model()).
+  QTableView* grid() const { return grid_; }
+  /// The grid's rows in the order read: row r is data().runs[r].
+  const comparison_grid* grid_model() const { return model_; }
+  const comparison_data& data() const { return *data_; }
   /// The bands drawn, in legend order.
   const std::vector<seed_band>& bands() const { return bands_; }
   /// How long the last load took on the worker, and applying it on the UI thread (ms).
   qint64 load_ms() const { return load_ms_; }
   qint64 apply_ms() const { return apply_ms_; }
+  /// How long the last regroup took on the worker, and drawing it on the UI thread (ms).
+  qint64 group_ms() const { return group_ms_; }
+  qint64 draw_ms() const { return draw_ms_; }
 
   /// Most loss points per run and per band.
   static constexpr std::size_t max_points = 400;
-  /// Background colour of a grid row for a run that ended so.
-  static QColor outcome_color(rundb::run_status status);
 
  signals:
+  /// Files read, grouped and drawn.
   void loaded();
+  /// Regrouped by another key and drawn.
+  void grouped();
   void failed(const QString& message);
   /// A grid row was double-clicked.
   void run_activated(const run_ref& run);
 
  private:
-  void show_data();
+  // What the key box asks for: nullopt before anyone chose, "" for each run alone.
+  std::optional<std::string> asked_key() const;
+  void regroup();
+  void show_data(comparison_grouping grouping);
   void draw_bands();
-  void fill_grid();
 
   QComboBox* key_box_;
   QCheckBox* log_loss_;
   QLabel* caption_;
   QCustomPlot* plot_;
-  QTableWidget* grid_;
+  QTableView* grid_;
+  comparison_grid* model_;
+  QSortFilterProxyModel* sorted_;
   QStringList files_;
-  comparison_data data_;
+  // Shared with the grouping worker, which reads it while the UI thread draws; never changed once loaded.
+  std::shared_ptr<const comparison_data> data_ = std::make_shared<const comparison_data>();
   std::vector<seed_band> bands_;
+  std::string bands_key_;  // the key bands_ were grouped by
   QString wanted_key_;
-  qint64 load_ms_ = 0, apply_ms_ = 0;
+  qint64 load_ms_ = 0, apply_ms_ = 0, group_ms_ = 0, draw_ms_ = 0;
   query_runner* queries_;
+  query_runner* grouping_;
 };
 
 }  // namespace numlab_gui

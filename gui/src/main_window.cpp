@@ -85,7 +85,7 @@ main_window::main_window(QWidget* parent)
   runners_[histograms_] = {histograms_->queries()};
   runners_[swamping_] = {swamping_->queries()};
   runners_[scales_] = {scales_->queries(), scales_->detail_queries(), scales_->underflow_map()->queries()};
-  runners_[comparison_] = {comparison_->queries()};
+  runners_[comparison_] = {comparison_->queries(), comparison_->grouping_queries()};
   runners_[events_] = {events_->queries()};
   for (const auto& [view, runners] : runners_) {
     for (auto* runner : runners) connect(runner, &query_runner::busy_changed, this, &main_window::update_busy);

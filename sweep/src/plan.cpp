@@ -1,6 +1,8 @@
 // Writing and reading sweep folders, point states, Slurm scripts (sweep/plan.hpp).
 #include "sweep/plan.hpp"
 
+#include "sweep/point_lock.hpp"
+
 #include <fstream>
 #include <sstream>
 
@@ -66,9 +68,10 @@ std::string_view to_string(point_state state) {
     case point_state::failed: return "failed";
     case point_state::interrupted: return "interrupted";
     case point_state::running: return "running";
-    case point_state::missing: return "missing";
+    case point_state::killed: return "killed";
+    case point_state::not_started: return "not-started";
   }
-  return "missing";
+  return "not-started";
 }
 
 bool is_done(point_state state) {
@@ -128,13 +131,17 @@ std::vector<point> read_plan(const std::filesystem::path& dir) {
   return points;
 }
 
-point_state state_of(const layout& files, const point& p) {
+namespace {
+
+// What the point's database alone says; `running` for any run not ended
+// (including an empty or unreadable file) and `not_started` for no file.
+point_state recorded_state(const layout& files, const point& p) {
   const auto file = files.database(p);
-  if (!std::filesystem::exists(file)) return point_state::missing;
+  if (!std::filesystem::exists(file)) return point_state::not_started;
   try {
     rundb::reader db(file);
     const auto runs = db.runs();
-    if (runs.empty()) return point_state::running;  // killed between creating the file and beginning the run
+    if (runs.empty()) return point_state::running;  // between creating the file and beginning the run
     switch (runs.back().status) {
       case rundb::run_status::finished: return point_state::finished;
       case rundb::run_status::diverged: return point_state::diverged;
@@ -144,9 +151,29 @@ point_state state_of(const layout& files, const point& p) {
       case rundb::run_status::failed: return point_state::failed;
     }
   } catch (const rundb::error&) {
-    return point_state::failed;  // a file it could not even open: a crash while creating it
+    return point_state::failed;  // a file it could not even open: being created, or a crash while it was
   }
   return point_state::failed;
+}
+
+}  // namespace
+
+point_state state_of(const layout& files, const point& p) {
+  const point_state recorded = recorded_state(files, p);
+  const bool tried_without_record = recorded == point_state::not_started && std::filesystem::exists(files.lock(p));
+  if (recorded != point_state::running && recorded != point_state::failed && !tried_without_record) return recorded;
+  switch (probe_lock(files.lock(p))) {
+    case lock_state::held: return point_state::running;
+    case lock_state::unknown: return recorded;  // no flock here: nobody can tell running from killed
+    case lock_state::free: break;
+  }
+  // Nobody runs it now. Read again: a point that ended between the first read
+  // and the probe shows its outcome, never `killed`.
+  const point_state now = recorded_state(files, p);
+  if (now == point_state::running) return point_state::killed;
+  // Tried but no database: an error before it made one (its log says which), or killed in that instant.
+  if (now == point_state::not_started && std::filesystem::exists(files.lock(p))) return point_state::failed;
+  return now;
 }
 
 std::string slurm_script(const std::string& sweep_name, const slurm_resources& r, const std::filesystem::path& dir,

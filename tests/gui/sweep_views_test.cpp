@@ -150,22 +150,62 @@ class sweep_views_test : public QObject {
     QVERIFY(view.plot()->graph(1)->channelFillGraph() == view.plot()->graph(0));
     QVERIFY(mean->name().contains("3 finished") && (bands[0].value != "fp16" || mean->name().contains("1 diverged")));
     // The grid: a row per run, coloured by outcome.
-    QCOMPARE(view.grid()->rowCount(), 8);
-    int outcome_column = -1;
-    for (int c = 0; c < view.grid()->columnCount(); ++c)
-      if (view.grid()->horizontalHeaderItem(c)->text() == "outcome") outcome_column = c;
-    QVERIFY(outcome_column >= 0);
+    const auto* grid = view.grid()->model();
+    QCOMPARE(grid->rowCount(), 8);
+    const auto column = [&](const QString& header) {
+      for (int c = 0; c < grid->columnCount(); ++c)
+        if (grid->headerData(c, Qt::Horizontal).toString() == header) return c;
+      return -1;
+    };
+    const int outcome_column = column("outcome"), seed_column = column("seed");
+    QVERIFY(outcome_column >= 0 && seed_column >= 0);
     int diverged_rows = 0;
-    for (int r = 0; r < view.grid()->rowCount(); ++r) {
-      const auto* item = view.grid()->item(r, outcome_column);
-      const auto status = rundb::parse_run_status(item->text().toStdString());
+    for (int r = 0; r < grid->rowCount(); ++r) {
+      const auto cell = grid->index(r, outcome_column);
+      const auto status = rundb::parse_run_status(cell.data().toString().toStdString());
       QVERIFY(status.has_value());
-      QCOMPARE(item->background().color(), comparison_view::outcome_color(*status));
+      QCOMPARE(cell.data(Qt::BackgroundRole).value<QColor>(), comparison_grid::outcome_color(*status));
       if (*status == rundb::run_status::diverged) ++diverged_rows;
     }
     QCOMPARE(diverged_rows, 1);
-    QVERIFY(comparison_view::outcome_color(rundb::run_status::diverged) !=
-            comparison_view::outcome_color(rundb::run_status::finished));
+    QVERIFY(comparison_grid::outcome_color(rundb::run_status::diverged) !=
+            comparison_grid::outcome_color(rundb::run_status::finished));
+    // Rows come in the order written until a header is clicked.
+    QCOMPARE(grid->index(0, 0).data().toString(), QString("bf16-s1 (#1)"));
+    QCOMPARE(grid->index(7, outcome_column).data().toString(), QString("failed"));
+  }
+
+  // Sorting compares numbers as numbers (seed 10 after seed 9), and a
+  // double-click opens the run under the cursor, however the grid is sorted.
+  void comparison_grid_sorts_numbers_as_numbers() {
+    const auto file = dir_ / "seeds.db";
+    {
+      rundb::writer w(file);
+      for (const int seed : {10, 9, 100, 2}) write_point(w, "bf16", seed, rundb::run_status::finished);
+    }
+    comparison_view view;
+    QSignalSpy loaded(&view, &comparison_view::loaded);
+    view.set_files({QString::fromStdString(file.string())});
+    QVERIFY(wait_loaded(loaded));
+    const auto* grid = view.grid()->model();
+    int seed_column = -1, loss_column = -1;
+    for (int c = 0; c < grid->columnCount(); ++c) {
+      if (grid->headerData(c, Qt::Horizontal).toString() == "seed") seed_column = c;
+      if (grid->headerData(c, Qt::Horizontal).toString() == "final loss") loss_column = c;
+    }
+    QVERIFY(seed_column >= 0 && loss_column >= 0);
+    view.grid()->sortByColumn(seed_column, Qt::AscendingOrder);
+    QStringList seeds;
+    for (int r = 0; r < grid->rowCount(); ++r) seeds << grid->index(r, seed_column).data().toString();
+    QCOMPARE(seeds, (QStringList{"2", "9", "10", "100"}));
+    // Final loss = 0.5 + 0.1 seed + 1/20 grows with the seed, so descending loss is descending seed.
+    view.grid()->sortByColumn(loss_column, Qt::DescendingOrder);
+    QCOMPARE(grid->index(0, seed_column).data().toString(), QString("100"));
+    QCOMPARE(grid->index(3, seed_column).data().toString(), QString("2"));
+    QSignalSpy activated(&view, &comparison_view::run_activated);
+    emit view.grid()->doubleClicked(grid->index(0, 0));
+    QCOMPARE(activated.count(), 1);
+    QCOMPARE(activated.front().front().value<run_ref>().id, std::int64_t{3});  // seed 100, the third run written
   }
 
   void comparison_reads_one_file_per_point_like_a_merged_one() {
@@ -181,14 +221,38 @@ class sweep_views_test : public QObject {
       QCOMPARE(band.finished, std::size_t{3});
       QVERIFY(std::abs(band.mean.back() - sweep_loss(band.value, 2, sweep_steps - 1)) < 1e-12);
     }
-    // Grouping by seed: three groups of two precisions each.
+    // Grouping by seed: three groups of two precisions each, grouped on the
+    // worker, so the bands change only once it hands them back.
+    QSignalSpy grouped(&view, &comparison_view::grouped);
     view.set_group_key("seed");
+    QCOMPARE(view.bands().size(), std::size_t{2});
+    QVERIFY(grouped.wait(20000));
+    QCOMPARE(view.group_key(), QString("seed"));
     QCOMPARE(view.bands().size(), std::size_t{3});
     const auto& seed1 = view.bands().front();
     QCOMPARE(seed1.value, std::string("1"));
     // bf16 and fp16 at seed 1: offsets 0.5 and 1.0, so mean +0.75 and sd 0.5 / sqrt(2).
     QVERIFY(std::abs(seed1.mean[0] - (0.75 + 0.1 + 1.0)) < 1e-12);
     QVERIFY(std::abs(seed1.sd[0] - 0.5 / std::sqrt(2.0)) < 1e-12);
+  }
+
+  // The key changes while other files load: the runs grouped at the end are
+  // the new files' runs, by the new key, whatever order the workers finish in.
+  void comparison_regroups_what_a_load_brings_by_the_key_chosen_meanwhile() {
+    comparison_view view;
+    QSignalSpy loaded(&view, &comparison_view::loaded);
+    view.set_files({merged_});
+    QVERIFY(wait_loaded(loaded));
+    QCOMPARE(view.group_key(), QString("precision"));
+    view.set_files(split_);        // starts the load on the worker...
+    view.set_group_key("seed");    // ...and regroups the merged file's runs meanwhile
+    QTRY_VERIFY_WITH_TIMEOUT(loaded.count() == 2 && !view.queries()->busy() && !view.grouping_queries()->busy(), 20000);
+    QCOMPARE(view.data().runs.size(), std::size_t{6});
+    QCOMPARE(view.group_key(), QString("seed"));
+    // The split files' seeds 1..3, two precisions each (the merged file's would be 5 bands).
+    QCOMPARE(view.bands().size(), std::size_t{3});
+    for (const auto& band : view.bands()) QCOMPARE(band.members.size(), std::size_t{2});
+    QVERIFY(view.plot()->graph(2)->name().startsWith("seed = 1"));
   }
 
   void scales_view_plots_amax_against_the_scale() {

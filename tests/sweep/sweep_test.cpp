@@ -1,7 +1,8 @@
 // numlab sweep end to end: a spec expands into named points; a real GNU
 // parallel sweep of 8 small training runs (2 of which diverge) leaves one
 // database per point with its outcome, merges and compares; a sweep killed
-// halfway and rerun trains only the points it had not finished.
+// halfway and rerun trains only the points it had not finished; status tells
+// a running point from a SIGKILLed one.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -11,11 +12,13 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <thread>
 
 #include "../cli/run_process.hpp"
 #include "lab/errors.hpp"
 #include "rundb/compare.hpp"
+#include "rundb/errors.hpp"
 #include "rundb/reader.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/spec.hpp"
@@ -143,9 +146,9 @@ TEST(SweepLocal, EightPointsThroughGnuParallelMergeAndCompare) {
   EXPECT_NE(table.out.find("fp16-mixed  4     2         2"), std::string::npos) << table.out;
 }
 
-// Starts `numlab sweep` in a process group of its own, so the test can kill
+// Starts `numlab ARGS` in a process group of its own, so the test can kill
 // it together with GNU parallel and every point it runs.
-pid_t start_sweep_group(const std::vector<std::string>& args, const fs::path& log) {
+pid_t start_numlab_group(const std::vector<std::string>& args, const fs::path& log) {
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
@@ -172,7 +175,7 @@ TEST(SweepLocal, KilledHalfwayAndRerunTrainsOnlyTheMissingPoints) {
   const auto dir = s.dir / "out";
   const auto spec = write_spec(s.dir, 40);  // long enough points to kill the sweep among them
   const std::vector<std::string> args{"sweep", spec.string(), "--dir", dir.string(), "--local", "-j", "1"};
-  const pid_t sweep_pid = start_sweep_group(args, s.dir / "first.log");
+  const pid_t sweep_pid = start_numlab_group(args, s.dir / "first.log");
   ASSERT_GT(sweep_pid, 0);
   // Kill the whole group (SIGKILL: no handler runs) once 3 points are done.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
@@ -201,6 +204,8 @@ TEST(SweepLocal, KilledHalfwayAndRerunTrainsOnlyTheMissingPoints) {
     kept[p.name] = {st.st_ino, static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
   }
   ASSERT_GT(unfinished, 0u) << "the sweep finished before it was killed";
+  // Nothing runs any more: no point may still read as running.
+  for (const auto& p : points) EXPECT_NE(sweep::state_of({dir}, p), sweep::point_state::running) << p.name;
   const auto rerun = run_numlab(args);
   ASSERT_EQ(rerun.exit_code, 0) << rerun.out << rerun.err;
   for (const auto& p : points) {
@@ -221,6 +226,80 @@ TEST(SweepLocal, KilledHalfwayAndRerunTrainsOnlyTheMissingPoints) {
   while (std::getline(joblog, line)) ++seen[line.substr(0, line.find('\t'))];
   EXPECT_EQ(seen.size(), 8u);
   for (const auto& [seq, n] : seen) EXPECT_EQ(n, 1) << "job " << seq << " ran " << n << " times";
+}
+
+// Kills a process group with SIGKILL and reaps its leader, at scope exit at the latest.
+struct group_killer {
+  pid_t pid;
+  void kill_now() {
+    if (pid <= 0) return;
+    ::kill(-pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    pid = -1;
+  }
+  ~group_killer() { kill_now(); }
+};
+
+// The line `sweep status` prints for point `index`, "" when there is none.
+std::string status_line(const std::string& out, std::size_t index) {
+  std::istringstream lines(out);
+  const std::string tag = std::to_string(index) + "  ";
+  for (std::string line; std::getline(lines, line);)
+    if (line.find_first_not_of(' ') == line.find(tag)) return line;
+  return {};
+}
+
+TEST(SweepStatus, TellsARunningPointFromAKilledOne) {
+  scratch s("status");
+  const auto dir = s.dir / "out";
+  const auto spec = write_spec(s.dir, 100000);  // trains far longer than the test lives
+  const auto planned = run_numlab({"sweep", spec.string(), "--dir", dir.string()});
+  ASSERT_EQ(planned.exit_code, 0) << planned.err;
+  const auto points = sweep::read_plan(dir);
+  const sweep::layout files{dir};
+  group_killer first{start_numlab_group({"sweep", "point", dir.string(), "0"}, s.dir / "p0.log")};
+  group_killer second{start_numlab_group({"sweep", "point", dir.string(), "1"}, s.dir / "p1.log")};
+  ASSERT_GT(first.pid, 0);
+  ASSERT_GT(second.pid, 0);
+  // Wait until both have begun their runs (the databases alone say so).
+  const auto began = [&](const sweep::point& p) {
+    try {
+      return fs::exists(files.database(p)) && rundb::reader(files.database(p)).runs().size() == 1;
+    } catch (const rundb::error&) {
+      return false;
+    }
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  while (!(began(points[0]) && began(points[1])) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(began(points[0]) && began(points[1])) << "the points did not begin their runs in 2 minutes";
+
+  auto status = run_numlab({"sweep", "status", dir.string()});
+  EXPECT_EQ(status.exit_code, 1) << status.out;
+  EXPECT_NE(status_line(status.out, 0).find("running"), std::string::npos) << status.out;
+  EXPECT_NE(status_line(status.out, 1).find("pid " + std::to_string(second.pid)), std::string::npos) << status.out;
+  EXPECT_NE(status_line(status.out, 2).find("not-started"), std::string::npos) << status.out;
+  // A second process for a running point leaves it alone, and says who has it.
+  const auto twice = run_numlab({"sweep", "point", dir.string(), "1"});
+  EXPECT_EQ(twice.exit_code, 75);
+  EXPECT_NE(twice.err.find("is being trained by pid " + std::to_string(second.pid)), std::string::npos) << twice.err;
+  EXPECT_TRUE(began(points[1]));
+
+  first.kill_now();  // SIGKILL mid-run: no handler runs, the database still says running
+  EXPECT_EQ(rundb::reader(files.database(points[0])).runs().back().status, rundb::run_status::running);
+  EXPECT_EQ(sweep::state_of(files, points[0]), sweep::point_state::killed);
+  EXPECT_EQ(sweep::state_of(files, points[1]), sweep::point_state::running);
+  status = run_numlab({"sweep", "status", dir.string()});
+  EXPECT_NE(status_line(status.out, 0).find("killed"), std::string::npos) << status.out;
+  EXPECT_NE(status_line(status.out, 1).find("running"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("8 points: 1 running 1 killed 6 not-started"), std::string::npos) << status.out;
+  // --slurm resubmits the killed point and leaves the running one to its process.
+  const auto slurm = run_numlab({"sweep", spec.string(), "--dir", dir.string(), "--slurm"});
+  ASSERT_EQ(slurm.exit_code, 0) << slurm.err;
+  std::ifstream script(dir / "sweep.sbatch");
+  const std::string text((std::istreambuf_iterator<char>(script)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("#SBATCH --array=0,2-7\n"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 //   DIR/points.tsv        header "index name KEY..." then one row per point (tab-separated)
 //   DIR/configs/NAME.yml  each point's resolved config (numlab train --config reads it)
 //   DIR/runs/NAME.db      each point's run database, written by `numlab sweep point`
+//   DIR/runs/NAME.lock    held by the process training the point (sweep/point_lock.hpp)
 //   DIR/logs/             the executors' per-point output
 #pragma once
 
@@ -20,18 +21,19 @@
 
 namespace sweep {
 
-/// Where a point stands, read from its run database.
+/// Where a point stands, read from its run database and its lock.
 enum class point_state {
   finished,     ///< trained to the end
   diverged,     ///< the loss became NaN or infinite: an outcome, not retried
   trapped,      ///< a floating-point trap stopped it: an outcome, not retried
-  failed,       ///< stopped by an error, or its database is unreadable: retried
+  failed,       ///< stopped by an error, its database unreadable, or tried and left no database: retried
   interrupted,  ///< stopped by SIGINT: retried
-  running,      ///< still training, or killed while it was: retried once nothing runs it
-  missing,      ///< no database yet
+  running,      ///< a live process holds its lock (or, where flock is unsupported, its run is unfinished)
+  killed,       ///< its run is unfinished and nobody holds its lock: the process died (SIGKILL, OOM, time limit); retried
+  not_started,  ///< never tried: no database, no lock file
 };
 
-/// "finished", "diverged", ...
+/// "finished", "diverged", ..., "killed", "not-started".
 std::string_view to_string(point_state state);
 /// True for the states a rerun keeps (finished, diverged, trapped).
 bool is_done(point_state state);
@@ -42,6 +44,7 @@ struct layout {
   std::filesystem::path points() const { return dir / "points.tsv"; }
   std::filesystem::path config(const point& p) const { return dir / "configs" / (p.name + ".yml"); }
   std::filesystem::path database(const point& p) const { return dir / "runs" / (p.name + ".db"); }
+  std::filesystem::path lock(const point& p) const { return dir / "runs" / (p.name + ".lock"); }
   std::filesystem::path logs() const { return dir / "logs"; }
 };
 
@@ -54,7 +57,8 @@ void write_plan(const spec& s, const std::vector<point>& points, std::span<const
 /// The points of the plan in `dir`; throws lab::input_error when there is none.
 std::vector<point> read_plan(const std::filesystem::path& dir);
 
-/// The state of `p` from its run database (its last run's status).
+/// The state of `p`: its run database's last run status, and for a run not
+/// yet ended whether a live process holds the point's lock.
 point_state state_of(const layout& files, const point& p);
 
 /// A Slurm batch script running `indices` of the sweep in `dir` as one job
