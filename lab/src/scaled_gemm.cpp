@@ -1,5 +1,7 @@
 #include "lab/scaled_gemm.hpp"
 
+#include <cblas.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -11,15 +13,13 @@ namespace lab {
 namespace {
 
 // The rows x cols matrix src (row stride ld) transposed into dst (cols x
-// rows, dense), in 32 x 32 tiles so both sides stay in cache.
+// rows, dense), by OpenBLAS's out-of-place matrix copy: several times faster
+// than a tiled loop here. Its factor 1 leaves every value as it is (a
+// signalling NaN comes out quiet, which quantize treats alike).
 void transpose(const float* src, std::size_t ld, std::size_t rows, std::size_t cols, float* dst) {
-  constexpr std::size_t tile = 32;
-  for (std::size_t r0 = 0; r0 < rows; r0 += tile)
-    for (std::size_t c0 = 0; c0 < cols; c0 += tile) {
-      const std::size_t r1 = std::min(rows, r0 + tile), c1 = std::min(cols, c0 + tile);
-      for (std::size_t r = r0; r < r1; ++r)
-        for (std::size_t c = c0; c < c1; ++c) dst[c * rows + r] = src[r * ld + c];
-    }
+  if (rows == 0 || cols == 0) return;
+  cblas_somatcopy(CblasRowMajor, CblasTrans, static_cast<blasint>(rows), static_cast<blasint>(cols), 1.0f, src,
+                  static_cast<blasint>(ld), dst, static_cast<blasint>(rows));
 }
 
 // One operand, quantized and dequantized into its scratch.

@@ -346,6 +346,23 @@ TEST(ScaledRecipeHadamard, TransformIsTheOrthogonalMatrixTimesEachRunOf16) {
       }
       EXPECT_NEAR(x[r * k + p], expected, mag * 4 * 0x1p-24) << r << "," << p;
     }
+  // Bit for bit the fp32 steps the header names (on a CPU with AVX-512 this
+  // checks its vector path): signs, butterflies h = 1, 2, 4, 8, × 1/4.
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t run = 0; run < 2; ++run) {
+      float v[16];
+      for (std::size_t i = 0; i < 16; ++i) v[i] = before[r * k + run * 16 + i] * signs[i];
+      for (std::size_t h = 1; h < 16; h *= 2)
+        for (std::size_t i = 0; i < 16; ++i)
+          if ((i & h) == 0) {
+            const float a = v[i], b = v[i + h];
+            v[i] = a + b;
+            v[i + h] = a - b;
+          }
+      for (std::size_t i = 0; i < 16; ++i)
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(x[r * k + run * 16 + i]), std::bit_cast<std::uint32_t>(v[i] * 0.25f))
+            << r << "," << run * 16 + i;
+    }
 }
 
 TEST(ScaledRecipeKeys, ScaledClassOnlyForGemmsAndBadValuesNamed) {
