@@ -141,6 +141,22 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
 void dequantize(std::span<const std::uint8_t> elements, std::span<const std::uint32_t> scales, float tensor_scale,
                 tensor_shape shape, std::span<float> out, const scaled_options& options);
 
+/// quantize() and dequantize() in one call, for emulating a scaled-format
+/// GEMM operand in fp32: out[i] is bit for bit what dequantize(quantize(in))
+/// gives for element i (element × scale × tensor_scale rounded once to
+/// nearest-even fp32; NaN in a NaN-scale block), and the result (flags,
+/// counts, tensor_scale) is quantize's. No element codes are stored, so
+/// options.layout does not matter. The block scales go to `scales`
+/// (scale_count(...) entries, as quantize writes them). `out` may be `in`
+/// itself (in place) but must not overlap it otherwise. Throws
+/// std::invalid_argument as quantize does, and for a wrong output size;
+/// nothing is written then.
+scaled_result quantize_dequantize(std::span<const float> in, tensor_shape shape, std::span<float> out,
+                                  std::span<std::uint32_t> scales, const scaled_options& options);
+/// The same without the block scales.
+scaled_result quantize_dequantize(std::span<const float> in, tensor_shape shape, std::span<float> out,
+                                  const scaled_options& options);
+
 /// The value of one scale encoding (NaN for a NaN code).
 double scale_value(scale_type t, std::uint32_t code);
 /// The value of one element code (its low element_bits bits); INT8 codes are

@@ -16,6 +16,7 @@
 #include "libnum/scaled_array.hpp"
 #include "mx_block_kernel.hpp"
 #include "nvfp4_block_kernel.hpp"
+#include "quantize_setup.hpp"
 
 namespace num {
 namespace {
@@ -43,7 +44,9 @@ void check_format(const scaled_options& o) {
   if (auto why = scaled_format_problem(o.format)) bad(*why);
 }
 
-void check_options(const scaled_options& o) {
+}  // namespace
+
+void scaled_detail::check_options(const scaled_options& o) {
   check_format(o);
   const std::string element(element_name(o.format.element));
   if (o.spec.random_bits < 1 || o.spec.random_bits > 32) {
@@ -63,6 +66,8 @@ void check_options(const scaled_options& o) {
     bad("tensor amax must be finite and >= 0, or NaN to compute it (got " + std::to_string(o.tensor_amax) + ")");
   }
 }
+
+namespace {
 
 void check_size(std::size_t got, std::size_t want, const char* what) {
   if (got != want)
@@ -276,9 +281,14 @@ std::size_t element_bytes(element_type t, element_layout layout, std::size_t n) 
   return (n * static_cast<std::size_t>(element_bits(t)) + 7) / 8;
 }
 
+float scaled_detail::tensor_amax(std::span<const float> in, const scaled_options& o) {
+  if (!std::isnan(o.tensor_amax)) return o.tensor_amax;
+  return resolve_simd_path(o.path) == simd_path::avx512 ? finite_amax_avx512(in.data(), in.size()) : finite_amax(in);
+}
+
 scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<std::uint8_t> elements,
                        std::span<std::uint32_t> scales, const scaled_options& options) {
-  check_options(options);
+  scaled_detail::check_options(options);
   check_size(in.size(), shape.size(), "the input");
   check_size(elements.size(), element_bytes(options.format.element, options.layout, shape.size()), "the element array");
   const block_grid grid(options.format, shape);
@@ -287,10 +297,7 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
   scaled_result result;
   const block_kernel kernel = kernel_for(options, shape);
   if (options.format.rule == scale_rule::nvfp4) {
-    const float amax = !std::isnan(options.tensor_amax) ? options.tensor_amax
-                       : kernel == block_kernel::nvfp4  ? scaled_detail::finite_amax_avx512(in.data(), in.size())
-                                                        : finite_amax(in);
-    result.tensor_scale = scaled_detail::nvfp4_tensor_scale(amax);
+    result.tensor_scale = scaled_detail::nvfp4_tensor_scale(scaled_detail::tensor_amax(in, options));
   }
   if (options.layout == element_layout::packed) std::fill(elements.begin(), elements.end(), std::uint8_t{0});
   block_quantizer quantizer(options, in, result.tensor_scale);

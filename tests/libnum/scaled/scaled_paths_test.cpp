@@ -6,46 +6,13 @@
 
 #include <cmath>
 #include <libnum/array.hpp>
-#include <limits>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "scaled_run.hpp"
+#include "scaled_test_data.hpp"
 
 namespace {
-
-std::vector<float> path_data(std::size_t blocks, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_int_distribution<int> base(-130, 125), below(0, 40), kind(0, 99);
-  std::uniform_int_distribution<std::uint32_t> mantissa(0, 0x7FFFFF);
-  std::vector<float> v(blocks * 32);
-  for (std::size_t b = 0; b < blocks; ++b) {
-    const int e = base(gen);
-    const int special = kind(gen);
-    // Short significands in most blocks, so that ties and exact values occur.
-    static constexpr std::uint32_t keep[] = {0x7FFFFF, 0x7F0000, 0x7C0000, 0x700000, 0x600000};
-    const std::uint32_t mask = keep[b % 5];
-    for (std::size_t j = 0; j < 32; ++j) {
-      const int ej = std::max(-126, e - below(gen) / (b % 3 == 0 ? 1 : 8));
-      float x = std::ldexp(1.0f + static_cast<float>(mantissa(gen) & mask) * 0x1p-23f, ej);
-      if (gen() % 2) x = -x;
-      if (gen() % 16 == 0) x = gen() % 2 ? 0.0f : -0.0f;
-      v[b * 32 + j] = x;
-    }
-    if (special == 0) v[b * 32 + 3] = std::numeric_limits<float>::quiet_NaN();
-    if (special == 1) v[b * 32 + 5] = -std::numeric_limits<float>::infinity();
-    if (special == 2) v[b * 32 + 7] = 0x1p-140f;
-    if (special == 4) {  // x / X far below 2^-126: fp32 cannot hold the quotient
-      v[b * 32 + 9] = 0x1p120f;
-      v[b * 32 + 10] = -0x1p-20f;
-    }
-    if (special == 3)
-      std::fill(v.begin() + static_cast<std::ptrdiff_t>(b * 32), v.begin() + static_cast<std::ptrdiff_t>(b * 32 + 32),
-                0.0f);
-  }
-  return v;
-}
 
 // The fast path's outputs equal the scalar path's: codes, scales, counts, flags.
 void expect_same(const scaled_test::quantized& fast, const scaled_test::quantized& scalar, const std::string& label) {
@@ -57,7 +24,7 @@ void expect_same(const scaled_test::quantized& fast, const scaled_test::quantize
 
 TEST(ScaledPaths, Avx512MxMatchesScalarInEveryModeAndFormat) {
   if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
-  const std::vector<float> in = path_data(400, 5);
+  const std::vector<float> in = scaled_test::path_data(400, 5);
   for (const char* name : {"mxfp8", "mxfp8-e5m2", "mxfp6-e2m3", "mxfp6-e3m2", "mxfp4", "e4m3/mx-rceil", "e2m1/mx-rceil",
                            "e5m2/mx-even", "e2m3/mx-even", "e3m2/mx-rceil"}) {
     for (num::rounding mode : num::all_roundings) {
@@ -86,7 +53,7 @@ TEST(ScaledPaths, Avx512MxMatchesScalarInEveryModeAndFormat) {
 // multiple of 4) and one long row (the random window refilled many times).
 TEST(ScaledPaths, Avx512MxMatchesScalarAlongRowsWithPartialBlocks) {
   if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
-  const std::vector<float> in = path_data(100, 11);
+  const std::vector<float> in = scaled_test::path_data(100, 11);
   const num::tensor_shape shapes[] = {{32, 100}, {1, 3200}, {100, 32}};
   for (const num::tensor_shape shape : shapes) {
     for (const char* name : {"mxfp8", "mxfp4"}) {
@@ -129,32 +96,9 @@ TEST(ScaledPaths, UnderflowFlagOnlyWhereRoundingStaysBelowTheNormalRange) {
 
 }  // namespace
 
-namespace {
-
-// NVFP4 data: the mixed blocks of path_data, and blocks on E2M1's half grid
-// (ties, exact values, saturation) under scales that make D = S·s a power of
-// two or a 4-bit significand.
-std::vector<float> nvfp4_data(unsigned seed) {
-  std::vector<float> v = path_data(60, seed);
-  std::mt19937 gen(seed);
-  std::uniform_int_distribution<int> step(0, 32), exponent(-8, 8);
-  for (int b = 0; b < 120; ++b) {
-    const int e = exponent(gen);
-    for (int j = 0; j < 16; ++j) {
-      float x = std::ldexp(static_cast<float>(step(gen)) * 0.25f, e);
-      if (b % 3 == 0) x *= 1.5f;
-      v.push_back(gen() % 2 ? -x : x);
-    }
-    v[v.size() - 16] = std::ldexp(6.0f, e);  // amax on the grid
-  }
-  return v;
-}
-
-}  // namespace
-
 TEST(ScaledPaths, Avx512Nvfp4MatchesScalarInEveryMode) {
   if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
-  const std::vector<float> in = nvfp4_data(7);
+  const std::vector<float> in = scaled_test::nvfp4_data(7);
   ASSERT_EQ(in.size() % 16, 0u);
   const num::tensor_shape shapes[] = {{1, in.size()}, {in.size() / 80, 80}, {in.size() / 40, 40}};
   for (const num::tensor_shape shape : shapes) {
@@ -240,7 +184,7 @@ TEST(ScaledPaths, Avx512Nvfp4DecidesTiesOfScaleAndTininessAsScalar) {
 // path; the bytes equal the scalar path's either way.
 TEST(ScaledPaths, Avx512PackedFp4BytesMatchScalar) {
   if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
-  const std::vector<float> in = nvfp4_data(3);  // 3840 values
+  const std::vector<float> in = scaled_test::nvfp4_data(3);  // 3840 values
   const num::tensor_shape shapes[] = {{1, in.size()}, {in.size() / 96, 96}, {in.size() / 160, 160}, {1, in.size() - 1}};
   for (const num::tensor_shape shape : shapes) {
     const std::vector<float> part(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(shape.size()));
@@ -268,7 +212,7 @@ TEST(ScaledPaths, Avx512PackedFp4BytesMatchScalar) {
 // and without -2, against the scalar path.
 TEST(ScaledPaths, Avx512MxInt8MatchesScalar) {
   if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
-  std::vector<float> in = path_data(400, 13);
+  std::vector<float> in = scaled_test::path_data(400, 13);
   // One hand-made block (amax 4).
   for (std::size_t j = 0; j < 32; ++j) in[j] = j == 0 ? -4.0f : 0.75f * static_cast<float>(j % 7) - 2.0f;
   for (const char* name : {"mxint8", "int8/mx-rceil", "int8/mx-even"}) {
