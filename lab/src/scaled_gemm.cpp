@@ -43,12 +43,9 @@ quantized quantize_operand(const gemm_args& g, bool is_a, const operand_quantiza
     if (!q.hadamard_signs.empty()) hadamard_transform_rows(s.values, g.k, q.hadamard_signs.first<hadamard_size>());
     out.values = s.values;
   }
-  const auto& f = q.options.format;
-  s.elements.resize(num::element_bytes(f.element, q.options.layout, out.shape.size()));
-  s.scales.resize(num::scale_count(f, out.shape));
-  out.result = num::quantize(out.values, out.shape, s.elements, s.scales, q.options);
+  s.scales.resize(num::scale_count(q.options.format, out.shape));
   s.dequantized.resize(out.shape.size());
-  num::dequantize(s.elements, s.scales, out.result.tensor_scale, out.shape, s.dequantized, q.options);
+  out.result = num::quantize_dequantize(out.values, out.shape, s.dequantized, s.scales, q.options);
   return out;
 }
 
@@ -61,7 +58,6 @@ void show(const quantized_observer& observe, const quantized& q, const operand_q
   view.part = part;
   view.shape = q.shape;
   view.values = q.values;
-  view.elements = q.storage->elements;
   view.scales = q.storage->scales;
   view.dequantized = q.storage->dequantized;
   view.options = how.options;
