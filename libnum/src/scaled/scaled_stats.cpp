@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -55,25 +56,34 @@ scaled_stats scaled_stats_of(std::span<const float> in, tensor_shape shape, cons
   const std::size_t block_cols = shape.size() == 0 ? 0 : (shape.cols + tile_cols - 1) / tile_cols;
   std::vector<double> amax(blocks, 0.0);
   // Row-major order, as the energies are summed in it; the block index is
-  // stepped along the row rather than divided out per element.
+  // stepped along the row rather than divided out per element, and the sums
+  // live in locals (not in `s` or `amax`, which the compiler must assume
+  // alias) so each addition waits only for the one before it.
+  double signal = 0, noise = 0;
+  std::uint64_t finite = 0, nonzero = 0;
   for (std::size_t row = 0; row < shape.rows; ++row) {
     const std::size_t block_row = (row / tile_rows) * block_cols;
     for (std::size_t col0 = 0, block = block_row; col0 < shape.cols; col0 += tile_cols, ++block) {
       const std::size_t col1 = std::min(shape.cols, col0 + tile_cols);
-      double& block_amax = amax[block];
+      double block_amax = amax[block];
       for (std::size_t i = row * shape.cols + col0, end = row * shape.cols + col1; i < end; ++i) {
         const double x = in[i];
         if (!std::isfinite(x)) continue;
-        ++s.finite;
-        if (x != 0) ++s.nonzero_finite;
+        ++finite;
+        if (x != 0) ++nonzero;
         block_amax = std::max(block_amax, std::fabs(x));
         if (std::isnan(dequantized[i])) continue;  // a NaN-scale block carries no signal
         const double error = x - static_cast<double>(dequantized[i]);
-        s.signal_energy += x * x;
-        s.noise_energy += error * error;
+        signal += x * x;
+        noise += error * error;
       }
+      amax[block] = block_amax;
     }
   }
+  s.signal_energy = signal;
+  s.noise_energy = noise;
+  s.finite = finite;
+  s.nonzero_finite = nonzero;
   s.amax_over_scale.resize(blocks);
   for (std::size_t b = 0; b < blocks; ++b) {
     const double scale = scale_value(st, scales[b]) * static_cast<double>(result.tensor_scale);
