@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace lab {
 namespace {
@@ -83,15 +84,25 @@ bool rundb_scale_sink::wants(std::string_view layer, gemm_operand operand, std::
 }
 
 void rundb_scale_sink::on_scale(const scale_observation& o) {
-  const auto key = std::make_tuple(o.step, o.layer, std::string(o.gemm), o.operand);
-  if (const auto it = pending_.find(key); it != pending_.end())
-    merge(it->second, o);
-  else
-    pending_.emplace(key, o);
+  auto& kept = pending_.insert_or_assign(std::make_tuple(o.step, o.layer, std::string(o.gemm), o.operand, o.part), o)
+                   .first->second;
+  kept.stats.amax_over_scale = {};  // per block, and no column of the row
 }
 
 void rundb_scale_sink::flush() {
-  for (const auto& [key, o] : pending_) db_.add_scale_stats(scale_stats_row(run_, o));
+  // The parts of one operand are neighbours in the map, in part order.
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    const auto& [step, layer, gemm, operand, part] = it->first;
+    scale_observation row = it->second;
+    auto next = std::next(it);
+    for (; next != pending_.end(); ++next) {
+      const auto& [s, l, g, o, p] = next->first;
+      if (s != step || l != layer || g != gemm || o != operand) break;
+      merge(row, next->second);
+    }
+    db_.add_scale_stats(scale_stats_row(run_, row));
+    it = next;
+  }
   pending_.clear();
 }
 

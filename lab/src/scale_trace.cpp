@@ -23,9 +23,8 @@ void run_tracer::observe_quantized(const site& where, const quantized_operand& q
   o.operand = q.operand;
   o.step = step_;
   o.part = q.part;
-  // The same options (format, given scale, tensor amax, random stream) give
-  // the same quantization again, now with its statistics.
-  o.stats = num::compute_scaled_stats(q.values, q.shape, q.options);
+  // The statistics of the quantization the GEMM used, not of a second one.
+  o.stats = num::scaled_stats_of(q.values, q.shape, q.options.format, q.scales, q.result, q.dequantized);
   o.amax = finite_amax(q.values.data(), 1, q.values.size(), q.values.size());
   const auto& f = q.options.format;
   if (f.rule == num::scale_rule::fp32_given)

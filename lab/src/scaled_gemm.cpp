@@ -1,5 +1,7 @@
 #include "lab/scaled_gemm.hpp"
 
+#include <cblas.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -11,15 +13,13 @@ namespace lab {
 namespace {
 
 // The rows x cols matrix src (row stride ld) transposed into dst (cols x
-// rows, dense), in 32 x 32 tiles so both sides stay in cache.
+// rows, dense), by OpenBLAS's out-of-place matrix copy: several times faster
+// than a tiled loop here. Its factor 1 leaves every value as it is (a
+// signalling NaN comes out quiet, which quantize treats alike).
 void transpose(const float* src, std::size_t ld, std::size_t rows, std::size_t cols, float* dst) {
-  constexpr std::size_t tile = 32;
-  for (std::size_t r0 = 0; r0 < rows; r0 += tile)
-    for (std::size_t c0 = 0; c0 < cols; c0 += tile) {
-      const std::size_t r1 = std::min(rows, r0 + tile), c1 = std::min(cols, c0 + tile);
-      for (std::size_t r = r0; r < r1; ++r)
-        for (std::size_t c = c0; c < c1; ++c) dst[c * rows + r] = src[r * ld + c];
-    }
+  if (rows == 0 || cols == 0) return;
+  cblas_somatcopy(CblasRowMajor, CblasTrans, static_cast<blasint>(rows), static_cast<blasint>(cols), 1.0f, src,
+                  static_cast<blasint>(ld), dst, static_cast<blasint>(rows));
 }
 
 // One operand, quantized and dequantized into its scratch.
@@ -43,12 +43,9 @@ quantized quantize_operand(const gemm_args& g, bool is_a, const operand_quantiza
     if (!q.hadamard_signs.empty()) hadamard_transform_rows(s.values, g.k, q.hadamard_signs.first<hadamard_size>());
     out.values = s.values;
   }
-  const auto& f = q.options.format;
-  s.elements.resize(num::element_bytes(f.element, q.options.layout, out.shape.size()));
-  s.scales.resize(num::scale_count(f, out.shape));
-  out.result = num::quantize(out.values, out.shape, s.elements, s.scales, q.options);
+  s.scales.resize(num::scale_count(q.options.format, out.shape));
   s.dequantized.resize(out.shape.size());
-  num::dequantize(s.elements, s.scales, out.result.tensor_scale, out.shape, s.dequantized, q.options);
+  out.result = num::quantize_dequantize(out.values, out.shape, s.dequantized, s.scales, q.options);
   return out;
 }
 
@@ -61,7 +58,6 @@ void show(const quantized_observer& observe, const quantized& q, const operand_q
   view.part = part;
   view.shape = q.shape;
   view.values = q.values;
-  view.elements = q.storage->elements;
   view.scales = q.storage->scales;
   view.dequantized = q.storage->dequantized;
   view.options = how.options;

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -60,6 +61,50 @@ TEST(ScaleStatsRow, BinadesBecomeTheHistogramWithZeroScalesBelow) {
   EXPECT_DOUBLE_EQ(*r.snr_db, 20.0);
   EXPECT_EQ(r.block_underflow, 3u);
   EXPECT_EQ(r.amax_history, (std::vector<double>{2.5, 2.0}));
+}
+
+TEST(ScaleStatsRow, PartsMergeInPartOrderWhicheverArrivesFirst) {
+  // Signal energies 2^-53, 2^-53, 1 of parts 0, 1, 2 sum to 1 + 2^-52 in part
+  // order but to 1 from part 2 on; the row takes part 0's scale.
+  const double tiny = 0x1p-53;
+  const auto part = [&](std::size_t number, double signal, double scale) {
+    scale_observation o;
+    o.layer = "conv";
+    o.gemm = "forward";
+    o.operand = gemm_operand::activation;
+    o.step = 2;
+    o.part = number;
+    o.stats.format = *num::find_scaled_format("nvfp4");
+    o.stats.counts.elements = 16;
+    o.stats.counts.blocks = 1;
+    o.stats.signal_energy = signal;
+    o.stats.noise_energy = 1.0;
+    o.amax = static_cast<double>(number);
+    o.scale = scale;
+    return o;
+  };
+  const double in_order = 10.0 * std::log10((tiny + tiny + 1.0) / 3.0);
+  ASSERT_NE(in_order, 10.0 * std::log10((1.0 + tiny + tiny) / 3.0));  // the order shows
+  testing::temp_dir dir;
+  const auto file = dir / "parts.db";
+  {
+    rundb::writer db(file);
+    const auto run = db.begin_run({.name = "parts"});
+    rundb_scale_sink sink(db, run, num::sink_filter{});
+    sink.on_scale(part(2, 1.0, 0.125));
+    sink.on_scale(part(0, tiny, 0.5));
+    sink.on_scale(part(1, tiny, 0.25));
+    sink.flush();
+    db.finish_run(run, rundb::run_status::finished);
+  }
+  rundb::reader r(file);
+  const auto rows = r.scale_stats({.run = r.runs().at(0).id});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].count, 48u);
+  EXPECT_EQ(rows[0].amax, 2.0);
+  EXPECT_EQ(rows[0].scale, 0.5);
+  ASSERT_TRUE(rows[0].snr_db);
+  EXPECT_EQ(*rows[0].snr_db, in_order);
 }
 
 TEST(ScaleStatsTrace, DelayedRunRecordsEveryOperandAtTracedStepsWithItsHistory) {

@@ -2,7 +2,9 @@
 // rundb::scale_stats_record rows (table scale_stats, schema version 3; see
 // rundb/SCHEMA.md). Where conv2d splits a GEMM into parts, the parts of one
 // operand at one step become one row (counts and energies summed, block-scale
-// binades merged, amax the largest).
+// binades merged, amax the largest, scale and history part 0's), merged in
+// the order of their part numbers whichever worker reported them first, so
+// the row does not depend on thread timing.
 //
 // Columns: layer = the op's layer, op = the GEMM ("forward", "dgrad",
 // "wgrad"), role = the operand ("activation", "weight", "gradient"),
@@ -40,8 +42,8 @@ class rundb_scale_sink : public scale_sink {
   rundb::writer& db_;
   rundb::run_id run_;
   num::sink_filter filter_;
-  // (step, layer, gemm, operand) -> the parts seen so far, merged.
-  std::map<std::tuple<std::uint64_t, std::string, std::string, gemm_operand>, scale_observation> pending_;
+  // (step, layer, gemm, operand, part) -> that part, until flush() merges them.
+  std::map<std::tuple<std::uint64_t, std::string, std::string, gemm_operand, std::size_t>, scale_observation> pending_;
 };
 
 /// The scale_stats row of one observation (histogram: floor(log2(block

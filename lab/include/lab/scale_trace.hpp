@@ -1,7 +1,7 @@
 // What a run's tracer reports of a scaled recipe: for each GEMM operand it
-// quantized, libnum's scaled statistics (num::compute_scaled_stats) with the
-// per-tensor amax, scale and amax history the recipe used. A scale_sink
-// receives them (the run database's, or a test's).
+// quantized, libnum's statistics of that very quantization
+// (num::scaled_stats_of) with the per-tensor amax, scale and amax history the
+// recipe used. A scale_sink receives them (the run database's, or a test's).
 #pragma once
 
 #include <cstddef>
@@ -44,7 +44,7 @@ class scale_sink {
  public:
   virtual ~scale_sink() = default;
   /// Whether statistics of this operand at this step are wanted (they cost a
-  /// second quantization, so the tracer asks first).
+  /// pass over the operand, so the tracer asks first).
   [[nodiscard]] virtual bool wants(std::string_view layer, gemm_operand operand, std::uint64_t step) const = 0;
   virtual void on_scale(const scale_observation& observation) = 0;
 };

@@ -1,6 +1,6 @@
 // One GEMM of a scaled recipe (scaled_recipe.hpp): both operands quantized
-// with num::quantize along the reduction dimension, dequantized
-// (num::dequantize), and multiplied by lab::sgemm in fp32.
+// along the reduction dimension and dequantized again in one call
+// (num::quantize_dequantize), and multiplied by lab::sgemm in fp32.
 //
 // Layout: op(A) (m x k) is quantized as an m x k row-major matrix and op(B)
 // (k x n) as its transpose, an n x k row-major matrix: in both, row r holds
@@ -32,11 +32,10 @@ struct quantized_operand {
   std::size_t part = 0;                              ///< gemm_args::part
   num::tensor_shape shape;                           ///< rows x k (see the file comment)
   std::span<const float> values;                     ///< what was quantized, in that layout (after the Hadamard transform)
-  std::span<const std::uint8_t> elements;            ///< num::quantize's element codes, one per byte
-  std::span<const std::uint32_t> scales;             ///< its block scale codes
-  std::span<const float> dequantized;                ///< what the GEMM multiplied
-  num::scaled_options options;                       ///< the options quantize ran with
-  num::scaled_result result;                         ///< what quantize reported
+  std::span<const std::uint32_t> scales;             ///< the block scale codes num::quantize gives
+  std::span<const float> dequantized;                ///< what the GEMM multiplied: every element × its scale(s)
+  num::scaled_options options;                       ///< the options the quantization ran with
+  num::scaled_result result;                         ///< what it reported
   /// The amax the per-tensor scale (fp32_given) or NVFP4's tensor scale came
   /// from: the whole tensor's now, or the reduced history's; NaN where none.
   float tensor_amax = __builtin_nanf("");
@@ -61,7 +60,6 @@ using quantized_observer = std::function<void(const quantized_operand&)>;
 struct scaled_gemm_scratch {
   struct operand {
     std::vector<float> values, dequantized, stored;
-    std::vector<std::uint8_t> elements;
     std::vector<std::uint32_t> scales;
   };
   operand a, b;

@@ -14,7 +14,7 @@
 // reduction dimension; a 2-D block (16x16, 128x128) holds the same elements
 // in both orientations. The GEMM then runs in fp32 (lab::sgemm) on the
 // dequantized operands: each element times its scale(s), rounded once to
-// fp32 (num::dequantize), fp32 partial sums. The op's inputs, outputs and
+// fp32 (num::quantize_dequantize), fp32 partial sums. The op's inputs, outputs and
 // master weights stay fp32.
 //
 // Per-tensor formats (block whole_tensor_block) take their amax from the

@@ -39,7 +39,17 @@ struct scaled_stats {
 };
 
 /// Quantizes `in` as `options` say (into scratch storage), dequantizes, and
-/// gathers the statistics. Throws std::invalid_argument as quantize() does.
+/// gathers the statistics (scaled_stats_of). Throws std::invalid_argument as
+/// quantize() does.
 scaled_stats compute_scaled_stats(std::span<const float> in, tensor_shape shape, const scaled_options& options);
+
+/// The statistics of a quantization already made, without quantizing again:
+/// `in` and `shape` as quantize() took them, the block `scales` and `result`
+/// it gave with `format`, and `dequantized`, the fp32 value of every element
+/// (dequantize()'s output). Equal to compute_scaled_stats() of the same call.
+/// Throws std::invalid_argument where the sizes do not fit the shape.
+scaled_stats scaled_stats_of(std::span<const float> in, tensor_shape shape, const scaled_format& format,
+                             std::span<const std::uint32_t> scales, const scaled_result& result,
+                             std::span<const float> dequantized);
 
 }  // namespace num

@@ -2,7 +2,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <map>
+#include <span>
 #include <libnum/scaled_stats.hpp>
+#include <stdexcept>
 #include <vector>
 
 namespace {
@@ -36,6 +40,42 @@ TEST(ScaledStats, Nvfp4ScalesIncludeTheTensorScale) {
   EXPECT_EQ(s.scale_binades.at(0), 1u);
   EXPECT_EQ(s.amax_over_scale, (std::vector<double>{6.0, 6.0}));
   EXPECT_TRUE(std::isinf(s.snr_db()));
+}
+
+TEST(ScaledStats, OfAQuantizationMadeTakesItsScalesAndDequantizedValuesIn2DBlocks) {
+  // 3 x 5 in 2 x 2 MX blocks (E4M3, scale 2^(floor(log2 amax) - 8)), blocks
+  // in row-major order of the grid:
+  //   rows 0-1 cols 0-1: amax 1.5  -> 2^-8,  amax/scale 384
+  //   rows 0-1 cols 2-3: amax 4    -> 2^-6,  256
+  //   rows 0-1 col 4:    amax 2^-3 -> 2^-11, 256
+  //   row 2 cols 0-1:    amax 6    -> 2^-6,  384
+  //   row 2 cols 2-3:    amax 0.75 -> 2^-9,  384
+  //   row 2 col 4:       amax 2    -> 2^-7,  256
+  // Every value is exact in its block, so only the perturbed value below is noise.
+  const std::vector<float> in{1.0f, -1.5f, 4.0f, 2.0f, 0.125f,     //
+                              0.5f, 0.25f, -3.0f, 0.0f, -0.0625f,  //
+                              6.0f, 1.0f, 0.75f, 0.0f, -2.0f};
+  const num::tensor_shape shape{3, 5};
+  num::scaled_options o;
+  o.format = {num::element_type::e4m3, num::scale_rule::mx_floor, {2, 2}};
+  std::vector<std::uint8_t> elements(in.size());
+  std::vector<std::uint32_t> scales(num::scale_count(o.format, shape));
+  const num::scaled_result r = num::quantize(in, shape, elements, scales, o);
+  std::vector<float> back(in.size());
+  num::dequantize(elements, scales, r.tensor_scale, shape, back, o);
+  EXPECT_EQ(back, in);
+  back[7] = -2.5f;  // as if element (1, 2) had come back 0.5 off
+  const num::scaled_stats s = num::scaled_stats_of(in, shape, o.format, scales, r, back);
+  EXPECT_EQ(s.counts, r.counts);
+  EXPECT_EQ(s.amax_over_scale, (std::vector<double>{384, 256, 256, 384, 384, 256}));
+  EXPECT_EQ(s.scale_binades, (std::map<int, std::uint64_t>{{-11, 1}, {-9, 1}, {-8, 1}, {-7, 1}, {-6, 2}}));
+  EXPECT_EQ(s.finite, 15u);
+  EXPECT_EQ(s.nonzero_finite, 13u);
+  EXPECT_EQ(s.signal_energy, 1 + 2.25 + 16 + 4 + 0.015625 + 0.25 + 0.0625 + 9 + 0.00390625 + 36 + 1 + 0.5625 + 4);
+  EXPECT_EQ(s.noise_energy, 0.25);
+  EXPECT_THROW(num::scaled_stats_of(in, {1, 15}, o.format, scales, r, back), std::invalid_argument);
+  EXPECT_THROW(num::scaled_stats_of(in, shape, o.format, scales, r, std::span<const float>(back).first(14)),
+               std::invalid_argument);
 }
 
 }  // namespace
