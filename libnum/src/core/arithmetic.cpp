@@ -63,7 +63,7 @@ rounded_per_tininess either_rule(std::uint32_t bits, flags raised) { return {bit
 rounded_per_tininess either_rule(rounded r) { return {r.bits, r.raised, r.raised}; }
 
 rounded_per_tininess special_sum(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec,
-                    std::uint32_t random_word) {
+                                 std::uint32_t random_word) {
   const value_class ca = classify(f, a), cb = classify(f, b);
   const bool na = is_negative(f, a), nb = is_negative(f, b);
   if (ca == value_class::infinite || cb == value_class::infinite) {
@@ -91,7 +91,7 @@ rounded propagate_nan(const format& f, std::uint32_t a, std::uint32_t b, nan_con
 namespace {
 
 rounded_per_tininess add_core(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec,
-                  std::uint32_t random_word) {
+                              std::uint32_t random_word) {
   if (is_nan(f, a) || is_nan(f, b)) return either_rule(propagate_nan(f, a, b, spec.nans));
   const value_class ca = classify(f, a), cb = classify(f, b);
   if (ca == value_class::infinite || cb == value_class::infinite || ca == value_class::zero ||
@@ -104,13 +104,13 @@ rounded_per_tininess add_core(const format& f, std::uint32_t a, std::uint32_t b,
 }
 
 rounded_per_tininess sub_core(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec,
-                  std::uint32_t random_word) {
+                              std::uint32_t random_word) {
   if (is_nan(f, a) || is_nan(f, b)) return either_rule(propagate_nan(f, a, b, spec.nans));
   return add_core(f, a, negate(f, b), spec, random_word);
 }
 
 rounded_per_tininess mul_core(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec,
-                  std::uint32_t random_word) {
+                              std::uint32_t random_word) {
   if (is_nan(f, a) || is_nan(f, b)) return either_rule(propagate_nan(f, a, b, spec.nans));
   const value_class ca = classify(f, a), cb = classify(f, b);
   const bool negative = is_negative(f, a) != is_negative(f, b);
@@ -125,7 +125,7 @@ rounded_per_tininess mul_core(const format& f, std::uint32_t a, std::uint32_t b,
 }
 
 rounded_per_tininess div_core(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec,
-                  std::uint32_t random_word) {
+                              std::uint32_t random_word) {
   if (is_nan(f, a) || is_nan(f, b)) return either_rule(propagate_nan(f, a, b, spec.nans));
   const value_class ca = classify(f, a), cb = classify(f, b);
   const bool negative = is_negative(f, a) != is_negative(f, b);
@@ -136,12 +136,12 @@ rounded_per_tininess div_core(const format& f, std::uint32_t a, std::uint32_t b,
   if (b_inf || a_zero) return either_rule(zero_bits(f, negative), flags::none);
   if (b_zero) return either_rule(infinity_bits(f, negative), flags::divide_by_zero);
   const exact_value x = decode_finite(f, a), y = decode_finite(f, b);
-  // Long division in two 64-bit steps (a 128-bit division is a library call
-  // and takes about twice as long). Significands are < 2^24: the dividend's,
+  // Long division in two 64-bit steps, inline (a 128-bit division is a call
+  // into libgcc). Significands are < 2^24: the dividend's,
   // moved to the top of 64 bits, over the divisor's gives >= 40 quotient bits
   // and a remainder < 2^24, which still fits 64 bits moved up by 40 for the
-  // next 40 bits. So the quotient has >= 79 bits, and the last remainder's
-  // sign is the sticky bit.
+  // next 40 bits. So the quotient has >= 79 bits, and a nonzero last
+  // remainder is the sticky bit.
   const int lift = 64 - bit_length(x.significand);
   const std::uint64_t dividend = static_cast<std::uint64_t>(x.significand) << lift;
   const auto divisor = static_cast<std::uint64_t>(y.significand);
