@@ -234,8 +234,8 @@ rounded_per_tininess delivered(const format& f, rounded_per_tininess r, const ro
 // itself when f equals one of them. The *_per_tininess functions below are
 // flattened (every call inlined), so in those two instances the compiler
 // folds every mask, shift and exponent bound of the format into constants:
-// the same code, about three times faster for the two formats that
-// `numlab certify` sweeps exhaustively (docs/certify.md, "libnum's side").
+// the same code, faster, for the two formats that `numlab certify` sweeps
+// exhaustively (docs/certify.md, "libnum's side"; bench/RESULTS.md).
 template <typename Operation>
 rounded_per_tininess with_format_constants(const format& f, Operation operation) {
   if (f == binary16) return operation(binary16);
