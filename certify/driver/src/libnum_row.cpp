@@ -29,16 +29,17 @@ num::rounding libnum_rounding(direction d) {
   throw std::invalid_argument("certify: unknown rounding direction");
 }
 
-num::rounded evaluate(operation op, const num::format& f, row_operands row, std::uint32_t b,
-                      const num::round_spec& spec) {
+// One call yields the result and the flags under both tininess rules.
+num::rounded_per_tininess evaluate(operation op, const num::format& f, row_operands row, std::uint32_t b,
+                                   const num::round_spec& spec) {
   const std::uint32_t a = row.a;
   switch (op) {
-    case operation::add: return num::add(f, a, b, spec);
-    case operation::sub: return num::sub(f, a, b, spec);
-    case operation::mul: return num::mul(f, a, b, spec);
-    case operation::div: return num::div(f, a, b, spec);
-    case operation::sqrt: return num::sqrt(f, b, spec);
-    case operation::fma: return num::fma(f, a, b, row.c, spec);
+    case operation::add: return num::add_per_tininess(f, a, b, spec);
+    case operation::sub: return num::sub_per_tininess(f, a, b, spec);
+    case operation::mul: return num::mul_per_tininess(f, a, b, spec);
+    case operation::div: return num::div_per_tininess(f, a, b, spec);
+    case operation::sqrt: return num::sqrt_per_tininess(f, b, spec);
+    case operation::fma: return num::fma_per_tininess(f, a, b, row.c, spec);
   }
   throw std::invalid_argument("certify: unknown operation");
 }
@@ -50,17 +51,14 @@ void libnum_row(const job& j, row_operands row, std::span<std::uint16_t> bits, s
     throw std::invalid_argument("certify: a row needs spans of 65536 results and flags");
   }
   const num::format& f = j.format == format16::fp16 ? num::binary16 : num::bfloat16_format;
-  num::round_spec after{};
-  after.mode = libnum_rounding(j.mode);
-  num::round_spec before = after;
-  before.tiny = num::tininess::before_rounding;
+  num::round_spec spec{};
+  spec.mode = libnum_rounding(j.mode);
   constexpr auto underflow = static_cast<std::uint8_t>(num::flags::underflow);
   for (std::uint32_t b = 0; b < row_length; ++b) {
-    const num::rounded r = evaluate(j.op, f, row, b, after);
-    const num::rounded r_before = evaluate(j.op, f, row, b, before);
-    auto byte = static_cast<std::uint8_t>(r.raised);
-    const auto byte_before = static_cast<std::uint8_t>(r_before.raised);
-    if (r_before.bits != r.bits || (byte_before & ~underflow) != (byte & ~underflow)) byte |= rules_disagree;
+    const num::rounded_per_tininess r = evaluate(j.op, f, row, b, spec);
+    auto byte = static_cast<std::uint8_t>(r.after_rounding);
+    const auto byte_before = static_cast<std::uint8_t>(r.before_rounding);
+    if ((byte_before & ~underflow) != (byte & ~underflow)) byte |= rules_disagree;
     if ((byte_before & underflow) != 0) byte |= flag::underflow_before;
     bits[b] = static_cast<std::uint16_t>(r.bits);
     flags[b] = byte;

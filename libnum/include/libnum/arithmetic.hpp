@@ -35,6 +35,23 @@ rounded fma(const format& f, std::uint32_t a, std::uint32_t b, std::uint32_t c,
 rounded sqrt(const format& f, std::uint32_t a, const round_spec& spec,
              std::uint32_t random_word = 0);
 
+/// The operations above with the flags under both tininess rules at once
+/// (spec.tiny is not read): add(f, a, b, spec) is
+/// add_per_tininess(f, a, b, spec).under(spec.tiny), and so on. For callers
+/// that need both, such as `numlab certify`, one call instead of two.
+rounded_per_tininess add_per_tininess(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec,
+                                      std::uint32_t random_word = 0);
+rounded_per_tininess sub_per_tininess(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec,
+                                      std::uint32_t random_word = 0);
+rounded_per_tininess mul_per_tininess(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec,
+                                      std::uint32_t random_word = 0);
+rounded_per_tininess div_per_tininess(const format& f, std::uint32_t a, std::uint32_t b, const round_spec& spec,
+                                      std::uint32_t random_word = 0);
+rounded_per_tininess fma_per_tininess(const format& f, std::uint32_t a, std::uint32_t b, std::uint32_t c,
+                                      const round_spec& spec, std::uint32_t random_word = 0);
+rounded_per_tininess sqrt_per_tininess(const format& f, std::uint32_t a, const round_spec& spec,
+                                       std::uint32_t random_word = 0);
+
 /// -a and |a|: sign-bit operations, exact, no flags (NaNs too).
 std::uint32_t negate(const format& f, std::uint32_t a);
 std::uint32_t abs(const format& f, std::uint32_t a);

@@ -11,8 +11,24 @@ namespace num {
 /// The class of an encoded value.
 enum class value_class : std::uint8_t { zero, subnormal, normal, infinite, quiet_nan, signaling_nan };
 
-/// Classifies an encoding of format f.
-value_class classify(const format& f, std::uint32_t bits);
+/// Classifies an encoding of format f. (Inline: the scalar arithmetic asks
+/// several times per operation, and folds it for its fixed-format instances.)
+inline value_class classify(const format& f, std::uint32_t bits) {
+  const std::uint32_t e = (bits >> f.fraction_bits()) & f.exponent_field_max();
+  const std::uint32_t frac = bits & f.fraction_mask();
+  if (f.nans() == nan_encoding::all_ones) {
+    if ((bits & ~f.sign_mask()) == f.sign_mask() - 1) return value_class::quiet_nan;  // S.1...1.1...1
+  } else if (e == f.exponent_field_max()) {
+    if (frac == 0) return value_class::infinite;
+    const std::uint32_t quiet_bit = std::uint32_t{1} << (f.fraction_bits() - 1);
+    return (frac & quiet_bit) != 0 ? value_class::quiet_nan : value_class::signaling_nan;
+  }
+  if (e == 0) {
+    if (frac == 0 || !f.subnormals) return value_class::zero;
+    return value_class::subnormal;
+  }
+  return value_class::normal;
+}
 inline bool is_nan(const format& f, std::uint32_t bits) {
   const value_class c = classify(f, bits);
   return c == value_class::quiet_nan || c == value_class::signaling_nan;

@@ -49,12 +49,11 @@ struct format {
 
   constexpr int fraction_bits() const { return precision - 1; }
   constexpr int bias() const { return 1 - emin; }
-  /// Width of the exponent field.
+  /// Width of the exponent field. (bit_width, not a loop: the scalar core asks
+  /// for it several times per operation through sign_mask and friends.)
   constexpr int exponent_bits() const {
     const int top = emax + bias() + (infinities ? 1 : 0);
-    int w = 0;
-    while ((1 << w) <= top) ++w;
-    return w;
+    return top <= 0 ? 0 : std::bit_width(static_cast<unsigned>(top));
   }
   constexpr int total_bits() const { return 1 + exponent_bits() + fraction_bits(); }
   constexpr nan_encoding nans() const {

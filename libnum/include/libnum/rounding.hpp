@@ -100,6 +100,20 @@ struct rounded {
   flags raised;
 };
 
+/// An encoded result with its flags under each of the two tininess rules
+/// (IEEE 754-2019 7.5 lets an implementation detect tininess before or after
+/// rounding; round_spec::tiny picks one). Only underflow can differ: the
+/// result and the other flags do not depend on the rule.
+struct rounded_per_tininess {
+  std::uint32_t bits;
+  flags after_rounding;   ///< the flags when tininess is detected after rounding
+  flags before_rounding;  ///< the flags when tininess is detected before rounding
+  /// The result as the operation returns it under round_spec::tiny == t.
+  constexpr rounded under(tininess t) const {
+    return {bits, t == tininess::before_rounding ? before_rounding : after_rounding};
+  }
+};
+
 /// The random integer R in [0, 2^r) that stochastic rounding takes from a
 /// 32-bit random word: its top r bits.
 constexpr std::uint32_t random_draw(std::uint32_t word, int r) {

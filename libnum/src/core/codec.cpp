@@ -9,45 +9,9 @@
 namespace num {
 namespace {
 
-std::uint32_t exponent_field(const format& f, std::uint32_t bits) {
-  return (bits >> f.fraction_bits()) & f.exponent_field_max();
-}
-
 std::uint32_t all_ones_nan(const format& f) { return f.sign_mask() - 1; }
 
 }  // namespace
-
-value_class classify(const format& f, std::uint32_t bits) {
-  const std::uint32_t e = exponent_field(f, bits);
-  const std::uint32_t frac = bits & f.fraction_mask();
-  if (f.nans() == nan_encoding::all_ones) {
-    if ((bits & ~f.sign_mask()) == all_ones_nan(f)) return value_class::quiet_nan;
-  } else if (e == f.exponent_field_max()) {
-    if (frac == 0) return value_class::infinite;
-    const std::uint32_t quiet_bit = std::uint32_t{1} << (f.fraction_bits() - 1);
-    return (frac & quiet_bit) != 0 ? value_class::quiet_nan : value_class::signaling_nan;
-  }
-  if (e == 0) {
-    if (frac == 0 || !f.subnormals) return value_class::zero;
-    return value_class::subnormal;
-  }
-  return value_class::normal;
-}
-
-exact_value decode_finite(const format& f, std::uint32_t bits) {
-  exact_value x;
-  x.negative = is_negative(f, bits);
-  const std::uint32_t e = exponent_field(f, bits);
-  const std::uint32_t frac = bits & f.fraction_mask();
-  if (e == 0) {
-    x.significand = f.subnormals ? frac : 0;
-    x.exponent = f.emin - f.fraction_bits();
-  } else {
-    x.significand = (std::uint32_t{1} << f.fraction_bits()) | frac;
-    x.exponent = static_cast<int>(e) - f.bias() - f.fraction_bits();
-  }
-  return x;
-}
 
 double to_double(const format& f, std::uint32_t bits) {
   const bool negative = is_negative(f, bits);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "libnum/codec.hpp"
 #include "libnum/format.hpp"
 #include "libnum/rounding.hpp"
 
@@ -35,11 +36,26 @@ struct exact_value {
   constexpr bool is_zero() const { return significand == 0 && !sticky; }
 };
 
-/// The exact value of a finite encoding of f (zeros included).
-exact_value decode_finite(const format& f, std::uint32_t bits);
+/// The exact value of a finite encoding of f (zeros included). Inline, like
+/// classify, so that the arithmetic's per-format instances fold f's fields.
+inline exact_value decode_finite(const format& f, std::uint32_t bits) {
+  exact_value x;
+  x.negative = is_negative(f, bits);
+  const std::uint32_t e = (bits >> f.fraction_bits()) & f.exponent_field_max();
+  const std::uint32_t frac = bits & f.fraction_mask();
+  if (e == 0) {
+    x.significand = f.subnormals ? frac : 0;
+    x.exponent = f.emin - f.fraction_bits();
+  } else {
+    x.significand = (std::uint32_t{1} << f.fraction_bits()) | frac;
+    x.exponent = static_cast<int>(e) - f.bias() - f.fraction_bits();
+  }
+  return x;
+}
 
 /// Rounds x once into format f as `spec` says, returning the encoding and the
-/// flags raised (inexact, underflow, overflow). `random_word` supplies the
+/// flags raised (inexact, underflow, overflow). Its body is
+/// round_exact_per_tininess (core/rounding_step.hpp). `random_word` supplies the
 /// stochastic draw R = random_draw(random_word, spec.random_bits); other modes
 /// ignore it. A zero x gives a zero of x's sign.
 rounded round_exact(const exact_value& x, const format& f, const round_spec& spec,
