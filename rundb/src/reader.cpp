@@ -234,13 +234,37 @@ std::optional<tensor_stats_record> reader::histogram(run_id run, std::string_vie
   return read_stats(*db_, s, true);
 }
 
-std::vector<std::int64_t> reader::stats_steps(run_id run, std::optional<std::string> role) {
-  statement s(*db_, role ? "SELECT DISTINCT step FROM tensor_stats WHERE run_id = ?1 AND role = ?2 ORDER BY step"
-                         : "SELECT DISTINCT step FROM tensor_stats WHERE run_id = ?1 ORDER BY step");
+std::vector<std::int64_t> reader::stats_steps(run_id run, std::optional<std::string> role,
+                                              std::optional<std::string> layer) {
+  std::string sql = "SELECT DISTINCT step FROM tensor_stats WHERE run_id = ?1";
+  if (role) sql += " AND role = ?2";
+  if (layer) sql += " AND layer = ?3";
+  statement s(*db_, (sql + " ORDER BY step").c_str());
   s.bind(1, run);
   if (role) s.bind(2, std::string_view(*role));
+  if (layer) s.bind(3, std::string_view(*layer));
   std::vector<std::int64_t> out;
   while (s.step()) out.push_back(s.column_int(0));
+  return out;
+}
+
+std::optional<std::vector<stats_bucket>> reader::histogram_buckets(run_id run, std::string_view layer,
+                                                                   std::string_view role) {
+  if (!has_buckets()) return std::nullopt;
+  statement s(*db_,
+      "SELECT first_step, last_step, steps, hist_first_exponent, histogram FROM tensor_stats_buckets "
+      "WHERE run_id = ?1 AND layer = ?2 AND role = ?3 ORDER BY bucket");
+  s.bind(1, run).bind(2, layer).bind(3, role);
+  std::vector<stats_bucket> out;
+  while (s.step()) {
+    stats_bucket b{s.column_int(0), s.column_int(1), s.column_int(2), {}};
+    if (!s.is_null(4)) {
+      auto h = detail::decode_histogram(s.column_int(3), s.column_blob(4));
+      if (!h) damaged(*db_, "malformed summed histogram of " + std::string(layer) + "/" + std::string(role));
+      b.hist = std::move(*h);
+    }
+    out.push_back(std::move(b));
+  }
   return out;
 }
 
