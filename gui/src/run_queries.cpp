@@ -275,7 +275,18 @@ underflow_ranking load_underflow_ranking(const run_ref& run, const interrupt_fla
   if (ranking.worst.size() > 5) ranking.worst.resize(5);
   if (ranking.worst.empty()) return ranking;
   const auto& top = ranking.worst.front();
-  // One layer and role: an indexed scan of its records, without histograms.
+  // The worst step of that layer and role: one map column over the whole run
+  // from schema v4's summaries; in older files an indexed scan of its records.
+  if (db.schema_version() >= 4) {
+    for (const auto& c : db.counts_by_layer_and_step(run.id, top.role, rundb::counted_stat::underflows, 1)) {
+      if (c.layer != top.layer) continue;
+      ranking.worst_step = problem_site{c.worst_step, top.layer, top.role,
+                                        std::to_string(static_cast<std::uint64_t>(c.counted)) + " of " +
+                                            std::to_string(static_cast<std::uint64_t>(c.values)) +
+                                            " values underflowed to zero"};
+    }
+    return ranking;
+  }
   const auto history = db.tensor_stats({.run = run.id, .layer = top.layer, .role = top.role});
   const rundb::tensor_stats_record* worst = nullptr;
   double worst_fraction = -1;

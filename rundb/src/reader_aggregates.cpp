@@ -120,10 +120,13 @@ struct step_extent {
 step_extent role_extent(detail::database& db, run_id run, const std::string& role, std::uint64_t count_up_to = 0,
                         std::string_view table = "tensor_stats") {
   const std::string from = " FROM " + std::string(table) + " WHERE run_id = ?1 AND role = ?2";
-  statement bounds(db, ("SELECT min(step), max(step)" + from).c_str());
-  bounds.bind(1, run).bind(2, std::string_view(role));
-  if (!bounds.step() || bounds.is_null(0)) return {};
-  step_extent extent{bounds.column_int(0), bounds.column_int(1), 0};
+  // Two statements: SQLite answers a lone min() or max() with one index seek,
+  // but scans the whole range for both in one (1.4 s for a 2M-row role).
+  statement low(db, ("SELECT min(step)" + from).c_str()), high(db, ("SELECT max(step)" + from).c_str());
+  low.bind(1, run).bind(2, std::string_view(role));
+  high.bind(1, run).bind(2, std::string_view(role));
+  if (!low.step() || low.is_null(0) || !high.step() || high.is_null(0)) return {};
+  step_extent extent{low.column_int(0), high.column_int(0), 0};
   statement distinct(db, ("SELECT count(*) FROM (SELECT DISTINCT step" + from + " LIMIT ?3)").c_str());
   const auto limit = static_cast<std::int64_t>(std::min<std::uint64_t>(count_up_to, 1ULL << 62) + 1);
   distinct.bind(1, run).bind(2, std::string_view(role)).bind(3, limit);
