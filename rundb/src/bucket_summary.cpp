@@ -31,7 +31,6 @@ std::string insert_sql() {
   columns += ", min_nonzero_abs, max_abs";
   for (const char* c : bucket_counted_columns)
     columns += std::string(", worst_") + c + "_step, worst_" + c + ", worst_" + c + "_count";
-  columns += ", hist_first_exponent, histogram";
   const auto n = std::count(columns.begin(), columns.end(), ',') + 1;
   std::string values;
   for (long i = 1; i <= n; ++i) values += (i > 1 ? ",?" : "?") + std::to_string(i);
@@ -113,11 +112,16 @@ bucket_summarizer::bucket_summarizer(database& db)
       read_(db, read_sql().c_str()),
       erase_(db, "DELETE FROM tensor_stats_buckets WHERE run_id = ?1 AND layer = ?2 AND role = ?3 "
                  "AND bucket BETWEEN ?4 AND ?5"),
-      insert_(db, insert_sql().c_str()) {}
+      erase_histograms_(db, "DELETE FROM tensor_stats_bucket_histograms WHERE run_id = ?1 AND layer = ?2 "
+                            "AND role = ?3 AND bucket BETWEEN ?4 AND ?5"),
+      insert_(db, insert_sql().c_str()),
+      insert_histogram_(db, "INSERT INTO tensor_stats_bucket_histograms(run_id, layer, role, bucket, "
+                            "hist_first_exponent, histogram) VALUES (?1, ?2, ?3, ?4, ?5, ?6)") {}
 
 void bucket_summarizer::rebuild(std::int64_t run, std::string_view layer, std::string_view role,
                                 std::int64_t first_bucket, std::int64_t last_bucket) {
   erase_.bind(1, run).bind(2, layer).bind(3, role).bind(4, first_bucket).bind(5, last_bucket).run();
+  erase_histograms_.bind(1, run).bind(2, layer).bind(3, role).bind(4, first_bucket).bind(5, last_bucket).run();
   // The buckets' steps; the extreme buckets reach the ends of the step range exactly.
   const std::int64_t first_step = first_bucket * summary_bucket_steps;
   const std::int64_t last_step = last_bucket >= bucket_of(std::numeric_limits<std::int64_t>::max())
@@ -136,13 +140,10 @@ void bucket_summarizer::rebuild(std::int64_t run, std::string_view layer, std::s
     st.bind(next(), b.max_abs);
     for (const auto& w : b.worst)
       for (const std::int64_t v : {w.step, w.counted, w.count}) st.bind(next(), v);
-    ++i;
-    if (b.hist.bins.empty()) {
-      st.bind_null(i).bind_null(i + 1);
-    } else {
-      st.bind(i, std::int64_t{b.hist.first_exponent}).bind_blob(i + 1, encode_counts(b.hist.bins));
-    }
     st.run();
+    if (b.hist.bins.empty()) return;
+    insert_histogram_.bind(1, run).bind(2, layer).bind(3, role).bind(4, b.bucket);
+    insert_histogram_.bind(5, std::int64_t{b.hist.first_exponent}).bind_blob(6, encode_counts(b.hist.bins)).run();
   };
   read_.reset();
   read_.bind(1, run).bind(2, layer).bind(3, role).bind(4, first_step).bind(5, last_step);
@@ -195,7 +196,7 @@ void bucket_summarizer::rebuild(std::int64_t run, std::string_view layer, std::s
 }
 
 void bucket_summarizer::rebuild_all() {
-  db_.exec("DELETE FROM tensor_stats_buckets");
+  db_.exec("DELETE FROM tensor_stats_buckets; DELETE FROM tensor_stats_bucket_histograms");
   std::vector<std::tuple<std::int64_t, std::string, std::string>> sites;
   {
     statement s(db_, "SELECT DISTINCT run_id, layer, role FROM tensor_stats");

@@ -1,5 +1,5 @@
 // The per-bucket summaries of tensor_stats (schema version 4's
-// tensor_stats_buckets, rundb/SCHEMA.md): derived from the statistics rows,
+// tensor_stats_buckets and tensor_stats_bucket_histograms, rundb/SCHEMA.md): derived from the statistics rows,
 // by the writer for the buckets each batch touches and by upgrade and merge
 // for whole files. Internal to rundb.
 #pragma once
@@ -20,7 +20,7 @@ std::int64_t bucket_of(std::int64_t step);
 inline constexpr std::array<const char*, 8> bucket_counted_columns{
     "zeros", "subnormals", "underflows", "overflows", "nans", "infs", "swamped", "partially_swamped"};
 
-/// Recomputes rows of tensor_stats_buckets from tensor_stats with statements
+/// Recomputes rows of tensor_stats_buckets (and their summed histograms) from tensor_stats with statements
 /// prepared once. Runs inside the caller's transaction; `db` must be a file
 /// of schema version 4 and outlive the summarizer.
 class bucket_summarizer {
@@ -36,7 +36,7 @@ class bucket_summarizer {
 
  private:
   database& db_;
-  statement read_, erase_, insert_;
+  statement read_, erase_, erase_histograms_, insert_, insert_histogram_;
 };
 
 }  // namespace rundb::detail

@@ -252,18 +252,17 @@ std::optional<std::vector<stats_bucket>> reader::histogram_buckets(run_id run, s
                                                                    std::string_view role) {
   if (!has_buckets()) return std::nullopt;
   statement s(*db_,
-      "SELECT first_step, last_step, steps, hist_first_exponent, histogram FROM tensor_stats_buckets "
-      "WHERE run_id = ?1 AND layer = ?2 AND role = ?3 ORDER BY bucket");
+      // CROSS JOIN keeps the histograms outside: their key leads with the layer.
+      "SELECT b.first_step, b.last_step, b.steps, h.hist_first_exponent, h.histogram "
+      "FROM tensor_stats_bucket_histograms h CROSS JOIN tensor_stats_buckets b "
+      "ON b.run_id = h.run_id AND b.role = h.role AND b.bucket = h.bucket AND b.layer = h.layer "
+      "WHERE h.run_id = ?1 AND h.layer = ?2 AND h.role = ?3 ORDER BY h.bucket");
   s.bind(1, run).bind(2, layer).bind(3, role);
   std::vector<stats_bucket> out;
   while (s.step()) {
-    stats_bucket b{s.column_int(0), s.column_int(1), s.column_int(2), {}};
-    if (!s.is_null(4)) {
-      auto h = detail::decode_histogram(s.column_int(3), s.column_blob(4));
-      if (!h) damaged(*db_, "malformed summed histogram of " + std::string(layer) + "/" + std::string(role));
-      b.hist = std::move(*h);
-    }
-    out.push_back(std::move(b));
+    auto h = detail::decode_histogram(s.column_int(3), s.column_blob(4));
+    if (!h) damaged(*db_, "malformed summed histogram of " + std::string(layer) + "/" + std::string(role));
+    out.push_back({s.column_int(0), s.column_int(1), s.column_int(2), std::move(*h)});
   }
   return out;
 }

@@ -139,7 +139,7 @@ CREATE TABLE formats(
 );
 )sql";
 
-// Added by schema version 4; `numlab inspect --upgrade` adds it to a version 3 file.
+// Added by schema version 4; `numlab inspect --upgrade` adds them to a version 3 file.
 constexpr const char* buckets_sql = R"sql(
 CREATE TABLE tensor_stats_buckets(
   run_id            INTEGER NOT NULL REFERENCES runs(id),
@@ -185,11 +185,17 @@ CREATE TABLE tensor_stats_buckets(
   worst_partially_swamped_step INTEGER NOT NULL,
   worst_partially_swamped INTEGER NOT NULL,
   worst_partially_swamped_count INTEGER NOT NULL,
-  hist_first_exponent INTEGER,
-  histogram         BLOB,
   PRIMARY KEY (run_id, role, bucket, layer)
 ) WITHOUT ROWID;
-CREATE INDEX tensor_stats_buckets_by_layer ON tensor_stats_buckets(run_id, layer, role, bucket);
+CREATE TABLE tensor_stats_bucket_histograms(
+  run_id              INTEGER NOT NULL REFERENCES runs(id),
+  layer               TEXT NOT NULL,
+  role                TEXT NOT NULL,
+  bucket              INTEGER NOT NULL,
+  hist_first_exponent INTEGER NOT NULL,
+  histogram           BLOB NOT NULL,
+  PRIMARY KEY (run_id, layer, role, bucket)
+) WITHOUT ROWID;
 )sql";
 
 }  // namespace

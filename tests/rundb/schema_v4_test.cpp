@@ -113,13 +113,15 @@ void expect_same_cells(const std::vector<rundb::layer_step_cell>& got, const std
   }
 }
 
-// Every row of tensor_stats_buckets, as text, in key order.
+// Every row of tensor_stats_buckets and tensor_stats_bucket_histograms, as text, in key order.
 std::vector<std::string> bucket_rows(const std::filesystem::path& file) {
   sqlite3* db = nullptr;
   EXPECT_EQ(sqlite3_open_v2(file.string().c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
   sqlite3_stmt* s = nullptr;
-  EXPECT_EQ(sqlite3_prepare_v2(db, "SELECT * FROM tensor_stats_buckets ORDER BY run_id, role, bucket, layer", -1, &s,
-                               nullptr),
+  EXPECT_EQ(sqlite3_prepare_v2(db,
+                               "SELECT * FROM tensor_stats_buckets b JOIN tensor_stats_bucket_histograms h "
+                               "USING (run_id, role, bucket, layer) ORDER BY run_id, role, bucket, layer",
+                               -1, &s, nullptr),
             SQLITE_OK);
   std::vector<std::string> rows;
   while (sqlite3_step(s) == SQLITE_ROW) {
@@ -140,7 +142,8 @@ void downgrade_to_version3(const std::filesystem::path& file) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(file.string().c_str(), &db), SQLITE_OK);
   const int rc = sqlite3_exec(db,
-                              "DROP TABLE tensor_stats_buckets; PRAGMA user_version = 3; "
+                              "DROP TABLE tensor_stats_buckets; DROP TABLE tensor_stats_bucket_histograms; "
+                              "PRAGMA user_version = 3; "
                               "UPDATE meta SET value = '3' WHERE key = 'schema_version'",
                               nullptr, nullptr, nullptr);
   sqlite3_close(db);

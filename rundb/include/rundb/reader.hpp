@@ -102,7 +102,7 @@ struct stats_bucket {
   std::int64_t first_step = 0;  ///< the first recorded step in the bucket
   std::int64_t last_step = 0;   ///< the last recorded step in the bucket
   std::int64_t steps = 0;       ///< recorded steps in the bucket
-  histogram hist{};             ///< the sum of their histograms, binades aligned (empty when none had one)
+  histogram hist{};             ///< the sum of their histograms, binades aligned
 };
 
 /// A whole table (or one run's part of it) as rows of cells, for export.
@@ -154,7 +154,8 @@ class reader {
   /// given), ascending. With both given, read from an index alone.
   std::vector<std::int64_t> stats_steps(run_id run, std::optional<std::string> role = {},
                                         std::optional<std::string> layer = {});
-  /// The summed histograms of `layer`/`role` per summary bucket, ascending;
+  /// The summed histograms of `layer`/`role` per summary bucket (those
+  /// whose records had histograms), ascending;
   /// std::nullopt for files older than schema version 4 (read tensor_stats
   /// with histograms instead).
   std::optional<std::vector<stats_bucket>> histogram_buckets(run_id run, std::string_view layer, std::string_view role);
