@@ -10,7 +10,9 @@
 #include "rundb/compare.hpp"
 #include "rundb/export.hpp"
 #include "rundb/reader.hpp"
+#include "rundb/schema.hpp"
 #include "rundb/summary.hpp"
+#include "rundb/upgrade.hpp"
 
 namespace numlab::cli {
 namespace {
@@ -23,6 +25,7 @@ struct inspect_options {
   std::string json_table;
   bool first_nonfinite = false;
   std::string compare;
+  bool upgrade = false;
 };
 
 // "a,b" -> {"a", "b"}
@@ -38,6 +41,13 @@ std::vector<std::string> split_keys(const std::string& text) {
 }
 
 void run_inspect(const inspect_options& o) {
+  if (o.upgrade) {
+    const int was = rundb::upgrade(o.file);
+    std::cout << o.file << ": schema version " << was
+              << (was == rundb::schema_version ? ", already current\n"
+                                               : " upgraded to " + std::to_string(rundb::schema_version) + "\n");
+    return;
+  }
   rundb::reader db(o.file);
   if (!o.compare.empty()) {
     const auto keys = split_keys(o.compare);
@@ -87,6 +97,10 @@ void add_inspect_command(CLI::App& app) {
   auto* compare = cmd->add_option("--compare", options->compare,
                                   "Compare the runs grouped by sweep KEY (or KEY,KEY...): outcomes, final accuracy, "
                                   "overflow events and skipped steps as mean ± sd");
+  auto* upgrade = cmd->add_flag("--upgrade", options->upgrade,
+                                "Upgrade the file in place from schema version 3 to this numlab's version (adds the "
+                                "per-bucket summaries the viewer reads)");
+  upgrade->excludes(csv)->excludes(json)->excludes(first)->excludes(compare);
   compare->excludes(csv)->excludes(json)->excludes(first);
   csv->excludes(json);
   first->excludes(csv)->excludes(json);

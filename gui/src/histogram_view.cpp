@@ -119,10 +119,7 @@ histogram_view::histogram_view(QWidget* parent)
   step_field_->setToolTip("Type a step: the newest recorded step at or before it is shown");
   // A typed step selects the newest recorded step at or before it, with no query.
   connect(step_field_, qOverload<int>(&QSpinBox::valueChanged), this, [this](int step) {
-    const auto& h = data_.history;
-    const auto after = std::upper_bound(h.begin(), h.end(), static_cast<std::int64_t>(step),
-                                        [](std::int64_t s, const rundb::tensor_stats_record& r) { return s < r.step; });
-    const int index = after == h.begin() ? 0 : static_cast<int>(after - h.begin() - 1);
+    const int index = static_cast<int>(data_.index_of(step));
     requested_step_ = step;
     data_.requested_step = step;
     if (index != slider_->value()) slider_->setValue(index);
@@ -140,15 +137,17 @@ histogram_view::histogram_view(QWidget* parent)
     if (on) player_->start();
     else player_->stop();
   });
-  // Moving through steps needs no query: every step of the layer is loaded.
+  // Moving through a short run's steps needs no query: every record is loaded;
+  // a long run's slider loads the one record it reaches.
   connect(slider_, &QSlider::valueChanged, this, [this](int index) {
-    if (index < 0 || static_cast<std::size_t>(index) >= data_.history.size()) return;
+    if (index < 0 || static_cast<std::size_t>(index) >= data_.steps.size()) return;
     data_.selected = static_cast<std::size_t>(index);
-    requested_step_ = data_.history[data_.selected].step;
+    requested_step_ = data_.steps[data_.selected];
     data_.requested_step = requested_step_;
     const QSignalBlocker block(step_field_);
     step_field_->setValue(static_cast<int>(requested_step_));
-    draw_selected();
+    if (data_.selected_stats() == nullptr) load_selected_step();
+    else draw_selected();
   });
   connect(log_counts_, &QCheckBox::toggled, this, [this](bool on) {
     plot_->yAxis->setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
@@ -194,6 +193,32 @@ void histogram_view::reload(reload_cause cause) {
       [this](const QString& error) { emit failed(error); });
 }
 
+void histogram_view::load_selected_step() {
+  const run_ref run = run_;
+  const std::string layer = data_.layer, role = data_.role;
+  const std::size_t index = data_.selected;
+  const std::int64_t step = data_.steps[index];
+  caption_->setText(QString("loading step %1 ...").arg(step));
+  queries_->submit<histogram_step>(
+      [=](const interrupt_flag& interrupt) { return load_histogram_step(run, layer, role, index, step, interrupt); },
+      [this](histogram_step value) {
+        // Dropped when the view moved on to another layer, role or step meanwhile.
+        if (value.layer != data_.layer || value.role != data_.role || value.index != data_.selected) return;
+        data_.history.clear();
+        data_.loss_scales.clear();
+        data_.scaled_bands.clear();
+        data_.history_first = value.index;
+        if (value.record) {
+          data_.history.push_back(std::move(*value.record));
+          data_.loss_scales.push_back(value.loss_scale);
+          data_.scaled_bands.push_back(value.scaled_band);
+        }
+        draw_selected();
+        emit loaded();
+      },
+      [this](const QString& error) { emit failed(error); });
+}
+
 std::int64_t histogram_view::shown_step() const {
   const auto* stats = data_.selected_stats();
   return stats ? stats->step : -1;
@@ -218,7 +243,7 @@ void histogram_view::show_data() {
   for (const auto& r : data_.roles) role_box_->addItem(qstr(r));
   role_box_->setCurrentText(qstr(data_.role));
   const QSignalBlocker block(slider_);
-  slider_->setRange(0, std::max(0, static_cast<int>(data_.history.size()) - 1));
+  slider_->setRange(0, std::max(0, static_cast<int>(data_.steps.size()) - 1));
   slider_->setValue(static_cast<int>(data_.selected));
   const QSignalBlocker block_field(step_field_);
   if (const auto* stats = data_.selected_stats()) {
@@ -262,7 +287,8 @@ void histogram_view::draw_selected() {
   const auto* stats = data_.selected_stats();
   if (stats == nullptr || stats->hist.bins.size() < 2) {
     for (auto* bars : {binades_, underflow_, overflow_}) bars->data()->clear();
-    caption_->setText(stats == nullptr ? "no tensor statistics for this layer and role"
+    caption_->setText(stats == nullptr ? (data_.steps.empty() ? QString("no tensor statistics for this layer and role")
+                                                              : QString("loading step %1 ...").arg(data_.steps[data_.selected]))
                                        : QString("step %1: no histogram recorded").arg(stats->step));
     plot_->replot();
     return;
@@ -282,7 +308,8 @@ void histogram_view::draw_selected() {
   auto [view_left, view_right] = populated_range(h, 2);
 
   // 0 stands for "no loss scale recorded" (a scale is always positive).
-  const double scale = data_.selected < data_.loss_scales.size() ? data_.loss_scales[data_.selected].value_or(0.0) : 0.0;
+  const std::size_t at = *data_.selected_record();
+  const double scale = at < data_.loss_scales.size() ? data_.loss_scales[at].value_or(0.0) : 0.0;
   QString scale_text = "no loss scale recorded";
   // Scaled gradients sit log2(scale) binades above the true ones: show where they came from.
   if (scale > 0) {
@@ -302,14 +329,12 @@ void histogram_view::draw_selected() {
     }
   }
   shade_format_ranges(left, right);
-  const auto* band = data_.selected < data_.scaled_bands.size() && data_.scaled_bands[data_.selected]
-                         ? &*data_.scaled_bands[data_.selected]
-                         : nullptr;
+  const auto* band = at < data_.scaled_bands.size() && data_.scaled_bands[at] ? &*data_.scaled_bands[at] : nullptr;
   if (band != nullptr) outline_scaled_band(band->low, band->high);
   QString note;
   const std::int64_t asked = data_.requested_step;
-  if (asked >= 0 && asked > data_.history.back().step) {
-    note = QString("\nstep %1 was asked for, past the last recorded step %2: showing %2").arg(asked).arg(data_.history.back().step);
+  if (asked >= 0 && asked > data_.steps.back()) {
+    note = QString("\nstep %1 was asked for, past the last recorded step %2: showing %2").arg(asked).arg(data_.steps.back());
   } else if (asked >= 0 && asked != stats->step) {
     note = QString("\nstep %1 has no statistics (not traced): showing the newest recorded step before it, %2")
                .arg(asked).arg(stats->step);
@@ -365,18 +390,17 @@ QString histogram_view::caption() const { return caption_->text(); }
 
 void histogram_view::draw_waterfall() {
   waterfall_->clearPlottables();
-  const auto& history = data_.history;
   if (data_.waterfall_columns == 0 || data_.waterfall_rows == 0) {
     waterfall_->replot();
     return;
   }
-  const auto& first = history.front().hist;
+  const double first_exponent = data_.waterfall_first_exponent;
   auto* map = new QCPColorMap(waterfall_->xAxis, waterfall_->yAxis);
   const int columns = static_cast<int>(data_.waterfall_columns);
   const int rows = static_cast<int>(data_.waterfall_rows);
   map->data()->setSize(columns, rows);
   map->data()->setRange(QCPRange(0, std::max(columns - 1, 1)),
-                        QCPRange(first.first_exponent - 0.5, first.first_exponent - 0.5 + std::max(rows - 1, 1)));
+                        QCPRange(first_exponent - 0.5, first_exponent - 0.5 + std::max(rows - 1, 1)));
   for (int c = 0; c < columns; ++c) {
     for (int r = 0; r < rows; ++r) map->data()->setCell(c, r, data_.waterfall[static_cast<std::size_t>(c * rows + r)]);
   }
@@ -385,11 +409,7 @@ void histogram_view::draw_waterfall() {
   map->rescaleDataRange(true);
   QSharedPointer<QCPAxisTickerText> step_ticks(new QCPAxisTickerText);
   const int stride = std::max(1, columns / 8);
-  for (std::size_t i = 0; i < history.size(); ++i) {
-    const auto c = static_cast<int>(data_.waterfall_column(i));
-    if (c % stride == 0 && (i == 0 || static_cast<int>(data_.waterfall_column(i - 1)) != c))
-      step_ticks->addTick(c, QString::number(history[i].step));
-  }
+  for (int c = 0; c < columns; c += stride) step_ticks->addTick(c, QString::number(data_.waterfall_starts[static_cast<std::size_t>(c)]));
   waterfall_->xAxis->setTicker(step_ticks);
   waterfall_->rescaleAxes();
 }

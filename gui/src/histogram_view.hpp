@@ -65,6 +65,8 @@ class histogram_view : public QWidget {
   void show_data();
   void draw_selected();
   void draw_waterfall();
+  /// Loads the selected step's record (long runs keep only one loaded).
+  void load_selected_step();
   void shade_format_ranges(double left, double right);
   /// The scaled format's representable band at the shown step (log2 |x| edges).
   void outline_scaled_band(double low, double high);

@@ -5,6 +5,7 @@
 #include <QMetaType>
 #include <QString>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -98,18 +99,23 @@ struct map_grid {
 };
 
 /// The histograms of one layer and role over a run, with their context.
+/// Short runs (or files without schema v4's summaries) load the record of
+/// every step; long ones load the selected step's record only, and the
+/// waterfall from the per-bucket summed histograms, so a switch reads a few
+/// thousand summary rows instead of every record.
 struct histogram_data {
   std::vector<std::string> layers;                 ///< every layer of the run
   std::vector<std::string> roles;                  ///< the roles recorded for `layer`
   std::string layer, role;                         ///< the ones loaded
-  std::vector<rundb::tensor_stats_record> history; ///< layer/role at every recorded step, with histograms
+  std::vector<std::int64_t> steps;                 ///< one per slider position: every recorded step, ascending
+  /// Records with histograms: history[i] is the record of steps[history_first + i]
+  /// (every step's for short runs, the selected step's alone for long ones).
+  std::vector<rundb::tensor_stats_record> history;
+  std::size_t history_first = 0;
   std::vector<std::optional<double>> loss_scales;  ///< loss scale at each history step
   std::optional<rundb::format_info> format;        ///< of the newest record
-  std::size_t selected = 0;                        ///< history index of the requested step
+  std::size_t selected = 0;                        ///< steps index of the requested step
   std::int64_t requested_step = -1;                ///< the step asked for (negative: the newest)
-  /// The waterfall below the histogram, built on the worker thread: log10(1 + count)
-  /// per bin of the first record's layout, column-major. Long runs share columns,
-  /// each keeping its largest value per bin, so a one-step excursion still shows.
   /// Where a scaled-format recipe's values can lie at one step: element
   /// range x scale, as log2 |x| (the binade edges of the block scales used
   /// for block formats, so the band spans every block's range).
@@ -118,19 +124,47 @@ struct histogram_data {
   };
   std::string scaled_format;  ///< empty when the run recorded no scale statistics for layer/role
   std::vector<std::optional<scaled_band>> scaled_bands;  ///< parallel to history
+  /// The waterfall below the histogram, built on the worker thread: log10(1 + count)
+  /// per bin, column-major, rows from the underflow bin through the binades from
+  /// 2^waterfall_first_exponent to the overflow bin. Long runs share columns: from
+  /// records, each keeps its largest value per bin, so a one-step excursion still
+  /// shows; from summaries, the mean count per recorded step of the column.
   std::vector<double> waterfall;
   std::size_t waterfall_columns = 0, waterfall_rows = 0;
+  std::int32_t waterfall_first_exponent = 0;
+  std::vector<std::int64_t> waterfall_starts;  ///< the first step of each column
   static constexpr std::size_t max_waterfall_columns = 2000;
 
-  /// The waterfall column that shows a history index.
-  std::size_t waterfall_column(std::size_t history_index) const {
-    if (history.size() <= max_waterfall_columns) return history_index;
-    return history_index * max_waterfall_columns / history.size();
+  /// The waterfall column that shows a steps index.
+  std::size_t waterfall_column(std::size_t step_index) const {
+    if (step_index >= steps.size() || waterfall_starts.empty()) return 0;
+    const auto after = std::upper_bound(waterfall_starts.begin(), waterfall_starts.end(), steps[step_index]);
+    return after == waterfall_starts.begin() ? 0 : static_cast<std::size_t>(after - waterfall_starts.begin() - 1);
   }
-
+  /// The index into history (and loss_scales, scaled_bands) of the selected step, if loaded.
+  std::optional<std::size_t> selected_record() const {
+    if (selected < history_first || selected - history_first >= history.size()) return std::nullopt;
+    return selected - history_first;
+  }
   const rundb::tensor_stats_record* selected_stats() const {
-    return selected < history.size() ? &history[selected] : nullptr;
+    const auto at = selected_record();
+    return at ? &history[*at] : nullptr;
   }
+  /// The steps index of the newest recorded step <= `step` (the first when none is).
+  std::size_t index_of(std::int64_t step) const {
+    const auto after = std::upper_bound(steps.begin(), steps.end(), step);
+    return after == steps.begin() ? 0 : static_cast<std::size_t>(after - steps.begin() - 1);
+  }
+};
+
+/// One step's record of a layer and role, loaded when the slider of a long
+/// run reaches it (see histogram_data).
+struct histogram_step {
+  std::string layer, role;
+  std::size_t index = 0;  ///< the steps index it belongs to
+  std::optional<rundb::tensor_stats_record> record;
+  std::optional<double> loss_scale;
+  std::optional<histogram_data::scaled_band> scaled_band;
 };
 
 /// Swamping fractions of update tensors per layer over steps (merged steps

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -54,27 +55,88 @@ std::string role_showing(rundb::reader& db, rundb::run_id run, const std::string
   return {};
 }
 
-// Done here, on the worker: a 100,000-step history is millions of cells.
-void fill_waterfall(histogram_data& data) {
-  const auto& history = data.history;
-  if (history.empty() || history.front().hist.bins.size() < 2) return;
-  data.waterfall_rows = history.front().hist.bins.size();
-  data.waterfall_columns = data.waterfall_column(history.size() - 1) + 1;
-  data.waterfall.assign(data.waterfall_columns * data.waterfall_rows, 0.0);
-  for (std::size_t i = 0; i < history.size(); ++i) {
-    const auto& bins = history[i].hist.bins;
-    double* column = &data.waterfall[data.waterfall_column(i) * data.waterfall_rows];
-    for (std::size_t r = 0; r < data.waterfall_rows && r < bins.size(); ++r) {
-      // Count magnitudes span decades: colour by log so small tails stay visible.
-      column[r] = std::max(column[r], std::log10(1.0 + static_cast<double>(bins[r])));
-    }
+// The waterfall's rows: the binades of every histogram given, between the
+// underflow and the overflow row.
+template <typename Histograms>
+void size_waterfall(histogram_data& data, const Histograms& histograms) {
+  std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = std::numeric_limits<std::int64_t>::min();
+  for (const rundb::histogram& h : histograms) {
+    if (h.bins.size() < 2) continue;
+    lo = std::min<std::int64_t>(lo, h.first_exponent);
+    hi = std::max<std::int64_t>(hi, h.first_exponent + static_cast<std::int64_t>(h.binade_count()));
   }
+  if (lo > hi) return;
+  data.waterfall_first_exponent = static_cast<std::int32_t>(lo);
+  data.waterfall_rows = static_cast<std::size_t>(hi - lo) + 2;
+  data.waterfall_columns = data.waterfall_starts.size();
+  data.waterfall.assign(data.waterfall_columns * data.waterfall_rows, 0.0);
+}
+
+// Calls add(row, count) for each bin of `h` in the waterfall's row layout.
+template <typename Add>
+void for_each_row(const histogram_data& data, const rundb::histogram& h, Add add) {
+  if (h.bins.size() < 2) return;
+  add(std::size_t{0}, h.bins.front());
+  add(data.waterfall_rows - 1, h.bins.back());
+  const auto offset = static_cast<std::size_t>(h.first_exponent - data.waterfall_first_exponent);
+  for (std::size_t i = 0; i < h.binade_count(); ++i) add(1 + offset + i, h.bins[1 + i]);
+}
+
+// Done here, on the worker: a history of thousands of steps is millions of cells.
+void fill_waterfall_from_records(histogram_data& data) {
+  const auto& history = data.history;
+  const std::size_t n = history.size();
+  const std::size_t columns = std::min(n, histogram_data::max_waterfall_columns);
+  data.waterfall_starts.clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t column = n <= columns ? i : i * columns / n;
+    if (data.waterfall_starts.size() == column) data.waterfall_starts.push_back(history[i].step);
+  }
+  std::vector<std::reference_wrapper<const rundb::histogram>> all;
+  for (const auto& r : history) all.emplace_back(r.hist);
+  size_waterfall(data, all);
+  for (std::size_t i = 0; i < n && data.waterfall_rows > 0; ++i) {
+    double* column = &data.waterfall[data.waterfall_column(i) * data.waterfall_rows];
+    // Count magnitudes span decades: colour by log so small tails stay visible.
+    for_each_row(data, history[i].hist, [&](std::size_t row, std::uint64_t count) {
+      column[row] = std::max(column[row], std::log10(1.0 + static_cast<double>(count)));
+    });
+  }
+}
+
+// Long runs: consecutive summary buckets share a column, the mean count per recorded step.
+void fill_waterfall_from_buckets(histogram_data& data, const std::vector<rundb::stats_bucket>& buckets) {
+  const std::size_t per_column = buckets.size() / histogram_data::max_waterfall_columns + 1;
+  data.waterfall_starts.clear();
+  for (std::size_t b = 0; b < buckets.size(); b += per_column) data.waterfall_starts.push_back(buckets[b].first_step);
+  std::vector<std::reference_wrapper<const rundb::histogram>> all;
+  for (const auto& b : buckets) all.emplace_back(b.hist);
+  size_waterfall(data, all);
+  if (data.waterfall_rows == 0) return;
+  std::vector<double> steps(data.waterfall_columns, 0.0);
+  for (std::size_t b = 0; b < buckets.size(); ++b) {
+    const std::size_t c = b / per_column;
+    steps[c] += static_cast<double>(buckets[b].steps);
+    for_each_row(data, buckets[b].hist, [&](std::size_t row, std::uint64_t count) {
+      data.waterfall[c * data.waterfall_rows + row] += static_cast<double>(count);
+    });
+  }
+  for (std::size_t c = 0; c < data.waterfall_columns; ++c)
+    for (std::size_t r = 0; r < data.waterfall_rows; ++r) {
+      double& cell = data.waterfall[c * data.waterfall_rows + r];
+      cell = std::log10(1.0 + (steps[c] > 0 ? cell / steps[c] : 0.0));
+    }
 }
 
 // The scaled format's band at each history step, from the scale statistics
 // of the same layer, role and step (none when the run used no scaled format).
 void fill_scaled_bands(rundb::reader& db, rundb::run_id run, histogram_data& data) {
-  const auto scales = db.scale_stats({.run = run, .layer = data.layer, .role = data.role, .with_histograms = true});
+  if (data.history.empty()) return;
+  const auto scales = db.scale_stats({.run = run,
+                                      .layer = data.layer,
+                                      .role = data.role,
+                                      .steps = {data.history.front().step, data.history.back().step},
+                                      .with_histograms = true});
   if (scales.empty()) return;
   data.scaled_format = scales.back().scaled_format;
   const auto elements = scaled_element_range(data.scaled_format);
@@ -103,6 +165,18 @@ void fill_scaled_bands(rundb::reader& db, rundb::run_id run, histogram_data& dat
       if (!any) continue;
     }
     data.scaled_bands[i] = histogram_data::scaled_band{std::log2(elements->first) + low, std::log2(elements->second) + high};
+  }
+}
+
+// The loss scale at each history step, in one pass over the steps table.
+void fill_loss_scales(rundb::reader& db, rundb::run_id run, histogram_data& data) {
+  data.loss_scales.clear();
+  if (data.history.empty()) return;
+  const auto steps = db.steps(run, {data.history.front().step, data.history.back().step});
+  auto at = steps.begin();
+  for (const auto& h : data.history) {
+    while (at != steps.end() && at->step < h.step) ++at;
+    data.loss_scales.push_back(at != steps.end() && at->step == h.step ? at->loss_scale : std::nullopt);
   }
 }
 
@@ -201,7 +275,18 @@ underflow_ranking load_underflow_ranking(const run_ref& run, const interrupt_fla
   if (ranking.worst.size() > 5) ranking.worst.resize(5);
   if (ranking.worst.empty()) return ranking;
   const auto& top = ranking.worst.front();
-  // One layer and role: an indexed scan of its records, without histograms.
+  // The worst step of that layer and role: one map column over the whole run
+  // from schema v4's summaries; in older files an indexed scan of its records.
+  if (db.schema_version() >= 4) {
+    for (const auto& c : db.counts_by_layer_and_step(run.id, top.role, rundb::counted_stat::underflows, 1)) {
+      if (c.layer != top.layer) continue;
+      ranking.worst_step = problem_site{c.worst_step, top.layer, top.role,
+                                        std::to_string(static_cast<std::uint64_t>(c.counted)) + " of " +
+                                            std::to_string(static_cast<std::uint64_t>(c.values)) +
+                                            " values underflowed to zero"};
+    }
+    return ranking;
+  }
   const auto history = db.tensor_stats({.run = run.id, .layer = top.layer, .role = top.role});
   const rundb::tensor_stats_record* worst = nullptr;
   double worst_fraction = -1;
@@ -274,26 +359,47 @@ histogram_data load_histogram(const run_ref& run, const std::vector<std::string>
   data.roles = db.roles(run.id, data.layer);
   data.role = preferred_role(data.roles, role);
   if (data.role.empty()) return data;
-  data.history = db.tensor_stats({.run = run.id, .layer = data.layer, .role = data.role, .with_histograms = true});
+  // From an index alone; the records themselves only when few.
+  data.steps = db.stats_steps(run.id, data.role, data.layer);
+  if (data.steps.empty()) return data;
+  const auto buckets = data.steps.size() > histogram_data::max_waterfall_columns
+                           ? db.histogram_buckets(run.id, data.layer, data.role)
+                           : std::nullopt;
+  data.selected = step >= 0 ? data.index_of(step) : data.steps.size() - 1;
+  if (buckets) {
+    data.history_first = data.selected;
+    if (auto r = db.histogram(run.id, data.layer, data.role, data.steps[data.selected])) data.history.push_back(std::move(*r));
+    fill_waterfall_from_buckets(data, *buckets);
+  } else {
+    data.history = db.tensor_stats({.run = run.id, .layer = data.layer, .role = data.role, .with_histograms = true});
+    // A step may hold several records of the layer and role: a slider position each.
+    data.steps.clear();
+    for (const auto& r : data.history) data.steps.push_back(r.step);
+    data.selected = step >= 0 ? data.index_of(step) : data.steps.size() - 1;
+    fill_waterfall_from_records(data);
+  }
   if (data.history.empty()) return data;
-  data.format = db.format(data.history.back().format);
-  // One pass over the steps table beats a query per recorded step.
-  const auto steps = db.steps(run.id, {data.history.front().step, data.history.back().step});
-  auto at = steps.begin();
-  for (const auto& h : data.history) {
-    while (at != steps.end() && at->step < h.step) ++at;
-    data.loss_scales.push_back(at != steps.end() && at->step == h.step ? at->loss_scale : std::nullopt);
-  }
+  if (const auto newest = db.histogram(run.id, data.layer, data.role, data.steps.back())) data.format = db.format(newest->format);
+  fill_loss_scales(db, run.id, data);
   fill_scaled_bands(db, run.id, data);
-  fill_waterfall(data);
-  // The largest recorded step <= the requested one (the first when none is).
-  data.selected = data.history.size() - 1;
-  if (step >= 0) {
-    const auto after = std::upper_bound(data.history.begin(), data.history.end(), step,
-                                        [](std::int64_t s, const rundb::tensor_stats_record& r) { return s < r.step; });
-    data.selected = after == data.history.begin() ? 0 : static_cast<std::size_t>(after - data.history.begin() - 1);
-  }
   return data;
+}
+
+histogram_step load_histogram_step(const run_ref& run, const std::string& layer, const std::string& role,
+                                   std::size_t index, std::int64_t step, const interrupt_flag& interrupt) {
+  auto db = open(run.file, interrupt);
+  histogram_data one;
+  one.layer = layer;
+  one.role = role;
+  if (auto r = db.histogram(run.id, layer, role, step); r && r->step == step) one.history.push_back(std::move(*r));
+  fill_loss_scales(db, run.id, one);
+  fill_scaled_bands(db, run.id, one);
+  histogram_step out{layer, role, index, {}, {}, {}};
+  if (one.history.empty()) return out;
+  out.record = std::move(one.history.front());
+  out.loss_scale = one.loss_scales.front();
+  if (!one.scaled_bands.empty()) out.scaled_band = one.scaled_bands.front();
+  return out;
 }
 
 swamping_data load_swamping(const run_ref& run, std::size_t max_points, const interrupt_flag& interrupt) {

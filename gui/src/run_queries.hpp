@@ -28,12 +28,17 @@ overview_series load_overview(const run_ref& run, std::size_t max_points, const 
 /// `max_columns` step columns, each keeping its worst step.
 map_grid load_map(const run_ref& run, const std::string& role, map_metric metric, std::size_t max_columns,
                   const interrupt_flag& interrupt);
-/// Every histogram of layer/role, selecting the largest recorded step <= `step`. Empty
+/// The histograms of layer/role (see histogram_data for which records are
+/// loaded), selecting the largest recorded step <= `step`. Empty
 /// layer or role pick the first available; a negative step picks the last.
 /// `known_layers`, when not empty, saves listing the run's layers again.
 histogram_data load_histogram(const run_ref& run, const std::vector<std::string>& known_layers,
                               const std::string& layer, const std::string& role, std::int64_t step,
                               const interrupt_flag& interrupt);
+/// The record of layer/role at `step` (the steps index `index` of the
+/// histogram_data it completes), with its loss scale and scaled band.
+histogram_step load_histogram_step(const run_ref& run, const std::string& layer, const std::string& role,
+                                   std::size_t index, std::int64_t step, const interrupt_flag& interrupt);
 /// Swamping of every layer's updates, at most `max_points` steps per layer.
 swamping_data load_swamping(const run_ref& run, std::size_t max_points, const interrupt_flag& interrupt);
 /// The scale statistics of layer/role over a run (empty layer or role pick

@@ -132,11 +132,11 @@ QString render_screenshot(const screenshot_request& request, QStringList& notes)
       error = QString("%1: layer '%2' has no role '%3' (roles: %4)")
                   .arg(request.database, QString::fromStdString(view->data().layer), request.role, roles.join(", "));
     }
-    if (error.isEmpty() && request.step && !view->data().history.empty() &&
-        *request.step > view->data().history.back().step) {
+    if (error.isEmpty() && request.step && !view->data().steps.empty() &&
+        *request.step > view->data().steps.back()) {
       notes << QString("step %1 is past the last recorded step %2 of %3 / %4: showing %2")
                    .arg(*request.step)
-                   .arg(view->data().history.back().step)
+                   .arg(view->data().steps.back())
                    .arg(QString::fromStdString(view->data().layer), QString::fromStdString(view->data().role));
     }
   } else if (request.view == "swamping") {

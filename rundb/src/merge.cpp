@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bucket_summary.hpp"
 #include "rundb/errors.hpp"
 #include "rundb/reader.hpp"
 #include "schema_sql.hpp"
@@ -120,6 +121,12 @@ merge_summary merge(const std::filesystem::path& out, std::span<const std::files
         }
         db.exec("DETACH DATABASE src");
         ++summary.files;
+      }
+      {
+        // Derived data: recomputed for every run, whatever version each input had.
+        detail::transaction tx(db);
+        detail::bucket_summarizer(db).rebuild_all();
+        tx.commit();
       }
       // As the writer leaves its files: readers can read while a writer appends.
       db.exec("PRAGMA journal_mode=WAL");

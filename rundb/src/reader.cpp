@@ -234,13 +234,36 @@ std::optional<tensor_stats_record> reader::histogram(run_id run, std::string_vie
   return read_stats(*db_, s, true);
 }
 
-std::vector<std::int64_t> reader::stats_steps(run_id run, std::optional<std::string> role) {
-  statement s(*db_, role ? "SELECT DISTINCT step FROM tensor_stats WHERE run_id = ?1 AND role = ?2 ORDER BY step"
-                         : "SELECT DISTINCT step FROM tensor_stats WHERE run_id = ?1 ORDER BY step");
+std::vector<std::int64_t> reader::stats_steps(run_id run, std::optional<std::string> role,
+                                              std::optional<std::string> layer) {
+  std::string sql = "SELECT DISTINCT step FROM tensor_stats WHERE run_id = ?1";
+  if (role) sql += " AND role = ?2";
+  if (layer) sql += " AND layer = ?3";
+  statement s(*db_, (sql + " ORDER BY step").c_str());
   s.bind(1, run);
   if (role) s.bind(2, std::string_view(*role));
+  if (layer) s.bind(3, std::string_view(*layer));
   std::vector<std::int64_t> out;
   while (s.step()) out.push_back(s.column_int(0));
+  return out;
+}
+
+std::optional<std::vector<stats_bucket>> reader::histogram_buckets(run_id run, std::string_view layer,
+                                                                   std::string_view role) {
+  if (!has_buckets()) return std::nullopt;
+  statement s(*db_,
+      // CROSS JOIN keeps the histograms outside: their key leads with the layer.
+      "SELECT b.first_step, b.last_step, b.steps, h.hist_first_exponent, h.histogram "
+      "FROM tensor_stats_bucket_histograms h CROSS JOIN tensor_stats_buckets b "
+      "ON b.run_id = h.run_id AND b.role = h.role AND b.bucket = h.bucket AND b.layer = h.layer "
+      "WHERE h.run_id = ?1 AND h.layer = ?2 AND h.role = ?3 ORDER BY h.bucket");
+  s.bind(1, run).bind(2, layer).bind(3, role);
+  std::vector<stats_bucket> out;
+  while (s.step()) {
+    auto h = detail::decode_histogram(s.column_int(3), s.column_blob(4));
+    if (!h) damaged(*db_, "malformed summed histogram of " + std::string(layer) + "/" + std::string(role));
+    out.push_back({s.column_int(0), s.column_int(1), s.column_int(2), std::move(*h)});
+  }
   return out;
 }
 

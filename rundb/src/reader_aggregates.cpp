@@ -7,8 +7,10 @@
 #include <tuple>
 #include <utility>
 
+#include "bucket_summary.hpp"
 #include "rundb/errors.hpp"
 #include "rundb/reader.hpp"
+#include "rundb/schema.hpp"
 #include "schema_sql.hpp"
 #include "sqlite.hpp"
 
@@ -118,10 +120,13 @@ struct step_extent {
 step_extent role_extent(detail::database& db, run_id run, const std::string& role, std::uint64_t count_up_to = 0,
                         std::string_view table = "tensor_stats") {
   const std::string from = " FROM " + std::string(table) + " WHERE run_id = ?1 AND role = ?2";
-  statement bounds(db, ("SELECT min(step), max(step)" + from).c_str());
-  bounds.bind(1, run).bind(2, std::string_view(role));
-  if (!bounds.step() || bounds.is_null(0)) return {};
-  step_extent extent{bounds.column_int(0), bounds.column_int(1), 0};
+  // Two statements: SQLite answers a lone min() or max() with one index seek,
+  // but scans the whole range for both in one (1.4 s for a 2M-row role).
+  statement low(db, ("SELECT min(step)" + from).c_str()), high(db, ("SELECT max(step)" + from).c_str());
+  low.bind(1, run).bind(2, std::string_view(role));
+  high.bind(1, run).bind(2, std::string_view(role));
+  if (!low.step() || low.is_null(0) || !high.step() || high.is_null(0)) return {};
+  step_extent extent{low.column_int(0), high.column_int(0), 0};
   statement distinct(db, ("SELECT count(*) FROM (SELECT DISTINCT step" + from + " LIMIT ?3)").c_str());
   const auto limit = static_cast<std::int64_t>(std::min<std::uint64_t>(count_up_to, 1ULL << 62) + 1);
   distinct.bind(1, run).bind(2, std::string_view(role)).bind(3, limit);
@@ -182,22 +187,26 @@ std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_i
     all.distinct += extents.back().distinct;  // an upper bound of the union when roles differ
   }
   if (all.distinct == 0) return out;
-  const std::int64_t first = all.first;
+  std::int64_t first = all.first;
   std::int64_t bucket = 1;
   if (max_columns > 0 && all.distinct > max_columns) {
     const std::uint64_t span = static_cast<std::uint64_t>(all.last) - static_cast<std::uint64_t>(first);
     bucket = static_cast<std::int64_t>(
         std::min<std::uint64_t>(span / max_columns + 1, std::numeric_limits<std::int64_t>::max()));
   }
-  // SQL sums the records of one step, layer and role; the pooling into
-  // buckets keeps the worst of those sums (max is associative, so roles and
-  // slices merge in any order). (step, layer) follows the
-  // (run_id, role, step, ...) index, so SQLite neither sorts nor, with the
-  // covering indexes of schema v3, reads the table.
-  std::string sql = "SELECT layer, step, min(id), total(count)";
-  for (const counted_stat stat : stats) sql += std::string(", total(") + columns.at(static_cast<std::size_t>(stat)) + ")";
-  sql += " FROM " + std::string(from) +
-         " WHERE run_id = ?1 AND role = ?2 AND step BETWEEN ?3 AND ?4 GROUP BY step, layer ORDER BY step, layer";
+  // Schema v4 keeps each summary bucket's worst step per counted column: when
+  // the columns are that wide or wider, they pool whole summary buckets
+  // (widened to a multiple of summary_bucket_steps, aligned to multiples of it,
+  // so at least half as many columns), reading a row per layer and bucket
+  // instead of one per record.
+  constexpr std::int64_t summary = summary_bucket_steps;
+  const bool from_summaries = has_buckets() && table == stats_table::tensor_stats && bucket >= summary / 2 &&
+                              bucket <= std::numeric_limits<std::int64_t>::max() / 2;
+  const std::int64_t first_recorded = first;
+  if (from_summaries) {
+    bucket = (bucket + summary - 1) / summary * summary;
+    first = detail::bucket_of(first) * summary;
+  }
   // Millions of rows pass through here: layers become small indices and each
   // layer's cells a vector in bucket order (rows come by step), so a row
   // costs a few comparisons, not string-keyed map lookups.
@@ -212,55 +221,93 @@ std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_i
   std::map<std::string, std::size_t, std::less<>> layer_of;
   std::vector<std::vector<std::vector<kept>>> cells(stats.size());  // [stat][layer] -> cells by bucket
   const auto fraction = [](double counted, double values) { return values > 0 ? counted / values : 0.0; };
-  for (std::size_t r = 0; r < role_list.size(); ++r) {
+  // Finds (or adds) a layer's index; `last` caches the previous row's.
+  std::string_view last_name;
+  std::size_t last_layer = 0;
+  bool have_last = false;
+  const auto layer_index = [&](std::string_view name) {
+    if (have_last && name == last_name) return last_layer;
+    auto at = layer_of.find(name);
+    if (at == layer_of.end()) {
+      at = layer_of.emplace(std::string(name), layer_names.size()).first;
+      layer_names.emplace_back(name);
+      first_id.push_back(std::numeric_limits<std::int64_t>::max());
+      for (auto& per_stat : cells) per_stat.emplace_back();
+    }
+    last_layer = at->second;
+    last_name = at->first;  // stays valid: the map owns it
+    have_last = true;
+    return last_layer;
+  };
+  // Pools one (step, layer, role) sum, or one summary bucket's worst step, into its column.
+  const auto pool = [&](std::size_t layer, std::size_t k, const kept& c) {
+    auto& row = cells[k][layer];
+    auto at = row.end();
+    if (row.empty() || row.back().bucket < c.bucket) {
+      row.push_back(c);
+      return;
+    }
+    if (row.back().bucket == c.bucket) {
+      at = row.end() - 1;
+    } else {  // a later role revisits earlier buckets
+      at = std::lower_bound(row.begin(), row.end(), c.bucket, [](const kept& a, std::int64_t b) { return a.bucket < b; });
+      if (at == row.end() || at->bucket != c.bucket) {
+        row.insert(at, c);
+        return;
+      }
+    }
+    // Ties keep the earlier step, then the role listed first.
+    const double now = fraction(c.counted, c.values), before = fraction(at->counted, at->values);
+    if (now > before || (now == before && c.worst_step < at->worst_step)) *at = c;
+  };
+  // Unsigned arithmetic, wrapping instead of overflowing on damaged steps.
+  const auto column_of = [&](std::int64_t step) {
+    const auto offset = static_cast<std::uint64_t>(step) - static_cast<std::uint64_t>(first);
+    return static_cast<std::int64_t>(offset / static_cast<std::uint64_t>(bucket));
+  };
+  if (from_summaries) {
+    // Layers in order of first appearance, as the record path orders them by row id.
+    std::int64_t order = 0;
+    for (const auto& name : layers(run)) first_id[layer_index(name)] = order++;
+    std::string sql = "SELECT layer, first_step";
+    for (const counted_stat stat : stats) {
+      const std::string c = detail::bucket_counted_columns.at(static_cast<std::size_t>(stat));
+      sql += ", worst_" + c + "_step, worst_" + c + ", worst_" + c + "_count";
+    }
+    sql += " FROM tensor_stats_buckets WHERE run_id = ?1 AND role = ?2 ORDER BY bucket, layer";
+    for (std::size_t r = 0; r < role_list.size(); ++r) {
+      statement s(*db_, sql.c_str());
+      s.bind(1, run).bind(2, std::string_view(role_list[r]));
+      while (s.step()) {
+        const std::size_t layer = layer_index(s.column_text_view(0));
+        const std::int64_t index = column_of(s.column_int(1));
+        for (std::size_t k = 0; k < stats.size(); ++k) {
+          const int at = static_cast<int>(2 + 3 * k);
+          pool(layer, k, {index, s.column_int(at), r, s.column_double(at + 1), s.column_double(at + 2)});
+        }
+      }
+    }
+  }
+  // SQL sums the records of one step, layer and role; the pooling into
+  // buckets keeps the worst of those sums (max is associative, so roles and
+  // slices merge in any order). (step, layer) follows the
+  // (run_id, role, step, ...) index, so SQLite neither sorts nor, with the
+  // covering indexes of schema v3, reads the table.
+  std::string sql = "SELECT layer, step, min(id), total(count)";
+  for (const counted_stat stat : stats) sql += std::string(", total(") + columns.at(static_cast<std::size_t>(stat)) + ")";
+  sql += " FROM " + std::string(from) +
+         " WHERE run_id = ?1 AND role = ?2 AND step BETWEEN ?3 AND ?4 GROUP BY step, layer ORDER BY step, layer";
+  for (std::size_t r = 0; r < role_list.size() && !from_summaries; ++r) {
     for_each_slice(extents[r], [&](std::int64_t lo, std::int64_t hi) {
       statement s(*db_, sql.c_str());
       s.bind(1, run).bind(2, std::string_view(role_list[r])).bind(3, lo).bind(4, hi);
-      std::size_t layer = 0;
-      std::string_view last_name;
-      bool have_last = false;
       while (s.step()) {
-        const std::string_view name = s.column_text_view(0);
-        if (!have_last || name != last_name) {
-          auto at = layer_of.find(name);
-          if (at == layer_of.end()) {
-            at = layer_of.emplace(std::string(name), layer_names.size()).first;
-            layer_names.emplace_back(name);
-            first_id.push_back(std::numeric_limits<std::int64_t>::max());
-            for (auto& per_stat : cells) per_stat.emplace_back();
-          }
-          layer = at->second;
-          last_name = at->first;  // stays valid: the map owns it
-          have_last = true;
-        }
+        const std::size_t layer = layer_index(s.column_text_view(0));
         const std::int64_t step = s.column_int(1);
         first_id[layer] = std::min(first_id[layer], s.column_int(2));
         const double values = s.column_double(3);
-        // Unsigned arithmetic, wrapping instead of overflowing on damaged steps.
-        const auto offset = static_cast<std::uint64_t>(step) - static_cast<std::uint64_t>(first);
-        const auto index = static_cast<std::int64_t>(offset / static_cast<std::uint64_t>(bucket));
-        for (std::size_t k = 0; k < stats.size(); ++k) {
-          const kept c{index, step, r, s.column_double(static_cast<int>(4 + k)), values};
-          auto& row = cells[k][layer];
-          auto at = row.end();
-          if (row.empty() || row.back().bucket < index) {
-            row.push_back(c);
-            continue;
-          }
-          if (row.back().bucket == index) {
-            at = row.end() - 1;
-          } else {  // a later role revisits earlier buckets
-            at = std::lower_bound(row.begin(), row.end(), index,
-                                  [](const kept& a, std::int64_t b) { return a.bucket < b; });
-            if (at == row.end() || at->bucket != index) {
-              row.insert(at, c);
-              continue;
-            }
-          }
-          // Ties keep the earlier step, then the role listed first.
-          const double now = fraction(c.counted, c.values), before = fraction(at->counted, at->values);
-          if (now > before || (now == before && c.worst_step < at->worst_step)) *at = c;
-        }
+        const std::int64_t index = column_of(step);
+        for (std::size_t k = 0; k < stats.size(); ++k) pool(layer, k, {index, step, r, s.column_double(static_cast<int>(4 + k)), values});
       }
     });
   }
@@ -284,9 +331,10 @@ std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_i
     });
     out[k].reserve(all.size());
     for (const auto& p : all) {
-      // Every layer of a bucket reports the same step: the bucket's start.
-      const auto start = static_cast<std::int64_t>(static_cast<std::uint64_t>(first) +
-                                                   static_cast<std::uint64_t>(p.bucket) * static_cast<std::uint64_t>(bucket));
+      // Every layer of a bucket reports the same step: the bucket's start
+      // (an aligned first bucket may start before the first recorded step).
+      const auto start = std::max(first_recorded, static_cast<std::int64_t>(static_cast<std::uint64_t>(first) +
+                                                   static_cast<std::uint64_t>(p.bucket) * static_cast<std::uint64_t>(bucket)));
       out[k].push_back({layer_names[p.layer], start, p.cell->worst_step, role_list[p.cell->role], p.cell->counted,
                         p.cell->values});
     }
@@ -301,7 +349,33 @@ std::vector<layer_totals> reader::totals_by_layer(run_id run) {
     double count = 0, underflows = 0, overflows = 0, subnormals = 0, nans = 0, infs = 0, swamped = 0, partial = 0;
   };
   std::map<std::pair<std::string, std::string>, accumulated> by_site;
-  for (const auto& role : roles(run)) {
+  if (has_buckets()) {
+    // A row per layer, role and summary bucket; sites in layer order, then by role.
+    statement s(*db_,
+        "SELECT layer, role, total(records), total(count), total(underflows), total(overflows), total(subnormals), "
+        "total(nans), total(infs), total(swamped), total(partially_swamped) FROM tensor_stats_buckets "
+        "WHERE run_id = ?1 GROUP BY layer, role");
+    s.bind(1, run);
+    std::map<std::string, std::int64_t, std::less<>> layer_rank;
+    for (const auto& name : layers(run)) layer_rank.emplace(name, static_cast<std::int64_t>(layer_rank.size()));
+    while (s.step()) {
+      auto& a = by_site[{s.column_text(0), s.column_text(1)}];
+      a.totals.layer = s.column_text(0);
+      a.totals.role = s.column_text(1);
+      const auto rank = layer_rank.find(a.totals.layer);
+      a.first_id = rank == layer_rank.end() ? std::numeric_limits<std::int64_t>::max() : rank->second;
+      a.totals.records = static_cast<std::int64_t>(total_as_count(s.column_double(2)));
+      a.count = s.column_double(3);
+      a.underflows = s.column_double(4);
+      a.overflows = s.column_double(5);
+      a.subnormals = s.column_double(6);
+      a.nans = s.column_double(7);
+      a.infs = s.column_double(8);
+      a.swamped = s.column_double(9);
+      a.partial = s.column_double(10);
+    }
+  }
+  for (const auto& role : has_buckets() ? std::vector<std::string>{} : roles(run)) {
     for_each_slice(role_extent(*db_, run, role), [&](std::int64_t lo, std::int64_t hi) {
       statement s(*db_,
           "SELECT layer, count(*), total(count), total(underflows), total(overflows), total(subnormals), "

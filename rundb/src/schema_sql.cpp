@@ -139,7 +139,68 @@ CREATE TABLE formats(
 );
 )sql";
 
+// Added by schema version 4; `numlab inspect --upgrade` adds them to a version 3 file.
+constexpr const char* buckets_sql = R"sql(
+CREATE TABLE tensor_stats_buckets(
+  run_id            INTEGER NOT NULL REFERENCES runs(id),
+  role              TEXT NOT NULL,
+  bucket            INTEGER NOT NULL,
+  layer             TEXT NOT NULL,
+  first_step        INTEGER NOT NULL,
+  last_step         INTEGER NOT NULL,
+  steps             INTEGER NOT NULL,
+  records           INTEGER NOT NULL,
+  count             INTEGER NOT NULL,
+  zeros             INTEGER NOT NULL,
+  subnormals        INTEGER NOT NULL,
+  underflows        INTEGER NOT NULL,
+  overflows         INTEGER NOT NULL,
+  nans              INTEGER NOT NULL,
+  infs              INTEGER NOT NULL,
+  swamped           INTEGER NOT NULL,
+  partially_swamped INTEGER NOT NULL,
+  min_nonzero_abs   REAL,
+  max_abs           REAL,
+  worst_zeros_step INTEGER NOT NULL,
+  worst_zeros INTEGER NOT NULL,
+  worst_zeros_count INTEGER NOT NULL,
+  worst_subnormals_step INTEGER NOT NULL,
+  worst_subnormals INTEGER NOT NULL,
+  worst_subnormals_count INTEGER NOT NULL,
+  worst_underflows_step INTEGER NOT NULL,
+  worst_underflows INTEGER NOT NULL,
+  worst_underflows_count INTEGER NOT NULL,
+  worst_overflows_step INTEGER NOT NULL,
+  worst_overflows INTEGER NOT NULL,
+  worst_overflows_count INTEGER NOT NULL,
+  worst_nans_step INTEGER NOT NULL,
+  worst_nans INTEGER NOT NULL,
+  worst_nans_count INTEGER NOT NULL,
+  worst_infs_step INTEGER NOT NULL,
+  worst_infs INTEGER NOT NULL,
+  worst_infs_count INTEGER NOT NULL,
+  worst_swamped_step INTEGER NOT NULL,
+  worst_swamped INTEGER NOT NULL,
+  worst_swamped_count INTEGER NOT NULL,
+  worst_partially_swamped_step INTEGER NOT NULL,
+  worst_partially_swamped INTEGER NOT NULL,
+  worst_partially_swamped_count INTEGER NOT NULL,
+  PRIMARY KEY (run_id, role, bucket, layer)
+) WITHOUT ROWID;
+CREATE TABLE tensor_stats_bucket_histograms(
+  run_id              INTEGER NOT NULL REFERENCES runs(id),
+  layer               TEXT NOT NULL,
+  role                TEXT NOT NULL,
+  bucket              INTEGER NOT NULL,
+  hist_first_exponent INTEGER NOT NULL,
+  histogram           BLOB NOT NULL,
+  PRIMARY KEY (run_id, layer, role, bucket)
+) WITHOUT ROWID;
+)sql";
+
 }  // namespace
+
+void create_bucket_tables(database& db) { db.exec(buckets_sql); }
 
 bool is_empty_database(database& db) {
   return db.query_int("SELECT count(*) FROM sqlite_schema") == 0;
@@ -156,6 +217,7 @@ std::vector<std::string> schema_columns(std::string_view table) {
   // in-memory copy answers for files written before the table existed.
   database scratch(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   scratch.exec(schema_sql);
+  scratch.exec(buckets_sql);
   statement s(scratch, "SELECT name FROM pragma_table_info(?1) ORDER BY cid");
   s.bind(1, table);
   std::vector<std::string> columns;
@@ -166,6 +228,7 @@ std::vector<std::string> schema_columns(std::string_view table) {
 void create_schema(database& db) {
   transaction tx(db);
   db.exec(schema_sql);
+  create_bucket_tables(db);
   statement meta(db, "INSERT INTO meta(key, value) VALUES (?1, ?2)");
   meta.bind(1, std::string_view("application")).bind(2, std::string_view(application_name)).run();
   meta.bind(1, std::string_view("schema_version"))

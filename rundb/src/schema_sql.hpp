@@ -13,6 +13,9 @@ namespace rundb::detail {
 /// stamps it with the application id and schema version.
 void create_schema(database& db);
 
+/// Creates schema version 4's tensor_stats_buckets and tensor_stats_bucket_histograms (empty).
+void create_bucket_tables(database& db);
+
 /// Throws not_a_run_database, newer_schema or corrupt_database unless `db`
 /// is a run database this build can read. An empty file is not a run database.
 void check_schema(database& db);

@@ -4,13 +4,18 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <map>
 #include <set>
 #include <string>
+#include <tuple>
+#include <utility>
 
+#include "bucket_summary.hpp"
 #include "histogram_blob.hpp"
 #include "rundb/errors.hpp"
 #include "rundb/schema.hpp"
@@ -64,7 +69,8 @@ class writer::connection {
       // 'diverged' status in version 1): it stays readable, not appendable.
       if (const auto version = db_.query_int("PRAGMA user_version"); version != schema_version)
         throw error(file.string() + ": run database schema version " + std::to_string(version) +
-                    " was written by an older numlab; write new runs to a new file");
+                    " was written by an older numlab; write new runs to a new file" +
+                    (version == 3 ? " (or run `numlab inspect --upgrade` on it first)" : ""));
       db_.exec("PRAGMA journal_mode=WAL");
     }
     db_.exec(sync_every_commit ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
@@ -107,7 +113,25 @@ class writer::connection {
     bind_histogram(st, 21, t.hist);
     bind_histogram(st, 23, t.ulp_ratio);
     st.run();
+    auto [at, added] = touched_.try_emplace({t.run, t.layer, t.role}, t.step, t.step);
+    if (!added) {
+      at->second.first = std::min(at->second.first, t.step);
+      at->second.second = std::max(at->second.second, t.step);
+    }
   }
+
+  /// Brings the summaries of the buckets the statistics written since the
+  /// last call fall into up to date; called before each commit.
+  void summarize_touched_buckets() {
+    for (const auto& [site, steps] : touched_) {
+      const auto& [run, layer, role] = site;
+      summarizer_->rebuild(run, layer, role, detail::bucket_of(steps.first), detail::bucket_of(steps.second));
+    }
+    touched_.clear();
+  }
+
+  /// Forgets the buckets touched by a batch that was rolled back.
+  void forget_touched_buckets() { touched_.clear(); }
 
   void write(const event_record& e) {
     insert_event_->bind(1, e.run).bind(2, e.step).bind(3, to_string(e.kind));
@@ -202,12 +226,16 @@ class writer::connection {
         "INSERT INTO run_coordinates(run_id, key, value) VALUES (?1, ?2, ?3)");
     finish_run_ = std::make_unique<statement>(db_,
         "UPDATE runs SET status = ?1, end_time = ?2 WHERE id = ?3");
+    summarizer_ = std::make_unique<detail::bucket_summarizer>(db_);
   }
 
   detail::database db_;
   std::unique_ptr<detail::statement> insert_run_, insert_step_, insert_stats_, insert_event_,
       insert_evaluation_, insert_shadow_, insert_format_, insert_scale_stats_, run_exists_,
       delete_coordinates_, insert_coordinate_, finish_run_;
+  std::unique_ptr<detail::bucket_summarizer> summarizer_;
+  // Per (run, layer, role) of the current batch: the first and last step written.
+  std::map<std::tuple<run_id, std::string, std::string>, std::pair<std::int64_t, std::int64_t>> touched_;
 };
 
 writer::writer(std::filesystem::path file, writer_options options)
@@ -330,8 +358,10 @@ void writer::background_loop() {
         std::lock_guard db_lock(db_mutex_);
         detail::transaction tx(db_->db());
         for (const job& item : batch) std::visit([&](const auto& r) { db_->write(r); }, item);
+        db_->summarize_touched_buckets();
         tx.commit();
       } catch (...) {
+        db_->forget_touched_buckets();
         failed = std::current_exception();
       }
     }

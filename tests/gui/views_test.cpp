@@ -10,6 +10,7 @@
 #include <QTest>
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "../rundb/sample_database.hpp"
@@ -83,6 +84,55 @@ class views_test : public QObject {
     const auto first = rundb_test::sample_bins(0, 1);
     QCOMPARE(view.bar_values(), std::vector<double>(first.begin(), first.end()));
     QCOMPARE(loaded.count(), 1);
+  }
+
+  // A long run (more steps than the waterfall has columns) in a schema v4
+  // file: the view loads the selected record alone and the waterfall from
+  // the summed histograms; both must equal what the records hold.
+  void long_run_histograms_read_the_summaries() {
+    const auto file = dir_ / "long.db";
+    QProcess synth;
+    synth.start(RUNDB_SYNTH_BINARY, {QString::fromStdString(file.string()), "--steps", "2100", "--layers", "2",
+                                     "--stats-every", "1"});
+    QVERIFY(synth.waitForFinished(120000));
+    QCOMPARE(synth.exitCode(), 0);
+    rundb::reader db(file);
+    const auto run = db.runs().front().id;
+    const std::string layer = db.layers(run).back();
+    histogram_view view;
+    QSignalSpy loaded(&view, &histogram_view::loaded);
+    view.set_run({QString::fromStdString(file.string()), run, "long"});
+    view.show_at(QString::fromStdString(layer), "grad_weight", 1000);
+    QVERIFY(loaded.wait(30000));
+    const auto& data = view.data();
+    QCOMPARE(data.steps, db.stats_steps(run, "grad_weight", layer));
+    QCOMPARE(data.history.size(), std::size_t{1});  // the selected record only
+    QCOMPARE(view.shown_step(), std::int64_t{1000});
+    const auto records = db.tensor_stats({.run = run, .layer = layer, .role = "grad_weight", .with_histograms = true});
+    const auto bins_at = [&](std::int64_t step) {
+      const auto r = std::find_if(records.begin(), records.end(), [&](const auto& t) { return t.step == step; });
+      return std::vector<double>(r->hist.bins.begin(), r->hist.bins.end());
+    };
+    QCOMPARE(view.bar_values(), bins_at(1000));
+    // Each column is one 32-step bucket here (66 of them): log10(1 + mean count per step) per bin.
+    QCOMPARE(data.waterfall_columns, std::size_t{66});
+    const std::size_t column = 1000 / 32, rows = data.waterfall_rows;
+    QCOMPARE(data.waterfall_starts.at(column), std::int64_t{column * 32});
+    const auto& first = records.front().hist;
+    QCOMPARE(data.waterfall_first_exponent, first.first_exponent);
+    QCOMPARE(rows, first.bins.size());
+    for (std::size_t bin = 0; bin < rows; ++bin) {
+      double sum = 0;
+      for (const auto& r : records)
+        if (r.step / 32 == static_cast<std::int64_t>(column)) sum += static_cast<double>(r.hist.bins[bin]);
+      QCOMPARE(data.waterfall[column * rows + bin], std::log10(1.0 + sum / 32.0));
+    }
+    // The slider loads the record it reaches.
+    auto* slider = view.findChild<QSlider*>();
+    slider->setValue(5);
+    QVERIFY(loaded.wait(30000));
+    QCOMPARE(view.shown_step(), data.steps[5]);
+    QCOMPARE(view.bar_values(), bins_at(data.steps[5]));
   }
 
   void overview_compares_two_runs() {

@@ -19,7 +19,8 @@ struct merge_summary {
 /// configuration, coordinates, steps, statistics, events, evaluations — and
 /// new run ids (runs of later files numbered after earlier ones). Formats
 /// declared by several inputs keep the last declaration. Inputs of older
-/// schema versions are read as their reader reads them.
+/// schema versions are read as their reader reads them; the per-bucket
+/// summaries (tensor_stats_buckets) are computed afresh for every run.
 ///
 /// Atomic: the file is built under a temporary name beside `out` and renamed
 /// only when complete and synced; on any error nothing is left behind and

@@ -96,6 +96,15 @@ struct layer_step_cell {
 using cell = std::variant<std::monostate, std::int64_t, double, std::string, std::vector<std::uint64_t>,
                           std::vector<double>>;
 
+/// One summary bucket of a layer and role: the steps s with
+/// floor(s / summary_bucket_steps) equal (schema version 4's tensor_stats_buckets).
+struct stats_bucket {
+  std::int64_t first_step = 0;  ///< the first recorded step in the bucket
+  std::int64_t last_step = 0;   ///< the last recorded step in the bucket
+  std::int64_t steps = 0;       ///< recorded steps in the bucket
+  histogram hist{};             ///< the sum of their histograms, binades aligned
+};
+
 /// A whole table (or one run's part of it) as rows of cells, for export.
 struct table {
   std::vector<std::string> columns{};
@@ -141,8 +150,15 @@ class reader {
   /// step <= `step`; std::nullopt when there is none.
   std::optional<tensor_stats_record> histogram(run_id run, std::string_view layer,
                                                std::string_view role, std::int64_t step);
-  /// Steps that have tensor statistics (of `role`, when given), ascending.
-  std::vector<std::int64_t> stats_steps(run_id run, std::optional<std::string> role = {});
+  /// Steps that have tensor statistics (of `role`, and of `layer`, when
+  /// given), ascending. With both given, read from an index alone.
+  std::vector<std::int64_t> stats_steps(run_id run, std::optional<std::string> role = {},
+                                        std::optional<std::string> layer = {});
+  /// The summed histograms of `layer`/`role` per summary bucket (those
+  /// whose records had histograms), ascending;
+  /// std::nullopt for files older than schema version 4 (read tensor_stats
+  /// with histograms instead).
+  std::optional<std::vector<stats_bucket>> histogram_buckets(run_id run, std::string_view layer, std::string_view role);
   /// Layers (sites) with statistics in `table`, in order of first appearance
   /// (first recorded step, then row order within it).
   std::vector<std::string> layers(run_id run, stats_table table = stats_table::tensor_stats);
@@ -156,7 +172,11 @@ class reader {
   /// then layer. Records of one layer, role and step are summed first. With
   /// max_columns > 0 and more distinct steps than that, consecutive steps are
   /// merged into at most max_columns buckets, each keeping its worst step
-  /// (max, never mean, so a one-step spike survives any zoom level).
+  /// (max, never mean, so a one-step spike survives any zoom level). In files
+  /// of schema version 4, buckets of summary_bucket_steps / 2 steps or more
+  /// are read from tensor_stats_buckets: widened to a multiple of
+  /// summary_bucket_steps and aligned to multiples of it (the first starting
+  /// at the first recorded step), with the same worst steps as the records give.
   /// Aggregated in SQL, no record materialised, one role and one slice of
   /// steps per statement: no read transaction lasts long enough to hold back
   /// a live writer's WAL checkpoints.
@@ -170,7 +190,8 @@ class reader {
                                                                      std::span<const counted_stat> stats,
                                                                      std::size_t max_columns = 0);
   /// Totals per layer and role over the run, in layer order (read in short
-  /// statements, like counts_by_layer_and_step).
+  /// statements, like counts_by_layer_and_step; from tensor_stats_buckets in
+  /// files of schema version 4).
   std::vector<layer_totals> totals_by_layer(run_id run);
 
   std::vector<event_record> events(run_id run);
@@ -214,6 +235,8 @@ class reader {
  private:
   /// True when the file has the tables of schema version 3.
   bool has_v3_tables() const { return version_ >= 3; }
+  /// True when the file keeps per-bucket summaries (schema version 4).
+  bool has_buckets() const { return version_ >= 4; }
   /// False for scale_stats in files older than schema version 3.
   bool has_table(stats_table table) const;
 

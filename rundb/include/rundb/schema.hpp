@@ -12,7 +12,11 @@ inline constexpr std::int32_t application_id = 0x4E4D4C42;
 /// older ones; the writer appends only to files of this version.
 /// 2: runs.status may be 'diverged'.
 /// 3: evaluations.loss nullable (NaN), run_coordinates, scale_stats.
-inline constexpr int schema_version = 3;
+/// 4: tensor_stats_buckets, per-bucket summaries the writer keeps.
+inline constexpr int schema_version = 4;
+/// Steps per row of tensor_stats_buckets: bucket b holds the steps s with
+/// floor(s / summary_bucket_steps) = b. Part of schema version 4.
+inline constexpr std::int64_t summary_bucket_steps = 32;
 /// Stored in meta.application.
 inline constexpr const char* application_name = "numlab-rundb";
 

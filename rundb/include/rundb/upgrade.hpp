@@ -1,0 +1,18 @@
+// Bringing an older run database up to this build's schema version in place
+// (`numlab inspect --upgrade`).
+#pragma once
+
+#include <filesystem>
+
+namespace rundb {
+
+/// Upgrades `file` from schema version 3 to this build's version 4: adds
+/// tensor_stats_buckets and fills it from the statistics rows, in one
+/// transaction (a failure leaves the file as it was). Returns the version the
+/// file had; a file already at this version is left untouched. Throws what
+/// rundb::reader throws for files it cannot read, and rundb::error for
+/// versions 1 and 2, whose tables differ (`numlab merge NEW.db OLD.db` writes
+/// a current copy of them).
+int upgrade(const std::filesystem::path& file);
+
+}  // namespace rundb

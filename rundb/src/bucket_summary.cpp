@@ -1,0 +1,211 @@
+// Per-bucket summaries of tensor_stats; see bucket_summary.hpp and the
+// tensor_stats_buckets section of rundb/SCHEMA.md.
+#include "bucket_summary.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "histogram_blob.hpp"
+#include "rundb/errors.hpp"
+#include "rundb/schema.hpp"
+
+namespace rundb::detail {
+namespace {
+
+constexpr std::size_t counted_columns = bucket_counted_columns.size();
+
+std::string read_sql() {
+  std::string sql = "SELECT step, count";
+  for (const char* c : bucket_counted_columns) sql += std::string(", ") + c;
+  return sql + ", min_nonzero_abs, max_abs, hist_first_exponent, histogram FROM tensor_stats "
+               "WHERE run_id = ?1 AND layer = ?2 AND role = ?3 AND step BETWEEN ?4 AND ?5 ORDER BY step, id";
+}
+
+std::string insert_sql() {
+  std::string columns = "run_id, layer, role, bucket, first_step, last_step, steps, records, count";
+  for (const char* c : bucket_counted_columns) columns += std::string(", ") + c;
+  columns += ", min_nonzero_abs, max_abs";
+  for (const char* c : bucket_counted_columns)
+    columns += std::string(", worst_") + c + "_step, worst_" + c + ", worst_" + c + "_count";
+  const auto n = std::count(columns.begin(), columns.end(), ',') + 1;
+  std::string values;
+  for (long i = 1; i <= n; ++i) values += (i > 1 ? ",?" : "?") + std::to_string(i);
+  return "INSERT INTO tensor_stats_buckets(" + columns + ") VALUES (" + values + ")";
+}
+
+// Adds `h` into `sum` bin by bin, aligning binades by exponent; the
+// underflow and overflow bins add to their own.
+void add_histogram(histogram& sum, const histogram& h) {
+  if (h.bins.size() < 2) return;
+  if (sum.bins.empty()) {
+    sum = h;
+    return;
+  }
+  if (sum.first_exponent == h.first_exponent && sum.bins.size() == h.bins.size()) {
+    for (std::size_t i = 0; i < h.bins.size(); ++i) sum.bins[i] += h.bins[i];
+    return;
+  }
+  // Different ranges (a site whose format changed): the union of both.
+  const std::int64_t lo = std::min(sum.first_exponent, h.first_exponent);
+  const std::int64_t hi = std::max<std::int64_t>(sum.first_exponent + static_cast<std::int64_t>(sum.binade_count()),
+                                                 h.first_exponent + static_cast<std::int64_t>(h.binade_count()));
+  histogram out{static_cast<std::int32_t>(lo), std::vector<std::uint64_t>(static_cast<std::size_t>(hi - lo) + 2, 0)};
+  for (const histogram* part : {static_cast<const histogram*>(&sum), &h}) {
+    out.bins.front() += part->bins.front();
+    out.bins.back() += part->bins.back();
+    const auto offset = static_cast<std::size_t>(part->first_exponent - lo);
+    for (std::size_t i = 0; i < part->binade_count(); ++i) out.bins[1 + offset + i] += part->bins[1 + i];
+  }
+  sum = std::move(out);
+}
+
+// One step's records of a layer and role, summed.
+struct step_sums {
+  std::int64_t step = 0;
+  std::int64_t count = 0;
+  std::array<std::int64_t, counted_columns> counted{};
+};
+
+// A counted column's worst step in a bucket: the step whose fraction
+// counted / count is highest (0 for a step of no values), the earliest on ties,
+// as rundb::reader::counts_by_layer_and_step pools steps.
+struct worst_step {
+  std::int64_t step = 0, counted = 0, count = 0;
+};
+
+double fraction(std::int64_t counted, std::int64_t count) {
+  return count > 0 ? static_cast<double>(counted) / static_cast<double>(count) : 0.0;
+}
+
+// One bucket of one layer and role as its rows are read in step order.
+struct bucket_fold {
+  std::int64_t bucket = 0, first_step = 0, last_step = 0, steps = 0, records = 0, count = 0;
+  std::array<std::int64_t, counted_columns> totals{};
+  std::optional<double> min_nonzero_abs{}, max_abs{};
+  std::array<worst_step, counted_columns> worst{};
+  histogram hist{};
+  step_sums current{};
+
+  void finish_step() {
+    for (std::size_t k = 0; k < counted_columns; ++k) {
+      const worst_step now{current.step, current.counted[k], current.count};
+      if (steps == 0 || fraction(now.counted, now.count) > fraction(worst[k].counted, worst[k].count))
+        worst[k] = now;
+    }
+    ++steps;
+  }
+};
+
+}  // namespace
+
+std::int64_t bucket_of(std::int64_t step) {
+  const std::int64_t q = step / summary_bucket_steps;
+  return step % summary_bucket_steps < 0 ? q - 1 : q;
+}
+
+bucket_summarizer::bucket_summarizer(database& db)
+    : db_(db),
+      read_(db, read_sql().c_str()),
+      erase_(db, "DELETE FROM tensor_stats_buckets WHERE run_id = ?1 AND layer = ?2 AND role = ?3 "
+                 "AND bucket BETWEEN ?4 AND ?5"),
+      erase_histograms_(db, "DELETE FROM tensor_stats_bucket_histograms WHERE run_id = ?1 AND layer = ?2 "
+                            "AND role = ?3 AND bucket BETWEEN ?4 AND ?5"),
+      insert_(db, insert_sql().c_str()),
+      insert_histogram_(db, "INSERT INTO tensor_stats_bucket_histograms(run_id, layer, role, bucket, "
+                            "hist_first_exponent, histogram) VALUES (?1, ?2, ?3, ?4, ?5, ?6)") {}
+
+void bucket_summarizer::rebuild(std::int64_t run, std::string_view layer, std::string_view role,
+                                std::int64_t first_bucket, std::int64_t last_bucket) {
+  erase_.bind(1, run).bind(2, layer).bind(3, role).bind(4, first_bucket).bind(5, last_bucket).run();
+  erase_histograms_.bind(1, run).bind(2, layer).bind(3, role).bind(4, first_bucket).bind(5, last_bucket).run();
+  // The buckets' steps; the extreme buckets reach the ends of the step range exactly.
+  const std::int64_t first_step = first_bucket * summary_bucket_steps;
+  const std::int64_t last_step = last_bucket >= bucket_of(std::numeric_limits<std::int64_t>::max())
+                                     ? std::numeric_limits<std::int64_t>::max()
+                                     : (last_bucket + 1) * summary_bucket_steps - 1;
+  const auto write = [&](const bucket_fold& b) {
+    auto& st = insert_;
+    int i = 0;
+    const auto next = [&] { return ++i; };  // one statement per bind: the index order is the column order
+    st.bind(next(), run);
+    st.bind(next(), layer);
+    st.bind(next(), role);
+    for (const std::int64_t v : {b.bucket, b.first_step, b.last_step, b.steps, b.records, b.count}) st.bind(next(), v);
+    for (const std::int64_t v : b.totals) st.bind(next(), v);
+    st.bind(next(), b.min_nonzero_abs);
+    st.bind(next(), b.max_abs);
+    for (const auto& w : b.worst)
+      for (const std::int64_t v : {w.step, w.counted, w.count}) st.bind(next(), v);
+    st.run();
+    if (b.hist.bins.empty()) return;
+    insert_histogram_.bind(1, run).bind(2, layer).bind(3, role).bind(4, b.bucket);
+    insert_histogram_.bind(5, std::int64_t{b.hist.first_exponent}).bind_blob(6, encode_counts(b.hist.bins)).run();
+  };
+  read_.reset();
+  read_.bind(1, run).bind(2, layer).bind(3, role).bind(4, first_step).bind(5, last_step);
+  std::optional<bucket_fold> open;
+  while (read_.step()) {
+    const std::int64_t step = read_.column_int(0);
+    if (open && step != open->current.step) {
+      open->finish_step();
+      if (bucket_of(step) != open->bucket) {
+        write(*open);
+        open.reset();
+      }
+    }
+    if (!open) {
+      open.emplace();
+      open->bucket = bucket_of(step);
+      open->first_step = step;
+    }
+    auto& b = *open;
+    if (b.current.step != step || b.records == 0) b.current = step_sums{step, 0, {}};
+    b.last_step = step;
+    ++b.records;
+    const std::int64_t count = read_.column_int(1);
+    b.count += count;
+    b.current.count += count;
+    for (std::size_t k = 0; k < counted_columns; ++k) {
+      const std::int64_t v = read_.column_int(static_cast<int>(2 + k));
+      b.totals[k] += v;
+      b.current.counted[k] += v;
+    }
+    constexpr int after_counts = static_cast<int>(2 + counted_columns);
+    if (const auto m = read_.column_optional_double(after_counts); m && *m > 0)
+      b.min_nonzero_abs = b.min_nonzero_abs ? std::min(*b.min_nonzero_abs, *m) : *m;
+    if (const auto m = read_.column_optional_double(after_counts + 1); m && !(*m < 0))
+      b.max_abs = b.max_abs ? std::max(*b.max_abs, *m) : *m;
+    if (!read_.is_null(after_counts + 3)) {
+      const auto h = decode_histogram(read_.column_int(after_counts + 2), read_.column_blob(after_counts + 3));
+      if (!h) {
+        throw corrupt_database(db_.file() + ": corrupt run database: malformed histogram of " + std::string(layer) +
+                               "/" + std::string(role) + " at step " + std::to_string(step));
+      }
+      add_histogram(b.hist, *h);
+    }
+  }
+  read_.reset();
+  if (open) {
+    open->finish_step();
+    write(*open);
+  }
+}
+
+void bucket_summarizer::rebuild_all() {
+  db_.exec("DELETE FROM tensor_stats_buckets; DELETE FROM tensor_stats_bucket_histograms");
+  std::vector<std::tuple<std::int64_t, std::string, std::string>> sites;
+  {
+    statement s(db_, "SELECT DISTINCT run_id, layer, role FROM tensor_stats");
+    while (s.step()) sites.emplace_back(s.column_int(0), s.column_text(1), s.column_text(2));
+  }
+  for (const auto& [run, layer, role] : sites) {
+    rebuild(run, layer, role, bucket_of(std::numeric_limits<std::int64_t>::min()),
+            bucket_of(std::numeric_limits<std::int64_t>::max()));
+  }
+}
+
+}  // namespace rundb::detail
