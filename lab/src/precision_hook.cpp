@@ -305,22 +305,33 @@ void precision_hook::update(const site& where, std::span<float> weight, std::spa
   }
   if (next_ != nullptr) trap_scratch_.assign(weight.begin(), weight.end());  // the old weights, for observe_update
   // One pass: each new value is tallied against the old one it replaces.
+  // Branch-free: a delta's sign is random, and a branch on it mispredicted
+  // half the time (the loop cost 9% of an fp16-mixed step). The double sums
+  // still run in element order, so the tallies are as before to the bit.
   auto& t = tally_.updates;
   t.elements += n;
+  std::uint64_t nonzero_delta = 0, unchanged = 0, swamped = 0;
+  double requested = t.requested, applied = t.applied;
   for (std::size_t i = 0; i < n; ++i) {
     const float before = weight[i];
     const float after = stored ? rounded[i] : before + delta[i];
     non_finite |= !std::isfinite(after);
     const bool moved = delta[i] != 0.0f;
     const bool same = after == before;
-    t.nonzero_delta += moved ? 1 : 0;
-    t.unchanged += same ? 1 : 0;
-    t.swamped += (moved && same) ? 1 : 0;
+    nonzero_delta += static_cast<std::uint64_t>(moved);
+    unchanged += static_cast<std::uint64_t>(same);
+    swamped += static_cast<std::uint64_t>(moved && same);
     const double d = delta[i];
-    t.requested += std::fabs(d);
-    t.applied += (static_cast<double>(after) - before) * (d > 0.0 ? 1.0 : d < 0.0 ? -1.0 : 0.0);
+    const double sign = static_cast<double>(static_cast<int>(d > 0.0) - static_cast<int>(d < 0.0));
+    requested += std::fabs(d);
+    applied += (static_cast<double>(after) - before) * sign;
     weight[i] = after;
   }
+  t.nonzero_delta += nonzero_delta;
+  t.unchanged += unchanged;
+  t.swamped += swamped;
+  t.requested = requested;
+  t.applied = applied;
   locate_non_finite(where, tensor_role::update, weight, non_finite);
   if (next_ != nullptr) next_->observe_update(where, trap_scratch_, delta, weight);
 }

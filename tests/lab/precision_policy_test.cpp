@@ -132,6 +132,9 @@ TEST(PureUpdate, NearestEvenSwampsSmallDeltasAndStochasticKeepsTheirMean) {
     }
     EXPECT_EQ(hook.tally().updates.elements, n);
     EXPECT_EQ(hook.tally().updates.swamped, n - up);
+    // Sums of powers of two far below 2^53 ulps: exact in double.
+    EXPECT_EQ(hook.tally().updates.requested, static_cast<double>(n) * std::ldexp(1.0, -12));
+    EXPECT_EQ(hook.tally().updates.applied, static_cast<double>(up) * std::ldexp(1.0, -10));
     if (mode == num::rounding::nearest_even) {
       EXPECT_EQ(up, 0u);
     } else {
@@ -139,6 +142,25 @@ TEST(PureUpdate, NearestEvenSwampsSmallDeltasAndStochasticKeepsTheirMean) {
       EXPECT_NEAR(static_cast<double>(up), 5000.0, 306.0);
     }
   }
+}
+
+TEST(UpdateTally, AppliedMeasuresEachMoveAlongItsDeltasSign) {
+  // fp32 masters: w + delta is exact here. Moves of +0.5, -0.25 and none
+  // (a zero delta) apply 0.5 + 0.25 + 0 of the 0.75 asked for.
+  parameter p = make_parameter("fc", "dense", op_class::matmul, "kernel", {3}, true);
+  for (auto& w : p.value.values()) w = 1.0f;
+  const std::vector<float> delta{0.5f, -0.25f, 0.0f};
+  precision_hook hook(precision_preset("fp16-mixed"), 1);
+  hook.update(p.site(), p.value.values(), delta);
+  EXPECT_EQ(p.value[0], 1.5f);
+  EXPECT_EQ(p.value[1], 0.75f);
+  EXPECT_EQ(p.value[2], 1.0f);
+  const auto& t = hook.tally().updates;
+  EXPECT_EQ(t.nonzero_delta, 2u);
+  EXPECT_EQ(t.unchanged, 1u);
+  EXPECT_EQ(t.swamped, 0u);
+  EXPECT_EQ(t.requested, 0.75);
+  EXPECT_EQ(t.applied, 0.75);
 }
 
 TEST(PureUpdate, AdamRoundsEveryElementaryOperationLikeABf16Framework) {
