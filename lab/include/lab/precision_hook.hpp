@@ -118,7 +118,8 @@ class precision_hook : public tensor_hook {
                     std::span<const std::span<const float>> inputs) override;
   std::span<const float> weight(const site& where, std::span<const float> master,
                                 unrounded_values unrounded) override;
-  void update(const site& where, std::span<float> weight, std::span<const float> delta) override;
+  void update(const site& where, std::span<float> weight, const weight_step& step) override;
+  float scalar(const site& where, tensor_role role, double value) override;
   std::span<const float> operand(const site& where, tensor_role role, std::span<const float> values,
                                  unrounded_values unrounded) override;
 
@@ -224,6 +225,8 @@ class precision_hook : public tensor_hook {
   std::vector<float> unrounded_;  // a produced tensor's values before its in-place rounding
   std::vector<double> exact_;
   std::vector<float> rounded_;
+  std::vector<float> delta_;    // an update's requested delta, for the next hook
+  std::vector<float> decayed_;  // an AdamW update's decayed weights
   // Mutable: the GEMM engine (const) adds its scaled counts, under scaled_mutex_.
   mutable precision_tally tally_;
   std::optional<non_finite_origin> first_nan_, first_infinity_;
