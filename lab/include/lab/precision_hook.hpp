@@ -1,7 +1,10 @@
 // The tensor_hook that applies a precision_policy: it rounds every tensor an
 // op produces, casts weights and matmul/conv inputs, performs the
-// optimizer's w <- w + delta in the storage format, supplies the GEMM engine
-// for low-precision partials, counts what rounding did, and raises traps.
+// optimizer's write w <- w * keep + s * d in the storage format (as PyTorch's
+// bf16/fp16 kernels compute it; see update() in precision_hook.cpp), casts
+// the optimizer's hyper-parameters to the format of the tensor they meet
+// (scalar()), supplies the GEMM engine for low-precision partials, counts
+// what rounding did, and raises traps.
 //
 // All rounding goes through libnum's array kernels. Stochastic rounding of a
 // tensor uses random_stream(seed, stream) with stream derived from the step
