@@ -37,7 +37,7 @@ struct size_recorder : lab::tensor_hook {
     sizes.push_back(v.size());
     return v;
   }
-  void update(const lab::site&, std::span<float>, std::span<const float>) override {}
+  void update(const lab::site&, std::span<float>, const lab::weight_step&) override {}
   void observe_update(const lab::site&, std::span<const float>, std::span<const float>,
                       std::span<const float> after) override {
     sizes.push_back(after.size());

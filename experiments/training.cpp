@@ -92,10 +92,13 @@ class training_tracer final : public lab::tensor_hook, public lab::step_observer
     return next_ != nullptr ? next_->operand(where, role, values, unrounded) : values;
   }
 
-  void update(const lab::site& where, std::span<float> weight, std::span<const float> delta) override {
+  void update(const lab::site& where, std::span<float> weight, const lab::weight_step& step) override {
+    for (std::size_t i = 0; i < weight.size(); ++i) weight[i] *= step.keep;  // apply_step_fp32's order
     before_.assign(weight.begin(), weight.end());
-    for (std::size_t i = 0; i < weight.size(); ++i) weight[i] += delta[i];
-    observe_update(where, before_, delta, weight);
+    delta_.resize(weight.size());
+    lab::requested_delta(step, delta_);
+    lab::apply_step_fp32(weight, {step.direction, step.scale});
+    observe_update(where, before_, delta_, weight);
   }
 
   void observe_update(const lab::site& where, std::span<const float> before, std::span<const float> delta,
@@ -145,6 +148,7 @@ class training_tracer final : public lab::tensor_hook, public lab::step_observer
   lab::precision_hook* policy_ = nullptr;
   std::uint64_t seen_weight_ = 0, seen_input_ = 0;
   std::vector<float> before_;
+  std::vector<float> delta_;
 };
 
 /// "diverged: test loss is nan after epoch 2" when the last epoch's training

@@ -3,6 +3,7 @@
 #include <cblas.h>
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <stdexcept>
 
@@ -27,13 +28,21 @@ std::optional<tensor_role> role_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-void op_context::update(const site& where, std::span<float> weight, std::span<const float> delta) const {
-  if (weight.size() != delta.size()) throw std::logic_error("op_context::update: size mismatch");
+void apply_step_fp32(std::span<float> weight, const weight_step& step) {
+  for (std::size_t i = 0; i < weight.size(); ++i) weight[i] = std::fma(step.scale, step.direction[i], weight[i] * step.keep);
+}
+
+void requested_delta(const weight_step& step, std::span<float> delta) {
+  for (std::size_t i = 0; i < delta.size(); ++i) delta[i] = step.scale * step.direction[i];
+}
+
+void op_context::update(const site& where, std::span<float> weight, const weight_step& step) const {
+  if (weight.size() != step.direction.size()) throw std::logic_error("op_context::update: size mismatch");
   if (hook_ != nullptr) {
-    hook_->update(where, weight, delta);
+    hook_->update(where, weight, step);
     return;
   }
-  for (std::size_t i = 0; i < weight.size(); ++i) weight[i] += delta[i];
+  apply_step_fp32(weight, step);
 }
 
 void sgemm(const gemm_args& g) {

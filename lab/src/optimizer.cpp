@@ -30,13 +30,22 @@ std::vector<tensor*> optimizer::state() {
   return all;
 }
 
-void optimizer::round_state(const op_context& ctx, const parameter& p, std::string_view suffix,
-                            std::span<float> values) const {
+lab::site optimizer::state_site(const parameter& p, std::string_view tensor) const {
   const std::string_view op = settings_.kind == optimizer_kind::sgd ? "sgd" : "adam";
-  ctx.produce({p.layer, op, op_class::optimizer, p.tensor_name + std::string(suffix)}, tensor_role::optimizer_state, values);
+  return {p.layer, op, op_class::optimizer, tensor};
 }
 
-void optimizer::step(const op_context& ctx, float lr) {
+void optimizer::round_state(const op_context& ctx, const parameter& p, std::string_view suffix,
+                            std::span<float> values) const {
+  const std::string name = p.tensor_name + std::string(suffix);
+  ctx.produce(state_site(p, name), tensor_role::optimizer_state, values);
+}
+
+float optimizer::state_scalar(const op_context& ctx, const parameter& p, double value) const {
+  return ctx.scalar(state_site(p, p.tensor_name), tensor_role::optimizer_state, value);
+}
+
+void optimizer::step(const op_context& ctx, double lr) {
   ++steps_;
   const auto& s = settings_;
   for (std::size_t i = 0; i < params_.size(); ++i) {
@@ -44,8 +53,7 @@ void optimizer::step(const op_context& ctx, float lr) {
     const std::size_t n = p.value.size();
     const float* w = p.value.data();
     const float* g = p.grad.data();
-    delta_.resize(n);
-    const float l2 = p.decay && s.kind != optimizer_kind::adamw ? s.weight_decay : 0.0f;
+    const double l2 = p.decay && s.kind != optimizer_kind::adamw ? s.weight_decay : 0.0;
     // The gradient, the state and every intermediate of the update pass
     // through the context (role optimizer_state), so a precision policy holds
     // each in its format: one rounding per elementary tensor operation, in
@@ -54,85 +62,96 @@ void optimizer::step(const op_context& ctx, float lr) {
     grad_.resize(n);
     // Without decay the gradient is taken as it is (PyTorch adds the decay
     // term only when weight_decay != 0), so an infinite weight stays out of it.
-    if (l2 != 0.0f) {
-      for (std::size_t j = 0; j < n; ++j) grad_[j] = g[j] + l2 * w[j];
+    if (l2 != 0.0) {
+      const float decay = state_scalar(ctx, p, l2);
+      for (std::size_t j = 0; j < n; ++j) grad_[j] = std::fma(w[j], decay, g[j]);  // grad.add(param, alpha=wd)
     } else {
       std::copy(g, g + n, grad_.begin());
     }
     round_state(ctx, p, ".grad", grad_);
     if (s.kind == optimizer_kind::sgd)
-      sgd_delta(ctx, i, lr);
+      sgd_update(ctx, i, lr);
     else
-      adam_delta(ctx, i, lr);
-    const lab::site where = p.site();
-    ctx.update(where, p.value.values(), delta_);
-    ctx.produce(where, tensor_role::master_weight, p.value.values());
+      adam_update(ctx, i, lr);
+    ctx.produce(p.site(), tensor_role::master_weight, p.value.values());
   }
 }
 
-void optimizer::sgd_delta(const op_context& ctx, std::size_t i, float lr) {
-  // PyTorch 1.13's SGD: buf.mul_(momentum).add_(grad); Nesterov's direction
-  // grad + momentum * buf; then the step -lr times the direction.
+void optimizer::sgd_update(const op_context& ctx, std::size_t i, double lr) {
+  // PyTorch 1.13's SGD: buf = clone(grad) at the first step, then
+  // buf.mul_(momentum).add_(grad); Nesterov's direction
+  // grad.add(buf, alpha=momentum); then param.add_(direction, alpha=-lr).
   const auto& s = settings_;
-  const parameter& p = *params_[i];
+  parameter& p = *params_[i];
   const std::size_t n = grad_.size();
-  if (s.momentum == 0.0f) {
-    for (std::size_t j = 0; j < n; ++j) delta_[j] = -lr * grad_[j];
-    return;
+  std::span<const float> direction = grad_;
+  if (s.momentum != 0.0) {
+    const float momentum = state_scalar(ctx, p, s.momentum);
+    float* buf = first_[i].data();
+    if (steps_ == 1) {
+      std::copy(grad_.begin(), grad_.end(), buf);
+    } else {
+      for (std::size_t j = 0; j < n; ++j) buf[j] *= momentum;
+      round_state(ctx, p, ".momentum.decayed", first_[i].values());
+      for (std::size_t j = 0; j < n; ++j) buf[j] += grad_[j];
+    }
+    round_state(ctx, p, ".momentum", first_[i].values());
+    direction = first_[i].values();
+    if (s.nesterov) {
+      delta_.resize(n);
+      for (std::size_t j = 0; j < n; ++j) delta_[j] = std::fma(buf[j], momentum, grad_[j]);
+      round_state(ctx, p, ".nesterov_direction", delta_);
+      direction = delta_;
+    }
   }
-  float* buf = first_[i].data();
-  for (std::size_t j = 0; j < n; ++j) buf[j] *= s.momentum;
-  round_state(ctx, p, ".momentum.decayed", first_[i].values());
-  for (std::size_t j = 0; j < n; ++j) buf[j] += grad_[j];
-  round_state(ctx, p, ".momentum", first_[i].values());
-  if (s.nesterov) {
-    for (std::size_t j = 0; j < n; ++j) delta_[j] = grad_[j] + s.momentum * buf[j];
-    round_state(ctx, p, ".nesterov_direction", delta_);
-    for (std::size_t j = 0; j < n; ++j) delta_[j] *= -lr;
-  } else {
-    for (std::size_t j = 0; j < n; ++j) delta_[j] = -lr * buf[j];
-  }
+  const lab::site where = p.site();
+  ctx.update(where, p.value.values(), {direction, ctx.scalar(where, tensor_role::update, -lr)});
 }
 
-void optimizer::adam_delta(const op_context& ctx, std::size_t i, float lr) {
+void optimizer::adam_update(const op_context& ctx, std::size_t i, double lr) {
   // PyTorch 1.13's Adam: m.mul_(beta1).add_(grad, alpha=1-beta1);
   // v.mul_(beta2).addcmul_(grad, grad, value=1-beta2); the denominator
-  // (v.sqrt() / sqrt(bias_correction2)).add_(eps); then the step
-  // -lr / bias_correction1 * m / denominator.
+  // (v.sqrt() / sqrt(bias_correction2)).add_(eps); then
+  // param.addcdiv_(m, denominator, value=-lr / bias_correction1). The
+  // constants are formed in double, as Python does.
   const auto& s = settings_;
-  const parameter& p = *params_[i];
+  parameter& p = *params_[i];
   const std::size_t n = grad_.size();
   const auto t = static_cast<double>(steps_);
-  const auto bias1 = static_cast<float>(1.0 - std::pow(static_cast<double>(s.beta1), t));
-  const auto bias2_sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(static_cast<double>(s.beta2), t)));
-  const float* w = p.value.data();
+  const double bias1 = 1.0 - std::pow(s.beta1, t);
+  const double bias2_sqrt = std::sqrt(1.0 - std::pow(s.beta2, t));
+  const float beta1 = state_scalar(ctx, p, s.beta1);
+  const float one_minus_beta1 = state_scalar(ctx, p, 1.0 - s.beta1);
+  const float beta2 = state_scalar(ctx, p, s.beta2);
+  const auto one_minus_beta2 = static_cast<float>(1.0 - s.beta2);  // addcmul's value: fp32 whatever the dtype
+  const float correction2 = state_scalar(ctx, p, bias2_sqrt);
+  const float eps = state_scalar(ctx, p, s.eps);
+  const auto step_size = static_cast<float>(-(lr / bias1));  // addcdiv's value: fp32 whatever the dtype
   float* m = first_[i].data();
   float* v = second_[i].data();
-  const float step_size = lr / bias1;
-  const float decoupled = p.decay && s.kind == optimizer_kind::adamw ? lr * s.weight_decay : 0.0f;
-  for (std::size_t j = 0; j < n; ++j) m[j] *= s.beta1;
+  for (std::size_t j = 0; j < n; ++j) m[j] *= beta1;
   round_state(ctx, p, ".m.decayed", first_[i].values());
-  for (std::size_t j = 0; j < n; ++j) m[j] += (1.0f - s.beta1) * grad_[j];
+  for (std::size_t j = 0; j < n; ++j) m[j] = std::fma(grad_[j], one_minus_beta1, m[j]);
   round_state(ctx, p, ".m", first_[i].values());
-  for (std::size_t j = 0; j < n; ++j) v[j] *= s.beta2;
+  for (std::size_t j = 0; j < n; ++j) v[j] *= beta2;
   round_state(ctx, p, ".v.decayed", second_[i].values());
-  for (std::size_t j = 0; j < n; ++j) v[j] += (1.0f - s.beta2) * grad_[j] * grad_[j];
+  for (std::size_t j = 0; j < n; ++j) v[j] = std::fma(one_minus_beta2 * grad_[j], grad_[j], v[j]);
   round_state(ctx, p, ".v", second_[i].values());
   denom_.resize(n);
   for (std::size_t j = 0; j < n; ++j) denom_[j] = std::sqrt(v[j]);
   round_state(ctx, p, ".sqrt_v", denom_);
-  for (std::size_t j = 0; j < n; ++j) denom_[j] /= bias2_sqrt;
+  for (std::size_t j = 0; j < n; ++j) denom_[j] /= correction2;
   round_state(ctx, p, ".sqrt_v_hat", denom_);
-  for (std::size_t j = 0; j < n; ++j) denom_[j] += s.eps;
+  for (std::size_t j = 0; j < n; ++j) denom_[j] += eps;
   round_state(ctx, p, ".denominator", denom_);
-  // AdamW's decoupled decay joins the step in one delta (PyTorch
-  // multiplies w by 1 - lr * decay first, one more rounding); the update
-  // w + delta is then rounded once, from its exact value (ctx.update).
-  if (decoupled != 0.0f) {
-    for (std::size_t j = 0; j < n; ++j) delta_[j] = -step_size * m[j] / denom_[j] - decoupled * w[j];
-  } else {  // no 0 * w term: an infinite weight stays infinite, as in PyTorch
-    for (std::size_t j = 0; j < n; ++j) delta_[j] = -step_size * m[j] / denom_[j];
-  }
+  delta_.resize(n);
+  for (std::size_t j = 0; j < n; ++j) delta_[j] = step_size * m[j] / denom_[j];
+  // AdamW's param.mul_(1 - lr * weight_decay) comes first in PyTorch; the
+  // step does not read w, so the hook performs both in that order.
+  const lab::site where = p.site();
+  const bool decoupled = s.kind == optimizer_kind::adamw && p.decay && s.weight_decay != 0.0;
+  const float keep = decoupled ? ctx.scalar(where, tensor_role::update, 1.0 - lr * s.weight_decay) : 1.0f;
+  ctx.update(where, p.value.values(), {delta_, 1.0f, keep});
 }
 
 void zero_gradients(const std::vector<parameter*>& params) {

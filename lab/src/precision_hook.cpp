@@ -5,6 +5,9 @@
 #include <cmath>
 #include <sstream>
 
+#include <libnum/codec.hpp>
+#include <libnum/convert.hpp>
+
 #include "mixing.hpp"
 #include "site_stream.hpp"
 #include "precision_sum.hpp"
@@ -271,26 +274,56 @@ std::span<const float> precision_hook::operand(const site& where, tensor_role ro
   return result;
 }
 
-void precision_hook::update(const site& where, std::span<float> weight, std::span<const float> delta) {
+void precision_hook::update(const site& where, std::span<float> weight, const weight_step& step) {
+  const std::span<const float> d = step.direction;
+  const float scale = step.scale;
   if (policy_.traps != num::flags::none)
-    for (std::size_t i = 0; i < delta.size(); ++i) {
-      // The optimizer's delta is a quotient (Adam) or a product (SGD): an
+    for (std::size_t i = 0; i < d.size(); ++i) {
+      // The optimizer's step is a quotient (Adam) or a product (SGD): an
       // infinity there is a division by zero, a NaN an invalid operation.
-      if (std::isinf(delta[i]) && num::any(policy_.traps, num::flags::divide_by_zero))
-        throw precision_trap(num::flags::divide_by_zero, where, tensor_role::update, step_, {{i, delta[i], delta[i]}});
-      if (std::isnan(delta[i]) && num::any(policy_.traps, num::flags::invalid))
-        throw precision_trap(num::flags::invalid, where, tensor_role::update, step_, {{i, delta[i], delta[i]}});
+      const float delta = scale * d[i];
+      if (std::isinf(delta) && num::any(policy_.traps, num::flags::divide_by_zero))
+        throw precision_trap(num::flags::divide_by_zero, where, tensor_role::update, step_, {{i, delta, delta}});
+      if (std::isnan(delta) && num::any(policy_.traps, num::flags::invalid))
+        throw precision_trap(num::flags::invalid, where, tensor_role::update, step_, {{i, delta, delta}});
     }
   const std::size_t n = weight.size();
   const bool stored = stored_in_format(where);
-  // Pure formats: w + delta rounded once from its exact value, into scratch
-  // (the old weights are still needed below). fp32 masters: w + delta in
-  // the loop below.
+  // AdamW's decay first: w * keep rounded into the weight's format (a
+  // rounding of the stored weight, tallied as one). The step then applies
+  // to the decayed weight, which is also what observers see as "before".
+  std::span<const float> base = weight;
+  if (step.keep != 1.0f) {
+    const std::span<float> decayed = detail::scratch_prefix(decayed_, n);
+    if (stored) {
+      const std::span<double> exact = detail::scratch_prefix(exact_, n);
+      for (std::size_t i = 0; i < n; ++i) exact[i] = static_cast<double>(weight[i]) * step.keep;  // exact in double
+      const auto result = num::round_array(std::span<const double>(exact), decayed,
+                                           options(where, tensor_role::master_weight, *site_format(where)));
+      tally_.by_role[static_cast<std::size_t>(tensor_role::master_weight)] += result.counts;
+      tally_.elements[static_cast<std::size_t>(tensor_role::master_weight)] += n;
+    } else {
+      for (std::size_t i = 0; i < n; ++i) decayed[i] = weight[i] * step.keep;
+    }
+    base = decayed;
+  }
+  // Pure formats, into scratch (the old weights are still needed below).
+  // Round to nearest even: PyTorch's CPU kernels for bf16/fp16 tensors
+  // compute w + s * d in float (one fused rounding) and round that once into
+  // the tensor's dtype, so the same double rounding happens here. Every
+  // other mode (stochastic included) rounds the exact w + s * d once (s * d
+  // is exact in double; the sum is rounded to odd). fp32 masters:
+  // apply_step_fp32's fused multiply-add in the loop below.
   const std::span<float> rounded = detail::scratch_prefix(rounded_, stored ? n : 0);
   bool non_finite = false;  // found by the rounding pass, or by the loop below
   if (stored) {
     const std::span<double> exact = detail::scratch_prefix(exact_, n);
-    for (std::size_t i = 0; i < n; ++i) exact[i] = detail::sum_to_odd(weight[i], delta[i]);
+    if (policy_.spec(tensor_role::update).mode == num::rounding::nearest_even) {
+      for (std::size_t i = 0; i < n; ++i) exact[i] = std::fma(scale, d[i], base[i]);
+    } else {
+      for (std::size_t i = 0; i < n; ++i)
+        exact[i] = detail::sum_to_odd(base[i], static_cast<double>(scale) * static_cast<double>(d[i]));
+    }
     auto o = options(where, tensor_role::update, *site_format(where));
     const auto result = num::round_array(std::span<const double>(exact), rounded, o);
     non_finite = result.non_finite;
@@ -299,11 +332,11 @@ void precision_hook::update(const site& where, std::span<float> weight, std::spa
     if (num::any(policy_.traps, num::flags::overflow) && result.counts.overflowed > 0) {
       std::vector<precision_trap::offending> bad;
       for (std::size_t i = 0; i < n && bad.size() < 8; ++i)
-        if (std::isfinite(exact[i]) && !std::isfinite(rounded[i])) bad.push_back({i, weight[i], rounded[i]});
+        if (std::isfinite(exact[i]) && !std::isfinite(rounded[i])) bad.push_back({i, base[i], rounded[i]});
       throw precision_trap(num::flags::overflow, where, tensor_role::update, step_, std::move(bad));
     }
   }
-  if (next_ != nullptr) trap_scratch_.assign(weight.begin(), weight.end());  // the old weights, for observe_update
+  if (next_ != nullptr) trap_scratch_.assign(base.begin(), base.end());  // the old weights, for observe_update
   // One pass: each new value is tallied against the old one it replaces.
   // Branch-free: a delta's sign is random, and a branch on it mispredicted
   // half the time (the loop cost 9% of an fp16-mixed step). The double sums
@@ -313,17 +346,17 @@ void precision_hook::update(const site& where, std::span<float> weight, std::spa
   std::uint64_t nonzero_delta = 0, unchanged = 0, swamped = 0;
   double requested = t.requested, applied = t.applied;
   for (std::size_t i = 0; i < n; ++i) {
-    const float before = weight[i];
-    const float after = stored ? rounded[i] : before + delta[i];
+    const float before = base[i];
+    const float after = stored ? rounded[i] : std::fma(scale, d[i], before);  // apply_step_fp32's arithmetic
     non_finite |= !std::isfinite(after);
-    const bool moved = delta[i] != 0.0f;
+    const double asked = static_cast<double>(scale) * static_cast<double>(d[i]);
+    const bool moved = asked != 0.0;
     const bool same = after == before;
     nonzero_delta += static_cast<std::uint64_t>(moved);
     unchanged += static_cast<std::uint64_t>(same);
     swamped += static_cast<std::uint64_t>(moved && same);
-    const double d = delta[i];
-    const double sign = static_cast<double>(static_cast<int>(d > 0.0) - static_cast<int>(d < 0.0));
-    requested += std::fabs(d);
+    const double sign = static_cast<double>(static_cast<int>(asked > 0.0) - static_cast<int>(asked < 0.0));
+    requested += std::fabs(asked);
     applied += (static_cast<double>(after) - before) * sign;
     weight[i] = after;
   }
@@ -333,7 +366,19 @@ void precision_hook::update(const site& where, std::span<float> weight, std::spa
   t.requested = requested;
   t.applied = applied;
   locate_non_finite(where, tensor_role::update, weight, non_finite);
-  if (next_ != nullptr) next_->observe_update(where, trap_scratch_, delta, weight);
+  if (next_ != nullptr) {
+    const std::span<float> delta = detail::scratch_prefix(delta_, n);
+    requested_delta(step, delta);
+    next_->observe_update(where, trap_scratch_, delta, weight);
+  }
+}
+
+float precision_hook::scalar(const site& where, tensor_role role, double value) {
+  const auto f = role == tensor_role::master_weight || role == tensor_role::update
+                     ? (stored_in_format(where) ? site_format(where) : std::nullopt)
+                     : format_of(where, role);
+  if (!f) return static_cast<float>(value);
+  return num::to_float(*f, num::from_double(*f, value, num::round_spec{}).bits);
 }
 
 void precision_hook::store_parameters(const std::vector<parameter*>& params) {

@@ -72,11 +72,14 @@ std::span<const float> run_tracer::weight(const site& where, std::span<const flo
   return master;
 }
 
-void run_tracer::update(const site& where, std::span<float> weight, std::span<const float> delta) {
+void run_tracer::update(const site& where, std::span<float> weight, const weight_step& step) {
   const bool observed = enabled_ && !hooks_.empty();
   if (observed) before_.assign(weight.begin(), weight.end());
-  for (std::size_t i = 0; i < weight.size(); ++i) weight[i] += delta[i];
-  if (observed) observe_update(where, before_, delta, weight);
+  apply_step_fp32(weight, step);
+  if (!observed) return;
+  delta_.resize(weight.size());
+  requested_delta(step, delta_);
+  observe_update(where, before_, delta_, weight);
 }
 
 void run_tracer::observe_update(const site& where, std::span<const float> before, std::span<const float> delta,

@@ -29,12 +29,16 @@ std::span<const float> tensor_recorder::weight(const site& where, std::span<cons
   return next_ != nullptr ? next_->weight(where, master, unrounded) : master;
 }
 
-void tensor_recorder::update(const site& where, std::span<float> weight, std::span<const float> delta) {
+void tensor_recorder::update(const site& where, std::span<float> weight, const weight_step& step) {
   if (next_ != nullptr) {
-    next_->update(where, weight, delta);
+    next_->update(where, weight, step);
     return;
   }
-  for (std::size_t i = 0; i < weight.size(); ++i) weight[i] += delta[i];
+  apply_step_fp32(weight, step);
+}
+
+float tensor_recorder::scalar(const site& where, tensor_role role, double value) {
+  return next_ != nullptr ? next_->scalar(where, role, value) : static_cast<float>(value);
 }
 
 std::span<const float> tensor_recorder::operand(const site& where, tensor_role role, std::span<const float> values,

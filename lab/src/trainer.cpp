@@ -3,6 +3,8 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 
@@ -12,6 +14,20 @@
 
 namespace lab {
 namespace {
+
+// The decimal a float hyper-parameter was written as, as a double. The
+// configuration holds lr, betas and eps as float, parsed from that decimal;
+// PyTorch forms its optimizer constants (1 - beta1, lr / (1 - beta1^t)) from
+// the same decimal as a Python double. The shortest decimal that reads back
+// as the float is the one written (for up to 6 significant digits), so
+// 0.9f gives 0.9 here, not 0.899999976.
+double as_written(float value) {
+  std::array<char, 32> text{};
+  const auto printed = std::to_chars(text.data(), text.data() + text.size(), value);
+  double widened = value;
+  std::from_chars(text.data(), printed.ptr, widened);
+  return widened;
+}
 
 std::size_t count_correct(const tensor& logits, std::span<const std::int32_t> labels) {
   const std::size_t n = logits.shape()[0], k = logits.shape()[1];
@@ -63,12 +79,12 @@ trainer::trainer(train_config config, train_data data, op_context ctx)
 
   optimizer_settings os;
   os.kind = parse_optimizer_kind(config_.optimizer);
-  os.momentum = config_.momentum;
+  os.momentum = as_written(config_.momentum);
   os.nesterov = config_.nesterov;
-  os.beta1 = config_.beta1;
-  os.beta2 = config_.beta2;
-  os.eps = config_.eps;
-  os.weight_decay = config_.weight_decay;
+  os.beta1 = as_written(config_.beta1);
+  os.beta2 = as_written(config_.beta2);
+  os.eps = as_written(config_.eps);
+  os.weight_decay = as_written(config_.weight_decay);
   optimizer_ = std::make_unique<optimizer>(os, params_);
 
   augmentation aug{config_.augment_crop, config_.augment_flip};
@@ -157,7 +173,7 @@ void trainer::apply_update() {
   }
   if (!last_update_skipped_) {
     if (config_.clip_norm > 0.0f) clip_gradient_norm(params_, config_.clip_norm);
-    optimizer_->step(ctx, lr);
+    optimizer_->step(ctx, as_written(lr));
   }
   scaler_->update(found_inf);
   zero_gradients(params_);

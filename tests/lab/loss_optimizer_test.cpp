@@ -201,9 +201,9 @@ class recording_hook : public tensor_hook {
     seen.push_back(std::string(where.layer) + "/" + std::string(where.tensor) + ":weight");
     return master;
   }
-  void update(const site& where, std::span<float> w, std::span<const float> delta) override {
+  void update(const site& where, std::span<float> w, const weight_step& step) override {
     seen.push_back(std::string(where.layer) + "/" + std::string(where.tensor) + ":update");
-    for (std::size_t i = 0; i < w.size(); ++i) w[i] = 2.0f * (w[i] + delta[i]);  // visible side effect
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = 2.0f * (w[i] + step.scale * step.direction[i]);  // visible side effect
   }
   std::vector<std::string> seen;
 };

@@ -241,6 +241,23 @@ TEST(NanPropagation, InfiniteWeightWithoutDecayStaysInfinite) {
   }
 }
 
+TEST(NanPropagation, AdamWDecaysAnInfiniteWeightToAnInfiniteWeight) {
+  // PyTorch 1.13's AdamW multiplies w by 1 - lr * weight_decay first:
+  // inf * 0.999 = inf, and inf + a finite step stays inf (folding the decay
+  // into the step, w + (step - lr * wd * w), would give inf - inf = NaN).
+  optimizer_settings s;
+  s.kind = optimizer_kind::adamw;
+  s.weight_decay = 0.01;
+  for (const float bad : {inf, -inf}) {
+    parameter p = vector_parameter(3, 1.0f, 0.5f);
+    p.value[1] = bad;
+    optimizer opt(s, {&p});
+    opt.step(op_context(), 0.1);
+    EXPECT_EQ(p.value[1], bad);
+    EXPECT_TRUE(std::isfinite(p.value[0]) && std::isfinite(p.value[2]));
+  }
+}
+
 TEST(NanPropagation, ClippingANanNormMakesEveryGradientNan) {
   for (std::size_t at = 0; at < 3; ++at) {
     parameter a = vector_parameter(3, 0.0f, 0.5f);

@@ -59,7 +59,7 @@ void small_update_after_large(const char* preset, float big) {
   precision_hook hook(precision_preset(preset), 1);
   const site where{"fc", "dense", op_class::matmul, "kernel"};
   std::vector<float> large(100, 1.0f), large_delta(100, 0.25f);
-  hook.update(where, large, large_delta);
+  hook.update(where, large, {large_delta});
   for (const float w : large) ASSERT_EQ(w, 1.25f);
 
   std::vector<float> buffer(100, 7.0f);
@@ -67,7 +67,7 @@ void small_update_after_large(const char* preset, float big) {
   buffer[1] = 2.0f;
   buffer[2] = big;
   const std::vector<float> delta = {0.5f, 0.0f, big};
-  hook.update(where, std::span<float>(buffer).first(3), delta);
+  hook.update(where, std::span<float>(buffer).first(3), {delta});
   EXPECT_EQ(buffer[0], 1.5f);
   EXPECT_EQ(buffer[1], 2.0f);
   EXPECT_EQ(buffer[2], infinity);

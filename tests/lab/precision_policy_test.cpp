@@ -124,7 +124,7 @@ TEST(PureUpdate, NearestEvenSwampsSmallDeltasAndStochasticKeepsTheirMean) {
     policy.rounding[static_cast<std::size_t>(tensor_role::update)].mode = mode;
     precision_hook hook(policy, 5);
     for (auto& w : p.value.values()) w = 1.0f;
-    hook.update(p.site(), p.value.values(), delta);
+    hook.update(p.site(), p.value.values(), {delta});
     std::size_t up = 0;
     for (float w : p.value.values()) {
       ASSERT_TRUE(w == 1.0f || w == 1.0f + std::ldexp(1.0f, -10)) << w;
@@ -399,7 +399,7 @@ TEST(Autocast, PerLayerOverrideAndElementwiseOpsFollowingTheirInput) {
       if (role == tensor_role::activation) outputs[std::string(w.layer)].assign(v.begin(), v.end());
     }
     std::span<const float> weight(const site&, std::span<const float> m, unrounded_values) override { return m; }
-    void update(const site&, std::span<float>, std::span<const float>) override {}
+    void update(const site&, std::span<float>, const weight_step&) override {}
   } seen;
   precision_hook chained(hook.policy(), 1, &seen);
   net.forward(chained.context(), x, y);

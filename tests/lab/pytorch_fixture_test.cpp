@@ -1,7 +1,8 @@
 // numlab's ops and optimizers against tensors PyTorch 1.13 computed
 // (tests/fixtures/pytorch/*.txt, written by make_fixtures.py there, run by
 // hand; these tests need no PyTorch). Bit for bit where numlab performs the
-// same operations in the same order (max pooling, ReLU, optimizer steps);
+// same operations in the same order (max pooling, ReLU, optimizer steps,
+// GradScaler's sequence);
 // elsewhere within a tolerance stated at each check, because the sums run
 // in another order (GEMM blocking, batch-norm and softmax reductions in
 // double here, in float lanes there).
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -66,18 +68,6 @@ void expect_bits(const tensor& got, const tensor& want, const std::string& what)
   for (std::size_t i = 0; i < got.size(); ++i)
     EXPECT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>(want[i]))
         << what << "[" << i << "]: " << got[i] << " vs PyTorch " << want[i];
-}
-
-// Distance in units in the last place between two finite floats of one sign.
-std::int64_t ulps_apart(float a, float b) {
-  return std::abs(static_cast<std::int64_t>(std::bit_cast<std::int32_t>(a)) -
-                  static_cast<std::int64_t>(std::bit_cast<std::int32_t>(b)));
-}
-
-void expect_within_ulps(const tensor& got, const tensor& want, std::int64_t ulps, const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (std::size_t i = 0; i < got.size(); ++i)
-    EXPECT_LE(ulps_apart(got[i], want[i]), ulps) << what << "[" << i << "]: " << got[i] << " vs PyTorch " << want[i];
 }
 
 // |got - want| <= rel * scale + 1e-7, scale = the largest |want| of the tensor
@@ -194,87 +184,92 @@ TEST(PyTorchFixtures, BatchNormTrainingAndEvaluation) {
   expect_close(y, f.at("eval_y"), 1e-6, "bn eval y");
 }
 
-// Why not bit for bit (explain_optimizer_gap.py next to the fixtures
-// replays PyTorch's four steps exactly under each stated order):
-// - SGD/Nesterov: PyTorch's add_(buf, alpha=-lr) (and Nesterov's
-//   grad.add(buf, alpha=momentum)) round once, as a fused multiply-add;
-//   numlab rounds the step -lr * buf first, because the precision policy
-//   takes the step (tensor_hook::update), rounds w + step in the run's
-//   format and counts swamped updates from it. Bit for bit needs that
-//   interface to take (buf, -lr) instead of the step.
-// - Adam/AdamW: the order is the same, the constants are not: PyTorch forms
-//   1 - beta1, 1 - beta2, lr / (1 - beta1^t), sqrt(1 - beta2^t) in double
-//   from Python doubles; train_config holds lr, betas, eps as float
-//   (1 - 0.9f = 0.100000024, not 0.1). AdamW also multiplies w by
-//   1 - lr * wd first, where numlab folds the decay into the step. With
-//   double constants and the decay first the replay matches every element.
-// The differences stay small: at most one ulp of w per step taken.
-TEST(PyTorchFixtures, OptimizerStepsInFp32WithinUlps) {
-  fixture f = read_fixture("optimizers");
-  struct optimizer_case {
-    const char* name;
-    optimizer_settings settings;
-    float lr;
-  };
-  optimizer_settings adam;
-  adam.kind = optimizer_kind::adam;
-  optimizer_settings adamw = adam;
-  adamw.kind = optimizer_kind::adamw;
-  adamw.weight_decay = 0.1f;
-  optimizer_settings heavy;
-  heavy.kind = optimizer_kind::sgd;
-  heavy.momentum = 0.9f;
-  optimizer_settings nesterov = heavy;
-  nesterov.nesterov = true;
-  for (const optimizer_case& c : {optimizer_case{"adam", adam, 1e-2f}, optimizer_case{"adamw", adamw, 1e-2f},
-                                  optimizer_case{"sgd_momentum", heavy, 0.05f},
-                                  optimizer_case{"nesterov", nesterov, 0.05f}}) {
-    parameter p = make_parameter("w", "test", op_class::elementwise, "value", {24}, true);
-    p.value = f.at("w0");
-    optimizer opt(c.settings, {&p});
-    op_context ctx;
-    for (int step = 0; step < 4; ++step) {
-      p.grad = f.at("grad" + std::to_string(step));
-      opt.step(ctx, c.lr);
-      expect_within_ulps(p.value, f.at(std::string(c.name) + "_w" + std::to_string(step + 1)), step + 1,
-                         std::string(c.name) + " step " + std::to_string(step + 1));
-    }
+// Optimizer steps bit for bit: numlab performs PyTorch 1.13's tensor
+// operations in its order, with its fused multiply-adds and its constants
+// formed in double (lab/include/lab/optimizer.hpp states the order;
+// explain_optimizer_gap.py next to the fixtures shows what each difference
+// of the old order cost). With bf16 parameters the pure bf16 policy holds w
+// and the state in bf16 and rounds the hyper-parameters PyTorch casts to
+// the tensor's dtype (op_context::scalar). The bf16 tensors have 64
+// elements, all in the vectorised body of PyTorch's kernels (the scalar tail
+// after it rounds bf16 products to bf16 once more; make_fixtures.py).
+struct optimizer_case {
+  const char* name;
+  optimizer_settings settings;
+  double lr;
+};
+
+// Four steps of case c on fixture f: from "<prefix>w0" with gradients
+// "<grads>0..3" (default "<prefix>grad"), comparing w after each step with
+// "<prefix><name>_w1..4". `preset` names a precision preset ("" for plain
+// fp32, no hook).
+void expect_steps_bit_for_bit(const fixture& f, const std::string& prefix, const optimizer_case& c,
+                              const char* preset, std::string grads = {}) {
+  const std::string name = prefix + c.name;
+  if (grads.empty()) grads = prefix + "grad";
+  std::unique_ptr<precision_hook> hook;
+  if (*preset != '\0') hook = std::make_unique<precision_hook>(precision_preset(preset), 1);
+  const tensor& w0 = f.at(prefix + "w0");
+  parameter p = make_parameter("w", "test", op_class::elementwise, "value", {w0.size()}, true);
+  p.value = w0;
+  if (hook) hook->store_parameters({&p});
+  optimizer opt(c.settings, {&p});
+  for (int step = 0; step < 4; ++step) {
+    if (hook) hook->begin_step(static_cast<std::uint64_t>(step));
+    p.grad = f.at(grads + std::to_string(step));
+    opt.step(hook ? hook->context() : op_context(), c.lr);
+    expect_bits(p.value, f.at(name + "_w" + std::to_string(step + 1)), name + " step " + std::to_string(step + 1));
   }
 }
 
-}  // namespace
-}  // namespace lab
+optimizer_settings sgd_with(double momentum, bool nesterov, double weight_decay) {
+  optimizer_settings s;
+  s.kind = optimizer_kind::sgd;
+  s.momentum = momentum;
+  s.nesterov = nesterov;
+  s.weight_decay = weight_decay;
+  return s;
+}
 
-namespace lab {
-namespace {
+optimizer_settings adam_with(optimizer_kind kind, double weight_decay, double eps) {
+  optimizer_settings s;
+  s.kind = kind;
+  s.weight_decay = weight_decay;
+  s.eps = eps;
+  return s;
+}
 
-TEST(PyTorchFixtures, OptimizerStepsWithBf16ParametersUnderThePureBf16Policy) {
-  fixture f = read_fixture("optimizers_bf16");
-  optimizer_settings adam;
-  adam.kind = optimizer_kind::adam;
-  adam.eps = 1e-3f;
-  optimizer_settings heavy;
-  heavy.kind = optimizer_kind::sgd;
-  heavy.momentum = 0.9f;
-  for (const auto& [name, settings, lr] :
-       {std::tuple{"adam", adam, 1e-2f}, std::tuple{"sgd_momentum", heavy, 0.05f}}) {
-    precision_hook hook(precision_preset("bf16"), 1);
-    parameter p = make_parameter("w", "test", op_class::elementwise, "value", {24}, true);
-    p.value = f.at("w0");
-    hook.store_parameters({&p});
-    optimizer opt(settings, {&p});
-    for (int step = 0; step < 4; ++step) {
-      hook.begin_step(static_cast<std::uint64_t>(step));
-      p.grad = f.at("grad" + std::to_string(step));
-      opt.step(hook.context(), lr);
-      // Bf16 values as floats: one bf16 ulp is 2^16 float ulps. PyTorch's
-      // bf16 kernels compute each fused op (add_ with alpha, addcdiv_) in
-      // float and round once to bf16; the pure policy rounds the step and
-      // then w + step: at most one bf16 ulp per step apart.
-      expect_within_ulps(p.value, f.at(std::string(name) + "_w" + std::to_string(step + 1)),
-                         (step + 1) * std::int64_t{65536}, std::string(name) + " bf16 step " + std::to_string(step + 1));
-    }
-  }
+TEST(PyTorchFixtures, OptimizerStepsInFp32BitForBit) {
+  const fixture f = read_fixture("optimizers");
+  for (const optimizer_case& c : {optimizer_case{"adam", adam_with(optimizer_kind::adam, 0.0, 1e-8), 1e-2},
+                                  optimizer_case{"adamw", adam_with(optimizer_kind::adamw, 0.1, 1e-8), 1e-2},
+                                  optimizer_case{"sgd_momentum", sgd_with(0.9, false, 0.0), 0.05},
+                                  optimizer_case{"nesterov", sgd_with(0.9, true, 0.0), 0.05}})
+    expect_steps_bit_for_bit(f, "", c, "");
+  const fixture g = read_fixture("optimizers_plain_and_decay");
+  for (const optimizer_case& c : {optimizer_case{"sgd", sgd_with(0.0, false, 0.0), 0.05},
+                                  optimizer_case{"sgd_decay", sgd_with(0.0, false, 0.01), 0.05},
+                                  optimizer_case{"nesterov_decay", sgd_with(0.9, true, 0.01), 0.05},
+                                  optimizer_case{"adam_decay", adam_with(optimizer_kind::adam, 0.1, 1e-8), 1e-2}})
+    expect_steps_bit_for_bit(g, "", c, "");
+  // Gradients that nearly cancel the momentum: a product rounded on its own
+  // before the sum changes many elements here (make_fixtures.py says why).
+  const fixture h = read_fixture("optimizers_cancelling");
+  for (const optimizer_case& c : {optimizer_case{"adam", adam_with(optimizer_kind::adam, 0.0, 1e-8), 1e-2},
+                                  optimizer_case{"nesterov_decay", sgd_with(0.9, true, 0.01), 0.05}})
+    expect_steps_bit_for_bit(h, "", c, "", std::string(c.name) + "_grad");
+}
+
+TEST(PyTorchFixtures, OptimizerStepsWithBf16ParametersUnderThePureBf16PolicyBitForBit) {
+  const fixture f = read_fixture("optimizers_bf16");
+  for (const optimizer_case& c : {optimizer_case{"adam", adam_with(optimizer_kind::adam, 0.0, 1e-3), 1e-2},
+                                  optimizer_case{"sgd_momentum", sgd_with(0.9, false, 0.0), 0.05}})
+    expect_steps_bit_for_bit(f, "", c, "bf16");
+  const fixture g = read_fixture("optimizers_plain_and_decay");
+  for (const optimizer_case& c : {optimizer_case{"adamw", adam_with(optimizer_kind::adamw, 0.5, 1e-3), 1e-1},
+                                  optimizer_case{"nesterov", sgd_with(0.9, true, 0.0), 0.05},
+                                  optimizer_case{"sgd_decay", sgd_with(0.0, false, 0.01), 0.05}})
+    expect_steps_bit_for_bit(g, "bf16_", c, "bf16");
 }
 
 }  // namespace
@@ -286,9 +281,8 @@ namespace {
 // GradScaler step by step (grad_scaler.txt; how make_fixtures.py replays it
 // is said there): the unscaled gradients bit for bit, found_inf, the skip
 // (a skipped step leaves w bit for bit as it was), the scale and the growth
-// tracker after every update(), including a growth fp32 cannot hold. The
-// SGD-momentum step itself differs in last bits (see the optimizer tests
-// above): at most one ulp of the largest |w| per step taken.
+// tracker after every update(), including a growth fp32 cannot hold, and
+// the SGD-momentum step's weights.
 TEST(PyTorchFixtures, GradScalerSequenceStepByStep) {
   fixture f = read_fixture("grad_scaler");
   for (const std::string key : {"a", "b"}) {
@@ -302,7 +296,7 @@ TEST(PyTorchFixtures, GradScalerSequenceStepByStep) {
     loss_scaler scaler(s);
     optimizer_settings heavy;
     heavy.kind = optimizer_kind::sgd;
-    heavy.momentum = 0.9f;
+    heavy.momentum = 0.9;
     parameter p = make_parameter("w", "test", op_class::elementwise, "value", {8}, true);
     p.value = f.at(key + "_w0");
     optimizer opt(heavy, {&p});
@@ -316,17 +310,10 @@ TEST(PyTorchFixtures, GradScalerSequenceStepByStep) {
       const bool found_inf = scaler.unscale({&p});
       expect_bits(p.grad, f.at(key + "_grad" + at), what + " unscaled gradient");
       ASSERT_EQ(found_inf, f.at(key + "_found_inf" + at)[0] != 0.0f) << what;
-      if (!found_inf) opt.step(ctx, 0.1f);
+      if (!found_inf) opt.step(ctx, 0.1);
       scaler.update(found_inf);
       if (found_inf) expect_bits(p.value, before, what + " skipped: w unchanged");
-      // The step -lr * buf is rounded on its own (an ulp of the step, not of
-      // a small w): measured in ulps of the tensor's largest |w|.
-      const tensor& want = f.at(key + "_w" + after);
-      float largest = 0.0f;
-      for (const float w : want.values()) largest = std::max(largest, std::fabs(w));
-      const float ulp = std::nextafter(largest, INFINITY) - largest;
-      for (std::size_t i = 0; i < want.size(); ++i)
-        EXPECT_LE(std::fabs(p.value[i] - want[i]), static_cast<float>(steps + 1) * ulp) << what << " w[" << i << "]";
+      expect_bits(p.value, f.at(key + "_w" + after), what + " w");
       EXPECT_EQ(std::bit_cast<std::uint32_t>(static_cast<float>(scaler.scale())),
                 std::bit_cast<std::uint32_t>(f.at(key + "_scale" + after)[0]))
           << what << ": scale " << scaler.scale() << " vs PyTorch " << f.at(key + "_scale" + after)[0];

@@ -112,7 +112,7 @@ TEST(RunTracer, Fp32UpdateIsPerformedAndItsSwampingMeasured) {
   // ulp(1) in fp32 is 2^-23: 2^-26 is below half an ulp and is lost; 0.5 is exact.
   std::vector<float> w = {1.0f, 1.0f};
   const std::vector<float> delta = {std::ldexp(1.0f, -26), 0.5f};
-  tracer.update(conv1_kernel, w, delta);
+  tracer.update(conv1_kernel, w, {delta});
   EXPECT_EQ(w[0], 1.0f);
   EXPECT_EQ(w[1], 1.5f);
   ASSERT_EQ(sink->records.size(), 1u);
@@ -161,7 +161,7 @@ TEST(RunTracer, ReportsThePolicysStorageFormat) {
   // Mixed precision keeps fp32 master weights: their update is an fp32 write.
   std::vector<float> w = {1.0f};
   const std::vector<float> d = {0.25f};
-  policy.update(conv1_kernel, w, d);
+  policy.update(conv1_kernel, w, {d});
   ASSERT_EQ(sink->swamping.size(), 1u);
   EXPECT_EQ(sink->swamping[0].target, num::binary32);
 }
@@ -254,7 +254,7 @@ TEST(RundbSink, WritesRowsWithLabelsFormatsHistogramsAndEvents) {
     tracer.produce(conv1_output, tensor_role::activation, out, std::nullopt);
     std::vector<float> w = {1.0f, 2.0f};
     const std::vector<float> delta = {std::ldexp(1.0f, -26), 0.0f};
-    tracer.update(conv1_kernel, w, delta);
+    tracer.update(conv1_kernel, w, {delta});
     sink->flush();
     db.finish_run(run, rundb::run_status::finished);
   }

@@ -53,9 +53,7 @@ class operand_recorder : public tensor_hook {
   std::span<const float> weight(const site&, std::span<const float> master, unrounded_values) override {
     return master;
   }
-  void update(const site&, std::span<float> w, std::span<const float> d) override {
-    for (std::size_t i = 0; i < w.size(); ++i) w[i] += d[i];
-  }
+  void update(const site&, std::span<float> w, const weight_step& step) override { apply_step_fp32(w, step); }
   void observe_quantized(const site& where, const quantized_operand& q) override {
     EXPECT_EQ(where.layer, "d");
     seen_operand s{q.shape,

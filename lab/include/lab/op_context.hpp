@@ -20,13 +20,21 @@
 //                                     policy returns a rounded working copy that
 //                                     it owns (role weight) while the optimizer
 //                                     keeps updating the fp32 master.
-//   ctx.update(site, weight, delta)   the optimizer's write w <- w + delta
-//                                     (role update). A policy rounds the sum to
+//   ctx.update(site, weight, step)    the optimizer's write w <- w + s * d
+//                                     (role update; step = {d, s, keep}),
+//                                     PyTorch's param.add_(d, alpha=s): product
+//                                     and sum rounded once (after AdamW's
+//                                     w <- w * keep). A policy rounds the sum to
 //                                     its storage format (nearest or stochastic);
-//                                     a tracer sees w before, delta and w after
-//                                     (swamping detection). Afterwards the
-//                                     optimizer reports the new weight with
-//                                     produce(site, master_weight, weight).
+//                                     a tracer sees w before, the delta s * d
+//                                     and w after (swamping detection).
+//                                     Afterwards the optimizer reports the new
+//                                     weight with produce(site, master_weight, weight).
+//   ctx.scalar(site, role, x)         a hyper-parameter x (a Python double in
+//                                     PyTorch) as an elementwise op combines it
+//                                     with the tensor of that role: PyTorch casts
+//                                     it to the tensor's dtype, so a policy that
+//                                     holds the tensor in bf16 rounds x to bf16.
 //   ctx.operand(site, role, values)   an input a matmul/conv computes with
 //                                     (its forward input, its output gradient):
 //                                     the values themselves, or a copy the hook
@@ -36,7 +44,7 @@
 //                                     accumulates in a low-precision format.
 //
 // In plain fp32 no hook is installed and all of this does nothing beyond the
-// plain addition in update(). A precision policy (precision_hook.hpp) and a
+// fused multiply-add in update() and the conversion to float in scalar(). A precision policy (precision_hook.hpp) and a
 // tracer (run_tracer.hpp) are tensor_hooks. Because the hook is called once
 // per tensor, never per element, a virtual call costs nothing measurable.
 #pragma once
@@ -94,6 +102,29 @@ struct site {
   std::string_view tensor;
 };
 
+/// The optimizer's write to one weight tensor:
+///   w[i] <- w[i] * keep, rounded into the weight's format (AdamW's
+///           param.mul_(1 - lr * weight_decay); keep = 1 leaves w as it is), then
+///   w[i] <- w[i] + scale * direction[i], as PyTorch 1.13's
+///           param.add_(direction, alpha=scale) computes it on the CPU: a
+///           fused multiply-add, the product and the sum rounded once (its
+///           vectorised kernel calls fmadd).
+/// Adam passes its finished step with scale 1.
+struct weight_step {
+  std::span<const float> direction;
+  float scale = 1.0f;
+  float keep = 1.0f;
+};
+
+/// weight[i] <- fma(step.scale, step.direction[i], weight[i] * step.keep) in
+/// fp32, each operation rounded to nearest even (IEEE 754 multiplication and
+/// fusedMultiplyAdd): the write of an fp32 weight, wherever a hook (or no
+/// hook) keeps the weight in fp32.
+void apply_step_fp32(std::span<float> weight, const weight_step& step);
+/// delta[i] <- step.scale * step.direction[i] rounded to fp32: the delta a
+/// step asks for, as observers of updates see it (tensor_hook::observe_update).
+void requested_delta(const weight_step& step, std::span<float> delta);
+
 struct quantized_operand;  // scaled_gemm.hpp
 /// The values a tensor held before a precision policy rounded them into its
 /// format. The policy hands them to the hook chained after it in the same
@@ -124,9 +155,16 @@ class tensor_hook {
                             std::span<const std::span<const float>> /*inputs*/) {
     produce(where, tensor_role::activation, values, std::nullopt);
   }
-  /// Performs weight[i] <- weight[i] + delta[i] for all i, in whatever
-  /// arithmetic the policy prescribes, observing before and after.
-  virtual void update(const site& where, std::span<float> weight, std::span<const float> delta) = 0;
+  /// Performs weight[i] <- weight[i] + step.scale * step.direction[i] for
+  /// all i, in whatever arithmetic the policy prescribes, observing before
+  /// and after.
+  virtual void update(const site& where, std::span<float> weight, const weight_step& step) = 0;
+  /// The hyper-parameter `value` as an op at `where` combines it with a
+  /// tensor of `role`: PyTorch casts a Python scalar to the tensor's dtype
+  /// (round to nearest even). Default: fp32.
+  virtual float scalar(const site& /*where*/, tensor_role /*role*/, double value) {
+    return static_cast<float>(value);
+  }
   /// Returns the values a matmul/conv computes with for an input tensor
   /// (role activation: its forward input; grad_input: its output gradient):
   /// `values` itself or a span the hook owns, valid until the next call for
@@ -137,8 +175,8 @@ class tensor_hook {
   }
   /// Observes an update another hook has already performed (a precision
   /// policy calls this on the hook chained after it instead of update()):
-  /// the stored values before and after, and the delta asked for. Default:
-  /// nothing.
+  /// the stored values before and after, and the delta asked for (the
+  /// step's scale * direction, rounded to fp32). Default: nothing.
   virtual void observe_update(const site& /*where*/, std::span<const float> /*before*/,
                               std::span<const float> /*delta*/, std::span<const float> /*after*/) {}
   /// Sees one GEMM operand a scaled recipe has just quantized, at the GEMM's
@@ -209,9 +247,14 @@ class op_context {
   [[nodiscard]] std::span<const float> weight(const site& where, std::span<const float> master) const {
     return hook_ != nullptr ? hook_->weight(where, master, std::nullopt) : master;
   }
-  /// weight <- weight + delta through the hook (role update); plain fp32
-  /// addition without one. Spans must have equal size.
-  void update(const site& where, std::span<float> weight, std::span<const float> delta) const;
+  /// weight <- weight + step.scale * step.direction through the hook (role
+  /// update); apply_step_fp32 without one. Spans must have equal size.
+  void update(const site& where, std::span<float> weight, const weight_step& step) const;
+  /// A hyper-parameter as the op at `where` combines it with a tensor of
+  /// `role` (see tensor_hook::scalar); float(value) without a hook.
+  [[nodiscard]] float scalar(const site& where, tensor_role role, double value) const {
+    return hook_ != nullptr ? hook_->scalar(where, role, value) : static_cast<float>(value);
+  }
   /// The values a matmul/conv computes with for an input (see tensor_hook::operand).
   [[nodiscard]] std::span<const float> operand(const site& where, tensor_role role,
                                                std::span<const float> values) const {

@@ -2,6 +2,7 @@
 // decay; plus gradient clipping by global norm. Every weight write goes
 // through op_context::update (role update) and is then reported with role
 // master_weight, so precision policies control how updates are rounded.
+// The operation order, PyTorch 1.13's, is stated at class optimizer.
 #pragma once
 
 #include <cstdint>
@@ -17,36 +18,60 @@ namespace lab {
 /// Which update rule.
 enum class optimizer_kind { sgd, adam, adamw };
 
-/// Hyper-parameters. Semantics follow PyTorch: SGD momentum without
-/// dampening, buf = momentum*buf + g, Nesterov uses g + momentum*buf; Adam's
-/// eps is added to sqrt(v)/sqrt(1 - beta2^t). weight_decay adds
-/// weight_decay*w to the gradient (L2) for sgd and adam, and shrinks w by
-/// lr*weight_decay*w directly (decoupled) for adamw. Parameters whose `decay`
-/// flag is false (biases, norm scales) are never decayed.
+/// Hyper-parameters, as doubles: PyTorch keeps them as Python floats and
+/// forms its constants (1 - beta1, lr / (1 - beta1^t), ...) in double.
+/// Semantics follow PyTorch 1.13 (torch.optim, foreach=False): SGD momentum
+/// without dampening, Nesterov's direction g + momentum * buf; Adam's eps is
+/// added to sqrt(v) / sqrt(1 - beta2^t). weight_decay adds weight_decay * w
+/// to the gradient (L2) for sgd and adam, and multiplies w by
+/// 1 - lr * weight_decay first (decoupled) for adamw. Parameters whose
+/// `decay` flag is false (biases, norm scales) are never decayed.
 /// NaN and inf (PyTorch 1.13): a NaN or inf gradient reaches the weight
 /// through the arithmetic (Adam: inf gradient -> inf/inf = NaN step); a
 /// weight that is already inf or NaN stays so, and without decay it never
-/// meets a 0 * w term. One difference remains: with AdamW's decoupled decay
-/// an infinite weight becomes NaN here (w + (step - lr*wd*w)), where
-/// PyTorch's w * (1 - lr*wd) + step keeps it infinite.
+/// meets a 0 * w term.
 struct optimizer_settings {
   optimizer_kind kind = optimizer_kind::adam;
-  float momentum = 0.0f;
+  double momentum = 0.0;
   bool nesterov = false;
-  float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
-  float weight_decay = 0.0f;
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  double weight_decay = 0.0;
 };
 
 /// Parses "sgd", "adam", "adamw"; throws input_error otherwise.
 optimizer_kind parse_optimizer_kind(const std::string& name);
 
-/// Applies one update per call to a fixed list of parameters.
+/// Applies one update per call to a fixed list of parameters, bit for bit
+/// as PyTorch 1.13's single-tensor CPU optimizers do in fp32 and, under a
+/// policy that holds parameters and state in bf16, as they do with
+/// torch.bfloat16 parameters (tests/lab/pytorch_fixture_test.cpp).
+///
+/// Operation order, one rounding per PyTorch tensor operation; fma(a, b, c)
+/// is a * b + c rounded once (PyTorch's add with alpha, and addcmul, compute
+/// so on the CPU); "[dtype]" marks a hyper-parameter that PyTorch casts to
+/// the tensor's dtype (op_context::scalar), the others stay in fp32.
+/// Every line ends in a rounding into the state's format (role
+/// optimizer_state) or, for w, the weight's (role update):
+///   g'  = fma(w, wd[dtype], g)                   sgd, adam with weight_decay
+///   SGD with momentum:
+///     buf = g' at the first step (a copy), else
+///     buf = buf * momentum[dtype];  buf = buf + g'
+///     d   = fma(buf, momentum[dtype], g') with Nesterov, else buf
+///   SGD without momentum: d = g'
+///   SGD: w = fma(d, -lr[dtype], w)
+///   AdamW (decayed parameters): w = w * (1 - lr * wd)[dtype], before all else
+///   Adam, AdamW (t = steps(), constants formed in double):
+///     m = m * beta1[dtype];  m = fma(g', (1 - beta1)[dtype], m)
+///     v = v * beta2[dtype];  v = fma((1 - beta2) * g', g', v)
+///     q = sqrt(v);  q = q / sqrt(1 - beta2^t)[dtype];  q = q + eps[dtype]
+///     w = w + ((-lr / (1 - beta1^t)) * m) / q  (the step rounded to fp32,
+///         then the sum)
 class optimizer {
  public:
   optimizer(optimizer_settings settings, std::vector<parameter*> params);
 
   /// One update with learning rate lr from the parameters' current grads.
-  void step(const op_context& ctx, float lr);
+  void step(const op_context& ctx, double lr);
   /// Number of updates applied so far (Adam's t).
   [[nodiscard]] std::uint64_t steps() const { return steps_; }
   /// Restores the update counter (checkpoint resume).
@@ -56,18 +81,24 @@ class optimizer {
   std::vector<tensor*> state();
 
  private:
+  /// Where the optimizer's intermediates of parameter p are produced (site
+  /// "<tensor><suffix>", role optimizer_state).
+  [[nodiscard]] lab::site state_site(const parameter& p, std::string_view tensor) const;
   /// Hands an optimizer intermediate of parameter p to the context (site
   /// "<tensor><suffix>", role optimizer_state), where a policy rounds it.
   void round_state(const op_context& ctx, const parameter& p, std::string_view suffix, std::span<float> values) const;
-  /// delta_ <- SGD's step for parameter i from grad_ (momentum, Nesterov).
-  void sgd_delta(const op_context& ctx, std::size_t i, float lr);
-  /// delta_ <- Adam's (AdamW's) step for parameter i from grad_.
-  void adam_delta(const op_context& ctx, std::size_t i, float lr);
+  /// The hyper-parameter `value` as PyTorch combines it with parameter p's
+  /// state tensors (cast to their dtype).
+  [[nodiscard]] float state_scalar(const op_context& ctx, const parameter& p, double value) const;
+  /// SGD's update of parameter i from grad_ (momentum, Nesterov).
+  void sgd_update(const op_context& ctx, std::size_t i, double lr);
+  /// Adam's (AdamW's) update of parameter i from grad_.
+  void adam_update(const op_context& ctx, std::size_t i, double lr);
 
   optimizer_settings settings_;
   std::vector<parameter*> params_;
   std::vector<tensor> first_, second_;  // momentum / Adam m; Adam v
-  std::vector<float> delta_;            // scratch for the update of one parameter
+  std::vector<float> delta_;            // scratch: Nesterov's direction, Adam's step
   std::vector<float> grad_, denom_;     // scratch: regularised gradient, Adam's denominator
   std::uint64_t steps_ = 0;
 };

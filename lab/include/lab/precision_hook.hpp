@@ -1,7 +1,10 @@
 // The tensor_hook that applies a precision_policy: it rounds every tensor an
 // op produces, casts weights and matmul/conv inputs, performs the
-// optimizer's w <- w + delta in the storage format, supplies the GEMM engine
-// for low-precision partials, counts what rounding did, and raises traps.
+// optimizer's write w <- w * keep + s * d in the storage format (as PyTorch's
+// bf16/fp16 kernels compute it; see update() in precision_hook.cpp), casts
+// the optimizer's hyper-parameters to the format of the tensor they meet
+// (scalar()), supplies the GEMM engine for low-precision partials, counts
+// what rounding did, and raises traps.
 //
 // All rounding goes through libnum's array kernels. Stochastic rounding of a
 // tensor uses random_stream(seed, stream) with stream derived from the step
@@ -118,7 +121,8 @@ class precision_hook : public tensor_hook {
                     std::span<const std::span<const float>> inputs) override;
   std::span<const float> weight(const site& where, std::span<const float> master,
                                 unrounded_values unrounded) override;
-  void update(const site& where, std::span<float> weight, std::span<const float> delta) override;
+  void update(const site& where, std::span<float> weight, const weight_step& step) override;
+  float scalar(const site& where, tensor_role role, double value) override;
   std::span<const float> operand(const site& where, tensor_role role, std::span<const float> values,
                                  unrounded_values unrounded) override;
 
@@ -224,6 +228,8 @@ class precision_hook : public tensor_hook {
   std::vector<float> unrounded_;  // a produced tensor's values before its in-place rounding
   std::vector<double> exact_;
   std::vector<float> rounded_;
+  std::vector<float> delta_;    // an update's requested delta, for the next hook
+  std::vector<float> decayed_;  // an AdamW update's decayed weights
   // Mutable: the GEMM engine (const) adds its scaled counts, under scaled_mutex_.
   mutable precision_tally tally_;
   std::optional<non_finite_origin> first_nan_, first_infinity_;

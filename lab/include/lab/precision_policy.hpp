@@ -8,8 +8,8 @@
 //   fp32        ("32.32") nothing is rounded.
 //   fp16, bf16  ("16.16") pure: every op class computes in the format, the
 //               weights are stored in it, the optimizer's state and its
-//               intermediates are rounded to it, and w <- w + delta is
-//               rounded to it.
+//               intermediates are rounded to it, and the write
+//               w <- w + s * d is rounded to it.
 //   fp16-mixed, bf16-mixed ("16.32"): PyTorch-AMP-style autocast: matmul and
 //               conv compute in the format (their inputs and weights are cast
 //               to it, their outputs rounded to it); norms and losses run in

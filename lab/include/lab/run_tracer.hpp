@@ -78,7 +78,7 @@ class run_tracer : public tensor_hook {
   std::span<const float> weight(const site& where, std::span<const float> master,
                                 unrounded_values unrounded) override;
   /// Without a precision policy in front: w <- w + delta in fp32, observed.
-  void update(const site& where, std::span<float> weight, std::span<const float> delta) override;
+  void update(const site& where, std::span<float> weight, const weight_step& step) override;
   void observe_update(const site& where, std::span<const float> before, std::span<const float> delta,
                       std::span<const float> after) override;
   /// Announces the gradient a matmul/conv receives where the policy cast it
@@ -109,6 +109,7 @@ class run_tracer : public tensor_hook {
   std::map<std::string, site_label, std::less<>> labels_;
   std::string name_;            // scratch: the current site's name
   std::vector<float> before_;   // scratch: weights before an fp32 update
+  std::vector<float> delta_;    // scratch: the delta an fp32 update asked for
 };
 
 }  // namespace lab

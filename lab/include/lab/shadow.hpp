@@ -31,7 +31,8 @@ class tensor_recorder : public tensor_hook {
   void produce(const site& where, tensor_role role, std::span<float> values, unrounded_values unrounded) override;
   std::span<const float> weight(const site& where, std::span<const float> master,
                                 unrounded_values unrounded) override;
-  void update(const site& where, std::span<float> weight, std::span<const float> delta) override;
+  void update(const site& where, std::span<float> weight, const weight_step& step) override;
+  float scalar(const site& where, tensor_role role, double value) override;
   std::span<const float> operand(const site& where, tensor_role role, std::span<const float> values,
                                  unrounded_values unrounded) override;
   void observe_update(const site& where, std::span<const float> before, std::span<const float> delta,
