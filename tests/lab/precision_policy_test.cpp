@@ -151,7 +151,7 @@ TEST(UpdateTally, AppliedMeasuresEachMoveAlongItsDeltasSign) {
   for (auto& w : p.value.values()) w = 1.0f;
   const std::vector<float> delta{0.5f, -0.25f, 0.0f};
   precision_hook hook(precision_preset("fp16-mixed"), 1);
-  hook.update(p.site(), p.value.values(), delta);
+  hook.update(p.site(), p.value.values(), {delta});
   EXPECT_EQ(p.value[0], 1.5f);
   EXPECT_EQ(p.value[1], 0.75f);
   EXPECT_EQ(p.value[2], 1.0f);
