@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -21,6 +22,7 @@
 #include "rundb/errors.hpp"
 #include "rundb/reader.hpp"
 #include "sweep/plan.hpp"
+#include "sweep/point_lock.hpp"
 #include "sweep/spec.hpp"
 
 namespace {
@@ -191,6 +193,23 @@ TEST(SweepLocal, KilledHalfwayAndRerunTrainsOnlyTheMissingPoints) {
   int status = 0;
   waitpid(sweep_pid, &status, 0);
   ASSERT_GE(done, 3u) << "the sweep did not get 3 points done in 3 minutes";
+  // waitpid saw only the group leader die. A point's process can outlive it by
+  // a few milliseconds (dying after its current write, or in a process group
+  // of GNU parallel's own), and such a late write once moved a finished
+  // database's mtime after the snapshot below. A point holds its lock until
+  // its process is gone, so kill every holder and wait for every lock to be free.
+  const auto locks_free_by = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  for (bool any_held = true; any_held && std::chrono::steady_clock::now() < locks_free_by;) {
+    any_held = false;
+    for (const auto& p : points) {
+      const auto lock = sweep::layout{dir}.lock(p);
+      if (sweep::probe_lock(lock) != sweep::lock_state::held) continue;
+      any_held = true;
+      int holder = 0;
+      if (std::sscanf(sweep::lock_holder(lock).c_str(), "pid %d", &holder) == 1 && holder > 0) kill(holder, SIGKILL);
+    }
+    if (any_held) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   // What the kill left: the finished databases, to be kept byte for byte.
   std::map<std::string, std::pair<ino_t, std::int64_t>> kept;
   std::size_t unfinished = 0;
