@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include <CLI/CLI.hpp>
+
 #include "usage_error.hpp"
 
 namespace numlab::cli {

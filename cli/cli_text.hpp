@@ -5,10 +5,14 @@
 #include <string>
 #include <string_view>
 
-#include <CLI/CLI.hpp>
-
 #include <libnum/format.hpp>
 #include <libnum/rounding.hpp>
+
+// Declared here so that the pure text helpers' users need not parse CLI11
+// (CLI11 declares it the same way, CLI/ConfigFwd.hpp).
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace numlab::cli {
 
