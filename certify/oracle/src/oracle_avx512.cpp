@@ -48,13 +48,6 @@ std::uint64_t widen_bf16(std::uint32_t h) {
   return sign | static_cast<std::uint64_t>(exponent + 1023) << 52 | (fraction & 0x7F) << 45;
 }
 
-template <typename Wide, Wide (*widen)(std::uint32_t)>
-std::array<Wide, row_length> widening_table() {
-  std::array<Wide, row_length> table{};
-  for (std::uint32_t h = 0; h < row_length; ++h) table[h] = widen(h);
-  return table;
-}
-
 constexpr int down = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
 constexpr int up = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
 
@@ -135,10 +128,22 @@ struct binary64_lanes {
   static void store(wide* p, vector v) { _mm512_store_si512(p, _mm512_castpd_si512(v)); }
 };
 
+// Every encoding widened: one table per lane width, built on first use and
+// shared by the six operations.
+template <class Lanes>
+const std::array<typename Lanes::wide, row_length>& widened() {
+  static const auto table = [] {
+    std::array<typename Lanes::wide, row_length> t{};
+    for (std::uint32_t h = 0; h < row_length; ++h) t[h] = Lanes::widen(h);
+    return t;
+  }();
+  return table;
+}
+
 template <operation op, class Lanes>
 void lane_row(direction d, row_operands row, std::uint16_t* bits, std::uint8_t* flags) {
   using wide = typename Lanes::wide;
-  static const auto table = widening_table<wide, Lanes::widen>();
+  const auto& table = widened<Lanes>();
   const auto va = Lanes::broadcast(table[row.a]);
   const auto vc = Lanes::broadcast(table[row.c]);
   alignas(64) wide lo[Lanes::count], hi[Lanes::count];
