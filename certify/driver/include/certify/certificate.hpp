@@ -25,9 +25,10 @@ struct job {
   unsigned threads = 2;  ///< worker threads (0 = all hardware threads)
 };
 
-/// Flag bit set in libnum's flags when its two tininess rules disagree on
-/// anything but underflow (the result, or another flag); the oracle never
-/// sets it, so such a pair counts as a mismatch.
+/// Flag bit set in libnum's flags when its two tininess rules disagree on a
+/// flag other than underflow (the result is one encoding for both rules,
+/// num::rounded_per_tininess); the oracle never sets it, so such a pair
+/// counts as a mismatch.
 inline constexpr std::uint8_t rules_disagree = 64;
 
 /// k * 0x9E37 mod 2^16: a permutation of the encodings (0x9E37 is odd), so
