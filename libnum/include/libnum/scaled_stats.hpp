@@ -38,9 +38,9 @@ struct scaled_stats {
   std::uint64_t finite = 0;          ///< finite inputs
 };
 
-/// Quantizes `in` as `options` say (into scratch storage), dequantizes, and
-/// gathers the statistics (scaled_stats_of). Throws std::invalid_argument as
-/// quantize() does.
+/// Quantizes and dequantizes `in` as `options` say (quantize_dequantize, into
+/// scratch storage) and gathers the statistics (scaled_stats_of). Throws
+/// std::invalid_argument as quantize_dequantize() does.
 scaled_stats compute_scaled_stats(std::span<const float> in, tensor_shape shape, const scaled_options& options);
 
 /// The statistics of a quantization already made, without quantizing again:

@@ -1,4 +1,4 @@
-// Internal: dequantization, shared by dequantize() and quantize_dequantize().
+// Internal: dequantize()'s decoder and the AVX-512 row kernel's setup.
 // The element values are decoded once into a table per call; the AVX-512
 // row kernel looks codes up in that table with permutes and multiplies by
 // the block's scale exactly as the scalar loop does (the same fp32
@@ -15,7 +15,7 @@
 namespace num::scaled_detail {
 
 /// The values of every element code of one format, and the loop that
-/// multiplies them by their blocks' scales.
+/// multiplies them by their blocks' scales (dequantize()'s work).
 class element_decoder {
  public:
   explicit element_decoder(const scaled_options& options);

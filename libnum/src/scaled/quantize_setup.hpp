@@ -1,10 +1,9 @@
 // Internal: what quantize(), dequantize() and quantize_dequantize() share
-// before the blocks: the checks, the block grid, NVFP4's tensor amax.
+// before the blocks: the checks and the block grid.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
-#include <span>
 #include <string_view>
 
 #include "libnum/scaled_array.hpp"
@@ -34,9 +33,5 @@ void check_options(const scaled_options& o);
 /// Throws std::invalid_argument ("CALL: WHAT has GOT entries, expected WANT")
 /// where got != want.
 void check_size(std::string_view call, std::size_t got, std::size_t want, const char* what);
-
-/// The amax NVFP4's tensor scale comes from: o.tensor_amax where given,
-/// else the largest finite |x| of `in` (0 when none).
-float tensor_amax(std::span<const float> in, const scaled_options& o);
 
 }  // namespace num::scaled_detail

@@ -80,6 +80,14 @@ float finite_amax(std::span<const float> in) {
   return std::bit_cast<float>(amax);
 }
 
+// The amax NVFP4's tensor scale comes from: o.tensor_amax where given, else
+// the largest finite |x| of `in` (0 when none).
+float tensor_amax(std::span<const float> in, const scaled_options& o) {
+  if (!std::isnan(o.tensor_amax)) return o.tensor_amax;
+  return resolve_simd_path(o.path) == simd_path::avx512 ? scaled_detail::finite_amax_avx512(in.data(), in.size())
+                                                        : finite_amax(in);
+}
+
 // One block's elements, as the (row, col) ranges of the tensor.
 struct block_span {
   std::size_t row0, row1, col0, col1;
@@ -371,11 +379,6 @@ std::size_t element_bytes(element_type t, element_layout layout, std::size_t n) 
   return (n * static_cast<std::size_t>(element_bits(t)) + 7) / 8;
 }
 
-float scaled_detail::tensor_amax(std::span<const float> in, const scaled_options& o) {
-  if (!std::isnan(o.tensor_amax)) return o.tensor_amax;
-  return resolve_simd_path(o.path) == simd_path::avx512 ? finite_amax_avx512(in.data(), in.size()) : finite_amax(in);
-}
-
 scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<std::uint8_t> elements,
                        std::span<std::uint32_t> scales, const scaled_options& options) {
   scaled_detail::check_options(options);
@@ -388,7 +391,7 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
   scaled_result result;
   const block_kernel kernel = kernel_for(options, shape);
   if (options.format.rule == scale_rule::nvfp4) {
-    result.tensor_scale = scaled_detail::nvfp4_tensor_scale(scaled_detail::tensor_amax(in, options));
+    result.tensor_scale = scaled_detail::nvfp4_tensor_scale(tensor_amax(in, options));
   }
   if (options.layout == element_layout::packed) std::fill(elements.begin(), elements.end(), std::uint8_t{0});
   block_quantizer quantizer(options, in, result.tensor_scale);

@@ -1,18 +1,15 @@
-// quantize_dequantize: quantize() and dequantize() over bands of whole
-// blocks (rows of tiles, or a long row's run of 1-row blocks), each band's
-// codes kept in a buffer small enough to stay in cache, so the values make
-// one trip through memory. Each band is a tensor of its own whose element 0
-// is the band's first element: its random words start at first_index + (its
-// offset), and NVFP4's tensor scale comes from the whole tensor's amax, so
-// every band quantizes as the whole call would.
-#include <algorithm>
-#include <cmath>
+// quantize_dequantize: quantize() into a byte-per-element code buffer of its
+// own, then dequantize(). It once worked in cache-sized bands of blocks, but
+// that bought nothing measurable over the two whole calls (bench/RESULTS.md)
+// and needed band geometry, per-band random offsets and a separate NVFP4
+// tensor amax pass to give the whole call's results.
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "element_decoder.hpp"
 #include "libnum/scaled_array.hpp"
 #include "quantize_setup.hpp"
 
@@ -20,49 +17,6 @@ namespace num {
 namespace {
 
 [[noreturn]] void bad(const std::string& what) { throw std::invalid_argument("quantize_dequantize: " + what); }
-
-// Values per band: large enough that the per-call work of quantize() is
-// negligible (16K-value bands were 10-20% slower than two whole calls), small
-// enough that a band's values (256 KB) and codes stay in a 1 MB L2.
-constexpr std::size_t band_target = std::size_t{1} << 16;
-
-scaled_result run_bands(std::span<const float> in, tensor_shape shape, std::span<float> out,
-                        std::span<std::uint32_t> scales, const scaled_options& options) {
-  scaled_result total;
-  total.path = simd_path::scalar;
-  if (shape.size() == 0) return total;
-  const scaled_detail::block_grid grid(options.format, shape);
-  const simd_path path = resolve_simd_path(options.path);
-  scaled_options part_options = options;
-  part_options.layout = element_layout::byte_per_element;
-  if (options.format.rule == scale_rule::nvfp4) part_options.tensor_amax = scaled_detail::tensor_amax(in, options);
-  const scaled_detail::element_decoder decoder(part_options);  // of the bands' byte-per-element codes
-
-  const std::size_t tile_size = grid.tile_rows * shape.cols;
-  const bool split_rows = grid.tile_rows == 1 && shape.cols > band_target;
-  const std::size_t band_rows = split_rows ? 1 : std::max<std::size_t>(1, band_target / tile_size) * grid.tile_rows;
-  const std::size_t band_cols =
-      split_rows ? std::max<std::size_t>(1, band_target / grid.tile_cols) * grid.tile_cols : shape.cols;
-  std::vector<std::uint8_t> codes(std::min(band_rows, shape.rows) * band_cols);
-  for (std::size_t row0 = 0; row0 < shape.rows; row0 += band_rows) {
-    for (std::size_t col0 = 0; col0 < shape.cols; col0 += band_cols) {
-      const tensor_shape part{std::min(band_rows, shape.rows - row0), std::min(band_cols, shape.cols - col0)};
-      const std::size_t offset = row0 * shape.cols + col0;
-      part_options.first_index = options.first_index + offset;
-      const std::span<std::uint8_t> part_codes(codes.data(), part.size());
-      const std::span<std::uint32_t> part_scales = scales.subspan(
-          row0 / grid.tile_rows * grid.block_cols + col0 / grid.tile_cols, scale_count(options.format, part));
-      const scaled_result r =
-          quantize(in.subspan(offset, part.size()), part, part_codes, part_scales, part_options);
-      decoder.run(part_codes, part_scales, r.tensor_scale, part, out.subspan(offset, part.size()), path);
-      total.raised |= r.raised;
-      total.counts += r.counts;
-      total.tensor_scale = r.tensor_scale;
-      total.path = r.path;  // the same for every band: it depends on the options alone
-    }
-  }
-  return total;
-}
 
 }  // namespace
 
@@ -77,7 +31,16 @@ scaled_result quantize_dequantize(std::span<const float> in, tensor_shape shape,
   const bool overlap = before(out.data(), in.data() + in.size()) && before(in.data(), out.data() + out.size());
   if (overlap && out.data() != in.data())
     bad("the output overlaps the input without being the input itself");
-  return run_bands(in, shape, out, scales, options);
+  if (shape.size() == 0) return scaled_result{};
+  scaled_options byte_options = options;
+  byte_options.layout = element_layout::byte_per_element;
+  // Uninitialised: quantize writes every byte. quantize reads all of `in`
+  // before dequantize writes `out`, so in place is safe.
+  const auto buffer = std::make_unique_for_overwrite<std::uint8_t[]>(shape.size());
+  const std::span<std::uint8_t> codes(buffer.get(), shape.size());
+  const scaled_result result = quantize(in, shape, codes, scales, byte_options);
+  dequantize(codes, scales, result.tensor_scale, shape, out, byte_options);
+  return result;
 }
 
 scaled_result quantize_dequantize(std::span<const float> in, tensor_shape shape, std::span<float> out,

@@ -1,4 +1,4 @@
-// Statistics of a scaled quantization, from quantize() and dequantize().
+// Statistics of a scaled quantization, from quantize_dequantize().
 #include "libnum/scaled_stats.hpp"
 
 #include <algorithm>
@@ -25,14 +25,10 @@ double scaled_stats::snr_db() const {
 }
 
 scaled_stats compute_scaled_stats(std::span<const float> in, tensor_shape shape, const scaled_options& options) {
-  scaled_options o = options;
-  o.layout = element_layout::byte_per_element;
-  std::vector<std::uint8_t> elements(element_bytes(o.format.element, o.layout, in.size()));
-  std::vector<std::uint32_t> scales(scale_count(o.format, shape));
-  const scaled_result r = quantize(in, shape, elements, scales, o);
+  std::vector<std::uint32_t> scales(scale_count(options.format, shape));
   std::vector<float> back(in.size());
-  dequantize(elements, scales, r.tensor_scale, shape, back, o);
-  return scaled_stats_of(in, shape, o.format, scales, r, back);
+  const scaled_result r = quantize_dequantize(in, shape, back, scales, options);
+  return scaled_stats_of(in, shape, options.format, scales, r, back);
 }
 
 scaled_stats scaled_stats_of(std::span<const float> in, tensor_shape shape, const scaled_format& format,

@@ -1,7 +1,7 @@
 // quantize_dequantize against its definition, dequantize(quantize(x)) on the
 // whole tensor: the same fp32 bits, scales, counts, flags and tensor scale,
 // for every named format, rounding mode, option and instruction-set path, on
-// tensors that span several of its bands and end in partial blocks.
+// tensors that end in partial blocks.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -131,9 +131,9 @@ TEST(ScaledQuantizeDequantize, MatchesQuantizeThenDequantizeUnderEveryOption) {
   expect_fused_matches(in, tensor_shape, given, "fp32-given 0.375");
 }
 
-// Shapes around the band size (64K values): one value, one short row, a
-// single column, three bands of rows, a row longer than two bands (split by
-// columns), and an empty tensor.
+// Odd shapes: one value, one short row, a single column, 150,000 values as
+// rows and as one long row (sizes the former 64K-value bands split), and an
+// empty tensor.
 TEST(ScaledQuantizeDequantize, MatchesOnOddShapes) {
   const std::vector<float> data = scaled_test::path_data(5000, 37);
   const num::tensor_shape shapes[] = {{1, 1}, {1, 7}, {300, 1}, {600, 250}, {1, 150000}, {0, 5}};
