@@ -347,6 +347,12 @@ std::vector<layer_totals> reader::totals_by_layer(run_id run) {
     layer_totals totals;
     std::int64_t first_id;
     double count = 0, underflows = 0, overflows = 0, subnormals = 0, nans = 0, infs = 0, swamped = 0, partial = 0;
+    // Adds the totals of count, underflows, overflows, subnormals, nans, infs,
+    // swamped and partially_swamped, in that order from column `first`.
+    void add(const statement& s, int first) {
+      for (double* sum : {&count, &underflows, &overflows, &subnormals, &nans, &infs, &swamped, &partial})
+        *sum += s.column_double(first++);
+    }
   };
   std::map<std::pair<std::string, std::string>, accumulated> by_site;
   if (has_buckets()) {
@@ -365,43 +371,30 @@ std::vector<layer_totals> reader::totals_by_layer(run_id run) {
       const auto rank = layer_rank.find(a.totals.layer);
       a.first_id = rank == layer_rank.end() ? std::numeric_limits<std::int64_t>::max() : rank->second;
       a.totals.records = static_cast<std::int64_t>(total_as_count(s.column_double(2)));
-      a.count = s.column_double(3);
-      a.underflows = s.column_double(4);
-      a.overflows = s.column_double(5);
-      a.subnormals = s.column_double(6);
-      a.nans = s.column_double(7);
-      a.infs = s.column_double(8);
-      a.swamped = s.column_double(9);
-      a.partial = s.column_double(10);
+      a.add(s, 3);  // one row per site: added to zeros
     }
-  }
-  for (const auto& role : has_buckets() ? std::vector<std::string>{} : roles(run)) {
-    for_each_slice(role_extent(*db_, run, role), [&](std::int64_t lo, std::int64_t hi) {
-      statement s(*db_,
-          "SELECT layer, count(*), total(count), total(underflows), total(overflows), total(subnormals), "
-          "total(nans), total(infs), total(swamped), total(partially_swamped), min(id) FROM tensor_stats "
-          "WHERE run_id = ?1 AND role = ?2 AND step BETWEEN ?3 AND ?4 GROUP BY layer");
-      s.bind(1, run).bind(2, std::string_view(role)).bind(3, lo).bind(4, hi);
-      while (s.step()) {
-        auto [at, added] = by_site.try_emplace({s.column_text(0), role});
-        auto& a = at->second;
-        if (added) {
-          a.totals.layer = s.column_text(0);
-          a.totals.role = role;
-          a.first_id = s.column_int(10);
+  } else {
+    for (const auto& role : roles(run)) {
+      for_each_slice(role_extent(*db_, run, role), [&](std::int64_t lo, std::int64_t hi) {
+        statement s(*db_,
+            "SELECT layer, count(*), total(count), total(underflows), total(overflows), total(subnormals), "
+            "total(nans), total(infs), total(swamped), total(partially_swamped), min(id) FROM tensor_stats "
+            "WHERE run_id = ?1 AND role = ?2 AND step BETWEEN ?3 AND ?4 GROUP BY layer");
+        s.bind(1, run).bind(2, std::string_view(role)).bind(3, lo).bind(4, hi);
+        while (s.step()) {
+          auto [at, added] = by_site.try_emplace({s.column_text(0), role});
+          auto& a = at->second;
+          if (added) {
+            a.totals.layer = s.column_text(0);
+            a.totals.role = role;
+            a.first_id = s.column_int(10);
+          }
+          a.first_id = std::min(a.first_id, s.column_int(10));
+          a.totals.records += s.column_int(1);
+          a.add(s, 2);
         }
-        a.first_id = std::min(a.first_id, s.column_int(10));
-        a.totals.records += s.column_int(1);
-        a.count += s.column_double(2);
-        a.underflows += s.column_double(3);
-        a.overflows += s.column_double(4);
-        a.subnormals += s.column_double(5);
-        a.nans += s.column_double(6);
-        a.infs += s.column_double(7);
-        a.swamped += s.column_double(8);
-        a.partial += s.column_double(9);
-      }
-    });
+      });
+    }
   }
   std::vector<accumulated*> ordered;
   for (auto& [key, a] : by_site) ordered.push_back(&a);
