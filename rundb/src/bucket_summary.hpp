@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "sqlite.hpp"
@@ -17,10 +18,13 @@ namespace rundb::detail {
 /// The summary bucket of a step: floor(step / summary_bucket_steps).
 std::int64_t bucket_of(std::int64_t step);
 
+/// The column of each rundb::counted_stat, in its order: tensor_stats' then scale_stats'.
+inline constexpr std::array<const char*, 11> counted_stat_columns{
+    "zeros", "subnormals", "underflows", "overflows", "nans", "infs", "swamped", "partially_swamped",
+    "block_underflow", "underflow_to_zero", "saturated"};
 /// The counted tensor_stats columns a bucket keeps a total and a worst step
 /// of, in rundb::counted_stat order (zeros .. partially_swamped).
-inline constexpr std::array<const char*, 8> bucket_counted_columns{
-    "zeros", "subnormals", "underflows", "overflows", "nans", "infs", "swamped", "partially_swamped"};
+inline constexpr std::span<const char* const, 8> bucket_counted_columns{counted_stat_columns.data(), 8};
 
 struct bucket_fold;
 

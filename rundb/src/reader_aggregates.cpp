@@ -164,10 +164,6 @@ std::vector<layer_step_cell> reader::counts_by_layer_and_step(run_id run, std::s
 std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_id run, std::string_view role,
                                                                            std::span<const counted_stat> stats,
                                                                            std::size_t max_columns) {
-  // Fixed identifiers, never user text.
-  static constexpr std::array<const char*, 11> columns{
-      "zeros", "subnormals", "underflows", "overflows", "nans", "infs", "swamped", "partially_swamped",
-      "block_underflow", "underflow_to_zero", "saturated"};
   std::vector<std::vector<layer_step_cell>> out(stats.size());
   if (stats.empty()) return out;
   const stats_table table = table_of(stats.front());
@@ -271,7 +267,7 @@ std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_i
     for (const auto& name : layers(run)) first_id[layer_index(name)] = order++;
     std::string sql = "SELECT layer, first_step";
     for (const counted_stat stat : stats) {
-      const std::string c = detail::bucket_counted_columns.at(static_cast<std::size_t>(stat));
+      const std::string c = detail::counted_stat_columns.at(static_cast<std::size_t>(stat));
       sql += ", worst_" + c + "_step, worst_" + c + ", worst_" + c + "_count";
     }
     sql += " FROM tensor_stats_buckets WHERE run_id = ?1 AND role = ?2 ORDER BY bucket, layer";
@@ -294,7 +290,9 @@ std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_i
   // (run_id, role, step, ...) index, so SQLite neither sorts nor, with the
   // covering indexes of schema v3, reads the table.
   std::string sql = "SELECT layer, step, min(id), total(count)";
-  for (const counted_stat stat : stats) sql += std::string(", total(") + columns.at(static_cast<std::size_t>(stat)) + ")";
+  // Fixed identifiers, never user text.
+  for (const counted_stat stat : stats)
+    sql += std::string(", total(") + detail::counted_stat_columns.at(static_cast<std::size_t>(stat)) + ")";
   sql += " FROM " + std::string(from) +
          " WHERE run_id = ?1 AND role = ?2 AND step BETWEEN ?3 AND ?4 GROUP BY step, layer ORDER BY step, layer";
   for (std::size_t r = 0; r < role_list.size() && !from_summaries; ++r) {
