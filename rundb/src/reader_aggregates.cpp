@@ -283,31 +283,32 @@ std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_i
         }
       }
     }
-  }
-  // SQL sums the records of one step, layer and role; the pooling into
-  // buckets keeps the worst of those sums (max is associative, so roles and
-  // slices merge in any order). (step, layer) follows the
-  // (run_id, role, step, ...) index, so SQLite neither sorts nor, with the
-  // covering indexes of schema v3, reads the table.
-  std::string sql = "SELECT layer, step, min(id), total(count)";
-  // Fixed identifiers, never user text.
-  for (const counted_stat stat : stats)
-    sql += std::string(", total(") + detail::counted_stat_columns.at(static_cast<std::size_t>(stat)) + ")";
-  sql += " FROM " + std::string(from) +
-         " WHERE run_id = ?1 AND role = ?2 AND step BETWEEN ?3 AND ?4 GROUP BY step, layer ORDER BY step, layer";
-  for (std::size_t r = 0; r < role_list.size() && !from_summaries; ++r) {
-    for_each_slice(extents[r], [&](std::int64_t lo, std::int64_t hi) {
-      statement s(*db_, sql.c_str());
-      s.bind(1, run).bind(2, std::string_view(role_list[r])).bind(3, lo).bind(4, hi);
-      while (s.step()) {
-        const std::size_t layer = layer_index(s.column_text_view(0));
-        const std::int64_t step = s.column_int(1);
-        first_id[layer] = std::min(first_id[layer], s.column_int(2));
-        const double values = s.column_double(3);
-        const std::int64_t index = column_of(step);
-        for (std::size_t k = 0; k < stats.size(); ++k) pool(layer, k, {index, step, r, s.column_double(static_cast<int>(4 + k)), values});
-      }
-    });
+  } else {
+    // SQL sums the records of one step, layer and role; the pooling into
+    // buckets keeps the worst of those sums (max is associative, so roles and
+    // slices merge in any order). (step, layer) follows the
+    // (run_id, role, step, ...) index, so SQLite neither sorts nor, with the
+    // covering indexes of schema v3, reads the table.
+    std::string sql = "SELECT layer, step, min(id), total(count)";
+    // Fixed identifiers, never user text.
+    for (const counted_stat stat : stats)
+      sql += std::string(", total(") + detail::counted_stat_columns.at(static_cast<std::size_t>(stat)) + ")";
+    sql += " FROM " + std::string(from) +
+           " WHERE run_id = ?1 AND role = ?2 AND step BETWEEN ?3 AND ?4 GROUP BY step, layer ORDER BY step, layer";
+    for (std::size_t r = 0; r < role_list.size(); ++r) {
+      for_each_slice(extents[r], [&](std::int64_t lo, std::int64_t hi) {
+        statement s(*db_, sql.c_str());
+        s.bind(1, run).bind(2, std::string_view(role_list[r])).bind(3, lo).bind(4, hi);
+        while (s.step()) {
+          const std::size_t layer = layer_index(s.column_text_view(0));
+          const std::int64_t step = s.column_int(1);
+          first_id[layer] = std::min(first_id[layer], s.column_int(2));
+          const double values = s.column_double(3);
+          const std::int64_t index = column_of(step);
+          for (std::size_t k = 0; k < stats.size(); ++k) pool(layer, k, {index, step, r, s.column_double(static_cast<int>(4 + k)), values});
+        }
+      });
+    }
   }
   std::vector<std::size_t> layer_order(layer_names.size());
   for (std::size_t l = 0; l < layer_order.size(); ++l) layer_order[l] = l;
