@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -21,8 +22,10 @@ constexpr std::size_t counted_columns = bucket_counted_columns.size();
 std::string read_sql() {
   std::string sql = "SELECT step, count";
   for (const char* c : bucket_counted_columns) sql += std::string(", ") + c;
-  return sql + ", min_nonzero_abs, max_abs, hist_first_exponent, histogram FROM tensor_stats "
-               "WHERE run_id = ?1 AND layer = ?2 AND role = ?3 AND step BETWEEN ?4 AND ?5 ORDER BY step, id";
+  return sql + ", min_nonzero_abs, max_abs, hist_first_exponent, histogram, id FROM tensor_stats "
+               "WHERE run_id = ?1 AND layer = ?2 AND role = ?3 AND step BETWEEN ?4 AND ?5 "
+               "AND (?6 IS NULL OR id > ?6) "
+               "ORDER BY step, id";
 }
 
 std::string insert_sql() {
@@ -81,6 +84,8 @@ double fraction(std::int64_t counted, std::int64_t count) {
   return count > 0 ? static_cast<double>(counted) / static_cast<double>(count) : 0.0;
 }
 
+}  // namespace
+
 // One bucket of one layer and role as its rows are read in step order.
 struct bucket_fold {
   std::int64_t bucket = 0, first_step = 0, last_step = 0, steps = 0, records = 0, count = 0;
@@ -89,6 +94,7 @@ struct bucket_fold {
   std::array<worst_step, counted_columns> worst{};
   histogram hist{};
   step_sums current{};
+  std::int64_t last_id = 0;  // of the last row folded in
 
   void finish_step() {
     for (std::size_t k = 0; k < counted_columns; ++k) {
@@ -100,12 +106,16 @@ struct bucket_fold {
   }
 };
 
-}  // namespace
-
 std::int64_t bucket_of(std::int64_t step) {
   const std::int64_t q = step / summary_bucket_steps;
   return step % summary_bucket_steps < 0 ? q - 1 : q;
 }
+
+// The folds append() keeps: per (run, layer, role), the bucket it last
+// wrote, its last step not yet finished (a later row may still join it).
+struct bucket_summarizer::open_buckets {
+  std::map<std::tuple<std::int64_t, std::string, std::string>, bucket_fold> by_site;
+};
 
 bucket_summarizer::bucket_summarizer(database& db)
     : db_(db),
@@ -116,44 +126,43 @@ bucket_summarizer::bucket_summarizer(database& db)
                             "AND role = ?3 AND bucket BETWEEN ?4 AND ?5"),
       insert_(db, insert_sql().c_str()),
       insert_histogram_(db, "INSERT INTO tensor_stats_bucket_histograms(run_id, layer, role, bucket, "
-                            "hist_first_exponent, histogram) VALUES (?1, ?2, ?3, ?4, ?5, ?6)") {}
+                            "hist_first_exponent, histogram) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+      open_(std::make_unique<open_buckets>()) {}
 
-void bucket_summarizer::rebuild(std::int64_t run, std::string_view layer, std::string_view role,
-                                std::int64_t first_bucket, std::int64_t last_bucket) {
+bucket_summarizer::~bucket_summarizer() = default;
+
+namespace {
+
+// The first and last step of bucket b; the extreme buckets reach the ends of the step range exactly.
+std::int64_t first_step_of(std::int64_t bucket) { return bucket * summary_bucket_steps; }
+std::int64_t last_step_of(std::int64_t bucket) {
+  return bucket >= bucket_of(std::numeric_limits<std::int64_t>::max()) ? std::numeric_limits<std::int64_t>::max()
+                                                                       : (bucket + 1) * summary_bucket_steps - 1;
+}
+
+}  // namespace
+
+// Rewrites the summary rows of one site's buckets first..last from their
+// statistics rows: all of them when `open` is empty, else `open`'s fold
+// continued with the rows after its last one in (step, id) order. Returns the
+// fold of the last bucket, its last step not yet finished; empty when no row
+// was read.
+std::optional<bucket_fold> bucket_summarizer::fold_rows(std::int64_t run, std::string_view layer,
+                                                        std::string_view role, std::int64_t first_bucket,
+                                                        std::int64_t last_bucket, std::optional<bucket_fold> open) {
   erase_.bind(1, run).bind(2, layer).bind(3, role).bind(4, first_bucket).bind(5, last_bucket).run();
   erase_histograms_.bind(1, run).bind(2, layer).bind(3, role).bind(4, first_bucket).bind(5, last_bucket).run();
-  // The buckets' steps; the extreme buckets reach the ends of the step range exactly.
-  const std::int64_t first_step = first_bucket * summary_bucket_steps;
-  const std::int64_t last_step = last_bucket >= bucket_of(std::numeric_limits<std::int64_t>::max())
-                                     ? std::numeric_limits<std::int64_t>::max()
-                                     : (last_bucket + 1) * summary_bucket_steps - 1;
-  const auto write = [&](const bucket_fold& b) {
-    auto& st = insert_;
-    int i = 0;
-    const auto next = [&] { return ++i; };  // one statement per bind: the index order is the column order
-    st.bind(next(), run);
-    st.bind(next(), layer);
-    st.bind(next(), role);
-    for (const std::int64_t v : {b.bucket, b.first_step, b.last_step, b.steps, b.records, b.count}) st.bind(next(), v);
-    for (const std::int64_t v : b.totals) st.bind(next(), v);
-    st.bind(next(), b.min_nonzero_abs);
-    st.bind(next(), b.max_abs);
-    for (const auto& w : b.worst)
-      for (const std::int64_t v : {w.step, w.counted, w.count}) st.bind(next(), v);
-    st.run();
-    if (b.hist.bins.empty()) return;
-    insert_histogram_.bind(1, run).bind(2, layer).bind(3, role).bind(4, b.bucket);
-    insert_histogram_.bind(5, std::int64_t{b.hist.first_exponent}).bind_blob(6, encode_counts(b.hist.bins)).run();
-  };
+  const std::int64_t from_step = open ? open->current.step : first_step_of(first_bucket);
   read_.reset();
-  read_.bind(1, run).bind(2, layer).bind(3, role).bind(4, first_step).bind(5, last_step);
-  std::optional<bucket_fold> open;
+  read_.bind(1, run).bind(2, layer).bind(3, role).bind(4, from_step).bind(5, last_step_of(last_bucket));
+  if (open) read_.bind(6, open->last_id);
+  else read_.bind_null(6);
   while (read_.step()) {
     const std::int64_t step = read_.column_int(0);
     if (open && step != open->current.step) {
       open->finish_step();
       if (bucket_of(step) != open->bucket) {
-        write(*open);
+        write(run, layer, role, *open);
         open.reset();
       }
     }
@@ -187,13 +196,61 @@ void bucket_summarizer::rebuild(std::int64_t run, std::string_view layer, std::s
       }
       add_histogram(b.hist, *h);
     }
+    b.last_id = read_.column_int(after_counts + 4);
   }
   read_.reset();
   if (open) {
-    open->finish_step();
-    write(*open);
+    bucket_fold done = *open;
+    done.finish_step();
+    write(run, layer, role, done);
+  }
+  return open;
+}
+
+void bucket_summarizer::write(std::int64_t run, std::string_view layer, std::string_view role, const bucket_fold& b) {
+  auto& st = insert_;
+  int i = 0;
+  const auto next = [&] { return ++i; };  // one statement per bind: the index order is the column order
+  st.bind(next(), run);
+  st.bind(next(), layer);
+  st.bind(next(), role);
+  for (const std::int64_t v : {b.bucket, b.first_step, b.last_step, b.steps, b.records, b.count}) st.bind(next(), v);
+  for (const std::int64_t v : b.totals) st.bind(next(), v);
+  st.bind(next(), b.min_nonzero_abs);
+  st.bind(next(), b.max_abs);
+  for (const auto& w : b.worst)
+    for (const std::int64_t v : {w.step, w.counted, w.count}) st.bind(next(), v);
+  st.run();
+  if (b.hist.bins.empty()) return;
+  insert_histogram_.bind(1, run).bind(2, layer).bind(3, role).bind(4, b.bucket);
+  insert_histogram_.bind(5, std::int64_t{b.hist.first_exponent}).bind_blob(6, encode_counts(b.hist.bins)).run();
+}
+
+void bucket_summarizer::rebuild(std::int64_t run, std::string_view layer, std::string_view role,
+                                std::int64_t first_bucket, std::int64_t last_bucket) {
+  fold_rows(run, layer, role, first_bucket, last_bucket, std::nullopt);
+}
+
+void bucket_summarizer::append(std::int64_t run, std::string_view layer, std::string_view role,
+                               std::int64_t first_step, std::int64_t last_step) {
+  const std::int64_t first_bucket = bucket_of(first_step), last_bucket = bucket_of(last_step);
+  auto key = std::make_tuple(run, std::string(layer), std::string(role));
+  auto at = open_->by_site.find(key);
+  // The new rows come after every folded one in (step, id) order, all in the open bucket: fold them alone.
+  const bool continues = at != open_->by_site.end() && at->second.bucket == first_bucket &&
+                         last_bucket == first_bucket && first_step >= at->second.current.step;
+  auto open = fold_rows(run, layer, role, first_bucket, last_bucket,
+                        continues ? std::optional<bucket_fold>(std::move(at->second)) : std::nullopt);
+  if (!open) {
+    if (at != open_->by_site.end()) open_->by_site.erase(at);
+  } else if (at != open_->by_site.end()) {
+    at->second = std::move(*open);
+  } else {
+    open_->by_site.emplace(std::move(key), std::move(*open));
   }
 }
+
+void bucket_summarizer::forget() { open_->by_site.clear(); }
 
 void bucket_summarizer::rebuild_all() {
   db_.exec("DELETE FROM tensor_stats_buckets; DELETE FROM tensor_stats_bucket_histograms");

@@ -164,10 +164,6 @@ std::vector<layer_step_cell> reader::counts_by_layer_and_step(run_id run, std::s
 std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_id run, std::string_view role,
                                                                            std::span<const counted_stat> stats,
                                                                            std::size_t max_columns) {
-  // Fixed identifiers, never user text.
-  static constexpr std::array<const char*, 11> columns{
-      "zeros", "subnormals", "underflows", "overflows", "nans", "infs", "swamped", "partially_swamped",
-      "block_underflow", "underflow_to_zero", "saturated"};
   std::vector<std::vector<layer_step_cell>> out(stats.size());
   if (stats.empty()) return out;
   const stats_table table = table_of(stats.front());
@@ -271,7 +267,7 @@ std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_i
     for (const auto& name : layers(run)) first_id[layer_index(name)] = order++;
     std::string sql = "SELECT layer, first_step";
     for (const counted_stat stat : stats) {
-      const std::string c = detail::bucket_counted_columns.at(static_cast<std::size_t>(stat));
+      const std::string c = detail::counted_stat_columns.at(static_cast<std::size_t>(stat));
       sql += ", worst_" + c + "_step, worst_" + c + ", worst_" + c + "_count";
     }
     sql += " FROM tensor_stats_buckets WHERE run_id = ?1 AND role = ?2 ORDER BY bucket, layer";
@@ -287,29 +283,32 @@ std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_i
         }
       }
     }
-  }
-  // SQL sums the records of one step, layer and role; the pooling into
-  // buckets keeps the worst of those sums (max is associative, so roles and
-  // slices merge in any order). (step, layer) follows the
-  // (run_id, role, step, ...) index, so SQLite neither sorts nor, with the
-  // covering indexes of schema v3, reads the table.
-  std::string sql = "SELECT layer, step, min(id), total(count)";
-  for (const counted_stat stat : stats) sql += std::string(", total(") + columns.at(static_cast<std::size_t>(stat)) + ")";
-  sql += " FROM " + std::string(from) +
-         " WHERE run_id = ?1 AND role = ?2 AND step BETWEEN ?3 AND ?4 GROUP BY step, layer ORDER BY step, layer";
-  for (std::size_t r = 0; r < role_list.size() && !from_summaries; ++r) {
-    for_each_slice(extents[r], [&](std::int64_t lo, std::int64_t hi) {
-      statement s(*db_, sql.c_str());
-      s.bind(1, run).bind(2, std::string_view(role_list[r])).bind(3, lo).bind(4, hi);
-      while (s.step()) {
-        const std::size_t layer = layer_index(s.column_text_view(0));
-        const std::int64_t step = s.column_int(1);
-        first_id[layer] = std::min(first_id[layer], s.column_int(2));
-        const double values = s.column_double(3);
-        const std::int64_t index = column_of(step);
-        for (std::size_t k = 0; k < stats.size(); ++k) pool(layer, k, {index, step, r, s.column_double(static_cast<int>(4 + k)), values});
-      }
-    });
+  } else {
+    // SQL sums the records of one step, layer and role; the pooling into
+    // buckets keeps the worst of those sums (max is associative, so roles and
+    // slices merge in any order). (step, layer) follows the
+    // (run_id, role, step, ...) index, so SQLite neither sorts nor, with the
+    // covering indexes of schema v3, reads the table.
+    std::string sql = "SELECT layer, step, min(id), total(count)";
+    // Fixed identifiers, never user text.
+    for (const counted_stat stat : stats)
+      sql += std::string(", total(") + detail::counted_stat_columns.at(static_cast<std::size_t>(stat)) + ")";
+    sql += " FROM " + std::string(from) +
+           " WHERE run_id = ?1 AND role = ?2 AND step BETWEEN ?3 AND ?4 GROUP BY step, layer ORDER BY step, layer";
+    for (std::size_t r = 0; r < role_list.size(); ++r) {
+      for_each_slice(extents[r], [&](std::int64_t lo, std::int64_t hi) {
+        statement s(*db_, sql.c_str());
+        s.bind(1, run).bind(2, std::string_view(role_list[r])).bind(3, lo).bind(4, hi);
+        while (s.step()) {
+          const std::size_t layer = layer_index(s.column_text_view(0));
+          const std::int64_t step = s.column_int(1);
+          first_id[layer] = std::min(first_id[layer], s.column_int(2));
+          const double values = s.column_double(3);
+          const std::int64_t index = column_of(step);
+          for (std::size_t k = 0; k < stats.size(); ++k) pool(layer, k, {index, step, r, s.column_double(static_cast<int>(4 + k)), values});
+        }
+      });
+    }
   }
   std::vector<std::size_t> layer_order(layer_names.size());
   for (std::size_t l = 0; l < layer_order.size(); ++l) layer_order[l] = l;
@@ -347,6 +346,12 @@ std::vector<layer_totals> reader::totals_by_layer(run_id run) {
     layer_totals totals;
     std::int64_t first_id;
     double count = 0, underflows = 0, overflows = 0, subnormals = 0, nans = 0, infs = 0, swamped = 0, partial = 0;
+    // Adds the totals of count, underflows, overflows, subnormals, nans, infs,
+    // swamped and partially_swamped, in that order from column `first`.
+    void add(const statement& s, int first) {
+      for (double* sum : {&count, &underflows, &overflows, &subnormals, &nans, &infs, &swamped, &partial})
+        *sum += s.column_double(first++);
+    }
   };
   std::map<std::pair<std::string, std::string>, accumulated> by_site;
   if (has_buckets()) {
@@ -365,43 +370,30 @@ std::vector<layer_totals> reader::totals_by_layer(run_id run) {
       const auto rank = layer_rank.find(a.totals.layer);
       a.first_id = rank == layer_rank.end() ? std::numeric_limits<std::int64_t>::max() : rank->second;
       a.totals.records = static_cast<std::int64_t>(total_as_count(s.column_double(2)));
-      a.count = s.column_double(3);
-      a.underflows = s.column_double(4);
-      a.overflows = s.column_double(5);
-      a.subnormals = s.column_double(6);
-      a.nans = s.column_double(7);
-      a.infs = s.column_double(8);
-      a.swamped = s.column_double(9);
-      a.partial = s.column_double(10);
+      a.add(s, 3);  // one row per site: added to zeros
     }
-  }
-  for (const auto& role : has_buckets() ? std::vector<std::string>{} : roles(run)) {
-    for_each_slice(role_extent(*db_, run, role), [&](std::int64_t lo, std::int64_t hi) {
-      statement s(*db_,
-          "SELECT layer, count(*), total(count), total(underflows), total(overflows), total(subnormals), "
-          "total(nans), total(infs), total(swamped), total(partially_swamped), min(id) FROM tensor_stats "
-          "WHERE run_id = ?1 AND role = ?2 AND step BETWEEN ?3 AND ?4 GROUP BY layer");
-      s.bind(1, run).bind(2, std::string_view(role)).bind(3, lo).bind(4, hi);
-      while (s.step()) {
-        auto [at, added] = by_site.try_emplace({s.column_text(0), role});
-        auto& a = at->second;
-        if (added) {
-          a.totals.layer = s.column_text(0);
-          a.totals.role = role;
-          a.first_id = s.column_int(10);
+  } else {
+    for (const auto& role : roles(run)) {
+      for_each_slice(role_extent(*db_, run, role), [&](std::int64_t lo, std::int64_t hi) {
+        statement s(*db_,
+            "SELECT layer, count(*), total(count), total(underflows), total(overflows), total(subnormals), "
+            "total(nans), total(infs), total(swamped), total(partially_swamped), min(id) FROM tensor_stats "
+            "WHERE run_id = ?1 AND role = ?2 AND step BETWEEN ?3 AND ?4 GROUP BY layer");
+        s.bind(1, run).bind(2, std::string_view(role)).bind(3, lo).bind(4, hi);
+        while (s.step()) {
+          auto [at, added] = by_site.try_emplace({s.column_text(0), role});
+          auto& a = at->second;
+          if (added) {
+            a.totals.layer = s.column_text(0);
+            a.totals.role = role;
+            a.first_id = s.column_int(10);
+          }
+          a.first_id = std::min(a.first_id, s.column_int(10));
+          a.totals.records += s.column_int(1);
+          a.add(s, 2);
         }
-        a.first_id = std::min(a.first_id, s.column_int(10));
-        a.totals.records += s.column_int(1);
-        a.count += s.column_double(2);
-        a.underflows += s.column_double(3);
-        a.overflows += s.column_double(4);
-        a.subnormals += s.column_double(5);
-        a.nans += s.column_double(6);
-        a.infs += s.column_double(7);
-        a.swamped += s.column_double(8);
-        a.partial += s.column_double(9);
-      }
-    });
+      });
+    }
   }
   std::vector<accumulated*> ordered;
   for (auto& [key, a] : by_site) ordered.push_back(&a);

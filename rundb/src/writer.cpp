@@ -125,13 +125,16 @@ class writer::connection {
   void summarize_touched_buckets() {
     for (const auto& [site, steps] : touched_) {
       const auto& [run, layer, role] = site;
-      summarizer_->rebuild(run, layer, role, detail::bucket_of(steps.first), detail::bucket_of(steps.second));
+      summarizer_->append(run, layer, role, steps.first, steps.second);
     }
     touched_.clear();
   }
 
   /// Forgets the buckets touched by a batch that was rolled back.
-  void forget_touched_buckets() { touched_.clear(); }
+  void forget_touched_buckets() {
+    touched_.clear();
+    summarizer_->forget();
+  }
 
   void write(const event_record& e) {
     insert_event_->bind(1, e.run).bind(2, e.step).bind(3, to_string(e.kind));

@@ -250,6 +250,40 @@ TEST(RundbSchemaV4, Version3FileReadsFromRecordsAndUpgradesInPlace) {
   EXPECT_EQ(rundb::upgrade(dir / "old.db"), 4);  // nothing to do
 }
 
+// Added in review: the records' path of totals_by_layer (files without
+// summaries) had no test of its values.
+TEST(RundbSchemaV4, Version3TotalsFromRecordsEqualTheSummaries) {
+  scratch_dir dir("v4-v3-totals");
+  const auto id = write_random(dir / "run.db");
+  std::filesystem::copy_file(dir / "run.db", dir / "old.db");
+  downgrade_to_version3(dir / "old.db");
+  const auto by_site = [](std::vector<rundb::layer_totals> totals) {
+    std::map<std::pair<std::string, std::string>, rundb::layer_totals> out;
+    for (auto& t : totals) out.emplace(std::pair{t.layer, t.role}, std::move(t));
+    return out;
+  };
+  rundb::reader old(dir / "old.db"), current(dir / "run.db");
+  ASSERT_EQ(old.schema_version(), 3);
+  const auto got = by_site(old.totals_by_layer(id));
+  const auto want = by_site(current.totals_by_layer(id));  // from the summaries, checked against the records above
+  ASSERT_EQ(got.size(), layers.size() * roles.size());
+  ASSERT_EQ(got.size(), want.size());
+  for (const auto& [site, w] : want) {
+    SCOPED_TRACE(site.first + "/" + site.second);
+    ASSERT_TRUE(got.contains(site));
+    const auto& g = got.at(site);
+    EXPECT_EQ(g.records, w.records);
+    EXPECT_EQ(g.count, w.count);
+    EXPECT_EQ(g.underflows, w.underflows);
+    EXPECT_EQ(g.overflows, w.overflows);
+    EXPECT_EQ(g.subnormals, w.subnormals);
+    EXPECT_EQ(g.nans, w.nans);
+    EXPECT_EQ(g.infs, w.infs);
+    EXPECT_EQ(g.swamped, w.swamped);
+    EXPECT_EQ(g.partially_swamped, w.partially_swamped);
+  }
+}
+
 TEST(RundbSchemaV4, OlderVersionsAreNotUpgradedInPlace) {
   scratch_dir dir("v4-v2");
   write_sample(dir / "run.db");
