@@ -1,9 +1,13 @@
 // End-to-end training behaviour: overfitting a tiny batch, bit-identical
 // runs for a fixed seed, bit-identical continuation from a checkpoint,
-// gradient accumulation, and checkpoint files that are whole or absent.
+// gradient accumulation, checkpoint files that are whole or absent, and the
+// optimizer constants formed from the decimals the configuration holds.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <span>
+#include <vector>
 
 #include "lab/errors.hpp"
 #include "lab/loss.hpp"
@@ -209,6 +213,55 @@ TEST(Training, ImpossibleConfigsAreInputErrors) {
   } catch (const input_error& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/fashion"), std::string::npos) << e.what();
   }
+}
+
+// Records the hyper-parameters the optimizer hands to the context
+// (op_context::scalar); plain fp32 otherwise.
+class scalar_recorder final : public tensor_hook {
+ public:
+  std::vector<double> seen;
+  void produce(const site&, tensor_role, std::span<float>, unrounded_values) override {}
+  std::span<const float> weight(const site&, std::span<const float> master, unrounded_values) override {
+    return master;
+  }
+  void update(const site&, std::span<float> weight, const weight_step& step) override {
+    apply_step_fp32(weight, step);
+  }
+  float scalar(const site&, tensor_role, double value) override {
+    seen.push_back(value);
+    return static_cast<float>(value);
+  }
+};
+
+TEST(Training, OptimizerConstantsComeFromTheDecimalsWritten) {
+  // The configuration holds lr, betas, eps and weight decay as float;
+  // PyTorch forms its constants from the decimals as doubles. So the
+  // optimizer must see 0.9, not 0.9f = 0.899999976, and AdamW's
+  // 1 - lr * wd must be 1 - 0.01 * 0.1 in double (beta2 0.99: no two of
+  // the values looked for are equal).
+  train_config c;
+  c.dataset = "synthetic";
+  c.model = "mlp";
+  c.hidden = {8};
+  c.train_limit = 16;
+  c.test_limit = 16;
+  c.batch_size = 16;
+  c.max_steps = 1;
+  c.optimizer = "adamw";
+  c.lr = 0.01f;
+  c.beta1 = 0.9f;
+  c.beta2 = 0.99f;
+  c.eps = 1e-8f;
+  c.weight_decay = 0.1f;
+  scalar_recorder recorder;
+  trainer t(c, load_data(c), op_context(&recorder));
+  t.run();
+  ASSERT_EQ(t.updates_done(), 1u);
+  const auto saw = [&](double value) {
+    return std::find(recorder.seen.begin(), recorder.seen.end(), value) != recorder.seen.end();
+  };
+  for (const double value : {0.9, 1.0 - 0.9, 0.99, 1e-8, 1.0 - 0.01 * 0.1})
+    EXPECT_TRUE(saw(value)) << std::hexfloat << value;
 }
 
 TEST(Training, ShippedFp32ConfigsAreValidAndBuildTheirModels) {
