@@ -160,6 +160,24 @@ TEST(Optimizer, AdamWDecaysDecoupled) {
   EXPECT_FLOAT_EQ(p.value[0], 1.9f);
 }
 
+TEST(Optimizer, AdamSecondMomentAddsTheSquareInOneRounding) {
+  // PyTorch's v.mul_(beta2).addcmul_(g, g, value=1 - beta2) rounds the
+  // product (1 - beta2) g * g and the sum once. beta2 = 0.5, v = 2^-23,
+  // g = 1 + 2^-12: v * beta2 = 2^-24, (1 - beta2) g = 0.5 + 2^-13 (exact),
+  // times g = 0.5 + 2^-12 + 2^-25. Fused, 0.5 + 2^-12 + 2^-24 + 2^-25 is a
+  // tie between multiples of 2^-24 (the spacing in [0.5, 1)) and goes to the
+  // even 0.5 + 2^-12 + 2^-23; rounding the product first (its own tie, to
+  // 0.5 + 2^-12) would give 0.5 + 2^-12 + 2^-24.
+  optimizer_settings s;
+  s.kind = optimizer_kind::adam;
+  s.beta2 = 0.5;
+  parameter p = scalar_parameter(0.0f, 1.0f + std::ldexp(1.0f, -12));
+  optimizer opt(s, {&p});
+  (*opt.state().at(1))[0] = std::ldexp(1.0f, -23);
+  opt.step(op_context{}, 0.01);
+  EXPECT_EQ((*opt.state().at(1))[0], 0.5f + std::ldexp(1.0f, -12) + std::ldexp(1.0f, -23));
+}
+
 TEST(Optimizer, ClipByGlobalNorm) {
   parameter a = scalar_parameter(0.0f, 3.0f);
   parameter b = scalar_parameter(0.0f, 4.0f);
