@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "lab/errors.hpp"
 #include "lab/loss.hpp"
@@ -223,7 +225,12 @@ class recording_hook : public tensor_hook {
     seen.push_back(std::string(where.layer) + "/" + std::string(where.tensor) + ":update");
     for (std::size_t i = 0; i < w.size(); ++i) w[i] = 2.0f * (w[i] + step.scale * step.direction[i]);  // visible side effect
   }
+  float scalar(const site&, tensor_role role, double value) override {
+    scalars.emplace_back(role, value);
+    return static_cast<float>(value);
+  }
   std::vector<std::string> seen;
+  std::vector<std::pair<tensor_role, double>> scalars;  // the hyper-parameters asked for, in order
 };
 
 TEST(OpContext, OptimizerUpdatesGoThroughTheHook) {
@@ -241,6 +248,31 @@ TEST(OpContext, OptimizerUpdatesGoThroughTheHook) {
   EXPECT_EQ(hook.seen[0], "w/value.grad:optimizer_state");
   EXPECT_EQ(hook.seen[1], "w/value:update");
   EXPECT_EQ(hook.seen[2], "w/value:master_weight");
+}
+
+TEST(OpContext, OptimizersAskForTheHyperParametersPyTorchCastsToTheTensorsDtype) {
+  // optimizer.hpp's "[dtype]" marks: these pass through op_context::scalar
+  // (a bf16 policy rounds them to bf16), with the role of the tensor they
+  // meet; addcmul_'s 1 - beta2 and addcdiv_'s -lr / (1 - beta1^t) do not.
+  using state = std::pair<tensor_role, double>;
+  constexpr auto kept = tensor_role::optimizer_state;
+  optimizer_settings adamw;
+  adamw.kind = optimizer_kind::adamw;
+  adamw.weight_decay = 0.1;
+  recording_hook a;
+  parameter p = scalar_parameter(1.0f, 1.0f);
+  optimizer(adamw, {&p}).step(op_context(&a), 0.01);
+  EXPECT_EQ(a.scalars, (std::vector<state>{{kept, 0.9}, {kept, 1.0 - 0.9}, {kept, 0.999},
+                                           {kept, std::sqrt(1.0 - 0.999)}, {kept, 1e-8},
+                                           {tensor_role::update, 1.0 - 0.01 * 0.1}}));
+  optimizer_settings nesterov;
+  nesterov.kind = optimizer_kind::sgd;
+  nesterov.momentum = 0.9;
+  nesterov.nesterov = true;
+  nesterov.weight_decay = 0.01;
+  recording_hook n;
+  optimizer(nesterov, {&p}).step(op_context(&n), 0.05);
+  EXPECT_EQ(n.scalars, (std::vector<state>{{kept, 0.01}, {kept, 0.9}, {tensor_role::update, -0.05}}));
 }
 
 }  // namespace
