@@ -168,19 +168,25 @@ TEST(Training, FailedCheckpointWriteLeavesNoFile) {
   EXPECT_FALSE(std::filesystem::exists(target));
 }
 
+// A one-epoch SGD run of a small MLP on 64 synthetic samples, batches of 16.
+train_config small_mlp_config() {
+  train_config c;
+  c.dataset = "synthetic";
+  c.model = "mlp";
+  c.hidden = {16};
+  c.train_limit = 64;
+  c.test_limit = 16;
+  c.batch_size = 16;
+  c.epochs = 1;
+  c.optimizer = "sgd";
+  c.lr = 0.1f;
+  return c;
+}
+
 TEST(Training, GradientAccumulationMatchesOneLargeBatch) {
   // Two micro-batches of 8 averaged == one batch of 16 (up to rounding),
   // and the number of updates halves.
-  train_config big;
-  big.dataset = "synthetic";
-  big.model = "mlp";
-  big.hidden = {16};
-  big.train_limit = 64;
-  big.test_limit = 16;
-  big.batch_size = 16;
-  big.epochs = 1;
-  big.optimizer = "sgd";
-  big.lr = 0.1f;
+  const train_config big = small_mlp_config();
   train_config small = big;
   small.batch_size = 8;
   small.accumulate = 2;
@@ -239,13 +245,7 @@ TEST(Training, OptimizerConstantsComeFromTheDecimalsWritten) {
   // optimizer must see 0.9, not 0.9f = 0.899999976, and AdamW's
   // 1 - lr * wd must be 1 - 0.01 * 0.1 in double (beta2 0.99: no two of
   // the values looked for are equal).
-  train_config c;
-  c.dataset = "synthetic";
-  c.model = "mlp";
-  c.hidden = {8};
-  c.train_limit = 16;
-  c.test_limit = 16;
-  c.batch_size = 16;
+  train_config c = small_mlp_config();
   c.max_steps = 1;
   c.optimizer = "adamw";
   c.lr = 0.01f;
