@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "lab/errors.hpp"
 #include "lab/loss.hpp"
@@ -160,6 +162,24 @@ TEST(Optimizer, AdamWDecaysDecoupled) {
   EXPECT_FLOAT_EQ(p.value[0], 1.9f);
 }
 
+TEST(Optimizer, AdamSecondMomentAddsTheSquareInOneRounding) {
+  // PyTorch's v.mul_(beta2).addcmul_(g, g, value=1 - beta2) rounds the
+  // product (1 - beta2) g * g and the sum once. beta2 = 0.5, v = 2^-23,
+  // g = 1 + 2^-12: v * beta2 = 2^-24, (1 - beta2) g = 0.5 + 2^-13 (exact),
+  // times g = 0.5 + 2^-12 + 2^-25. Fused, 0.5 + 2^-12 + 2^-24 + 2^-25 is a
+  // tie between multiples of 2^-24 (the spacing in [0.5, 1)) and goes to the
+  // even 0.5 + 2^-12 + 2^-23; rounding the product first (its own tie, to
+  // 0.5 + 2^-12) would give 0.5 + 2^-12 + 2^-24.
+  optimizer_settings s;
+  s.kind = optimizer_kind::adam;
+  s.beta2 = 0.5;
+  parameter p = scalar_parameter(0.0f, 1.0f + std::ldexp(1.0f, -12));
+  optimizer opt(s, {&p});
+  (*opt.state().at(1))[0] = std::ldexp(1.0f, -23);
+  opt.step(op_context{}, 0.01);
+  EXPECT_EQ((*opt.state().at(1))[0], 0.5f + std::ldexp(1.0f, -12) + std::ldexp(1.0f, -23));
+}
+
 TEST(Optimizer, ClipByGlobalNorm) {
   parameter a = scalar_parameter(0.0f, 3.0f);
   parameter b = scalar_parameter(0.0f, 4.0f);
@@ -205,7 +225,12 @@ class recording_hook : public tensor_hook {
     seen.push_back(std::string(where.layer) + "/" + std::string(where.tensor) + ":update");
     for (std::size_t i = 0; i < w.size(); ++i) w[i] = 2.0f * (w[i] + step.scale * step.direction[i]);  // visible side effect
   }
+  float scalar(const site&, tensor_role role, double value) override {
+    scalars.emplace_back(role, value);
+    return static_cast<float>(value);
+  }
   std::vector<std::string> seen;
+  std::vector<std::pair<tensor_role, double>> scalars;  // the hyper-parameters asked for, in order
 };
 
 TEST(OpContext, OptimizerUpdatesGoThroughTheHook) {
@@ -223,6 +248,31 @@ TEST(OpContext, OptimizerUpdatesGoThroughTheHook) {
   EXPECT_EQ(hook.seen[0], "w/value.grad:optimizer_state");
   EXPECT_EQ(hook.seen[1], "w/value:update");
   EXPECT_EQ(hook.seen[2], "w/value:master_weight");
+}
+
+TEST(OpContext, OptimizersAskForTheHyperParametersPyTorchCastsToTheTensorsDtype) {
+  // optimizer.hpp's "[dtype]" marks: these pass through op_context::scalar
+  // (a bf16 policy rounds them to bf16), with the role of the tensor they
+  // meet; addcmul_'s 1 - beta2 and addcdiv_'s -lr / (1 - beta1^t) do not.
+  using state = std::pair<tensor_role, double>;
+  constexpr auto kept = tensor_role::optimizer_state;
+  optimizer_settings adamw;
+  adamw.kind = optimizer_kind::adamw;
+  adamw.weight_decay = 0.1;
+  recording_hook a;
+  parameter p = scalar_parameter(1.0f, 1.0f);
+  optimizer(adamw, {&p}).step(op_context(&a), 0.01);
+  EXPECT_EQ(a.scalars, (std::vector<state>{{kept, 0.9}, {kept, 1.0 - 0.9}, {kept, 0.999},
+                                           {kept, std::sqrt(1.0 - 0.999)}, {kept, 1e-8},
+                                           {tensor_role::update, 1.0 - 0.01 * 0.1}}));
+  optimizer_settings nesterov;
+  nesterov.kind = optimizer_kind::sgd;
+  nesterov.momentum = 0.9;
+  nesterov.nesterov = true;
+  nesterov.weight_decay = 0.01;
+  recording_hook n;
+  optimizer(nesterov, {&p}).step(op_context(&n), 0.05);
+  EXPECT_EQ(n.scalars, (std::vector<state>{{kept, 0.01}, {kept, 0.9}, {tensor_role::update, -0.05}}));
 }
 
 }  // namespace

@@ -163,6 +163,39 @@ TEST(UpdateTally, AppliedMeasuresEachMoveAlongItsDeltasSign) {
   EXPECT_EQ(t.applied, 0.75);
 }
 
+TEST(UpdateTally, Fp32MastersTakeTheFusedStepAsWithoutAHook) {
+  // s = d = 1 + 2^-12: s * d = 1 + 2^-11 + 2^-24 exactly. Fused with w = -1
+  // the sum 2^-11 + 2^-24 is exact; rounding the product first (a tie,
+  // to even: 1 + 2^-11) would give 2^-11. An fp32 master under a mixed
+  // policy takes the same fused write as plain fp32 (apply_step_fp32).
+  const float s = 1.0f + std::ldexp(1.0f, -12);
+  const std::vector<float> direction{s};
+  const float fused = std::ldexp(1.0f, -11) + std::ldexp(1.0f, -24);
+  std::vector<float> plain{-1.0f};
+  apply_step_fp32(plain, {direction, s});
+  EXPECT_EQ(plain[0], fused);
+  parameter p = make_parameter("fc", "dense", op_class::matmul, "kernel", {1}, true);
+  p.value[0] = -1.0f;
+  precision_hook hook(precision_preset("fp16-mixed"), 1);
+  hook.update(p.site(), p.value.values(), {direction, s});
+  EXPECT_EQ(p.value[0], fused);
+}
+
+TEST(PureUpdate, NearestEvenRoundsTheFloatSumAgainAsPyTorchsBf16Kernels) {
+  // w = 1 in bf16 (spacing 2^-7 above 1), d = 2^-8 + 2^-28: the exact sum
+  // lies just above the midpoint 1 + 2^-8 and rounds once to 1 + 2^-7.
+  // PyTorch's bf16 add_ computes w + s * d in float first (1 + 2^-8: 2^-28
+  // is below half a float ulp) and rounds that tie to even: 1. Stochastic
+  // rounding rounds the exact sum instead (tested above).
+  parameter p = make_parameter("fc", "dense", op_class::matmul, "kernel", {1}, true);
+  p.value[0] = 1.0f;
+  const std::vector<float> direction{std::ldexp(1.0f, -8) + std::ldexp(1.0f, -28)};
+  precision_hook hook(precision_preset("bf16"), 1);
+  hook.update(p.site(), p.value.values(), {direction});
+  EXPECT_EQ(p.value[0], 1.0f);
+  EXPECT_EQ(hook.tally().updates.swamped, 1u);
+}
+
 TEST(PureUpdate, AdamRoundsEveryElementaryOperationLikeABf16Framework) {
   // bf16 has 8 significand bits: next to 1 its spacing is 2^-8 below and
   // 2^-7 above. With v = 1 and g = 2, v <- 0.999 v + 0.001 g^2:

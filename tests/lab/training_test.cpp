@@ -1,9 +1,13 @@
 // End-to-end training behaviour: overfitting a tiny batch, bit-identical
 // runs for a fixed seed, bit-identical continuation from a checkpoint,
-// gradient accumulation, and checkpoint files that are whole or absent.
+// gradient accumulation, checkpoint files that are whole or absent, and the
+// optimizer constants formed from the decimals the configuration holds.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <span>
+#include <vector>
 
 #include "lab/errors.hpp"
 #include "lab/loss.hpp"
@@ -164,19 +168,25 @@ TEST(Training, FailedCheckpointWriteLeavesNoFile) {
   EXPECT_FALSE(std::filesystem::exists(target));
 }
 
+// A one-epoch SGD run of a small MLP on 64 synthetic samples, batches of 16.
+train_config small_mlp_config() {
+  train_config c;
+  c.dataset = "synthetic";
+  c.model = "mlp";
+  c.hidden = {16};
+  c.train_limit = 64;
+  c.test_limit = 16;
+  c.batch_size = 16;
+  c.epochs = 1;
+  c.optimizer = "sgd";
+  c.lr = 0.1f;
+  return c;
+}
+
 TEST(Training, GradientAccumulationMatchesOneLargeBatch) {
   // Two micro-batches of 8 averaged == one batch of 16 (up to rounding),
   // and the number of updates halves.
-  train_config big;
-  big.dataset = "synthetic";
-  big.model = "mlp";
-  big.hidden = {16};
-  big.train_limit = 64;
-  big.test_limit = 16;
-  big.batch_size = 16;
-  big.epochs = 1;
-  big.optimizer = "sgd";
-  big.lr = 0.1f;
+  const train_config big = small_mlp_config();
   train_config small = big;
   small.batch_size = 8;
   small.accumulate = 2;
@@ -209,6 +219,49 @@ TEST(Training, ImpossibleConfigsAreInputErrors) {
   } catch (const input_error& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/fashion"), std::string::npos) << e.what();
   }
+}
+
+// Records the hyper-parameters the optimizer hands to the context
+// (op_context::scalar); plain fp32 otherwise.
+class scalar_recorder final : public tensor_hook {
+ public:
+  std::vector<double> seen;
+  void produce(const site&, tensor_role, std::span<float>, unrounded_values) override {}
+  std::span<const float> weight(const site&, std::span<const float> master, unrounded_values) override {
+    return master;
+  }
+  void update(const site&, std::span<float> weight, const weight_step& step) override {
+    apply_step_fp32(weight, step);
+  }
+  float scalar(const site&, tensor_role, double value) override {
+    seen.push_back(value);
+    return static_cast<float>(value);
+  }
+};
+
+TEST(Training, OptimizerConstantsComeFromTheDecimalsWritten) {
+  // The configuration holds lr, betas, eps and weight decay as float;
+  // PyTorch forms its constants from the decimals as doubles. So the
+  // optimizer must see 0.9, not 0.9f = 0.899999976, and AdamW's
+  // 1 - lr * wd must be 1 - 0.01 * 0.1 in double (beta2 0.99: no two of
+  // the values looked for are equal).
+  train_config c = small_mlp_config();
+  c.max_steps = 1;
+  c.optimizer = "adamw";
+  c.lr = 0.01f;
+  c.beta1 = 0.9f;
+  c.beta2 = 0.99f;
+  c.eps = 1e-8f;
+  c.weight_decay = 0.1f;
+  scalar_recorder recorder;
+  trainer t(c, load_data(c), op_context(&recorder));
+  t.run();
+  ASSERT_EQ(t.updates_done(), 1u);
+  const auto saw = [&](double value) {
+    return std::find(recorder.seen.begin(), recorder.seen.end(), value) != recorder.seen.end();
+  };
+  for (const double value : {0.9, 1.0 - 0.9, 0.99, 1e-8, 1.0 - 0.01 * 0.1})
+    EXPECT_TRUE(saw(value)) << std::hexfloat << value;
 }
 
 TEST(Training, ShippedFp32ConfigsAreValidAndBuildTheirModels) {
