@@ -45,7 +45,10 @@ class Recorder:
     def __init__(self, model, path, format="fp16", every=10, *, scaler=None, mode="ne", run_name=None):
         if every < 1:
             raise ValueError(f"Recorder every: must be at least 1 (got {every})")
-        _stats(np.zeros(0, dtype=np.float32), format, mode)  # ValueError for a format or mode numlab does not know
+        # ValueError for a format or mode numlab does not know.
+        if "histogram" not in _stats(np.zeros(0, dtype=np.float32), format, mode):
+            raise ValueError(f"Recorder format: {format} is a scaled format; the run database's tensor "
+                             "statistics are those of per-element formats (fp16, bf16, e4m3, ...)")
         self.format = format
         self.mode = mode
         self.every = every
