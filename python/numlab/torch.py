@@ -19,7 +19,9 @@ binade histogram, whatever dtype the tensor has (bf16 and fp16 tensors widen to
 fp32 exactly). Every step's loss is recorded, and with a scaler its loss scale
 and whether the step was skipped (the scale went down, as torch's GradScaler
 does on inf/NaN gradients). Forward and full-backward hooks cannot follow
-modules that modify their input in place (nn.ReLU(inplace=True)).
+modules that modify their input in place (nn.ReLU(inplace=True)). The
+gradient hooks are attached only for a recorded step (end_step attaches and
+detaches them), so call end_step between steps, never inside one.
 """
 
 import math
