@@ -83,3 +83,12 @@ if(NUMLAB_BUILD_PYTHON)
     "recorder that writes them.")
 endif()
 include(CPack)
+
+# What cpack names the packages of this build, for tests/install/check_deb.sh
+# and scripts/test-deb-install.sh (tests/install/deb_packages.sh reads it), so
+# that no script spells out a version: they follow a version bump here.
+file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/deb-packages.txt @ONLY CONTENT
+[[# Written by cmake/package.cmake: the Debian packages `cpack -G DEB` makes in this build.
+version=@CPACK_PACKAGE_VERSION@
+soversion=@NUMLAB_SOVERSION@
+]])

@@ -131,8 +131,11 @@ def main(argv):
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     losses, _, seconds = train(args.steps, {"path": args.db, "format": args.format, "every": args.every})
-    print(f"{args.steps} steps, loss {losses[0]:.4f} -> {losses[-1]:.4f}, {seconds * 1e3:.2f} ms/step; "
-          f"recorded into {args.db}")
+    # The batches differ in loss more than an epoch lowers it: compare whole epochs.
+    epoch = min(50, len(losses))
+    first, last = sum(losses[:epoch]) / epoch, sum(losses[-epoch:]) / epoch
+    print(f"{args.steps} steps, mean loss of the first and last {epoch} steps {first:.5f} -> {last:.5f}, "
+          f"{seconds * 1e3:.2f} ms/step; recorded into {args.db}")
     return 0
 
 

@@ -2,7 +2,7 @@
 # Installs numlab's six Debian packages for real with apt (as root), uses them
 # as a user would, then removes them again:
 #   - the installed numlab rounds and finds its configs in /usr/share/numlab;
-#   - ldconfig knows libnumlab-num.so.0.1 and libnumlab-rundb.so.0.1;
+#   - ldconfig knows libnumlab-num.so.SOVERSION and libnumlab-rundb.so.SOVERSION;
 #   - python3 imports numlab from /usr/lib/python3/dist-packages and writes a
 #     run database, which numlab inspect reads;
 #   - numlab-gui renders a screenshot of it (offscreen);
@@ -14,18 +14,17 @@
 # installed on exit, whatever happened.
 #
 #   scripts/test-deb-install.sh [BUILD_DIR]   (default: build; cpack -G DEB ran there)
+# The version and soversion to expect come from BUILD_DIR/deb-packages.txt
+# (tests/install/deb_packages.sh).
 set -euo pipefail
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
+source "$source_dir/tests/install/deb_packages.sh"
 build=$(realpath "${1:-build}")
 fail() { echo "test-deb-install: $*" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || { echo "test-deb-install: run as root (it installs packages)" >&2; exit 2; }
 
-packages=(libnumlab-num0.1 libnumlab-rundb0.1 libnumlab-dev numlab numlab-gui python3-numlab)
-debs=()
+deb_packages "$build" test-deb-install
 for p in "${packages[@]}"; do
-  matches=("$build/${p}_"*.deb)
-  [ -f "${matches[0]}" ] || { echo "test-deb-install: no ${p}_*.deb in $build (cpack -G DEB there)" >&2; exit 2; }
-  debs+=("${matches[0]}")
   if dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'installed'; then
     echo "test-deb-install: $p is installed already; remove it first" >&2; exit 2
   fi
@@ -55,7 +54,7 @@ cd "$work"  # away from the source tree, so nothing is found there by accident
 numlab round 0.1 --format fp16 --mode ne | grep -q '0x2e66' || fail "numlab round"
 numlab train --config tutorial_conv_fp32 --print-config | grep -q 'model: tutorial_conv' ||
   fail "numlab does not find /usr/share/numlab/configs"
-for library in libnumlab-num.so.0.1 libnumlab-rundb.so.0.1; do
+for library in "libnumlab-num.so.$soversion" "libnumlab-rundb.so.$soversion"; do
   ldconfig -p | grep -q "$library" || fail "ldconfig does not know $library"
 done
 
@@ -77,11 +76,12 @@ QT_QPA_PLATFORM=offscreen numlab-gui "$work/python.db" --view overview --screens
 [ "$(head -c 8 "$work/shot.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] || fail "the screenshot is no PNG"
 echo "test-deb-install: numlab-gui rendered $(stat -c %s "$work/shot.png") bytes of PNG"
 
-cmake -S "$source_dir/tests/install/consumer" -B "$work/cmake-build" -G Ninja >/dev/null
+cmake -S "$source_dir/tests/install/consumer" -B "$work/cmake-build" -G Ninja \
+  -DNUMLAB_REQUIRED_VERSION="$version" >/dev/null
 cmake --build "$work/cmake-build" >/dev/null
 "$work/cmake-build/consumer" "$work/cmake.db"
 # Debian's /lib is /usr/lib (merged /usr); ldconfig may name either.
-ldd "$work/cmake-build/consumer" | grep -Eq "libnumlab-num.so.0.1 => (/usr)?/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/" ||
+ldd "$work/cmake-build/consumer" | grep -Eq "libnumlab-num.so.$soversion => (/usr)?/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/" ||
   fail "the find_package consumer does not use /usr's libnumlab-num: $(ldd "$work/cmake-build/consumer" | grep numlab)"
 cp "$source_dir/tests/install/consumer/main.cpp" "$source_dir/tests/install/consumer/Makefile" "$work/"
 make -s -C "$work" consumer-pc

@@ -5,7 +5,7 @@ float64 in; float32, or uint8/uint16/uint32 encodings, out), bit-identical to
 the C++ calls; quantize / dequantize do the same for the scaled formats (OCP
 MX, NVFP4, FP8 with per-tensor or per-block scales), and quantize_dequantize
 both in one call (fake quantization); stats gives a tensor's statistics as rounding it into a format
-would make them. numlab.rundb reads and writes run databases, numlab.torch
+(or quantizing it into a scaled one) would make them. numlab.rundb reads and writes run databases, numlab.torch
 records PyTorch training runs into them (import it explicitly; it needs torch).
 
 Formats: fp16, bf16, e5m2, e4m3, tf32, fp32, eXmY, p=..,emin=..,emax=..

@@ -19,7 +19,9 @@ binade histogram, whatever dtype the tensor has (bf16 and fp16 tensors widen to
 fp32 exactly). Every step's loss is recorded, and with a scaler its loss scale
 and whether the step was skipped (the scale went down, as torch's GradScaler
 does on inf/NaN gradients). Forward and full-backward hooks cannot follow
-modules that modify their input in place (nn.ReLU(inplace=True)).
+modules that modify their input in place (nn.ReLU(inplace=True)). The
+gradient hooks are attached only for a recorded step (end_step attaches and
+detaches them), so call end_step between steps, never inside one.
 """
 
 import math
@@ -45,7 +47,10 @@ class Recorder:
     def __init__(self, model, path, format="fp16", every=10, *, scaler=None, mode="ne", run_name=None):
         if every < 1:
             raise ValueError(f"Recorder every: must be at least 1 (got {every})")
-        _stats(np.zeros(0, dtype=np.float32), format, mode)  # ValueError for a format or mode numlab does not know
+        # ValueError for a format or mode numlab does not know.
+        if "histogram" not in _stats(np.zeros(0, dtype=np.float32), format, mode):
+            raise ValueError(f"Recorder format: {format} is a scaled format; the run database's tensor "
+                             "statistics are those of per-element formats (fp16, bf16, e4m3, ...)")
         self.format = format
         self.mode = mode
         self.every = every
@@ -58,19 +63,28 @@ class Recorder:
         self._started = time.monotonic()
         self._scale_in_force = self._current_scale()
         self._closed = False
-        self._handles = []
-        modules = [(name, m) for name, m in model.named_modules() if not any(True for _ in m.children())]
-        for name, module in modules:
-            site = name or type(module).__name__.lower()
-            op = type(module).__name__.lower()
-            self._handles.append(module.register_forward_hook(self._on_output(site, op)))
-            self._handles.append(module.register_full_backward_hook(self._on_input_gradient(site, op)))
+        self._modules = [(name or type(m).__name__.lower(), type(m).__name__.lower(), m)
+                         for name, m in model.named_modules() if not any(True for _ in m.children())]
+        self._handles = [module.register_forward_hook(self._on_output(site, op)) for site, op, module in self._modules]
+        self._gradient_handles = []
+        if self.recording:
+            self._attach_gradient_hooks()
+        self._parameters = [(f"{site}.{parameter_name}", op, parameter) for site, op, module in self._modules
+                            for parameter_name, parameter in module.named_parameters(recurse=False)]
+
+    def _attach_gradient_hooks(self):
+        """The gradient hooks, for a recorded step only: a full backward hook
+        makes torch wrap every call of its module, recorded or not."""
+        for site, op, module in self._modules:
+            self._gradient_handles.append(module.register_full_backward_hook(self._on_input_gradient(site, op)))
             for parameter_name, parameter in module.named_parameters(recurse=False):
-                self._handles.append(parameter.register_hook(
+                self._gradient_handles.append(parameter.register_hook(
                     self._on_parameter_gradient(f"{site}.{parameter_name}", op)))
-        self._parameters = [(f"{name or type(module).__name__.lower()}.{parameter_name}",
-                             type(module).__name__.lower(), parameter)
-                            for name, module in modules for parameter_name, parameter in module.named_parameters(recurse=False)]
+
+    def _detach_gradient_hooks(self):
+        for handle in self._gradient_handles:
+            handle.remove()
+        self._gradient_handles = []
 
     @property
     def recording(self):
@@ -120,7 +134,12 @@ class Recorder:
         if not math.isfinite(value):
             self._db.add_event(self.run, self.step_index, "nan", f"loss is {value}")
         self._scale_in_force = scale_after
+        was_recording = self.recording
         self.step_index += 1
+        if was_recording and not self.recording:
+            self._detach_gradient_hooks()
+        elif self.recording and not was_recording:
+            self._attach_gradient_hooks()
 
     def close(self, status="finished"):
         """Removes the hooks and marks the run `status` (finished, failed,
@@ -130,6 +149,7 @@ class Recorder:
         self._closed = True
         for handle in self._handles:
             handle.remove()
+        self._detach_gradient_hooks()
         self._db.finish_run(self.run, status)
         self._db.close()
 

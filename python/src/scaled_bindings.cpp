@@ -2,6 +2,7 @@
 // OCP MX, NVFP4, per-tensor and per-block FP8) on NumPy arrays, with the GIL
 // released while they run. A 1-D array is one row, a 2-D array a row-major
 // matrix, as num::tensor_shape takes them.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -10,24 +11,14 @@
 
 #include <libnum/scaled_array.hpp>
 #include <libnum/scaled_format.hpp>
+#include <libnum/scaled_stats.hpp>
 
-#include "arguments.hpp"
 #include "bindings.hpp"
 #include "numpy_arrays.hpp"
+#include "scaled_arguments.hpp"
 
 namespace numlab::python {
 namespace {
-
-/// How quantize encodes, beside the element rounding.
-struct scaled_arguments {
-  std::string format = "mxfp8";
-  bool packed = false;
-  std::string specials = "nan-scale";
-  bool int8_symmetric = false;
-  int margin = 0;
-  float given_scale = 1.0f;
-  std::optional<float> tensor_amax;
-};
 
 num::scaled_format parse_scaled_argument(std::string_view call, const std::string& text) {
   try {
@@ -67,18 +58,24 @@ auto without_gil(std::string_view name, Call call) {
   }
 }
 
-py::dict report_of(const num::scaled_result& r) {
+/// The tallies under the names quantize's report and stats share.
+py::dict counts_dict(const num::scaled_counts& c) {
   py::dict d;
+  d["elements"] = c.elements;
+  d["blocks"] = c.blocks;
+  d["inexact"] = c.inexact;
+  d["block_underflow"] = c.block_underflow;
+  d["underflow_to_zero"] = c.underflow_to_zero;
+  d["saturated"] = c.saturated;
+  d["scale_underflow"] = c.scale_underflow;
+  d["scale_overflow"] = c.scale_overflow;
+  d["nan_scale_blocks"] = c.nan_scale_blocks;
+  return d;
+}
+
+py::dict report_of(const num::scaled_result& r) {
+  py::dict d = counts_dict(r.counts);
   d["flags"] = flag_names(r.raised);
-  d["elements"] = r.counts.elements;
-  d["blocks"] = r.counts.blocks;
-  d["inexact"] = r.counts.inexact;
-  d["block_underflow"] = r.counts.block_underflow;
-  d["underflow_to_zero"] = r.counts.underflow_to_zero;
-  d["saturated"] = r.counts.saturated;
-  d["scale_underflow"] = r.counts.scale_underflow;
-  d["scale_overflow"] = r.counts.scale_overflow;
-  d["nan_scale_blocks"] = r.counts.nan_scale_blocks;
   d["path"] = std::string(num::simd_path_name(r.path));
   return d;
 }
@@ -163,6 +160,33 @@ py::array dequantize_codes(const py::array& element_codes, const py::array& scal
 }
 
 }  // namespace
+
+py::dict scaled_stats_of(const py::array& values, const rounding_arguments& rounding, const scaled_arguments& args) {
+  const num::scaled_options o = scaled_options_of("stats", values, rounding, args);
+  const num::tensor_shape tensor = shape_of_values("stats", "values", shape_of(values));
+  const auto in = contiguous<float>(values);
+  const auto input = elements(in);
+  const num::scaled_stats s = without_gil("stats", [&] { return num::compute_scaled_stats(input, tensor, o); });
+  py::dict d = counts_dict(s.counts);
+  d["format"] = num::scaled_format_name(s.format);
+  d["mode"] = std::string(num::rounding_name(o.spec.mode));
+  d["tensor_scale"] = s.tensor_scale;
+  py::dict binades;
+  for (const auto& [k, blocks] : s.scale_binades) binades[py::int_(k)] = blocks;
+  d["scale_binades"] = binades;
+  d["zero_scale_blocks"] = s.zero_scale_blocks;
+  py::array_t<double> amax_over_scale(static_cast<py::ssize_t>(s.amax_over_scale.size()));
+  std::copy(s.amax_over_scale.begin(), s.amax_over_scale.end(), amax_over_scale.mutable_data());
+  d["amax_over_scale"] = amax_over_scale;
+  d["finite"] = s.finite;
+  d["nonzero_finite"] = s.nonzero_finite;
+  d["signal_energy"] = s.signal_energy;
+  d["noise_energy"] = s.noise_energy;
+  d["block_underflow_fraction"] = s.block_underflow_fraction();
+  d["saturation_fraction"] = s.saturation_fraction();
+  d["snr_db"] = s.snr_db();
+  return d;
+}
 
 void bind_scaled(py::module_& m) {
   m.def(

@@ -14,23 +14,17 @@
 #      finds its configs in <root>/usr/share/numlab/configs, numlab inspect
 #      reads a database, and the Python package imports and rounds.
 # scripts/test-deb-install.sh installs the same packages for real (as root).
-# Usage: check_deb.sh DIR   (the folder holding the six .deb files)
+# Usage: check_deb.sh BUILD   (the build folder where cpack -G DEB ran; its
+# deb-packages.txt says which version and soversion to expect)
 set -euo pipefail
-dir=$(realpath "$1")
+source "$(dirname "$0")/deb_packages.sh"
+build=$(realpath "$1")
+deb_packages "$build" check_deb
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 fail() { echo "check_deb: $*" >&2; exit 1; }
-
-soversion=0.1
-num=libnumlab-num$soversion
-rundb=libnumlab-rundb$soversion
-packages=("$num" "$rundb" libnumlab-dev numlab numlab-gui python3-numlab)
-debs=()
-for p in "${packages[@]}"; do
-  matches=("$dir/${p}_"*.deb)
-  [ -f "${matches[0]}" ] || fail "no ${p}_*.deb in $dir"
-  debs+=("${matches[0]}")
-done
+num=${packages[0]}
+rundb=${packages[1]}
 deb_of() { for d in "${debs[@]}"; do [[ $(basename "$d") == "$1"_* ]] && echo "$d"; done; }
 field() { dpkg-deb --field "$(deb_of "$1")" "$2"; }
 expect_field() {  # PACKAGE FIELD TEXT: the field contains TEXT
@@ -45,7 +39,6 @@ lacks() {  # PACKAGE PATTERN: no path of the package matches PATTERN
 
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 lib=/usr/lib/$multiarch
-version=$(field numlab Version)
 for p in "${packages[@]}"; do
   [ "$(field "$p" Package)" = "$p" ] || fail "$p: Package is $(field "$p" Package)"
   [ "$(field "$p" Version)" = "$version" ] || fail "$p: version $(field "$p" Version), numlab's $version"
@@ -99,6 +92,13 @@ dpkg --root="$root" --force-depends --unpack "${debs[@]}" >/dev/null
 dpkg --root="$root" -L numlab | grep -q '^/usr/bin/numlab$' || fail "dpkg does not list /usr/bin/numlab"
 dpkg --root="$root" -S "$lib/libnumlab-num.so" | grep -q '^libnumlab-dev:' ||
   fail "dpkg does not list libnumlab-num.so under libnumlab-dev"
+
+# The name and shlibs above follow the soversion CMake meant; the libraries'
+# own SONAMEs (what the linker records in their users) must say the same.
+for name in num rundb; do
+  soname=$(readelf --dynamic "$root$lib/libnumlab-$name.so.$soversion" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+  [ "$soname" = "libnumlab-$name.so.$soversion" ] || fail "libnumlab-$name.so.$soversion has SONAME '$soname'"
+done
 
 export LD_LIBRARY_PATH=$root$lib
 for binary in "$root/usr/bin/numlab" "$root/usr/bin/numlab-gui" "$root$lib/libnumlab-num.so.$soversion" \

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs the build tree BUILD into a temporary prefix, then builds the
 # consumer project against it twice (find_package and pkg-config), runs both,
-# and imports the installed Python package. Usage: run_consumer.sh BUILD
+# and imports the installed Python package. Usage: run_consumer.sh BUILD VERSION
+# (VERSION: the project version BUILD was configured with, which the consumer asks for)
 set -euo pipefail
 build=$(cd "$1" && pwd)
+version=$2
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -13,7 +15,8 @@ libdir=$(find "$prefix" -name 'libnumlab-num.so' -printf '%h\n' | head -n 1)
 [ -n "$libdir" ] || { echo "run_consumer: libnumlab-num.so was not installed" >&2; exit 1; }
 export LD_LIBRARY_PATH=$libdir
 
-cmake -S "$here/consumer" -B "$work/cmake-build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake -S "$here/consumer" -B "$work/cmake-build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+  -DNUMLAB_REQUIRED_VERSION="$version" >/dev/null
 cmake --build "$work/cmake-build" >/dev/null
 "$work/cmake-build/consumer" "$work/cmake.db"
 

@@ -137,7 +137,9 @@ def test_bad_arguments_fail_before_anything_is_written(tmp_path):
         numlab.torch.Recorder(net, tmp_path / "a.db", format="fp12")
     with pytest.raises(ValueError, match="Recorder every: must be at least 1"):
         numlab.torch.Recorder(net, tmp_path / "b.db", every=0)
-    assert not (tmp_path / "a.db").exists() and not (tmp_path / "b.db").exists()
+    with pytest.raises(ValueError, match="Recorder format: mxfp8 is a scaled format"):
+        numlab.torch.Recorder(net, tmp_path / "c.db", format="mxfp8")
+    assert not any((tmp_path / name).exists() for name in ("a.db", "b.db", "c.db"))
 
 
 def test_numlab_gui_renders_the_recording(recorded, tmp_path):
