@@ -95,9 +95,17 @@ class mx_blocks {
         int8_(k.int8),
         int8_negative_limit_(splat(k.int8_symmetric ? 127 : 128)) {}
 
-  // One block; false (nothing written) when it needs the scalar path.
-  NUMLAB_INLINE bool block(const float* in, const std::uint32_t* words, std::uint8_t* codes, std::uint32_t& scale) {
-    const __m512i x0 = _mm512_loadu_si512(in), x1 = _mm512_loadu_si512(in + 16);
+  // One block; false (nothing written) when it needs the scalar path. A
+  // partial block (a row's last, `count` < 32 elements) reads and writes
+  // only its own elements: the lanes past it hold zeros, which change
+  // neither the amax nor any count.
+  template <bool Partial = false>
+  NUMLAB_INLINE bool block(const float* in, const std::uint32_t* words, std::uint8_t* codes, std::uint32_t& scale,
+                           std::size_t count = 32) {
+    const __mmask32 present = Partial ? static_cast<__mmask32>((std::uint64_t{1} << count) - 1) : ~__mmask32{0};
+    const auto present0 = static_cast<__mmask16>(present), present1 = static_cast<__mmask16>(present >> 16);
+    const __m512i x0 = Partial ? _mm512_maskz_loadu_epi32(present0, in) : _mm512_loadu_si512(in);
+    const __m512i x1 = Partial ? _mm512_maskz_loadu_epi32(present1, in + 16) : _mm512_loadu_si512(in + 16);
     const __m512i magnitude = splat(0x7FFFFFFF), one = splat(1);
     const __m512i a0 = _mm512_and_si512(x0, magnitude), a1 = _mm512_and_si512(x1, magnitude);
     // Nonzero values below 2^(emax - 127) (fp32 subnormals included) wrap
@@ -149,8 +157,14 @@ class mx_blocks {
       r0 = round16(x0, a0, emin_field, w0);
       r1 = round16(x1, a1, emin_field, w1);
     }
-    store_codes16(codes + store_codes16(codes, r0.code, packed_fp4_), r1.code, packed_fp4_);
+    if constexpr (Partial) {
+      store_codes16_masked(codes + store_codes16_masked(codes, r0.code, present0, packed_fp4_), r1.code, present1,
+                           packed_fp4_);
+    } else {
+      store_codes16(codes + store_codes16(codes, r0.code, packed_fp4_), r1.code, packed_fp4_);
+    }
     scale = static_cast<std::uint32_t>(scale_field < 0 ? 0 : scale_field);
+    elements_ += count;
     inexact_ += pop(r0.inexact, r1.inexact);
     saturated_ += pop(r0.overflow, r1.overflow);
     flushed_ += pop(r0.flushed, r1.flushed);
@@ -163,7 +177,7 @@ class mx_blocks {
 
   void add_to(scaled_result& result) const {
     scaled_counts& c = result.counts;
-    c.elements += 32 * blocks_;
+    c.elements += elements_;
     c.blocks += blocks_;
     c.inexact += inexact_;
     c.saturated += saturated_;
@@ -303,7 +317,7 @@ class mx_blocks {
   const bool packed_fp4_;
   const bool int8_;
   const __m512i int8_negative_limit_;
-  std::uint64_t blocks_ = 0, inexact_ = 0, saturated_ = 0, flushed_ = 0;
+  std::uint64_t blocks_ = 0, elements_ = 0, inexact_ = 0, saturated_ = 0, flushed_ = 0;
   bool underflow_ = false;
 };
 
@@ -323,9 +337,21 @@ void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& resu
       const std::uint32_t* words = random.at(first_word + 32 * b);
       if (!kernel.block(in + 32 * b, words, codes + block_bytes * b, scales[b])) left.add(b);
     }
+    if (run.tail != 0) {
+      const std::uint32_t* words = random.at(first_word + 32 * blocks);
+      if (!kernel.template block<true>(in + 32 * blocks, words, codes + block_bytes * blocks, scales[blocks],
+                                       run.tail)) {
+        left.add(blocks);
+      }
+    }
   } else {
     for (std::size_t b = 0; b < blocks; ++b) {
       if (!kernel.block(in + 32 * b, nullptr, codes + block_bytes * b, scales[b])) left.add(b);
+    }
+    if (run.tail != 0 &&
+        !kernel.template block<true>(in + 32 * blocks, nullptr, codes + block_bytes * blocks, scales[blocks],
+                                     run.tail)) {
+      left.add(blocks);
     }
   }
   kernel.add_to(result);

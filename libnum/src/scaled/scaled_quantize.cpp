@@ -407,31 +407,33 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
                        std::min(shape.cols, (bc + 1) * grid.tile_cols)};
     scales[br * grid.block_cols + bc] = quantizer.run(b, shape.cols, elements, result);
   };
-  // A kernel takes each row's whole blocks; what it leaves, and a row's
-  // partial last block, run scalar.
+  // A kernel takes each row's blocks, its partial last one included; what
+  // it leaves runs scalar.
   const std::size_t width = kernel == block_kernel::mx ? 32 : 16;
-  const std::size_t kernel_blocks = kernel != block_kernel::none && grid.tile_cols == width ? shape.cols / width : 0;
+  const bool kernel_rows = kernel != block_kernel::none && grid.tile_cols == width;
+  const std::size_t kernel_blocks = kernel_rows ? shape.cols / width : 0;
+  const std::size_t tail = kernel_rows ? shape.cols % width : 0;
   const scaled_detail::mx_kernel_setup setup =
       kernel == block_kernel::mx ? mx_setup(options) : scaled_detail::mx_kernel_setup{};
   scaled_detail::left_blocks left;
   for (std::size_t br = 0; br < grid.block_rows; ++br) {
-    if (kernel_blocks != 0) {
+    if (kernel_rows) {
       const std::size_t first = br * shape.cols;
       std::uint8_t* row_codes = elements.data() + (packed_fp4(options) ? first / 2 : first);
       std::uint32_t* row_scales = scales.data() + br * grid.block_cols;
       left.clear();
       if (kernel == block_kernel::mx) {
         scaled_detail::mx_blocks_avx512(
-            setup, {in.data() + first, row_codes, row_scales, kernel_blocks, options.first_index + first}, result,
-            left);
+            setup, {in.data() + first, row_codes, row_scales, kernel_blocks, tail, options.first_index + first},
+            result, left);
       } else {
         scaled_detail::nvfp4_blocks_avx512(
-            nvfp4_setup, {in.data() + first, row_codes, row_scales, kernel_blocks, options.first_index + first}, result,
-            left);
+            nvfp4_setup, {in.data() + first, row_codes, row_scales, kernel_blocks, tail, options.first_index + first},
+            result, left);
       }
       for (std::size_t bc : left.indices()) scalar_block(br, bc);
     }
-    for (std::size_t bc = kernel_blocks; bc < grid.block_cols; ++bc) scalar_block(br, bc);
+    for (std::size_t bc = kernel_rows ? grid.block_cols : 0; bc < grid.block_cols; ++bc) scalar_block(br, bc);
   }
   return result;
 }
