@@ -218,6 +218,11 @@ class block_quantizer {
       scaled_detail::fp32_scaled_elements_avx512(fp32_setup_, in_.data() + first, elements.data() + first, n,
                                                  scale.by.value, c);
       if (c.flushed - c.flushed_sure == unclassed) continue;
+      if (o_.format.rule == scale_rule::fp32_given) {
+        // A given scale is every element's own: each flushed one underflowed.
+        result.counts.underflow_to_zero += c.flushed - c.flushed_sure - unclassed;
+        continue;
+      }
       for (std::size_t i = first; i < first + n; ++i) {
         const float ax = std::fabs(in_[i]);
         if ((elements[i] & 0x7Fu) != 0 || ax == 0 || static_cast<double>(ax) > fp32_setup_.lone_scale_fits_above)

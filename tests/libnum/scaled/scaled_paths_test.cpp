@@ -396,6 +396,34 @@ TEST(ScaledPaths, Avx512Fp32ScaleRulesMatchScalar) {
   }
 }
 
+// Per-tensor scales (a given one, as fp8-current and fp8-delayed pass it,
+// and the amax rule with a margin) on operand-like data free of NaN/inf, so
+// that the whole tensor runs on the kernel with flushed elements in many rows.
+TEST(ScaledPaths, Avx512TensorScalesCountFlushedElementsAsScalar) {
+  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const std::vector<float> in = scaled_test::tiny_block_data(20 * 160, 32, 8);
+  for (const int margin : {0, 3}) {
+    for (num::rounding mode : num::all_roundings) {
+      if (mode == num::rounding::stochastic) continue;
+      num::scaled_options o;
+      o.format = {num::element_type::e4m3, margin == 0 ? num::scale_rule::fp32_given : num::scale_rule::fp32_amax,
+                  num::whole_tensor_block};
+      o.given_scale = 0x1p-3f;
+      o.margin = margin;
+      o.spec.mode = mode;
+      o.path = num::simd_path::scalar;
+      const auto scalar = scaled_test::run(in, o, {20, 160});
+      o.path = num::simd_path::avx512;
+      const auto fast = scaled_test::run(in, o, {20, 160});
+      const std::string label = "margin " + std::to_string(margin) + " " + std::string(num::rounding_name(mode));
+      expect_same(fast, scalar, label);
+      if (mode != num::rounding::to_odd) {
+        EXPECT_GT(scalar.result.counts.underflow_to_zero + scalar.result.counts.block_underflow, 20u) << label;
+      }
+    }
+  }
+}
+
 // Under a given scale of 1, E4M3: 0.0155 lies below 2^-6 but rounds up to it
 // at 4 bits with an unbounded exponent (not tiny after rounding), 0.01 stays
 // subnormal; each in a call of its own, since the flag is per call.
