@@ -93,15 +93,24 @@ class mx_blocks {
         even_half_(1u << (23 - k.precision)),
         packed_fp4_(k.packed_fp4),
         int8_(k.int8),
-        int8_negative_limit_(splat(k.int8_symmetric ? 127 : 128)) {}
+        int8_negative_limit_(splat(k.int8_symmetric ? 127 : 128)),
+        magnitude_mask_(splat((1u << (k.element_bits - 1)) - 1)),
+        fraction_shift_(_mm_cvtsi32_si128(24 - k.precision)),
+        rebias_(splat(static_cast<std::uint32_t>(127 - k.bias) << 23)),
+        first_normal_(splat(1u << (k.precision - 1))),
+        subnormal_unit_(_mm512_castsi512_ps(splat(static_cast<std::uint32_t>(127 + 1 - k.bias - (k.precision - 1))
+                                                  << 23))),
+        code_sign_shift_(_mm_cvtsi32_si128(32 - k.element_bits)) {}
 
   // One block; false (nothing written) when it needs the scalar path. A
   // partial block (a row's last, `count` < 32 elements) reads and writes
   // only its own elements: the lanes past it hold zeros, which change
   // neither the amax nor any count.
+  // With `values` set, the block's dequantized values go there instead of
+  // its codes.
   template <bool Partial = false>
   NUMLAB_INLINE bool block(const float* in, const std::uint32_t* words, std::uint8_t* codes, std::uint32_t& scale,
-                           std::size_t count = 32) {
+                           float* values, std::size_t count = 32) {
     const __mmask32 present = Partial ? static_cast<__mmask32>((std::uint64_t{1} << count) - 1) : ~__mmask32{0};
     const auto present0 = static_cast<__mmask16>(present), present1 = static_cast<__mmask16>(present >> 16);
     const __m512i x0 = Partial ? _mm512_maskz_loadu_epi32(present0, in) : _mm512_loadu_si512(in);
@@ -157,13 +166,24 @@ class mx_blocks {
       r0 = round16(x0, a0, emin_field, w0);
       r1 = round16(x1, a1, emin_field, w1);
     }
-    if constexpr (Partial) {
+    scale = static_cast<std::uint32_t>(scale_field < 0 ? 0 : scale_field);
+    if (values != nullptr) {
+      // X as a float: 2^(code - 127), for code 0 the fp32 subnormal 2^-127.
+      const __m512 x_scale = _mm512_castsi512_ps(splat(scale == 0 ? 0x00400000u : scale << 23));
+      const __m512 v0 = _mm512_mul_ps(decode16(r0.code), x_scale), v1 = _mm512_mul_ps(decode16(r1.code), x_scale);
+      if constexpr (Partial) {
+        _mm512_mask_storeu_ps(values, present0, v0);
+        _mm512_mask_storeu_ps(values + 16, present1, v1);
+      } else {
+        _mm512_storeu_ps(values, v0);
+        _mm512_storeu_ps(values + 16, v1);
+      }
+    } else if constexpr (Partial) {
       store_codes16_masked(codes + store_codes16_masked(codes, r0.code, present0, packed_fp4_), r1.code, present1,
                            packed_fp4_);
     } else {
       store_codes16(codes + store_codes16(codes, r0.code, packed_fp4_), r1.code, packed_fp4_);
     }
-    scale = static_cast<std::uint32_t>(scale_field < 0 ? 0 : scale_field);
     elements_ += count;
     inexact_ += pop(r0.inexact, r1.inexact);
     saturated_ += pop(r0.overflow, r1.overflow);
@@ -292,6 +312,26 @@ class mx_blocks {
     return out;
   }
 
+  // A lane's element code (as finish() leaves it) to its value: INT8 as the
+  // integer times 2^-6; a float element's normal code by moving its fields
+  // into fp32's and rebiasing the exponent, a subnormal one as the integer
+  // fraction times the smallest subnormal (the kernel makes no inf or NaN
+  // codes). Every step is exact: the values dequantize()'s table holds.
+  NUMLAB_INLINE __m512 decode16(__m512i code) const {
+    if (int8_) {
+      const __m512i integer = _mm512_srai_epi32(_mm512_slli_epi32(code, 24), 24);
+      return _mm512_mul_ps(_mm512_cvtepi32_ps(integer), _mm512_set1_ps(0x1p-6f));
+    }
+    const __m512i magnitude = _mm512_and_si512(code, magnitude_mask_);
+    const __m512i normal = _mm512_add_epi32(_mm512_sll_epi32(magnitude, fraction_shift_), rebias_);
+    const __m512 subnormal = _mm512_mul_ps(_mm512_cvtepi32_ps(magnitude), subnormal_unit_);
+    const __m512 v = _mm512_mask_blend_ps(_mm512_cmplt_epi32_mask(magnitude, first_normal_),
+                                          _mm512_castsi512_ps(normal), subnormal);
+    // The element's sign bit moved to fp32's.
+    return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(v), _mm512_sll_epi32(code, code_sign_shift_),
+                                                         splat(0x80000000), 0xF8));
+  }
+
   // Saturation, counts and the sign, from the magnitude code (0 in zero lanes).
   NUMLAB_INLINE lanes finish(__m512i x, __m512i code, __mmask16 nonzero, __mmask16 inexact) const {
     lanes out;
@@ -317,6 +357,11 @@ class mx_blocks {
   const bool packed_fp4_;
   const bool int8_;
   const __m512i int8_negative_limit_;
+  const __m512i magnitude_mask_;  // decode16's
+  const __m128i fraction_shift_;
+  const __m512i rebias_, first_normal_;
+  const __m512 subnormal_unit_;
+  const __m128i code_sign_shift_;
   std::uint64_t blocks_ = 0, elements_ = 0, inexact_ = 0, saturated_ = 0, flushed_ = 0;
   bool underflow_ = false;
 };
@@ -330,27 +375,28 @@ void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& resu
   std::uint32_t* scales = run.scales;
   const std::size_t blocks = run.blocks;
   const std::uint64_t first_word = run.first_word;
+  float* values = run.values;
   const std::size_t block_bytes = k.packed_fp4 ? 16 : 32;
+  auto values_of = [values](std::size_t b) { return values == nullptr ? nullptr : values + 32 * b; };
   if constexpr (Mode == rounding::stochastic) {
     random_window random(k.seed, k.stream, first_word);
     for (std::size_t b = 0; b < blocks; ++b) {
       const std::uint32_t* words = random.at(first_word + 32 * b);
-      if (!kernel.block(in + 32 * b, words, codes + block_bytes * b, scales[b])) left.add(b);
+      if (!kernel.block(in + 32 * b, words, codes + block_bytes * b, scales[b], values_of(b))) left.add(b);
     }
     if (run.tail != 0) {
       const std::uint32_t* words = random.at(first_word + 32 * blocks);
       if (!kernel.template block<true>(in + 32 * blocks, words, codes + block_bytes * blocks, scales[blocks],
-                                       run.tail)) {
+                                       values_of(blocks), run.tail)) {
         left.add(blocks);
       }
     }
   } else {
     for (std::size_t b = 0; b < blocks; ++b) {
-      if (!kernel.block(in + 32 * b, nullptr, codes + block_bytes * b, scales[b])) left.add(b);
+      if (!kernel.block(in + 32 * b, nullptr, codes + block_bytes * b, scales[b], values_of(b))) left.add(b);
     }
-    if (run.tail != 0 &&
-        !kernel.template block<true>(in + 32 * blocks, nullptr, codes + block_bytes * blocks, scales[blocks],
-                                     run.tail)) {
+    if (run.tail != 0 && !kernel.template block<true>(in + 32 * blocks, nullptr, codes + block_bytes * blocks,
+                                                      scales[blocks], values_of(blocks), run.tail)) {
       left.add(blocks);
     }
   }

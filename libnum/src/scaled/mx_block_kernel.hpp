@@ -40,6 +40,10 @@ struct mx_run {
   std::size_t blocks = 0;
   std::size_t tail = 0;  ///< 0..31 (even when packed)
   std::uint64_t first_word = 0;  ///< the random word of in[0]
+  /// Where set, the blocks' dequantized values (element × X, one fp32
+  /// multiplication, as dequantize() gives them) go here, for in[0] on,
+  /// instead of their codes.
+  float* values = nullptr;
 };
 
 /// Quantizes the run's blocks, adding their counts and flags to `result`.

@@ -3,12 +3,14 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "block_scale.hpp"
+#include "element_decoder.hpp"
 #include "element_packing.hpp"
 #include "element_rounding.hpp"
 #include "fast_element_rounding.hpp"
@@ -384,15 +386,25 @@ std::size_t element_bytes(element_type t, element_layout layout, std::size_t n) 
   return (n * static_cast<std::size_t>(element_bits(t)) + 7) / 8;
 }
 
+bool scaled_detail::fused_values_fit(const scaled_options& o, tensor_shape shape) {
+  return o.layout == element_layout::byte_per_element && kernel_for(o, shape) == block_kernel::mx &&
+         block_grid(o.format, shape).tile_cols == 32;
+}
+
 scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<std::uint8_t> elements,
                        std::span<std::uint32_t> scales, const scaled_options& options) {
   scaled_detail::check_options(options);
   scaled_detail::check_size("quantize", in.size(), shape.size(), "the input");
   scaled_detail::check_size("quantize", elements.size(),
                             element_bytes(options.format.element, options.layout, shape.size()), "the element array");
-  const block_grid grid(options.format, shape);
-  scaled_detail::check_size("quantize", scales.size(), grid.count(), "the scale array");
+  scaled_detail::check_size("quantize", scales.size(), block_grid(options.format, shape).count(), "the scale array");
+  return scaled_detail::quantize_into(in, shape, elements, scales, options, nullptr);
+}
 
+scaled_result scaled_detail::quantize_into(std::span<const float> in, tensor_shape shape,
+                                           std::span<std::uint8_t> elements, std::span<std::uint32_t> scales,
+                                           const scaled_options& options, float* values) {
+  const block_grid grid(options.format, shape);
   scaled_result result;
   const block_kernel kernel = kernel_for(options, shape);
   if (options.format.rule == scale_rule::nvfp4) {
@@ -407,10 +419,19 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
       kernel != block_kernel::none || quantizer.uses_fp32_kernel() || nvfp4_tiles_fit(options, shape)
           ? simd_path::avx512
           : simd_path::scalar;
+  // Blocks the kernel leaves are quantized into `elements` and, for values,
+  // decoded from there.
+  std::optional<scaled_detail::element_decoder> decoder;
+  if (values != nullptr) decoder.emplace(options);
   auto scalar_block = [&](std::size_t br, std::size_t bc) {
     const block_span b{br * grid.tile_rows, std::min(shape.rows, (br + 1) * grid.tile_rows), bc * grid.tile_cols,
                        std::min(shape.cols, (bc + 1) * grid.tile_cols)};
-    scales[br * grid.block_cols + bc] = quantizer.run(b, shape.cols, elements, result);
+    const std::size_t index = br * grid.block_cols + bc;
+    scales[index] = quantizer.run(b, shape.cols, elements, result);
+    if (decoder) {
+      decoder->block(elements, scales[index], result.tensor_scale, b.row0, b.row1, b.col0, b.col1, shape.cols,
+                     {values, shape.size()});
+    }
   };
   // A kernel takes each row's blocks, its partial last one included; what
   // it leaves runs scalar.
@@ -429,7 +450,9 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
       left.clear();
       if (kernel == block_kernel::mx) {
         scaled_detail::mx_blocks_avx512(
-            setup, {in.data() + first, row_codes, row_scales, kernel_blocks, tail, options.first_index + first},
+            setup,
+            {in.data() + first, row_codes, row_scales, kernel_blocks, tail, options.first_index + first,
+             values == nullptr ? nullptr : values + first},
             result, left);
       } else {
         scaled_detail::nvfp4_blocks_avx512(
