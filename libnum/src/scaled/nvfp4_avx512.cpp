@@ -105,9 +105,14 @@ class nvfp4_blocks {
  public:
   static constexpr bool directed = Mode == rounding::toward_positive || Mode == rounding::toward_negative;
 
+  // With `values` set, blocks' dequantized values go there (from in[0] on)
+  // instead of their codes.
   nvfp4_blocks(const round_spec& spec, float tensor_scale, random_window* random, std::uint64_t first_word,
-               bool packed_fp4)
-      : packed_fp4_(packed_fp4),
+               bool packed_fp4, float* values = nullptr)
+      : values_(values),
+        value_table_(_mm512_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f, -0.0f, -0.5f, -1.0f, -1.5f, -2.0f,
+                                    -3.0f, -4.0f, -6.0f)),
+        packed_fp4_(packed_fp4),
         block_bytes_(packed_fp4 ? 8 : 16),
         random_(random),
         first_word_(first_word),
@@ -139,6 +144,7 @@ class nvfp4_blocks {
         amax_bits == 0 ? block_scale_result{}
                        : e4m3_block_scale(static_cast<double>(__builtin_bit_cast(float, amax_bits)), six_s_);
     scale = scale_of.code;
+    aim_values(index, static_cast<float>(scale_of.value));
     if (scale_of.value == 0) {
       if (amax_bits != 0) ++scale_underflow_;
       zero_scale_elements(x, a, codes);
@@ -164,6 +170,7 @@ class nvfp4_blocks {
     // Bad and empty lanes compute on 1.0 instead (their results are not used).
     const __m512 amax_f = _mm512_castsi512_ps(_mm512_mask_blend_epi32(bad | empty, amax, splat(0x3F800000)));
     alignas(64) double d[16];
+    alignas(64) float block_scale[16];  // S as a float (0 where zero)
     __m256i code_half[2];
     __mmask8 zero[2], over[2];
     for (int h = 0; h < 2; ++h) {
@@ -172,6 +179,7 @@ class nvfp4_blocks {
                                  : _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(amax_f), 1)));
       const __m512d r = e4m3_block_scales(am, zero[h], over[h], code_half[h]);
       _mm512_store_pd(d + 8 * h, _mm512_mul_pd(r, _mm512_set1_pd(static_cast<double>(s_))));
+      _mm256_store_ps(block_scale + 8 * h, _mm512_maskz_cvtpd_ps(static_cast<__mmask8>(~zero[h]), r));
     }
     // Blocks whose scale is zero (all zeros, or E4M3 underflow): code 0.
     const auto zero_scale = static_cast<__mmask16>((empty | zero[0] | (zero[1] << 8)) & ~bad);
@@ -188,6 +196,7 @@ class nvfp4_blocks {
         left.add(first + static_cast<std::size_t>(j));
         continue;
       }
+      aim_values(first + static_cast<std::size_t>(j), block_scale[j]);
       if ((zero_scale >> j) & 1) {
         zero_scale_elements(_mm512_loadu_si512(in + 16 * j), a[j], codes + block_bytes_ * static_cast<std::size_t>(j));
         continue;
@@ -309,7 +318,12 @@ class nvfp4_blocks {
     const __mmask16 flushed = _mm512_mask_testn_epi32_mask(nonzero, code, code);
     const __mmask16 block_flushed = _mm512_mask_cmpge_epu32_mask(flushed, a, own_nonzero_);
     const __m512i signed_code = _mm512_ternarylogic_epi32(code, _mm512_srli_epi32(x, 28), splat(8), 0xF8);
-    if (present_ == 0xFFFF) {
+    if (out_ != nullptr) {
+      // dequantize()'s two fp32 products: value × S (exact), then × s.
+      const __m512 v = _mm512_mul_ps(_mm512_mul_ps(_mm512_permutexvar_ps(signed_code, value_table_), out_scale_),
+                                     _mm512_set1_ps(s_));
+      _mm512_mask_storeu_ps(out_, present_, v);
+    } else if (present_ == 0xFFFF) {
       store_codes16(codes, signed_code, packed_fp4_);
     } else {
       store_codes16_masked(codes, signed_code, present_, packed_fp4_);
@@ -321,6 +335,14 @@ class nvfp4_blocks {
     block_underflow_ += static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(block_flushed)));
     underflow_to_zero_ +=
         static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(flushed & ~block_flushed)));
+  }
+
+  // Where values are wanted, the next block's go to block `index`'s place,
+  // decoded under the block scale S.
+  NUMLAB_INLINE void aim_values(std::size_t index, float block_scale) {
+    if (values_ == nullptr) return;
+    out_ = values_ + 16 * index;
+    out_scale_ = _mm512_set1_ps(block_scale);
   }
 
   // A block whose scale is zero (all its elements zero, or its E4M3 scale
@@ -424,6 +446,10 @@ class nvfp4_blocks {
     return _mm512_mask_cmplt_epu32_mask(inexact, a, limit) != 0;
   }
 
+  float* const values_;  // where set, values instead of codes
+  const __m512 value_table_;  // E2M1's value of each signed code
+  float* out_ = nullptr;      // the current block's values
+  __m512 out_scale_ = _mm512_setzero_ps();
   const bool packed_fp4_;
   const std::size_t block_bytes_;  // the bytes of one block's codes
   random_window* random_;          // stochastic rounding only
@@ -444,7 +470,8 @@ template <rounding Mode>
 void run_blocks(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result& result, left_blocks& left) {
   std::optional<random_window> random;
   if constexpr (Mode == rounding::stochastic) random.emplace(k.seed, k.stream, run.first_word);
-  nvfp4_blocks<Mode> kernel(k.spec, k.tensor_scale, random ? &*random : nullptr, run.first_word, k.packed_fp4);
+  nvfp4_blocks<Mode> kernel(k.spec, k.tensor_scale, random ? &*random : nullptr, run.first_word, k.packed_fp4,
+                            run.values);
   const std::size_t block_bytes = k.packed_fp4 ? 8 : 16;
   // Locals, so the compiler need not reload them after each store.
   const float* in = run.in;

@@ -23,6 +23,10 @@ struct nvfp4_run {
   std::size_t blocks = 0;
   std::size_t tail = 0;  ///< 0..15 (even when packed)
   std::uint64_t first_word = 0;  ///< the random word of in[0]
+  /// Where set, the blocks' dequantized values (element × S, then × the
+  /// tensor scale, in fp32, as dequantize() gives them) go here, for in[0]
+  /// on, instead of their codes.
+  float* values = nullptr;
 };
 
 /// The call's rounding, tensor decode scale and random stream.

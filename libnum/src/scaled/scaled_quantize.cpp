@@ -387,8 +387,10 @@ std::size_t element_bytes(element_type t, element_layout layout, std::size_t n) 
 }
 
 bool scaled_detail::fused_values_fit(const scaled_options& o, tensor_shape shape) {
-  return o.layout == element_layout::byte_per_element && kernel_for(o, shape) == block_kernel::mx &&
-         block_grid(o.format, shape).tile_cols == 32;
+  const block_kernel kernel = kernel_for(o, shape);
+  const std::size_t width = kernel == block_kernel::mx ? 32 : 16;
+  return o.layout == element_layout::byte_per_element && kernel != block_kernel::none &&
+         block_grid(o.format, shape).tile_cols == width;
 }
 
 scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<std::uint8_t> elements,
@@ -456,7 +458,9 @@ scaled_result scaled_detail::quantize_into(std::span<const float> in, tensor_sha
             result, left);
       } else {
         scaled_detail::nvfp4_blocks_avx512(
-            nvfp4_setup, {in.data() + first, row_codes, row_scales, kernel_blocks, tail, options.first_index + first},
+            nvfp4_setup,
+            {in.data() + first, row_codes, row_scales, kernel_blocks, tail, options.first_index + first,
+             values == nullptr ? nullptr : values + first},
             result, left);
       }
       for (std::size_t bc : left.indices()) scalar_block(br, bc);

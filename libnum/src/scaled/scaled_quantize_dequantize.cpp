@@ -1,4 +1,4 @@
-// quantize_dequantize: where the AVX-512 MX kernel runs the call, each
+// quantize_dequantize: where an AVX-512 block kernel (MX, 1x16 NVFP4) runs the call, each
 // block's values straight from its rounding; elsewhere quantize() into a
 // byte-per-element code buffer of its own, then dequantize(). (Cache-sized
 // bands of the two calls once bought nothing measurable: bench/RESULTS.md.)
@@ -37,7 +37,7 @@ scaled_result quantize_dequantize(std::span<const float> in, tensor_shape shape,
   const auto buffer = std::make_unique_for_overwrite<std::uint8_t[]>(shape.size());
   const std::span<std::uint8_t> codes(buffer.get(), shape.size());
   if (scaled_detail::fused_values_fit(byte_options, shape)) {
-    // The MX kernel writes each block's values from its rounding; the codes
+    // The kernel writes each block's values from its rounding; the codes
     // buffer holds only what it leaves to the scalar path (so its untouched
     // pages are never even mapped). A block reads its inputs before writing
     // its values, so in place is safe.
