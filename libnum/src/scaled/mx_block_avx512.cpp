@@ -149,6 +149,9 @@ class mx_blocks {
       emin_field = _mm512_add_epi32(emin_field, binades_up);
     }
     const int scale_field = static_cast<int>(amax_bits >> 23) + up - emax_;
+    // Above E8M0's largest finite scale (INT8's emax 0 rounded up one
+    // binade from fp32's top): the scalar path clamps and counts it.
+    if (scale_field > 254) return false;
     const __m512i w0 = Mode == rounding::stochastic ? _mm512_loadu_si512(words) : _mm512_setzero_si512();
     const __m512i w1 = Mode == rounding::stochastic ? _mm512_loadu_si512(words + 16) : _mm512_setzero_si512();
     lanes r0, r1;

@@ -4,8 +4,8 @@
 // per byte, or packed 8-bit and FP4 elements). It runs along whole rows of
 // blocks, a row's partial last block included, and leaves the blocks it does
 // not take (NaN/inf, nonzero inputs below 2^(emax_elem - 127), whose own
-// scale would leave E8M0) to the scalar path, with the same results bit for
-// bit.
+// scale would leave E8M0, and a scale above E8M0's range) to the scalar
+// path, with the same results bit for bit.
 #pragma once
 
 #include <cstddef>

@@ -389,8 +389,9 @@ std::size_t element_bytes(element_type t, element_layout layout, std::size_t n) 
 bool scaled_detail::fused_values_fit(const scaled_options& o, tensor_shape shape) {
   const block_kernel kernel = kernel_for(o, shape);
   const std::size_t width = kernel == block_kernel::mx ? 32 : 16;
+  const std::size_t tile_cols = block_grid(o.format, shape).tile_cols;
   return o.layout == element_layout::byte_per_element && kernel != block_kernel::none &&
-         block_grid(o.format, shape).tile_cols == width;
+         (tile_cols == width || tile_cols == shape.cols);
 }
 
 scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<std::uint8_t> elements,
@@ -438,7 +439,8 @@ scaled_result scaled_detail::quantize_into(std::span<const float> in, tensor_sha
   // A kernel takes each row's blocks, its partial last one included; what
   // it leaves runs scalar.
   const std::size_t width = kernel == block_kernel::mx ? 32 : 16;
-  const bool kernel_rows = kernel != block_kernel::none && grid.tile_cols == width;
+  // (Rows narrower than a block are one partial block each.)
+  const bool kernel_rows = kernel != block_kernel::none && (grid.tile_cols == width || grid.tile_cols == shape.cols);
   const std::size_t kernel_blocks = kernel_rows ? shape.cols / width : 0;
   const std::size_t tail = kernel_rows ? shape.cols % width : 0;
   const scaled_detail::mx_kernel_setup setup =
