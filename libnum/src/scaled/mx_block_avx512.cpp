@@ -13,6 +13,7 @@
 
 // The AVX-512 region opens after every other header (see avx512_region.hpp).
 #include "avx512_region.hpp"
+#include "element_fields_avx512.hpp"
 #include "random_window.hpp"
 
 namespace num::scaled_detail {
@@ -94,13 +95,7 @@ class mx_blocks {
         packed_fp4_(k.packed_fp4),
         int8_(k.int8),
         int8_negative_limit_(splat(k.int8_symmetric ? 127 : 128)),
-        magnitude_mask_(splat((1u << (k.element_bits - 1)) - 1)),
-        fraction_shift_(_mm_cvtsi32_si128(24 - k.precision)),
-        rebias_(splat(static_cast<std::uint32_t>(127 - k.bias) << 23)),
-        first_normal_(splat(1u << (k.precision - 1))),
-        subnormal_unit_(_mm512_castsi512_ps(splat(static_cast<std::uint32_t>(127 + 1 - k.bias - (k.precision - 1))
-                                                  << 23))),
-        code_sign_shift_(_mm_cvtsi32_si128(32 - k.element_bits)) {}
+        fields_(k.element_bits, k.precision - 1, k.bias) {}
 
   // One block; false (nothing written) when it needs the scalar path. A
   // partial block (a row's last, `count` < 32 elements) reads and writes
@@ -315,25 +310,9 @@ class mx_blocks {
     return out;
   }
 
-  // A lane's element code (as finish() leaves it) to its value: INT8 as the
-  // integer times 2^-6; a float element's normal code by moving its fields
-  // into fp32's and rebiasing the exponent, a subnormal one as the integer
-  // fraction times the smallest subnormal (the kernel makes no inf or NaN
-  // codes). Every step is exact: the values dequantize()'s table holds.
-  NUMLAB_INLINE __m512 decode16(__m512i code) const {
-    if (int8_) {
-      const __m512i integer = _mm512_srai_epi32(_mm512_slli_epi32(code, 24), 24);
-      return _mm512_mul_ps(_mm512_cvtepi32_ps(integer), _mm512_set1_ps(0x1p-6f));
-    }
-    const __m512i magnitude = _mm512_and_si512(code, magnitude_mask_);
-    const __m512i normal = _mm512_add_epi32(_mm512_sll_epi32(magnitude, fraction_shift_), rebias_);
-    const __m512 subnormal = _mm512_mul_ps(_mm512_cvtepi32_ps(magnitude), subnormal_unit_);
-    const __m512 v = _mm512_mask_blend_ps(_mm512_cmplt_epi32_mask(magnitude, first_normal_),
-                                          _mm512_castsi512_ps(normal), subnormal);
-    // The element's sign bit moved to fp32's.
-    return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(v), _mm512_sll_epi32(code, code_sign_shift_),
-                                                         splat(0x80000000), 0xF8));
-  }
+  // A lane's element code (as finish() leaves it) to its value, exactly the
+  // value dequantize()'s table holds (the kernel makes no inf or NaN codes).
+  NUMLAB_INLINE __m512 decode16(__m512i code) const { return int8_ ? int8_value(code) : fields_.value(code); }
 
   // Saturation, counts and the sign, from the magnitude code (0 in zero lanes).
   NUMLAB_INLINE lanes finish(__m512i x, __m512i code, __mmask16 nonzero, __mmask16 inexact) const {
@@ -360,11 +339,7 @@ class mx_blocks {
   const bool packed_fp4_;
   const bool int8_;
   const __m512i int8_negative_limit_;
-  const __m512i magnitude_mask_;  // decode16's
-  const __m128i fraction_shift_;
-  const __m512i rebias_, first_normal_;
-  const __m512 subnormal_unit_;
-  const __m128i code_sign_shift_;
+  const element_fields fields_;  // decode16's
   std::uint64_t blocks_ = 0, elements_ = 0, inexact_ = 0, saturated_ = 0, flushed_ = 0;
   bool underflow_ = false;
 };
