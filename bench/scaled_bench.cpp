@@ -2,10 +2,12 @@
 // 16M fp32 values against libnum's fp16 nearest-even encode_array on the
 // same input, in the same run; and the fp32 values of a quantized operand,
 // quantize + dequantize against the fused quantize_dequantize. Data: magnitudes log-uniform over
-// 2^-30 .. 2^10 with random signs (as convert_bench).
+// 2^-30 .. 2^10 with random signs (as convert_bench), and blocks as a
+// trainer's operands hold them (bench::operand_data) in its row widths.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <span>
 #include <vector>
 
 #include "libnum/array.hpp"
@@ -128,8 +130,65 @@ void BM_fp8_tensor_quantize_dequantize_fused(benchmark::State& s) { quantize_deq
 void BM_fp8_block_quantize_then_dequantize(benchmark::State& s) { quantize_then_dequantize(s, "fp8-block"); }
 void BM_fp8_block_quantize_dequantize_fused(benchmark::State& s) { quantize_dequantize_fused(s, "fp8-block"); }
 
+// The trainer's operands (operand_data) in its GEMMs' row widths: k = 9 (a
+// 3x3 convolution of one channel: every row one partial block) and k = 784
+// (24.5 blocks of 32), nearest-even; the rows' values as quantize +
+// dequantize or the fused call, and the scalar path for reference (where
+// every block ran before the kernels took partial blocks).
+constexpr std::size_t operand_count(std::size_t cols) { return n / cols * cols; }
+
+void operand_quantize_dequantize(benchmark::State& state, const char* name, std::size_t cols, bool fused,
+                                 num::simd_path path = num::simd_path::automatic) {
+  num::scaled_options o = operand_options(name);
+  o.path = path;
+  const num::tensor_shape shape{n / cols, cols};
+  const std::span<const float> in(bench::operand_data().data(), operand_count(cols));
+  std::vector<std::uint8_t> elements(in.size());
+  std::vector<std::uint32_t> scales(num::scale_count(o.format, shape));
+  std::vector<float> out(in.size());
+  for (auto _ : state) {
+    if (fused) {
+      num::quantize_dequantize(in, shape, out, scales, o);
+    } else {
+      const num::scaled_result r = num::quantize(in, shape, elements, scales, o);
+      num::dequantize(elements, scales, r.tensor_scale, shape, out, o);
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * in.size()));
+}
+
+void BM_mxfp8_k9_two_calls(benchmark::State& s) { operand_quantize_dequantize(s, "mxfp8", 9, false); }
+void BM_mxfp8_k9_fused(benchmark::State& s) { operand_quantize_dequantize(s, "mxfp8", 9, true); }
+void BM_mxfp8_k9_scalar_path(benchmark::State& s) {
+  operand_quantize_dequantize(s, "mxfp8", 9, false, num::simd_path::scalar);
+}
+void BM_mxfp8_k784_two_calls(benchmark::State& s) { operand_quantize_dequantize(s, "mxfp8", 784, false); }
+void BM_mxfp8_k784_fused(benchmark::State& s) { operand_quantize_dequantize(s, "mxfp8", 784, true); }
+void BM_mxfp4_k784_two_calls(benchmark::State& s) { operand_quantize_dequantize(s, "mxfp4", 784, false); }
+void BM_mxfp4_k784_fused(benchmark::State& s) { operand_quantize_dequantize(s, "mxfp4", 784, true); }
+void BM_nvfp4_k9_two_calls(benchmark::State& s) { operand_quantize_dequantize(s, "nvfp4", 9, false); }
+void BM_nvfp4_k9_fused(benchmark::State& s) { operand_quantize_dequantize(s, "nvfp4", 9, true); }
+void BM_nvfp4_k9_scalar_path(benchmark::State& s) {
+  operand_quantize_dequantize(s, "nvfp4", 9, false, num::simd_path::scalar);
+}
+void BM_nvfp4_k784_two_calls(benchmark::State& s) { operand_quantize_dequantize(s, "nvfp4", 784, false); }
+void BM_nvfp4_k784_fused(benchmark::State& s) { operand_quantize_dequantize(s, "nvfp4", 784, true); }
+
 }  // namespace
 
+BENCHMARK(BM_mxfp8_k9_two_calls)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_mxfp8_k9_fused)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_mxfp8_k9_scalar_path)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_mxfp8_k784_two_calls)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_mxfp8_k784_fused)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_mxfp4_k784_two_calls)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_mxfp4_k784_fused)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_nvfp4_k9_two_calls)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_nvfp4_k9_fused)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_nvfp4_k9_scalar_path)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_nvfp4_k784_two_calls)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_nvfp4_k784_fused)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_fp16_encode_array_nearest_even)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_fp16_encode_array_stochastic)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_mxfp8_nearest_even)->Unit(benchmark::kMillisecond);

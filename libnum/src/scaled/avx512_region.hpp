@@ -49,5 +49,20 @@ NUMLAB_INLINE std::size_t store_codes16(std::uint8_t* out, __m512i codes, bool p
   return 16;
 }
 
+/// store_codes16 for the lanes in `present` only (a row's partial last
+/// block; packed FP4 takes an even count of lanes, as rows start on bytes).
+/// Returns the bytes a full store would have written.
+NUMLAB_INLINE std::size_t store_codes16_masked(std::uint8_t* out, __m512i codes, __mmask16 present, bool packed_fp4) {
+  if (packed_fp4) {
+    const __m512i pairs = _mm512_or_si512(codes, _mm512_srli_epi64(codes, 28));
+    // Byte k holds lanes 2k and 2k + 1.
+    const auto bytes = static_cast<__mmask16>(_pext_u32(present, 0x5555u));
+    _mm_mask_storeu_epi8(out, bytes, _mm512_cvtepi64_epi8(pairs));
+    return 8;
+  }
+  _mm_mask_storeu_epi8(out, present, _mm512_cvtepi32_epi8(codes));
+  return 16;
+}
+
 }  // namespace
 }  // namespace num::scaled_detail

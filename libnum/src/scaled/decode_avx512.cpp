@@ -7,6 +7,7 @@
 
 // The AVX-512 region opens after every other header (see avx512_region.hpp).
 #include "avx512_region.hpp"
+#include "element_fields_avx512.hpp"
 
 namespace num::scaled_detail {
 namespace {
@@ -45,26 +46,13 @@ class field_decode {
   explicit field_decode(const decode_row& k)
       : table_(k.table),
         int8_(k.element == element_type::int8),
-        fraction_shift_(_mm_cvtsi32_si128(23 - k.fraction_bits)),
-        rebias_(splat(static_cast<std::uint32_t>(127 - k.bias) << 23)),
-        first_normal_(splat(1u << k.fraction_bits)),
-        subnormal_unit_(_mm512_set1_ps(__builtin_bit_cast(float, static_cast<std::uint32_t>(
-                                                                      127 + 1 - k.bias - k.fraction_bits)
-                                                                      << 23))),
+        fields_(8, k.fraction_bits, k.bias),
         first_special_(splat(k.first_special)) {}
 
   NUMLAB_INLINE __m512 operator()(__m512i code) const {
-    if (int8_) {
-      const __m512i integer = _mm512_srai_epi32(_mm512_slli_epi32(code, 24), 24);
-      return _mm512_mul_ps(_mm512_cvtepi32_ps(integer), _mm512_set1_ps(0x1p-6f));
-    }
-    const __m512i magnitude = _mm512_and_si512(code, splat(0x7F));
-    const __m512i normal = _mm512_add_epi32(_mm512_sll_epi32(magnitude, fraction_shift_), rebias_);
-    const __m512 subnormal = _mm512_mul_ps(_mm512_cvtepi32_ps(magnitude), subnormal_unit_);
-    __m512 v = _mm512_mask_blend_ps(_mm512_cmplt_epi32_mask(magnitude, first_normal_), _mm512_castsi512_ps(normal),
-                                    subnormal);
-    v = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(v), _mm512_slli_epi32(_mm512_srli_epi32(code, 7), 31)));
-    const __mmask16 special = _mm512_cmpge_epi32_mask(magnitude, first_special_);
+    if (int8_) return int8_value(code);
+    __m512 v = fields_.value(code);
+    const __mmask16 special = _mm512_cmpge_epi32_mask(fields_.magnitude(code), first_special_);
     if (special != 0) v = _mm512_mask_i32gather_ps(v, special, code, table_, 4);
     return v;
   }
@@ -72,9 +60,7 @@ class field_decode {
  private:
   const float* table_;
   const bool int8_;
-  const __m128i fraction_shift_;
-  const __m512i rebias_, first_normal_;
-  const __m512 subnormal_unit_;
+  const element_fields fields_;
   const __m512i first_special_;
 };
 

@@ -22,6 +22,10 @@ class element_decoder {
   /// dequantize()'s work, sizes already checked; `path` as resolved by resolve_simd_path.
   void run(std::span<const std::uint8_t> elements, std::span<const std::uint32_t> scales, float tensor_scale,
            tensor_shape shape, std::span<float> out, simd_path path) const;
+  /// The values of one block's elements (rows row0..row1, columns
+  /// col0..col1 of a tensor `cols` wide) under its scale code, as run() gives them.
+  void block(std::span<const std::uint8_t> elements, std::uint32_t scale_code, float tensor_scale, std::size_t row0,
+             std::size_t row1, std::size_t col0, std::size_t col1, std::size_t cols, std::span<float> out) const;
 
  private:
   void scalar_block(std::span<const std::uint8_t> elements, double scale, std::size_t row0, std::size_t row1,

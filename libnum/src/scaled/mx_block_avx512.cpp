@@ -13,6 +13,7 @@
 
 // The AVX-512 region opens after every other header (see avx512_region.hpp).
 #include "avx512_region.hpp"
+#include "element_fields_avx512.hpp"
 #include "random_window.hpp"
 
 namespace num::scaled_detail {
@@ -93,11 +94,22 @@ class mx_blocks {
         even_half_(1u << (23 - k.precision)),
         packed_fp4_(k.packed_fp4),
         int8_(k.int8),
-        int8_negative_limit_(splat(k.int8_symmetric ? 127 : 128)) {}
+        int8_negative_limit_(splat(k.int8_symmetric ? 127 : 128)),
+        fields_(k.element_bits, k.precision - 1, k.bias) {}
 
-  // One block; false (nothing written) when it needs the scalar path.
-  NUMLAB_INLINE bool block(const float* in, const std::uint32_t* words, std::uint8_t* codes, std::uint32_t& scale) {
-    const __m512i x0 = _mm512_loadu_si512(in), x1 = _mm512_loadu_si512(in + 16);
+  // One block; false (nothing written) when it needs the scalar path. A
+  // partial block (a row's last, `count` < 32 elements) reads and writes
+  // only its own elements: the lanes past it hold zeros, which change
+  // neither the amax nor any count.
+  // With `values` set, the block's dequantized values go there instead of
+  // its codes.
+  template <bool Partial = false>
+  NUMLAB_INLINE bool block(const float* in, const std::uint32_t* words, std::uint8_t* codes, std::uint32_t& scale,
+                           float* values, std::size_t count = 32) {
+    const __mmask32 present = Partial ? static_cast<__mmask32>((std::uint64_t{1} << count) - 1) : ~__mmask32{0};
+    const auto present0 = static_cast<__mmask16>(present), present1 = static_cast<__mmask16>(present >> 16);
+    const __m512i x0 = Partial ? _mm512_maskz_loadu_epi32(present0, in) : _mm512_loadu_si512(in);
+    const __m512i x1 = Partial ? _mm512_maskz_loadu_epi32(present1, in + 16) : _mm512_loadu_si512(in + 16);
     const __m512i magnitude = splat(0x7FFFFFFF), one = splat(1);
     const __m512i a0 = _mm512_and_si512(x0, magnitude), a1 = _mm512_and_si512(x1, magnitude);
     // Nonzero values below 2^(emax - 127) (fp32 subnormals included) wrap
@@ -132,6 +144,9 @@ class mx_blocks {
       emin_field = _mm512_add_epi32(emin_field, binades_up);
     }
     const int scale_field = static_cast<int>(amax_bits >> 23) + up - emax_;
+    // Above E8M0's largest finite scale (INT8's emax 0 rounded up one
+    // binade from fp32's top): the scalar path clamps and counts it.
+    if (scale_field > 254) return false;
     const __m512i w0 = Mode == rounding::stochastic ? _mm512_loadu_si512(words) : _mm512_setzero_si512();
     const __m512i w1 = Mode == rounding::stochastic ? _mm512_loadu_si512(words + 16) : _mm512_setzero_si512();
     lanes r0, r1;
@@ -149,8 +164,25 @@ class mx_blocks {
       r0 = round16(x0, a0, emin_field, w0);
       r1 = round16(x1, a1, emin_field, w1);
     }
-    store_codes16(codes + store_codes16(codes, r0.code, packed_fp4_), r1.code, packed_fp4_);
     scale = static_cast<std::uint32_t>(scale_field < 0 ? 0 : scale_field);
+    if (values != nullptr) {
+      // X as a float: 2^(code - 127), for code 0 the fp32 subnormal 2^-127.
+      const __m512 x_scale = _mm512_castsi512_ps(splat(scale == 0 ? 0x00400000u : scale << 23));
+      const __m512 v0 = _mm512_mul_ps(decode16(r0.code), x_scale), v1 = _mm512_mul_ps(decode16(r1.code), x_scale);
+      if constexpr (Partial) {
+        _mm512_mask_storeu_ps(values, present0, v0);
+        _mm512_mask_storeu_ps(values + 16, present1, v1);
+      } else {
+        _mm512_storeu_ps(values, v0);
+        _mm512_storeu_ps(values + 16, v1);
+      }
+    } else if constexpr (Partial) {
+      store_codes16_masked(codes + store_codes16_masked(codes, r0.code, present0, packed_fp4_), r1.code, present1,
+                           packed_fp4_);
+    } else {
+      store_codes16(codes + store_codes16(codes, r0.code, packed_fp4_), r1.code, packed_fp4_);
+    }
+    elements_ += count;
     inexact_ += pop(r0.inexact, r1.inexact);
     saturated_ += pop(r0.overflow, r1.overflow);
     flushed_ += pop(r0.flushed, r1.flushed);
@@ -163,7 +195,7 @@ class mx_blocks {
 
   void add_to(scaled_result& result) const {
     scaled_counts& c = result.counts;
-    c.elements += 32 * blocks_;
+    c.elements += elements_;
     c.blocks += blocks_;
     c.inexact += inexact_;
     c.saturated += saturated_;
@@ -278,6 +310,10 @@ class mx_blocks {
     return out;
   }
 
+  // A lane's element code (as finish() leaves it) to its value, exactly the
+  // value dequantize()'s table holds (the kernel makes no inf or NaN codes).
+  NUMLAB_INLINE __m512 decode16(__m512i code) const { return int8_ ? int8_value(code) : fields_.value(code); }
+
   // Saturation, counts and the sign, from the magnitude code (0 in zero lanes).
   NUMLAB_INLINE lanes finish(__m512i x, __m512i code, __mmask16 nonzero, __mmask16 inexact) const {
     lanes out;
@@ -303,7 +339,8 @@ class mx_blocks {
   const bool packed_fp4_;
   const bool int8_;
   const __m512i int8_negative_limit_;
-  std::uint64_t blocks_ = 0, inexact_ = 0, saturated_ = 0, flushed_ = 0;
+  const element_fields fields_;  // decode16's
+  std::uint64_t blocks_ = 0, elements_ = 0, inexact_ = 0, saturated_ = 0, flushed_ = 0;
   bool underflow_ = false;
 };
 
@@ -316,16 +353,29 @@ void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& resu
   std::uint32_t* scales = run.scales;
   const std::size_t blocks = run.blocks;
   const std::uint64_t first_word = run.first_word;
+  float* values = run.values;
   const std::size_t block_bytes = k.packed_fp4 ? 16 : 32;
+  auto values_of = [values](std::size_t b) { return values == nullptr ? nullptr : values + 32 * b; };
   if constexpr (Mode == rounding::stochastic) {
     random_window random(k.seed, k.stream, first_word);
     for (std::size_t b = 0; b < blocks; ++b) {
       const std::uint32_t* words = random.at(first_word + 32 * b);
-      if (!kernel.block(in + 32 * b, words, codes + block_bytes * b, scales[b])) left.add(b);
+      if (!kernel.block(in + 32 * b, words, codes + block_bytes * b, scales[b], values_of(b))) left.add(b);
+    }
+    if (run.tail != 0) {
+      const std::uint32_t* words = random.at(first_word + 32 * blocks);
+      if (!kernel.template block<true>(in + 32 * blocks, words, codes + block_bytes * blocks, scales[blocks],
+                                       values_of(blocks), run.tail)) {
+        left.add(blocks);
+      }
     }
   } else {
     for (std::size_t b = 0; b < blocks; ++b) {
-      if (!kernel.block(in + 32 * b, nullptr, codes + block_bytes * b, scales[b])) left.add(b);
+      if (!kernel.block(in + 32 * b, nullptr, codes + block_bytes * b, scales[b], values_of(b))) left.add(b);
+    }
+    if (run.tail != 0 && !kernel.template block<true>(in + 32 * blocks, nullptr, codes + block_bytes * blocks,
+                                                      scales[blocks], values_of(blocks), run.tail)) {
+      left.add(blocks);
     }
   }
   kernel.add_to(result);

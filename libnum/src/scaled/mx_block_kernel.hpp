@@ -1,11 +1,11 @@
 // Internal: the AVX-512 path of MX quantization (scale rules mx_floor,
 // mx_rceil and mx_even, 1x32 blocks along a row, floating-point elements or
-// INT8 under nearest-even,
-// saturation, tininess after rounding, one element per byte, or packed 8-bit
-// and FP4 elements). It runs along
-// whole rows of blocks and leaves the blocks it does not take (NaN/inf,
-// nonzero inputs below 2^(emax_elem - 127), whose own scale would leave
-// E8M0) to the scalar path, with the same results bit for bit.
+// INT8 under nearest-even, saturation, tininess after rounding, one element
+// per byte, or packed 8-bit and FP4 elements). It runs along whole rows of
+// blocks, a row's partial last block included, and leaves the blocks it does
+// not take (NaN/inf, nonzero inputs below 2^(emax_elem - 127), whose own
+// scale would leave E8M0, and a scale above E8M0's range) to the scalar
+// path, with the same results bit for bit.
 #pragma once
 
 #include <cstddef>
@@ -31,18 +31,24 @@ struct mx_kernel_setup {
   bool int8_symmetric = false;  ///< INT8 without -2 (scaled_options::int8_symmetric)
 };
 
-/// Consecutive whole 1x32 blocks along one row.
+/// Consecutive 1x32 blocks along one row: `blocks` whole ones, then (where
+/// `tail` is nonzero) the row's partial last block of `tail` elements.
 struct mx_run {
   const float* in = nullptr;
   std::uint8_t* codes = nullptr;    ///< the byte of in[0]'s code (an even element when packed)
-  std::uint32_t* scales = nullptr;  ///< one E8M0 code per block
+  std::uint32_t* scales = nullptr;  ///< one E8M0 code per block, the partial one included
   std::size_t blocks = 0;
+  std::size_t tail = 0;  ///< 0..31 (even when packed)
   std::uint64_t first_word = 0;  ///< the random word of in[0]
+  /// Where set, the blocks' dequantized values (element × X, one fp32
+  /// multiplication, as dequantize() gives them) go here, for in[0] on,
+  /// instead of their codes.
+  float* values = nullptr;
 };
 
 /// Quantizes the run's blocks, adding their counts and flags to `result`.
 /// Each block it leaves to the scalar path is appended to `left` (its index
-/// in the run) with nothing of it written.
+/// in the run, `blocks` for the partial one) with nothing of it written.
 void mx_blocks_avx512(const mx_kernel_setup& setup, const mx_run& run, scaled_result& result, left_blocks& left);
 
 }  // namespace num::scaled_detail

@@ -105,9 +105,14 @@ class nvfp4_blocks {
  public:
   static constexpr bool directed = Mode == rounding::toward_positive || Mode == rounding::toward_negative;
 
+  // With `values` set, blocks' dequantized values go there (from in[0] on)
+  // instead of their codes.
   nvfp4_blocks(const round_spec& spec, float tensor_scale, random_window* random, std::uint64_t first_word,
-               bool packed_fp4)
-      : packed_fp4_(packed_fp4),
+               bool packed_fp4, float* values = nullptr)
+      : values_(values),
+        value_table_(_mm512_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f, -0.0f, -0.5f, -1.0f, -1.5f, -2.0f,
+                                    -3.0f, -4.0f, -6.0f)),
+        packed_fp4_(packed_fp4),
         block_bytes_(packed_fp4 ? 8 : 16),
         random_(random),
         first_word_(first_word),
@@ -121,22 +126,34 @@ class nvfp4_blocks {
     own_nonzero_ = splat(below_pattern(1.0, true, six_s_ * 0x1p-10));
   }
 
-  // One block; false (nothing written) when it needs the scalar path.
-  NUMLAB_INLINE bool block(const float* in, std::uint8_t* codes, std::uint32_t& scale, std::size_t index) {
-    const __m512i x = _mm512_loadu_si512(in);
+  // One block of `count` elements (a row's partial last block where fewer
+  // than 16; the lanes past it hold zeros, which change neither the amax
+  // nor any count); false (nothing written) when it needs the scalar path.
+  NUMLAB_INLINE bool block(const float* in, std::uint8_t* codes, std::uint32_t& scale, std::size_t index,
+                           std::size_t count = 16) {
+    present_ = static_cast<__mmask16>((1u << count) - 1);
+    const __m512i x = count == 16 ? _mm512_loadu_si512(in) : _mm512_maskz_loadu_epi32(present_, in);
     const __m512i a = _mm512_and_si512(x, splat(0x7FFFFFFF));
     __m512i amax = _mm512_max_epu32(a, _mm512_shuffle_i32x4(a, a, 0x4E));
     amax = _mm512_max_epu32(amax, _mm512_shuffle_i32x4(amax, amax, 0xB1));
     amax = _mm512_max_epu32(amax, _mm512_shuffle_epi32(amax, _MM_PERM_BADC));
     amax = _mm512_max_epu32(amax, _mm512_shuffle_epi32(amax, _MM_PERM_CDAB));
     const auto amax_bits = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(amax)));
-    if (amax_bits == 0 || amax_bits >= 0x7F800000u) return false;
+    if (amax_bits >= 0x7F800000u) return false;
     const block_scale_result scale_of =
-        e4m3_block_scale(static_cast<double>(__builtin_bit_cast(float, amax_bits)), six_s_);
-    if (scale_of.value == 0) return false;
+        amax_bits == 0 ? block_scale_result{}
+                       : e4m3_block_scale(static_cast<double>(__builtin_bit_cast(float, amax_bits)), six_s_);
     scale = scale_of.code;
+    aim_values(index, static_cast<float>(scale_of.value));
+    if (scale_of.value == 0) {
+      if (amax_bits != 0) ++scale_underflow_;
+      zero_scale_elements(x, a, codes);
+      present_ = 0xFFFF;
+      return true;
+    }
     if (scale_of.overflowed) ++scale_overflow_;
     elements(x, a, scale_of.value * static_cast<double>(s_), codes, index);  // D exact: 4 x 24 bits
+    present_ = 0xFFFF;
     return true;
   }
 
@@ -148,11 +165,12 @@ class nvfp4_blocks {
     __m512i a[16];
     for (int j = 0; j < 16; ++j) a[j] = _mm512_and_si512(_mm512_loadu_si512(in + 16 * j), splat(0x7FFFFFFF));
     const __m512i amax = transposed_max(a);
-    __mmask16 bad =
-        _mm512_cmpeq_epi32_mask(amax, _mm512_setzero_si512()) | _mm512_cmpge_epu32_mask(amax, splat(0x7F800000));
-    // Bad lanes compute on 1.0 instead (their results are not used).
-    const __m512 amax_f = _mm512_castsi512_ps(_mm512_mask_blend_epi32(bad, amax, splat(0x3F800000)));
+    const __mmask16 bad = _mm512_cmpge_epu32_mask(amax, splat(0x7F800000));
+    const __mmask16 empty = _mm512_cmpeq_epi32_mask(amax, _mm512_setzero_si512());
+    // Bad and empty lanes compute on 1.0 instead (their results are not used).
+    const __m512 amax_f = _mm512_castsi512_ps(_mm512_mask_blend_epi32(bad | empty, amax, splat(0x3F800000)));
     alignas(64) double d[16];
+    alignas(64) float block_scale[16];  // S as a float (0 where zero)
     __m256i code_half[2];
     __mmask8 zero[2], over[2];
     for (int h = 0; h < 2; ++h) {
@@ -161,15 +179,26 @@ class nvfp4_blocks {
                                  : _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(amax_f), 1)));
       const __m512d r = e4m3_block_scales(am, zero[h], over[h], code_half[h]);
       _mm512_store_pd(d + 8 * h, _mm512_mul_pd(r, _mm512_set1_pd(static_cast<double>(s_))));
+      _mm256_store_ps(block_scale + 8 * h, _mm512_maskz_cvtpd_ps(static_cast<__mmask8>(~zero[h]), r));
     }
-    bad |= static_cast<__mmask16>(zero[0] | (zero[1] << 8));
+    // Blocks whose scale is zero (all zeros, or E4M3 underflow): code 0.
+    const auto zero_scale = static_cast<__mmask16>((empty | zero[0] | (zero[1] << 8)) & ~bad);
     const auto overflowed = static_cast<__mmask16>((over[0] | (over[1] << 8)) & ~bad);
     scale_overflow_ += static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(overflowed)));
-    _mm512_mask_storeu_epi32(scales, static_cast<__mmask16>(~bad),
-                             _mm512_inserti64x4(_mm512_castsi256_si512(code_half[0]), code_half[1], 1));
+    scale_underflow_ +=
+        static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(zero_scale & ~empty)));
+    _mm512_mask_storeu_epi32(
+        scales, static_cast<__mmask16>(~bad),
+        _mm512_maskz_mov_epi32(static_cast<__mmask16>(~zero_scale),
+                               _mm512_inserti64x4(_mm512_castsi256_si512(code_half[0]), code_half[1], 1)));
     for (int j = 0; j < 16; ++j) {
       if ((bad >> j) & 1) {
         left.add(first + static_cast<std::size_t>(j));
+        continue;
+      }
+      aim_values(first + static_cast<std::size_t>(j), block_scale[j]);
+      if ((zero_scale >> j) & 1) {
+        zero_scale_elements(_mm512_loadu_si512(in + 16 * j), a[j], codes + block_bytes_ * static_cast<std::size_t>(j));
         continue;
       }
       elements(_mm512_loadu_si512(in + 16 * j), a[j], d[j], codes + block_bytes_ * static_cast<std::size_t>(j),
@@ -267,13 +296,14 @@ class nvfp4_blocks {
 
   void add_to(scaled_result& result) const {
     scaled_counts& c = result.counts;
-    c.elements += 16 * blocks_;
+    c.elements += elements_;
     c.blocks += blocks_;
     c.inexact += inexact_;
     c.saturated += saturated_;
     c.block_underflow += block_underflow_;
     c.underflow_to_zero += underflow_to_zero_;
     c.scale_overflow += scale_overflow_;
+    c.scale_underflow += scale_underflow_;
     if (inexact_ != 0) result.raised |= flags::inexact;
     if (saturated_ != 0) result.raised |= flags::overflow;
     if (underflow_) result.raised |= flags::underflow;
@@ -288,13 +318,40 @@ class nvfp4_blocks {
     const __mmask16 flushed = _mm512_mask_testn_epi32_mask(nonzero, code, code);
     const __mmask16 block_flushed = _mm512_mask_cmpge_epu32_mask(flushed, a, own_nonzero_);
     const __m512i signed_code = _mm512_ternarylogic_epi32(code, _mm512_srli_epi32(x, 28), splat(8), 0xF8);
-    store_codes16(codes, signed_code, packed_fp4_);
+    if (out_ != nullptr) {
+      // dequantize()'s two fp32 products: value × S (exact), then × s.
+      const __m512 v = _mm512_mul_ps(_mm512_mul_ps(_mm512_permutexvar_ps(signed_code, value_table_), out_scale_),
+                                     _mm512_set1_ps(s_));
+      _mm512_mask_storeu_ps(out_, present_, v);
+    } else if (present_ == 0xFFFF) {
+      store_codes16(codes, signed_code, packed_fp4_);
+    } else {
+      store_codes16_masked(codes, signed_code, present_, packed_fp4_);
+    }
     ++blocks_;
+    elements_ += static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(present_)));
     inexact_ += static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(inexact)));
     saturated_ += static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(saturated)));
     block_underflow_ += static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(block_flushed)));
     underflow_to_zero_ +=
         static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(flushed & ~block_flushed)));
+  }
+
+  // Where values are wanted, the next block's go to block `index`'s place,
+  // decoded under the block scale S.
+  NUMLAB_INLINE void aim_values(std::size_t index, float block_scale) {
+    if (values_ == nullptr) return;
+    out_ = values_ + 16 * index;
+    out_scale_ = _mm512_set1_ps(block_scale);
+  }
+
+  // A block whose scale is zero (all its elements zero, or its E4M3 scale
+  // rounded to zero) decodes to zero whatever its codes: each element keeps
+  // only its sign, and each nonzero one is inexact and underflows.
+  NUMLAB_INLINE void zero_scale_elements(__m512i x, __m512i a, std::uint8_t* codes) {
+    const __mmask16 nonzero = _mm512_test_epi32_mask(a, a);
+    if (nonzero != 0) underflow_ = true;
+    tally(x, a, _mm512_setzero_si512(), nonzero, 0, codes);
   }
 
   // Stochastic rounding needs the discarded fraction's top r bits, which no
@@ -389,6 +446,10 @@ class nvfp4_blocks {
     return _mm512_mask_cmplt_epu32_mask(inexact, a, limit) != 0;
   }
 
+  float* const values_;  // where set, values instead of codes
+  const __m512 value_table_;  // E2M1's value of each signed code
+  float* out_ = nullptr;      // the current block's values
+  __m512 out_scale_ = _mm512_setzero_ps();
   const bool packed_fp4_;
   const std::size_t block_bytes_;  // the bytes of one block's codes
   random_window* random_;          // stochastic rounding only
@@ -398,7 +459,9 @@ class nvfp4_blocks {
   const double six_s_;
   const bool after_rounding_;
   __m512i own_nonzero_;
-  std::uint64_t blocks_ = 0, inexact_ = 0, saturated_ = 0, block_underflow_ = 0, underflow_to_zero_ = 0,
+  __mmask16 present_ = 0xFFFF;  // the lanes of the block being quantized
+  std::uint64_t blocks_ = 0, elements_ = 0, inexact_ = 0, saturated_ = 0, block_underflow_ = 0, underflow_to_zero_ = 0,
+                scale_underflow_ = 0,
                 scale_overflow_ = 0;
   bool underflow_ = false;
 };
@@ -407,7 +470,8 @@ template <rounding Mode>
 void run_blocks(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result& result, left_blocks& left) {
   std::optional<random_window> random;
   if constexpr (Mode == rounding::stochastic) random.emplace(k.seed, k.stream, run.first_word);
-  nvfp4_blocks<Mode> kernel(k.spec, k.tensor_scale, random ? &*random : nullptr, run.first_word, k.packed_fp4);
+  nvfp4_blocks<Mode> kernel(k.spec, k.tensor_scale, random ? &*random : nullptr, run.first_word, k.packed_fp4,
+                            run.values);
   const std::size_t block_bytes = k.packed_fp4 ? 8 : 16;
   // Locals, so the compiler need not reload them after each store.
   const float* in = run.in;
@@ -419,6 +483,7 @@ void run_blocks(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result
   for (; b < blocks; ++b) {
     if (!kernel.block(in + 16 * b, codes + block_bytes * b, scales[b], b)) left.add(b);
   }
+  if (run.tail != 0 && !kernel.block(in + 16 * b, codes + block_bytes * b, scales[b], b, run.tail)) left.add(b);
   kernel.add_to(result);
 }
 

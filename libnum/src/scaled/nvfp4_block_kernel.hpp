@@ -1,8 +1,8 @@
 // Internal: the AVX-512 path of NVFP4 quantization (1x16 blocks along a row,
 // E2M1 elements under an E4M3 block scale times the fp32 tensor scale, one
-// element per byte or two, every rounding mode). Blocks holding NaN
-// or inf, all-zero blocks and blocks whose E4M3 scale rounds to zero are
-// left to the scalar path, which gives the same results bit for bit.
+// element per byte or two, every rounding mode), a row's partial last block
+// included. Blocks holding NaN or inf are left to the scalar path, which
+// gives the same results bit for bit.
 #pragma once
 
 #include <cstddef>
@@ -14,13 +14,19 @@
 
 namespace num::scaled_detail {
 
-/// Consecutive whole 1x16 blocks along one row.
+/// Consecutive 1x16 blocks along one row: `blocks` whole ones, then (where
+/// `tail` is nonzero) the row's partial last block of `tail` elements.
 struct nvfp4_run {
   const float* in = nullptr;
   std::uint8_t* codes = nullptr;    ///< the byte of in[0]'s code (an even element when packed)
-  std::uint32_t* scales = nullptr;  ///< one unsigned-E4M3 code per block
+  std::uint32_t* scales = nullptr;  ///< one unsigned-E4M3 code per block, the partial one included
   std::size_t blocks = 0;
+  std::size_t tail = 0;  ///< 0..15 (even when packed)
   std::uint64_t first_word = 0;  ///< the random word of in[0]
+  /// Where set, the blocks' dequantized values (element × S, then × the
+  /// tensor scale, in fp32, as dequantize() gives them) go here, for in[0]
+  /// on, instead of their codes.
+  float* values = nullptr;
 };
 
 /// The call's rounding, tensor decode scale and random stream.
@@ -37,7 +43,8 @@ bool nvfp4_kernel_usable();
 
 /// Quantizes the run's blocks with the tensor's decode scale, adding their
 /// counts and flags to `result`. Each block it leaves to the scalar path is
-/// appended to `left` (its index in the run) with nothing of it written.
+/// appended to `left` (its index in the run, `blocks` for the partial one)
+/// with nothing of it written.
 void nvfp4_blocks_avx512(const nvfp4_kernel_setup& setup, const nvfp4_run& run, scaled_result& result,
                          left_blocks& left);
 

@@ -34,4 +34,14 @@ void check_options(const scaled_options& o);
 /// where got != want.
 void check_size(std::string_view call, std::size_t got, std::size_t want, const char* what);
 
+/// Whether quantize_into can write values straight from the rounding here
+/// (the AVX-512 MX or 1x16 NVFP4 kernel runs the call).
+bool fused_values_fit(const scaled_options& o, tensor_shape shape);
+/// quantize()'s work, arguments already checked. With `values` set (only
+/// where fused_values_fit), the elements' dequantized values go there, as
+/// dequantize() would give them, and `elements` (one byte per element)
+/// holds only the codes of the blocks the kernel left to the scalar path.
+scaled_result quantize_into(std::span<const float> in, tensor_shape shape, std::span<std::uint8_t> elements,
+                            std::span<std::uint32_t> scales, const scaled_options& options, float* values);
+
 }  // namespace num::scaled_detail

@@ -53,6 +53,13 @@ void element_decoder::scalar_block(std::span<const std::uint8_t> elements, doubl
   }
 }
 
+void element_decoder::block(std::span<const std::uint8_t> elements, std::uint32_t scale_code, float tensor_scale,
+                            std::size_t row0, std::size_t row1, std::size_t col0, std::size_t col1, std::size_t cols,
+                            std::span<float> out) const {
+  scalar_block(elements, scale_value(scale_type_of(options_.format.rule), scale_code) * tensor_scale, row0, row1, col0,
+               col1, cols, out);
+}
+
 // The row kernel computes value × block scale (× tensor scale) in fp32. That
 // is the scalar loop's one rounding where the tensor scale is 1 (every scale
 // encoding is a float), or where value × block scale is exact in fp32 so

@@ -3,12 +3,14 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "block_scale.hpp"
+#include "element_decoder.hpp"
 #include "element_packing.hpp"
 #include "element_rounding.hpp"
 #include "fast_element_rounding.hpp"
@@ -218,6 +220,11 @@ class block_quantizer {
       scaled_detail::fp32_scaled_elements_avx512(fp32_setup_, in_.data() + first, elements.data() + first, n,
                                                  scale.by.value, c);
       if (c.flushed - c.flushed_sure == unclassed) continue;
+      if (o_.format.rule == scale_rule::fp32_given) {
+        // A given scale is every element's own: each flushed one underflowed.
+        result.counts.underflow_to_zero += c.flushed - c.flushed_sure - unclassed;
+        continue;
+      }
       for (std::size_t i = first; i < first + n; ++i) {
         const float ax = std::fabs(in_[i]);
         if ((elements[i] & 0x7Fu) != 0 || ax == 0 || static_cast<double>(ax) > fp32_setup_.lone_scale_fits_above)
@@ -379,15 +386,28 @@ std::size_t element_bytes(element_type t, element_layout layout, std::size_t n) 
   return (n * static_cast<std::size_t>(element_bits(t)) + 7) / 8;
 }
 
+bool scaled_detail::fused_values_fit(const scaled_options& o, tensor_shape shape) {
+  const block_kernel kernel = kernel_for(o, shape);
+  const std::size_t width = kernel == block_kernel::mx ? 32 : 16;
+  const std::size_t tile_cols = block_grid(o.format, shape).tile_cols;
+  return o.layout == element_layout::byte_per_element && kernel != block_kernel::none &&
+         (tile_cols == width || tile_cols == shape.cols);
+}
+
 scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<std::uint8_t> elements,
                        std::span<std::uint32_t> scales, const scaled_options& options) {
   scaled_detail::check_options(options);
   scaled_detail::check_size("quantize", in.size(), shape.size(), "the input");
   scaled_detail::check_size("quantize", elements.size(),
                             element_bytes(options.format.element, options.layout, shape.size()), "the element array");
-  const block_grid grid(options.format, shape);
-  scaled_detail::check_size("quantize", scales.size(), grid.count(), "the scale array");
+  scaled_detail::check_size("quantize", scales.size(), block_grid(options.format, shape).count(), "the scale array");
+  return scaled_detail::quantize_into(in, shape, elements, scales, options, nullptr);
+}
 
+scaled_result scaled_detail::quantize_into(std::span<const float> in, tensor_shape shape,
+                                           std::span<std::uint8_t> elements, std::span<std::uint32_t> scales,
+                                           const scaled_options& options, float* values) {
+  const block_grid grid(options.format, shape);
   scaled_result result;
   const block_kernel kernel = kernel_for(options, shape);
   if (options.format.rule == scale_rule::nvfp4) {
@@ -402,36 +422,52 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
       kernel != block_kernel::none || quantizer.uses_fp32_kernel() || nvfp4_tiles_fit(options, shape)
           ? simd_path::avx512
           : simd_path::scalar;
+  // Blocks the kernel leaves are quantized into `elements` and, for values,
+  // decoded from there.
+  std::optional<scaled_detail::element_decoder> decoder;
+  if (values != nullptr) decoder.emplace(options);
   auto scalar_block = [&](std::size_t br, std::size_t bc) {
     const block_span b{br * grid.tile_rows, std::min(shape.rows, (br + 1) * grid.tile_rows), bc * grid.tile_cols,
                        std::min(shape.cols, (bc + 1) * grid.tile_cols)};
-    scales[br * grid.block_cols + bc] = quantizer.run(b, shape.cols, elements, result);
+    const std::size_t index = br * grid.block_cols + bc;
+    scales[index] = quantizer.run(b, shape.cols, elements, result);
+    if (decoder) {
+      decoder->block(elements, scales[index], result.tensor_scale, b.row0, b.row1, b.col0, b.col1, shape.cols,
+                     {values, shape.size()});
+    }
   };
-  // A kernel takes each row's whole blocks; what it leaves, and a row's
-  // partial last block, run scalar.
+  // A kernel takes each row's blocks, its partial last one included; what
+  // it leaves runs scalar.
   const std::size_t width = kernel == block_kernel::mx ? 32 : 16;
-  const std::size_t kernel_blocks = kernel != block_kernel::none && grid.tile_cols == width ? shape.cols / width : 0;
+  // (Rows narrower than a block are one partial block each.)
+  const bool kernel_rows = kernel != block_kernel::none && (grid.tile_cols == width || grid.tile_cols == shape.cols);
+  const std::size_t kernel_blocks = kernel_rows ? shape.cols / width : 0;
+  const std::size_t tail = kernel_rows ? shape.cols % width : 0;
   const scaled_detail::mx_kernel_setup setup =
       kernel == block_kernel::mx ? mx_setup(options) : scaled_detail::mx_kernel_setup{};
   scaled_detail::left_blocks left;
   for (std::size_t br = 0; br < grid.block_rows; ++br) {
-    if (kernel_blocks != 0) {
+    if (kernel_rows) {
       const std::size_t first = br * shape.cols;
       std::uint8_t* row_codes = elements.data() + (packed_fp4(options) ? first / 2 : first);
       std::uint32_t* row_scales = scales.data() + br * grid.block_cols;
       left.clear();
       if (kernel == block_kernel::mx) {
         scaled_detail::mx_blocks_avx512(
-            setup, {in.data() + first, row_codes, row_scales, kernel_blocks, options.first_index + first}, result,
-            left);
+            setup,
+            {in.data() + first, row_codes, row_scales, kernel_blocks, tail, options.first_index + first,
+             values == nullptr ? nullptr : values + first},
+            result, left);
       } else {
         scaled_detail::nvfp4_blocks_avx512(
-            nvfp4_setup, {in.data() + first, row_codes, row_scales, kernel_blocks, options.first_index + first}, result,
-            left);
+            nvfp4_setup,
+            {in.data() + first, row_codes, row_scales, kernel_blocks, tail, options.first_index + first,
+             values == nullptr ? nullptr : values + first},
+            result, left);
       }
       for (std::size_t bc : left.indices()) scalar_block(br, bc);
     }
-    for (std::size_t bc = kernel_blocks; bc < grid.block_cols; ++bc) scalar_block(br, bc);
+    for (std::size_t bc = kernel_rows ? grid.block_cols : 0; bc < grid.block_cols; ++bc) scalar_block(br, bc);
   }
   return result;
 }

@@ -1,8 +1,7 @@
-// quantize_dequantize: quantize() into a byte-per-element code buffer of its
-// own, then dequantize(). It once worked in cache-sized bands of blocks, but
-// that bought nothing measurable over the two whole calls (bench/RESULTS.md)
-// and needed band geometry, per-band random offsets and a separate NVFP4
-// tensor amax pass to give the whole call's results.
+// quantize_dequantize: where an AVX-512 block kernel (MX, 1x16 NVFP4) runs the call, each
+// block's values straight from its rounding; elsewhere quantize() into a
+// byte-per-element code buffer of its own, then dequantize(). (Cache-sized
+// bands of the two calls once bought nothing measurable: bench/RESULTS.md.)
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -34,10 +33,17 @@ scaled_result quantize_dequantize(std::span<const float> in, tensor_shape shape,
   if (shape.size() == 0) return scaled_result{};
   scaled_options byte_options = options;
   byte_options.layout = element_layout::byte_per_element;
-  // Uninitialised: quantize writes every byte. quantize reads all of `in`
-  // before dequantize writes `out`, so in place is safe.
+  // Uninitialised: quantize writes every byte it reads back.
   const auto buffer = std::make_unique_for_overwrite<std::uint8_t[]>(shape.size());
   const std::span<std::uint8_t> codes(buffer.get(), shape.size());
+  if (scaled_detail::fused_values_fit(byte_options, shape)) {
+    // The kernel writes each block's values from its rounding; the codes
+    // buffer holds only what it leaves to the scalar path (so its untouched
+    // pages are never even mapped). A block reads its inputs before writing
+    // its values, so in place is safe.
+    return scaled_detail::quantize_into(in, shape, codes, scales, byte_options, out.data());
+  }
+  // quantize reads all of `in` before dequantize writes `out`, so in place is safe.
   const scaled_result result = quantize(in, shape, codes, scales, byte_options);
   dequantize(codes, scales, result.tensor_scale, shape, out, byte_options);
   return result;

@@ -4,7 +4,9 @@
 // blocks whose scale leaves E8M0, flushed tiny values) beside ordinary blocks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <libnum/array.hpp>
 #include <string>
 #include <vector>
@@ -74,6 +76,114 @@ TEST(ScaledPaths, Avx512MxMatchesScalarAlongRowsWithPartialBlocks) {
         expect_same(fast, scalar, label);
       }
     }
+  }
+}
+
+// Operands as the trainer's recipes quantize them (tiny_block_data), in rows
+// as its GEMMs cut them: shorter than one block (k = 9, 25), a partial block
+// at each row's end (784 = 24.5 blocks of 32), whole blocks only. The
+// kernels take every block here, partial ones included, and must agree with
+// the scalar path on codes, scales, counts and flags.
+TEST(ScaledPaths, Avx512MatchesScalarOnBlocksOfTinyElementsInAnyRowWidth) {
+  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const num::tensor_shape shapes[] = {{70, 9}, {24, 25}, {3, 784}, {10, 64}};
+  for (const num::tensor_shape shape : shapes) {
+    for (const char* name : {"mxfp8", "mxfp8-e5m2", "mxfp6-e2m3", "mxfp4", "mxint8", "e4m3/mx-rceil", "nvfp4"}) {
+      const bool nvfp4 = std::string(name) == "nvfp4";
+      const std::vector<float> in = scaled_test::tiny_block_data(shape.size(), nvfp4 ? 16 : 32, 5);
+      for (num::rounding mode : num::all_roundings) {
+        if (std::string(name) == "mxint8" && mode != num::rounding::nearest_even) continue;
+        for (const float tensor_amax : {std::nanf(""), 64.0f}) {
+          if (!nvfp4 && !std::isnan(tensor_amax)) continue;
+          num::scaled_options o = scaled_test::options_for(name);
+          o.spec.mode = mode;
+          o.seed = 3;
+          o.first_index = 7;
+          o.tensor_amax = tensor_amax;
+          o.path = num::simd_path::scalar;
+          const auto scalar = scaled_test::run(in, o, shape);
+          o.path = num::simd_path::avx512;
+          const auto fast = scaled_test::run(in, o, shape);
+          const std::string label = std::string(name) + " " + std::string(num::rounding_name(mode)) + " " +
+                                    std::to_string(shape.rows) + "x" + std::to_string(shape.cols);
+          EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
+          expect_same(fast, scalar, label);
+          // The data does what it is for (rounding to odd never gives zero).
+          if (mode != num::rounding::to_odd) {
+            EXPECT_GT(scalar.result.counts.block_underflow, 0u) << label;
+          }
+        }
+      }
+    }
+  }
+}
+
+// A row of 9 (one partial MXFP8 block), hand-derived: amax 1 gives X = 2^-8
+// (E8M0 code 119); x / X for 2^-20 is 2^-12, under half of E4M3's smallest
+// subnormal 2^-9: flushed by the block's scale (block underflow); 1.5·2^-17
+// is the tie 1.5·2^-9 (even: 2·2^-9, code 2); 2^-17 is code 1 exactly;
+// 0.75·2^-17 rounds up to code 1; 2^-12 is 2^-4 (code 0x18); 1 is 2^8 (0x78).
+TEST(ScaledPaths, PartialBlockOfTinyElementsCountsAsDerived) {
+  const std::vector<float> in = {1.0f,       0x1p-20f, -0x1p-20f, 0x1.8p-17f, 0x1p-17f,
+                                 0.0f,       -0.0f,    0x1p-12f,  0x1.8p-18f};
+  const std::vector<std::uint32_t> codes = {0x78, 0x00, 0x80, 0x02, 0x01, 0x00, 0x80, 0x18, 0x01};
+  for (num::simd_path path : {num::simd_path::scalar, num::simd_path::avx512}) {
+    if (!num::simd_path_supported(path)) continue;
+    num::scaled_options o = scaled_test::options_for("mxfp8");
+    o.path = path;
+    const auto q = scaled_test::run(in, o);
+    const std::string label(num::simd_path_name(path));
+    EXPECT_EQ(q.codes, codes) << label;
+    EXPECT_EQ(q.scales, std::vector<std::uint32_t>{119}) << label;
+    EXPECT_EQ(q.result.counts.elements, 9u) << label;
+    EXPECT_EQ(q.result.counts.blocks, 1u) << label;
+    EXPECT_EQ(q.result.counts.inexact, 4u) << label;
+    EXPECT_EQ(q.result.counts.block_underflow, 2u) << label;
+    EXPECT_EQ(q.result.counts.underflow_to_zero, 0u) << label;
+    EXPECT_EQ(q.result.counts.saturated, 0u) << label;
+    EXPECT_EQ(q.result.raised, num::flags::inexact | num::flags::underflow) << label;
+  }
+}
+
+// NVFP4 with s = 1 (tensor amax 2688 = 448·6), a row of 36, hand-derived:
+// block 0 (all 6) takes S = 1 (0x38) and code 7 exactly; in block 1 every
+// |x| = 2^-12 gives amax / 6 below 2^-10, so S rounds to zero (a scale
+// underflow): each element keeps its sign only, inexact, flushed to zero
+// (no block underflow: no element's own scale is nonzero either); the
+// partial block of signed zeros takes S = 0 without underflow or flags.
+TEST(ScaledPaths, Nvfp4ZeroScaleAndPartialBlocksCountAsDerived) {
+  std::vector<float> in(36, 6.0f);
+  std::vector<std::uint32_t> codes(36, 7);
+  for (std::size_t j = 0; j < 16; ++j) {
+    in[16 + j] = j % 4 == 3 ? 0.0f : (j % 2 ? -0x1p-12f : 0x1p-12f);
+    codes[16 + j] = j % 4 == 3 || j % 2 == 0 ? 0 : 8;
+  }
+  for (std::size_t j = 32; j < 36; ++j) {
+    in[j] = j % 2 ? 0.0f : -0.0f;
+    codes[j] = j % 2 ? 0 : 8;
+  }
+  for (num::simd_path path : {num::simd_path::scalar, num::simd_path::avx512}) {
+    if (!num::simd_path_supported(path)) continue;
+    num::scaled_options o = scaled_test::options_for("nvfp4");
+    o.tensor_amax = 2688.0f;
+    o.path = path;
+    const auto q = scaled_test::run(in, o);
+    const std::string label(num::simd_path_name(path));
+    EXPECT_EQ(q.codes, codes) << label;
+    EXPECT_EQ(q.scales, (std::vector<std::uint32_t>{0x38, 0, 0})) << label;
+    EXPECT_EQ(q.result.counts.elements, 36u) << label;
+    EXPECT_EQ(q.result.counts.blocks, 3u) << label;
+    EXPECT_EQ(q.result.counts.inexact, 12u) << label;
+    EXPECT_EQ(q.result.counts.underflow_to_zero, 12u) << label;
+    EXPECT_EQ(q.result.counts.block_underflow, 0u) << label;
+    EXPECT_EQ(q.result.counts.scale_underflow, 1u) << label;
+    EXPECT_EQ(q.result.raised, num::flags::inexact | num::flags::underflow) << label;
+    // Without block 1's nonzero values nothing is raised.
+    std::vector<float> exact = in;
+    std::fill(exact.begin() + 16, exact.begin() + 32, 0.0f);
+    const auto e = scaled_test::run(exact, o);
+    EXPECT_EQ(e.result.raised, num::flags::none) << label;
+    EXPECT_EQ(e.result.counts.scale_underflow, 0u) << label;
   }
 }
 
@@ -220,6 +330,8 @@ TEST(ScaledPaths, Avx512MxInt8MatchesScalar) {
   std::vector<float> in = scaled_test::path_data(400, 13);
   // One hand-made block (amax 4).
   for (std::size_t j = 0; j < 32; ++j) in[j] = j == 0 ? -4.0f : 0.75f * static_cast<float>(j % 7) - 2.0f;
+  // A whole block whose RCEIL and EVEN scales leave E8M0 (FLT_MAX over INT8's 127/64).
+  in[40] = std::numeric_limits<float>::max();
   for (const char* name : {"mxint8", "int8/mx-rceil", "int8/mx-even"}) {
     for (const bool symmetric : {false, true}) {
       num::scaled_options o = scaled_test::options_for(name);
@@ -282,6 +394,34 @@ TEST(ScaledPaths, Avx512Fp32ScaleRulesMatchScalar) {
                                   (tiny == num::tininess::after_rounding ? " after" : " before");
         EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
         expect_same(fast, scalar, label);
+      }
+    }
+  }
+}
+
+// Per-tensor scales (a given one, as fp8-current and fp8-delayed pass it,
+// and the amax rule with a margin) on operand-like data free of NaN/inf, so
+// that the whole tensor runs on the kernel with flushed elements in many rows.
+TEST(ScaledPaths, Avx512TensorScalesCountFlushedElementsAsScalar) {
+  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const std::vector<float> in = scaled_test::tiny_block_data(20 * 160, 32, 8);
+  for (const int margin : {0, 3}) {
+    for (num::rounding mode : num::all_roundings) {
+      if (mode == num::rounding::stochastic) continue;
+      num::scaled_options o;
+      o.format = {num::element_type::e4m3, margin == 0 ? num::scale_rule::fp32_given : num::scale_rule::fp32_amax,
+                  num::whole_tensor_block};
+      o.given_scale = 0x1p-3f;
+      o.margin = margin;
+      o.spec.mode = mode;
+      o.path = num::simd_path::scalar;
+      const auto scalar = scaled_test::run(in, o, {20, 160});
+      o.path = num::simd_path::avx512;
+      const auto fast = scaled_test::run(in, o, {20, 160});
+      const std::string label = "margin " + std::to_string(margin) + " " + std::string(num::rounding_name(mode));
+      expect_same(fast, scalar, label);
+      if (mode != num::rounding::to_odd) {
+        EXPECT_GT(scalar.result.counts.underflow_to_zero + scalar.result.counts.block_underflow, 20u) << label;
       }
     }
   }

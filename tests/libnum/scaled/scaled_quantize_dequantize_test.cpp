@@ -148,6 +148,43 @@ TEST(ScaledQuantizeDequantize, MatchesOnOddShapes) {
   }
 }
 
+// Operands as the trainer's recipes give them (one large value per block,
+// the rest 2^-10..2^-20 below: subnormal elements and flushed ones) in its
+// GEMMs' row widths, where the MX kernel writes values from its rounding.
+TEST(ScaledQuantizeDequantize, MatchesOnBlocksOfTinyElementsInTrainerRowWidths) {
+  const num::tensor_shape shapes[] = {{784, 9}, {3, 784}, {9, 784}};
+  for (const num::tensor_shape shape : shapes) {
+    const std::vector<float> in = scaled_test::tiny_block_data(shape.size(), 32, 19);
+    for (const char* name : {"mxfp8", "mxfp8-e5m2", "mxfp6-e3m2", "mxfp4", "mxint8", "nvfp4"}) {
+      for (num::rounding mode : {num::rounding::nearest_even, num::rounding::toward_zero, num::rounding::stochastic}) {
+        num::scaled_options o = scaled_test::options_for(name);
+        o.spec.mode = mode;
+        o.seed = 8;
+        expect_fused_matches(in, shape, o,
+                             std::string(name) + " " + std::string(num::rounding_name(mode)) + " " +
+                                 std::to_string(shape.rows) + "x" + std::to_string(shape.cols));
+      }
+    }
+  }
+}
+
+// amax in [2^-119, 2^-118): MXFP8's X = 2^(-119 - 8) is E8M0's smallest,
+// 2^-127 (code 0), an fp32 subnormal. Values of at most 4 significant bits
+// up to 1.75·2^-119 (E4M3's 448 = 1.75·2^8) are exact and come back unchanged.
+TEST(ScaledQuantizeDequantize, BlockAtTheBottomOfE8M0ComesBackExactly) {
+  std::vector<float> in(64);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    in[i] = std::ldexp(1.0f + 0.125f * static_cast<float>(i % 7), -119) * (i % 3 == 0 ? -1.0f : 1.0f);
+  }
+  const num::scaled_options o = scaled_test::options_for("mxfp8");
+  expect_fused_matches(in, {2, 32}, o, "bottom of E8M0");
+  std::vector<float> out(in.size());
+  std::vector<std::uint32_t> scales(2);
+  num::quantize_dequantize(in, {2, 32}, out, scales, o);
+  EXPECT_EQ(bits_of(out), bits_of(in));
+  EXPECT_EQ(scales, (std::vector<std::uint32_t>{0, 0}));
+}
+
 TEST(ScaledQuantizeDequantize, RunsInPlaceAndWithoutScales) {
   const std::vector<float> in = tensor_data();
   for (const char* name : {"mxfp4", "nvfp4", "fp8-block-128x128"}) {

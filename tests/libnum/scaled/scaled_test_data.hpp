@@ -65,4 +65,26 @@ inline std::vector<float> nvfp4_data(unsigned seed) {
   return v;
 }
 
+// What a trainer's operands look like to a block: one large value and the
+// rest 2^-10 .. 2^-20 below it (subnormal in the element format or flushed
+// by the block's scale), with zeros, an all-zero block every 7th and a block
+// far below the rest (NVFP4's E4M3 scale rounds to zero) every 11th. Blocks
+// are `block` values long, so rows of any width cut them anywhere.
+inline std::vector<float> tiny_block_data(std::size_t n, std::size_t block, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<int> large(-10, 10), below(10, 20);
+  std::uniform_int_distribution<std::uint32_t> mantissa(0, 0x7FFFFF);
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t b = i / block;
+    const int e = large(gen) - (b % 11 == 5 ? 40 : 0);
+    const float significand = 1.0f + static_cast<float>(mantissa(gen) & (gen() % 2 ? 0x7FFFFF : 0x600000)) * 0x1p-23f;
+    float x = std::ldexp(significand, i % block == b % block ? e : e - below(gen));
+    if (gen() % 2) x = -x;
+    if (b % 7 == 3 || gen() % 13 == 0) x = gen() % 2 ? 0.0f : -0.0f;
+    v[i] = x;
+  }
+  return v;
+}
+
 }  // namespace scaled_test
