@@ -313,7 +313,8 @@ QString main_window::plot_title() const {
   } else if (tabs_->currentWidget() == scales_) {
     const auto& detail = scales_->detail();
     title += QString(" — %1 / %2").arg(qstr(scales_->data().layer), qstr(scales_->data().role));
-    if (detail.record) title += QString(" (%1) at step %2").arg(qstr(detail.record->scaled_format)).arg(detail.record->step);
+    if (!detail.records.empty())
+      title += QString(" (%1) at step %2").arg(qstr(detail.records.front().scaled_format)).arg(detail.records.front().step);
   } else if (tabs_->currentWidget() == map_) {
     title += QString(" — %1 of %2").arg(metric_name(map_->metric()),
                                         map_->grid().role.empty() ? QString("every role") : qstr(map_->grid().role));

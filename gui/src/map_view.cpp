@@ -55,9 +55,7 @@ map_view::map_view(QWidget* parent)
   scale->setType(QCPAxis::atRight);
   scale->axis()->setLabel("fraction of values");
   map_->setColorScale(scale);
-  QCPColorGradient gradient(QCPColorGradient::gpThermal);
-  gradient.setNanHandling(QCPColorGradient::nhTransparent);
-  map_->setGradient(gradient);
+  map_->setGradient(fraction_gradient());
   map_->setInterpolate(false);
   // Every skipped step, traced or not: a red tick above the top row.
   skip_marks_ = plot_->addGraph();

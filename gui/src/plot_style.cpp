@@ -53,6 +53,20 @@ QColor layer_color(std::size_t index) {
   return QColor::fromHsv(hue, 200, 200);
 }
 
+QColor no_data_color() { return {215, 215, 215}; }
+
+QCPColorGradient fraction_gradient() {
+  QCPColorGradient gradient;
+  gradient.setColorInterpolation(QCPColorGradient::ciRGB);
+  gradient.setColorStopAt(0, QColor(50, 0, 50));
+  gradient.setColorStopAt(0.2, QColor(180, 10, 0));
+  gradient.setColorStopAt(0.55, QColor(245, 105, 0));
+  gradient.setColorStopAt(1, QColor(255, 225, 0));
+  gradient.setNanHandling(QCPColorGradient::nhNanColor);
+  gradient.setNanColor(no_data_color());
+  return gradient;
+}
+
 QSharedPointer<QCPAxisTicker> power_of_two_ticker() { return QSharedPointer<QCPAxisTicker>(new power_ticker(2)); }
 QSharedPointer<QCPAxisTicker> power_of_ten_ticker() { return QSharedPointer<QCPAxisTicker>(new power_ticker(10)); }
 QSharedPointer<QCPAxisTicker> step_ticker() { return QSharedPointer<QCPAxisTicker>(new integer_ticker); }

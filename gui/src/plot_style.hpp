@@ -17,6 +17,13 @@ QColor layer_color(std::size_t index);
 /// Qt text from a std::string.
 inline QString qstr(const std::string& text) { return QString::fromStdString(text); }
 
+/// The colours of the maps' fractions: dark purple through red and orange to
+/// yellow, like QCustomPlot's thermal scale but without its white top, so
+/// that the largest fraction never looks like a cell with no data, which is
+/// drawn light grey (NaN).
+QCPColorGradient fraction_gradient();
+/// The colour fraction_gradient() gives cells with no data.
+QColor no_data_color();
 /// Ticks of a log2 axis labelled 2^k (loss scales, magnitudes).
 QSharedPointer<QCPAxisTicker> power_of_two_ticker();
 /// Ticks of a log10 axis labelled 10^k, one per decade (counts).

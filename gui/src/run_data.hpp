@@ -60,8 +60,12 @@ struct problem_summary {
 /// The layer and role whose values underflowed to zero most, over a whole run
 /// (a full scan of the statistics, so loaded after the summary).
 struct underflow_ranking {
-  std::vector<rundb::layer_totals> worst;  ///< by underflow fraction, descending; at most 5
-  std::optional<problem_site> worst_step;  ///< the step where the worst layer/role underflowed most
+  /// By underflow fraction, descending, ties in reader::totals_by_layer's
+  /// order; at most 5. The same list from a version 3 file and its upgrade.
+  std::vector<rundb::layer_totals> worst;
+  /// The step where the worst layer/role's fraction of underflowed values
+  /// (summed over that step's records) is the largest, the earliest on ties.
+  std::optional<problem_site> worst_step;
 };
 
 /// Loss, evaluation and loss-scale series of one run, for the Overview.
@@ -187,17 +191,33 @@ struct scales_data {
   std::vector<std::string> roles;                   ///< roles with scale statistics of `layer`, sorted
   std::string layer, role;                          ///< the ones loaded
   std::vector<rundb::scale_stats_record> history;   ///< layer/role at every recorded step, without blobs
-  std::optional<double> element_max;                ///< largest finite element (nullopt: a name libnum does not know)
+  /// The GEMM roles (scale_stats.op: forward, dgrad, wgrad) of the history,
+  /// in order of first appearance: a tensor is quantized once per GEMM it
+  /// feeds, so each step has a record per op, drawn as a series per op.
+  std::vector<std::string> ops;
+  /// The largest finite magnitude per unit of the recorded per-tensor scale:
+  /// the element's maximum, times the largest block scale for NVFP4 (448)
+  /// (nullopt: a format name libnum does not parse).
+  std::optional<double> largest_per_tensor_scale;
   std::int64_t requested_step = -1;                 ///< negative: the newest
 
   /// The history index shown for a step: the newest recorded step <= `step` (the first when none is).
   std::size_t index_of(std::int64_t step) const;
 };
 
-/// One scale_stats record with its block-scale histogram and amax history.
+/// The scale_stats records of one layer/role at one step, one per GEMM role
+/// (op), with block-scale histograms and amax histories.
 struct scale_detail {
-  std::optional<rundb::scale_stats_record> record;  ///< empty when the layer/role has none at or before the step
+  /// At the newest recorded step <= requested_step, in recording order;
+  /// empty when the layer/role has none at or before it.
+  std::vector<rundb::scale_stats_record> records;
   std::int64_t requested_step = -1;
+  /// Per record: its all-zero blocks, counted here and taken out of its
+  /// histogram, which they would stretch over a hundred empty binades or
+  /// dwarf: blocks whose scale is zero (NVFP4; the histogram's bins[0]) or,
+  /// for E8M0 scales (MX), the smallest, 2^-127, which a block gets when its
+  /// amax lies below 2^-127 times the element's 2^emax.
+  std::vector<std::uint64_t> zero_blocks;
 };
 
 /// Events of one run.

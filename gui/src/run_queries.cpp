@@ -8,7 +8,9 @@
 #include <limits>
 #include <map>
 #include <stdexcept>
+#include <utility>
 
+#include <libnum/scaled_array.hpp>
 #include <libnum/scaled_format.hpp>
 
 namespace numlab_gui {
@@ -139,32 +141,35 @@ void fill_scaled_bands(rundb::reader& db, rundb::run_id run, histogram_data& dat
                                       .with_histograms = true});
   if (scales.empty()) return;
   data.scaled_format = scales.back().scaled_format;
-  const auto elements = scaled_element_range(data.scaled_format);
+  const auto range = scaled_range(data.scaled_format);
   data.scaled_bands.assign(data.history.size(), std::nullopt);
-  if (!elements) return;
+  if (!range) return;
   auto at = scales.begin();
   for (std::size_t i = 0; i < data.history.size(); ++i) {
     const auto step = data.history[i].step;
     while (at != scales.end() && at->step < step) ++at;
     if (at == scales.end() || at->step != step) continue;
     double low = 0, high = 0;
-    if (at->scale && *at->scale > 0) {
+    if (!range->block_scaled && at->scale && *at->scale > 0) {
       low = high = std::log2(*at->scale);
     } else {
-      // Block formats: the populated binades of the block scales (bins[0]
-      // and the last bin lie outside the recorded range and are skipped).
+      // Block formats: the populated binades of the block scales (NVFP4's
+      // include its tensor scale; bins[0] and the last bin lie outside the
+      // recorded range, and MX's smallest scale holds the all-zero blocks:
+      // all three are skipped).
       const auto& bins = at->scale_hist.bins;
       bool any = false;
       for (std::size_t b = 1; b + 1 < bins.size(); ++b) {
-        if (bins[b] == 0) continue;
-        const double binade = at->scale_hist.first_exponent + static_cast<double>(b - 1);
+        const int binade = at->scale_hist.first_exponent + static_cast<int>(b - 1);
+        if (bins[b] == 0 || binade == range->floor_scale_binade) continue;
         if (!any) low = binade;
         high = binade + 1;
         any = true;
       }
       if (!any) continue;
     }
-    data.scaled_bands[i] = histogram_data::scaled_band{std::log2(elements->first) + low, std::log2(elements->second) + high};
+    data.scaled_bands[i] =
+        histogram_data::scaled_band{std::log2(range->smallest_element) + low, std::log2(range->largest_element) + high};
   }
 }
 
@@ -275,31 +280,15 @@ underflow_ranking load_underflow_ranking(const run_ref& run, const interrupt_fla
   if (ranking.worst.size() > 5) ranking.worst.resize(5);
   if (ranking.worst.empty()) return ranking;
   const auto& top = ranking.worst.front();
-  // The worst step of that layer and role: one map column over the whole run
-  // from schema v4's summaries; in older files an indexed scan of its records.
-  if (db.schema_version() >= 4) {
-    for (const auto& c : db.counts_by_layer_and_step(run.id, top.role, rundb::counted_stat::underflows, 1)) {
-      if (c.layer != top.layer) continue;
-      ranking.worst_step = problem_site{c.worst_step, top.layer, top.role,
-                                        std::to_string(static_cast<std::uint64_t>(c.counted)) + " of " +
-                                            std::to_string(static_cast<std::uint64_t>(c.values)) +
-                                            " values underflowed to zero"};
-    }
-    return ranking;
-  }
-  const auto history = db.tensor_stats({.run = run.id, .layer = top.layer, .role = top.role});
-  const rundb::tensor_stats_record* worst = nullptr;
-  double worst_fraction = -1;
-  for (const auto& r : history) {
-    const double f = r.count > 0 ? static_cast<double>(r.underflows) / static_cast<double>(r.count) : 0.0;
-    if (f > worst_fraction) {
-      worst_fraction = f;
-      worst = &r;
-    }
-  }
-  if (worst != nullptr) {
-    ranking.worst_step = problem_site{worst->step, top.layer, top.role,
-                                      std::to_string(worst->underflows) + " of " + std::to_string(worst->count) +
+  // The worst step of that layer and role: one map column over the whole run,
+  // the step whose underflow fraction (summed over its records) is the
+  // largest, the earliest on ties; from schema v4's summaries or, in older
+  // files, from the records summed in SQL: the same step either way.
+  for (const auto& c : db.counts_by_layer_and_step(run.id, top.role, rundb::counted_stat::underflows, 1)) {
+    if (c.layer != top.layer) continue;
+    ranking.worst_step = problem_site{c.worst_step, top.layer, top.role,
+                                      std::to_string(static_cast<std::uint64_t>(c.counted)) + " of " +
+                                          std::to_string(static_cast<std::uint64_t>(c.values)) +
                                           " values underflowed to zero"};
   }
   return ranking;
@@ -443,17 +432,30 @@ std::size_t scales_data::index_of(std::int64_t step) const {
   return after == history.begin() ? 0 : static_cast<std::size_t>(after - history.begin() - 1);
 }
 
-std::optional<std::pair<double, double>> scaled_element_range(const std::string& scaled_format) {
-  num::element_type element{};
+std::optional<scaled_value_range> scaled_range(const std::string& scaled_format) {
+  num::scaled_format format{};
   try {
-    element = num::parse_scaled_format(scaled_format).element;
+    format = num::parse_scaled_format(scaled_format);
   } catch (const std::invalid_argument&) {
     return std::nullopt;
   }
-  const auto grid = num::element_value_grid(element);
+  scaled_value_range range;
+  const auto grid = num::element_value_grid(format.element);
   // MX INT8 (no value grid): steps of its implicit scale 2^-6 (OCP MX §5.3.4).
-  const double smallest = grid ? grid->min_subnormal() : std::ldexp(1.0, -6);
-  return std::pair{smallest, num::element_max(element)};
+  range.smallest_element = grid ? grid->min_subnormal() : std::ldexp(1.0, -6);
+  range.largest_element = num::element_max(format.element);
+  range.block_scaled = format.block != num::whole_tensor_block;
+  switch (num::scale_type_of(format.rule)) {
+    case num::scale_type::e8m0:
+      range.floor_scale_binade = static_cast<int>(std::lround(std::log2(num::scale_value(num::scale_type::e8m0, 0))));
+      break;
+    case num::scale_type::ue4m3:
+      // 0x7E: UE4M3's largest finite code (0x7F is NaN).
+      range.largest_block_scale = num::scale_value(num::scale_type::ue4m3, 0x7E);
+      break;
+    case num::scale_type::fp32: break;
+  }
+  return range;
 }
 
 scales_data load_scales(const run_ref& run, const std::string& layer, const std::string& role, std::int64_t step,
@@ -468,8 +470,11 @@ scales_data load_scales(const run_ref& run, const std::string& layer, const std:
   data.roles = db.roles(run.id, data.layer, table);
   data.role = contains(data.roles, role) ? role : data.roles.front();
   data.history = db.scale_stats({.run = run.id, .layer = data.layer, .role = data.role});
+  for (const auto& r : data.history)
+    if (!contains(data.ops, r.op)) data.ops.push_back(r.op);
   if (!data.history.empty()) {
-    if (const auto range = scaled_element_range(data.history.back().scaled_format)) data.element_max = range->second;
+    if (const auto range = scaled_range(data.history.back().scaled_format))
+      data.largest_per_tensor_scale = range->largest_element * range->largest_block_scale;
   }
   return data;
 }
@@ -477,7 +482,26 @@ scales_data load_scales(const run_ref& run, const std::string& layer, const std:
 scale_detail load_scale_detail(const run_ref& run, const std::string& layer, const std::string& role,
                                std::int64_t step, const interrupt_flag& interrupt) {
   auto db = open(run.file, interrupt);
-  return {db.scale_histogram(run.id, layer, role, step < 0 ? std::numeric_limits<std::int64_t>::max() : step), step};
+  scale_detail detail;
+  detail.requested_step = step;
+  const auto newest = db.scale_histogram(run.id, layer, role, step < 0 ? std::numeric_limits<std::int64_t>::max() : step);
+  if (!newest) return detail;
+  detail.records = db.scale_stats(
+      {.run = run.id, .layer = layer, .role = role, .steps = {newest->step, newest->step}, .with_histograms = true});
+  for (auto& r : detail.records) {
+    std::uint64_t zero = 0;
+    auto& bins = r.scale_hist.bins;
+    // bins[0]: scales below the first binade, which the trainer records only
+    // for zero scales; bin i: binade first_exponent + i - 1.
+    if (!bins.empty()) zero += std::exchange(bins.front(), 0);
+    const auto range = scaled_range(r.scaled_format);
+    if (range && range->floor_scale_binade) {
+      const std::int64_t at = std::int64_t{*range->floor_scale_binade} - r.scale_hist.first_exponent + 1;
+      if (at >= 1 && at + 1 < static_cast<std::int64_t>(bins.size())) zero += std::exchange(bins[static_cast<std::size_t>(at)], 0);
+    }
+    detail.zero_blocks.push_back(zero);
+  }
+  return detail;
 }
 
 event_list load_events(const run_ref& run, const interrupt_flag& interrupt) {

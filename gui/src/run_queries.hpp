@@ -49,10 +49,22 @@ scales_data load_scales(const run_ref& run, const std::string& layer, const std:
 /// (negative: the newest), with the block-scale histogram and amax history.
 scale_detail load_scale_detail(const run_ref& run, const std::string& layer, const std::string& role,
                                std::int64_t step, const interrupt_flag& interrupt);
-/// The smallest positive and the largest finite element value of a scaled
-/// format named as scale_stats.scaled_format names it (libnum's names);
-/// nullopt for a name libnum does not parse.
-std::optional<std::pair<double, double>> scaled_element_range(const std::string& scaled_format);
+/// What a scaled format can represent, from libnum's description of it.
+struct scaled_value_range {
+  double smallest_element = 0;  ///< smallest positive element value
+  double largest_element = 0;   ///< largest finite element value
+  /// NVFP4: the largest UE4M3 block scale (448), by which the recorded
+  /// per-tensor scale is multiplied once more; 1 for one-level formats.
+  double largest_block_scale = 1;
+  /// Whether blocks carry scales of their own (MX, NVFP4, FP8 blockwise), so
+  /// a tensor's range follows its block-scale histogram, not one scale.
+  bool block_scaled = false;
+  /// E8M0 block scales (MX): the binade of the smallest scale, 2^-127.
+  std::optional<int> floor_scale_binade;
+};
+/// The range of a scaled format named as scale_stats.scaled_format names it
+/// (libnum's names); nullopt for a name libnum does not parse.
+std::optional<scaled_value_range> scaled_range(const std::string& scaled_format);
 /// Every event of a run.
 event_list load_events(const run_ref& run, const interrupt_flag& interrupt);
 

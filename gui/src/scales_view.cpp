@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -68,21 +69,11 @@ scales_view::scales_view(QWidget* parent)
   axis(amax_rect_, QCPAxis::atBottom)->setTicker(step_ticker());
   axis(scale_rect_, QCPAxis::atBottom)->setLabel("log2(block decode scale) at the chosen step");
   axis(scale_rect_, QCPAxis::atLeft)->setLabel("blocks");
-  amax_ = plot_->addGraph(axis(amax_rect_, QCPAxis::atBottom), amax_axis);
-  amax_->setName("amax");
-  amax_->setPen(QPen(QColor(31, 119, 180), 1.4));
-  limit_ = plot_->addGraph(axis(amax_rect_, QCPAxis::atBottom), amax_axis);
-  limit_->setName("largest representable: scale × element max");
-  limit_->setPen(QPen(QColor(44, 160, 44), 1.4, Qt::DashLine));
   saturated_ = plot_->addGraph(axis(amax_rect_, QCPAxis::atBottom), amax_axis);
   saturated_->setName("saturated (overflow) steps");
   saturated_->setLineStyle(QCPGraph::lsNone);
   saturated_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(214, 39, 40), QColor(214, 39, 40), 6));
-  scale_bars_ = new QCPBars(axis(scale_rect_, QCPAxis::atBottom), axis(scale_rect_, QCPAxis::atLeft));
-  scale_bars_->setName("block scales");
-  scale_bars_->setWidth(0.9);
-  scale_bars_->setPen(Qt::NoPen);
-  scale_bars_->setBrush(QColor(148, 103, 189, 200));
+  bar_group_ = new QCPBarsGroup(plot_);
   auto* margins = new QCPMarginGroup(plot_);
   for (auto* rect : {amax_rect_, scale_rect_}) rect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
   legend_above_with_zoom_reset(*plot_);
@@ -169,91 +160,144 @@ void scales_view::show_history() {
     for (const auto& r : data_.roles) role_box_->addItem(qstr(r));
     role_box_->setCurrentText(role_);
   }
-  QVector<double> steps, amax, limit_steps, limit, saturated_steps, saturated_amax;
+  for (auto* graph : amax_) plot_->removeGraph(graph);
+  for (auto* graph : limit_) plot_->removeGraph(graph);
+  amax_.clear();
+  limit_.clear();
+  auto* steps_axis = axis(amax_rect_, QCPAxis::atBottom);
+  auto* values_axis = axis(amax_rect_, QCPAxis::atLeft);
+  const bool several = data_.ops.size() > 1;
+  for (std::size_t i = 0; i < data_.ops.size(); ++i) {
+    const QString op = several ? QString(" (%1)").arg(qstr(data_.ops[i])) : QString();
+    auto* amax = plot_->addGraph(steps_axis, values_axis);
+    amax->setName("amax" + op);
+    amax->setPen(QPen(layer_color(i), 1.4));
+    auto* limit = plot_->addGraph(steps_axis, values_axis);
+    // NVFP4: 6 (E2M1) × 448 (the largest UE4M3 block scale) = 2688.
+    limit->setName("largest representable" + op + ": scale × " +
+                   QString::number(data_.largest_per_tensor_scale.value_or(0), 'g', 6));
+    limit->setPen(QPen(layer_color(i), 1.4, Qt::DashLine));
+    amax_.push_back(amax);
+    limit_.push_back(limit);
+  }
+  // One series per GEMM role: the records of a step alternate between them.
+  std::vector<QVector<double>> steps(data_.ops.size()), amax(data_.ops.size()), limit_steps(data_.ops.size()),
+      limit(data_.ops.size());
+  QVector<double> saturated_steps, saturated_amax;
   for (const auto& r : data_.history) {
+    const auto i = static_cast<std::size_t>(std::find(data_.ops.begin(), data_.ops.end(), r.op) - data_.ops.begin());
     const auto step = static_cast<double>(r.step);
     if (r.amax && *r.amax > 0) {
-      steps << step;
-      amax << *r.amax;
+      steps[i] << step;
+      amax[i] << *r.amax;
     }
-    if (r.scale && data_.element_max) {
-      limit_steps << step;
-      limit << *r.scale * *data_.element_max;
+    if (r.scale && data_.largest_per_tensor_scale) {
+      limit_steps[i] << step;
+      limit[i] << *r.scale * *data_.largest_per_tensor_scale;
     }
     if (r.saturated > 0) {
       saturated_steps << step;
       // Marked on the amax curve; at the limit when the amax is not recorded.
-      saturated_amax << (r.amax && *r.amax > 0 ? *r.amax : (limit.isEmpty() ? 1.0 : limit.back()));
+      saturated_amax << (r.amax && *r.amax > 0 ? *r.amax : (limit[i].isEmpty() ? 1.0 : limit[i].back()));
     }
   }
-  amax_->setData(steps, amax, true);
-  limit_->setData(limit_steps, limit, true);
-  saturated_->setData(saturated_steps, saturated_amax, true);
-  amax_rect_->axis(QCPAxis::atBottom)->rescale();
-  amax_rect_->axis(QCPAxis::atLeft)->rescale();
+  for (std::size_t i = 0; i < data_.ops.size(); ++i) {
+    amax_[i]->setData(steps[i], amax[i], true);
+    limit_[i]->setData(limit_steps[i], limit[i], true);
+    // Without a per-tensor scale (MX) there is no limit to draw or list.
+    if (limit[i].isEmpty()) limit_[i]->removeFromLegend();
+  }
+  saturated_->setData(saturated_steps, saturated_amax);
+  steps_axis->rescale();
+  values_axis->rescale();
   // A little room above and below on the 2^k axis.
-  const auto range = amax_rect_->axis(QCPAxis::atLeft)->range();
-  if (range.lower > 0) amax_rect_->axis(QCPAxis::atLeft)->setRange(range.lower / 2, range.upper * 2);
+  const auto range = values_axis->range();
+  if (range.lower > 0) values_axis->setRange(range.lower / 2, range.upper * 2);
   plot_->replot();
 }
 
 void scales_view::show_detail() {
   plot_->clearItems();
-  QVector<double> keys, counts;
+  for (auto* bars : scale_bars_) plot_->removePlottable(bars);
+  scale_bars_.clear();
+  bar_group_->clear();
   QString text;
-  if (!detail_.record) {
+  double lowest = 0, highest = 0;
+  bool any = false;
+  if (detail_.records.empty()) {
     text = data_.history.empty() ? QString("no scale statistics in this run (it did not use a scaled-format recipe)")
                                  : QString("no scale statistics at or before step %1").arg(detail_.requested_step);
-  } else {
-    const auto& r = *detail_.record;
-    {
-      const QSignalBlocker quiet(step_field_);
-      step_field_->setValue(static_cast<int>(std::min<std::int64_t>(r.step, std::numeric_limits<int>::max())));
-    }
-    auto* marker = new QCPItemStraightLine(plot_);
-    marker->setClipAxisRect(amax_rect_);
-    marker->point1->setAxes(amax_rect_->axis(QCPAxis::atBottom), amax_rect_->axis(QCPAxis::atLeft));
-    marker->point2->setAxes(amax_rect_->axis(QCPAxis::atBottom), amax_rect_->axis(QCPAxis::atLeft));
-    marker->point1->setCoords(static_cast<double>(r.step), 1);
-    marker->point2->setCoords(static_cast<double>(r.step), 2);
-    marker->setPen(QPen(Qt::darkGray, 1, Qt::DashLine));
+  }
+  const bool several = detail_.records.size() > 1;
+  for (std::size_t k = 0; k < detail_.records.size(); ++k) {
+    const auto& r = detail_.records[k];
+    const auto op = static_cast<std::size_t>(std::find(data_.ops.begin(), data_.ops.end(), r.op) - data_.ops.begin());
+    auto* bars = new QCPBars(axis(scale_rect_, QCPAxis::atBottom), axis(scale_rect_, QCPAxis::atLeft));
+    bars->setName("block scales" + (several ? QString(" (%1)").arg(qstr(r.op)) : QString()));
+    bars->setWidth(0.9 / static_cast<double>(detail_.records.size()));
+    bars->setPen(Qt::NoPen);
+    QColor colour = layer_color(op);
+    colour.setAlpha(200);
+    bars->setBrush(colour);
+    bars->setBarsGroup(bar_group_);
+    QVector<double> keys, counts;
     const auto& h = r.scale_hist;
     for (std::size_t i = 0; i < h.bins.size(); ++i) {
       // bins[0] lies below the first binade, the last bin above the last one.
-      keys << static_cast<double>(h.first_exponent) - 1 + static_cast<double>(i) + 0.5;
+      const double key = static_cast<double>(h.first_exponent) - 1 + static_cast<double>(i) + 0.5;
+      keys << key;
       counts << static_cast<double>(h.bins[i]);
+      if (h.bins[i] == 0) continue;
+      lowest = any ? std::min(lowest, key) : key;
+      highest = any ? std::max(highest, key) : key;
+      any = true;
     }
+    bars->setData(keys, counts, true);
+    scale_bars_.push_back(bars);
+
     const auto fraction = [&](std::uint64_t n) {
       return r.count > 0 ? QString::number(100.0 * static_cast<double>(n) / static_cast<double>(r.count), 'g', 3) + "%"
                          : QString("—");
     };
     double history_max = 0;
     for (const double a : r.amax_history) history_max = std::max(history_max, a);
-    text = QString("%1 / %2 (%3) at step %4: %5 elements in %6 blocks; amax %7, scale %8; block underflow %9, "
-                   "saturated %10, scale underflow %11, scale overflow %12; SNR %13 dB")
-               .arg(qstr(r.layer), qstr(r.role), qstr(r.scaled_format))
-               .arg(r.step).arg(r.count).arg(r.blocks)
-               .arg(r.amax ? QString::number(*r.amax, 'g', 4) : QString("—"))
-               .arg(r.scale ? QString::number(*r.scale, 'g', 4) : QString("per block"))
-               .arg(fraction(r.block_underflow), fraction(r.saturated))
-               .arg(r.scale_underflow).arg(r.scale_overflow)
-               .arg(r.snr_db ? QString::number(*r.snr_db, 'f', 1) : QString("—"));
+    if (k == 0) text = QString("%1 / %2 (%3) at step %4").arg(qstr(r.layer), qstr(r.role), qstr(r.scaled_format)).arg(r.step);
+    text += QString("\n%1: %2 elements in %3 blocks; amax %4, scale %5; block underflow %6, saturated %7, "
+                    "scale underflow %8, scale overflow %9; SNR %10 dB")
+                .arg(qstr(r.op)).arg(r.count).arg(r.blocks)
+                .arg(r.amax ? QString::number(*r.amax, 'g', 4) : QString("—"))
+                .arg(r.scale ? QString::number(*r.scale, 'g', 4) : QString("per block"))
+                .arg(fraction(r.block_underflow), fraction(r.saturated))
+                .arg(r.scale_underflow).arg(r.scale_overflow)
+                .arg(r.snr_db ? QString::number(*r.snr_db, 'f', 1) : QString("—"));
     if (!r.amax_history.empty())
       text += QString("; amax history: %1 entries, max %2").arg(r.amax_history.size()).arg(history_max, 0, 'g', 4);
-    if (detail_.requested_step >= 0 && detail_.requested_step != r.step)
+    if (k < detail_.zero_blocks.size() && detail_.zero_blocks[k] > 0) {
+      const auto range = scaled_range(r.scaled_format);
+      text += QString("; %1 all-zero blocks (%2), not drawn")
+                  .arg(detail_.zero_blocks[k])
+                  .arg(range && range->floor_scale_binade ? QString("scale 2^%1, E8M0's smallest").arg(*range->floor_scale_binade)
+                                                          : QString("scale 0"));
+    }
+  }
+  if (!detail_.records.empty()) {
+    const auto step = detail_.records.front().step;
+    {
+      const QSignalBlocker quiet(step_field_);
+      step_field_->setValue(static_cast<int>(std::min<std::int64_t>(step, std::numeric_limits<int>::max())));
+    }
+    auto* marker = new QCPItemStraightLine(plot_);
+    marker->setClipAxisRect(amax_rect_);
+    marker->point1->setAxes(amax_rect_->axis(QCPAxis::atBottom), amax_rect_->axis(QCPAxis::atLeft));
+    marker->point2->setAxes(amax_rect_->axis(QCPAxis::atBottom), amax_rect_->axis(QCPAxis::atLeft));
+    marker->point1->setCoords(static_cast<double>(step), 1);
+    marker->point2->setCoords(static_cast<double>(step), 2);
+    marker->setPen(QPen(Qt::darkGray, 1, Qt::DashLine));
+    if (detail_.requested_step >= 0 && detail_.requested_step != step)
       text += QString("\nstep %1 has no scale statistics: showing the newest recorded step before it, %2")
-                  .arg(detail_.requested_step).arg(r.step);
+                  .arg(detail_.requested_step).arg(step);
   }
-  scale_bars_->setData(keys, counts, true);
   // Open on the populated binades (a histogram spans 80 binades, mostly empty).
-  double lowest = 0, highest = 0;
-  bool any = false;
-  for (int i = 0; i < keys.size(); ++i) {
-    if (counts[i] <= 0) continue;
-    lowest = any ? std::min(lowest, keys[i]) : keys[i];
-    highest = any ? std::max(highest, keys[i]) : keys[i];
-    any = true;
-  }
   if (any) scale_rect_->axis(QCPAxis::atBottom)->setRange(lowest - 3, highest + 3);
   else scale_rect_->axis(QCPAxis::atBottom)->rescale();
   scale_rect_->axis(QCPAxis::atLeft)->rescale();

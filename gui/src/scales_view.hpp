@@ -1,9 +1,14 @@
 // Scales: what a scaled-format recipe (FP8 delayed or current scaling,
 // MXFP8, MXFP4, NVFP4; table scale_stats) did to one layer's tensor of one
-// role. Top: its amax over steps against the largest value the chosen
-// scale can represent (scale x the element's maximum; per-tensor scales
-// only), on a 2^k axis, with every step that saturated elements marked.
-// Middle: the histogram of the blocks' decode scales at the chosen step.
+// role. A tensor is quantized once per GEMM it feeds (forward, dgrad,
+// wgrad: scale_stats.op), so each GEMM role gets its own series.
+// Top: its amax over steps against the largest value the chosen scale can
+// represent (per-tensor scale x the element's maximum, x 448 more for
+// NVFP4's largest block scale; per-tensor scales only), on a 2^k axis,
+// with every step that saturated elements marked.
+// Middle: the histogram of the blocks' decode scales at the chosen step,
+// bars side by side per GEMM role; MX blocks at the smallest scale 2^-127
+// (all-zero blocks) are counted in the caption, not drawn.
 // Bottom: the layers x steps map of block underflow (elements flushed to
 // zero by their block's scale), which also switches to saturation; clicking
 // a cell picks its layer and step here.
@@ -11,12 +16,15 @@
 
 #include <QWidget>
 
+#include <vector>
+
 #include "async_query.hpp"
 #include "run_data.hpp"
 
 class QComboBox;
 class QCPAxisRect;
 class QCPBars;
+class QCPBarsGroup;
 class QCPGraph;
 class QCustomPlot;
 class QLabel;
@@ -46,11 +54,15 @@ class scales_view : public QWidget {
   map_view* underflow_map() const { return map_; }
   const scales_data& data() const { return data_; }
   const scale_detail& detail() const { return detail_; }
-  /// The amax curve, the representable-maximum curve and the saturation marks.
-  QCPGraph* amax_graph() const { return amax_; }
-  QCPGraph* limit_graph() const { return limit_; }
+  /// Per GEMM role, in the order of data().ops: the amax curves and the
+  /// representable-maximum curves (empty graphs where the format has no
+  /// per-tensor scale).
+  const std::vector<QCPGraph*>& amax_graphs() const { return amax_; }
+  const std::vector<QCPGraph*>& limit_graphs() const { return limit_; }
+  /// Steps where any GEMM role saturated elements.
   QCPGraph* saturation_marks() const { return saturated_; }
-  QCPBars* scale_bars() const { return scale_bars_; }
+  /// Per record of detail().records: its block-scale histogram.
+  const std::vector<QCPBars*>& scale_bars() const { return scale_bars_; }
   QString caption() const;
 
  signals:
@@ -70,10 +82,11 @@ class scales_view : public QWidget {
   QCustomPlot* plot_;
   QCPAxisRect* amax_rect_;
   QCPAxisRect* scale_rect_;
-  QCPGraph* amax_;
-  QCPGraph* limit_;
+  std::vector<QCPGraph*> amax_;
+  std::vector<QCPGraph*> limit_;
   QCPGraph* saturated_;
-  QCPBars* scale_bars_;
+  std::vector<QCPBars*> scale_bars_;
+  QCPBarsGroup* bar_group_;
   map_view* map_;
   run_ref run_;
   QString layer_, role_;

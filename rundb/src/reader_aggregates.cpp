@@ -344,7 +344,6 @@ std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_i
 std::vector<layer_totals> reader::totals_by_layer(run_id run) {
   struct accumulated {
     layer_totals totals;
-    std::int64_t first_id;
     double count = 0, underflows = 0, overflows = 0, subnormals = 0, nans = 0, infs = 0, swamped = 0, partial = 0;
     // Adds the totals of count, underflows, overflows, subnormals, nans, infs,
     // swamped and partially_swamped, in that order from column `first`.
@@ -355,20 +354,16 @@ std::vector<layer_totals> reader::totals_by_layer(run_id run) {
   };
   std::map<std::pair<std::string, std::string>, accumulated> by_site;
   if (has_buckets()) {
-    // A row per layer, role and summary bucket; sites in layer order, then by role.
+    // One row per site, summed over its summary buckets.
     statement s(*db_,
         "SELECT layer, role, total(records), total(count), total(underflows), total(overflows), total(subnormals), "
         "total(nans), total(infs), total(swamped), total(partially_swamped) FROM tensor_stats_buckets "
         "WHERE run_id = ?1 GROUP BY layer, role");
     s.bind(1, run);
-    std::map<std::string, std::int64_t, std::less<>> layer_rank;
-    for (const auto& name : layers(run)) layer_rank.emplace(name, static_cast<std::int64_t>(layer_rank.size()));
     while (s.step()) {
       auto& a = by_site[{s.column_text(0), s.column_text(1)}];
       a.totals.layer = s.column_text(0);
       a.totals.role = s.column_text(1);
-      const auto rank = layer_rank.find(a.totals.layer);
-      a.first_id = rank == layer_rank.end() ? std::numeric_limits<std::int64_t>::max() : rank->second;
       a.totals.records = static_cast<std::int64_t>(total_as_count(s.column_double(2)));
       a.add(s, 3);  // one row per site: added to zeros
     }
@@ -377,7 +372,7 @@ std::vector<layer_totals> reader::totals_by_layer(run_id run) {
       for_each_slice(role_extent(*db_, run, role), [&](std::int64_t lo, std::int64_t hi) {
         statement s(*db_,
             "SELECT layer, count(*), total(count), total(underflows), total(overflows), total(subnormals), "
-            "total(nans), total(infs), total(swamped), total(partially_swamped), min(id) FROM tensor_stats "
+            "total(nans), total(infs), total(swamped), total(partially_swamped) FROM tensor_stats "
             "WHERE run_id = ?1 AND role = ?2 AND step BETWEEN ?3 AND ?4 GROUP BY layer");
         s.bind(1, run).bind(2, std::string_view(role)).bind(3, lo).bind(4, hi);
         while (s.step()) {
@@ -386,18 +381,26 @@ std::vector<layer_totals> reader::totals_by_layer(run_id run) {
           if (added) {
             a.totals.layer = s.column_text(0);
             a.totals.role = role;
-            a.first_id = s.column_int(10);
           }
-          a.first_id = std::min(a.first_id, s.column_int(10));
           a.totals.records += s.column_int(1);
           a.add(s, 2);
         }
       });
     }
   }
+  // A full key, (layer's rank, role name), so both paths list the sites in
+  // one order: rows of one layer tie on the rank, and an unstable sort on it
+  // alone scrambled their roles.
+  std::map<std::string, std::size_t, std::less<>> layer_rank;
+  for (const auto& name : layers(run)) layer_rank.emplace(name, layer_rank.size());
+  const auto key = [&](const accumulated* a) {
+    const auto rank = layer_rank.find(a->totals.layer);
+    return std::pair<std::size_t, std::string_view>{rank == layer_rank.end() ? layer_rank.size() : rank->second,
+                                                    a->totals.role};
+  };
   std::vector<accumulated*> ordered;
-  for (auto& [key, a] : by_site) ordered.push_back(&a);
-  std::sort(ordered.begin(), ordered.end(), [](const auto* a, const auto* b) { return a->first_id < b->first_id; });
+  for (auto& [site, a] : by_site) ordered.push_back(&a);
+  std::sort(ordered.begin(), ordered.end(), [&](const auto* a, const auto* b) { return key(a) < key(b); });
   std::vector<layer_totals> out;
   for (auto* a : ordered) {
     layer_totals t = std::move(a->totals);

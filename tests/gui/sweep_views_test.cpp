@@ -8,11 +8,13 @@
 #include <qcustomplot.h>
 
 #include <cmath>
+#include <string_view>
 
 #include "../rundb/sample_database.hpp"
 #include "comparison_view.hpp"
 #include "histogram_view.hpp"
 #include "map_view.hpp"
+#include "plot_style.hpp"
 #include "scales_view.hpp"
 
 using namespace numlab_gui;
@@ -46,7 +48,10 @@ void write_point(rundb::writer& w, const std::string& precision, int seed, rundb
 // The scaled run: layer fc, role weight, per-tensor FP8 (E4M3, max 448) with
 // amax 2^s and decode scale 2^(s-8) at step s; saturating at steps 3 and 7;
 // block underflow 10 s of 1000 elements. Layer mx uses MXFP8 (block scales
-// only) with block scales in the binades 2^-9 and 2^-8.
+// only) with block scales in the binades 2^-9 and 2^-8 and 7 all-zero blocks
+// at E8M0's smallest scale 2^-127. Layer nv's weight is quantized to NVFP4
+// for two GEMMs, forward (amax 2^s) and dgrad (amax 2^(s+1)), with the
+// tensor scale 2^(s-4).
 constexpr std::int64_t scaled_steps = 10;
 
 void write_scaled_run(const std::filesystem::path& file) {
@@ -54,7 +59,7 @@ void write_scaled_run(const std::filesystem::path& file) {
   const auto id = w.begin_run({.name = "fp8", .config_yaml = "model: tiny\n", .numlab_version = "0.1.0"});
   for (std::int64_t s = 0; s < scaled_steps; ++s) {
     w.add_step({.run = id, .step = s, .loss = 1.0});
-    for (const char* layer : {"fc", "mx"}) {
+    for (const char* layer : {"fc", "mx", "nv"}) {
       rundb::tensor_stats_record t{.run = id, .step = s, .layer = layer, .op = "dense", .role = "weight",
                                    .format = "e4m3", .count = 1000};
       t.hist = {-12, std::vector<std::uint64_t>(24, 5)};
@@ -72,8 +77,22 @@ void write_scaled_run(const std::filesystem::path& file) {
     rundb::scale_stats_record mx{.run = id, .step = s, .layer = "mx", .op = "dense", .role = "weight",
                                  .scaled_format = "mxfp8", .count = 1000, .blocks = 32};
     mx.amax = 1.0;
-    mx.scale_hist = {-10, {0, 0, 20, 12, 0}};  // binades -9 (20 blocks) and -8 (12 blocks)
+    // Binades -127 (7 blocks), -9 (20) and -8 (12): bin i holds binade -127 + i - 1.
+    mx.scale_hist = {-127, std::vector<std::uint64_t>(122, 0)};
+    mx.scale_hist.bins[1] = 7;
+    mx.scale_hist.bins[119] = 20;
+    mx.scale_hist.bins[120] = 12;
     w.add_scale_stats(mx);
+    for (const char* op : {"forward", "dgrad"}) {
+      const bool dgrad = std::string_view(op) == "dgrad";
+      rundb::scale_stats_record nv{.run = id, .step = s, .layer = "nv", .op = op, .role = "weight",
+                                   .scaled_format = "nvfp4", .count = 1024, .blocks = 64};
+      nv.amax = std::ldexp(1.0, static_cast<int>(s) + (dgrad ? 1 : 0));
+      nv.scale = std::ldexp(1.0, static_cast<int>(s) - 4);
+      // Binades -20 and -19; forward's 5 zero scales (all-zero blocks) in bins[0].
+      nv.scale_hist = {-20, {dgrad ? 0u : 5u, dgrad ? 64u : 60u, dgrad ? 0u : 4u, 0}};
+      w.add_scale_stats(nv);
+    }
   }
   w.finish_run(id, rundb::run_status::finished);
 }
@@ -262,26 +281,79 @@ class sweep_views_test : public QObject {
     view.show_at("fc", "weight", 5);
     QVERIFY(wait_loaded(loaded));
     QCOMPARE(view.data().layer, std::string("fc"));
-    QCOMPARE(view.amax_graph()->dataCount(), static_cast<int>(scaled_steps));
-    QCOMPARE(view.limit_graph()->dataCount(), static_cast<int>(scaled_steps));
+    QCOMPARE(view.amax_graphs().size(), std::size_t{1});
+    QCOMPARE(view.amax_graphs()[0]->dataCount(), static_cast<int>(scaled_steps));
+    QCOMPARE(view.limit_graphs()[0]->dataCount(), static_cast<int>(scaled_steps));
     for (int s = 0; s < static_cast<int>(scaled_steps); ++s) {
-      QCOMPARE(view.amax_graph()->data()->at(s)->value, std::ldexp(1.0, s));
-      QCOMPARE(view.limit_graph()->data()->at(s)->value, 448.0 * std::ldexp(1.0, s - 8));  // E4M3 max 448
+      QCOMPARE(view.amax_graphs()[0]->data()->at(s)->value, std::ldexp(1.0, s));
+      QCOMPARE(view.limit_graphs()[0]->data()->at(s)->value, 448.0 * std::ldexp(1.0, s - 8));  // E4M3 max 448
     }
     QCOMPARE(view.saturation_marks()->dataCount(), 2);
     QCOMPARE(view.saturation_marks()->data()->at(0)->key, 3.0);
     QCOMPARE(view.saturation_marks()->data()->at(1)->key, 7.0);
     // The chosen step's block-scale histogram: one block in binade 5 - 9 = -4.
-    QVERIFY(view.detail().record.has_value());
-    QCOMPARE(view.detail().record->step, std::int64_t{5});
+    QCOMPARE(view.detail().records.size(), std::size_t{1});
+    QCOMPARE(view.detail().records.front().step, std::int64_t{5});
+    QCOMPARE(view.scale_bars().size(), std::size_t{1});
+    const auto* bars = view.scale_bars().front();
     double blocks = 0, at = 0;
-    for (int i = 0; i < view.scale_bars()->dataCount(); ++i) {
-      blocks += view.scale_bars()->data()->at(i)->value;
-      if (view.scale_bars()->data()->at(i)->value > 0) at = view.scale_bars()->data()->at(i)->key;
+    for (int i = 0; i < bars->dataCount(); ++i) {
+      blocks += bars->data()->at(i)->value;
+      if (bars->data()->at(i)->value > 0) at = bars->data()->at(i)->key;
     }
     QCOMPARE(blocks, 1.0);
     QCOMPARE(at, -4 + 0.5);
     QVERIFY(view.caption().contains("fp8-tensor"));
+  }
+
+  // Each GEMM role is a series of its own: forward and dgrad records of one
+  // step once came out as one line zigzagging between them.
+  void scales_view_draws_one_series_per_gemm_role() {
+    scales_view view;
+    QSignalSpy loaded(&view, &scales_view::loaded);
+    view.set_run({scaled_, 1, "fp8"});
+    view.show_at("nv", "weight", 5);
+    QVERIFY(wait_loaded(loaded));
+    QCOMPARE(view.data().ops, (std::vector<std::string>{"forward", "dgrad"}));
+    QCOMPARE(view.amax_graphs().size(), std::size_t{2});
+    QCOMPARE(view.limit_graphs().size(), std::size_t{2});
+    for (std::size_t op = 0; op < 2; ++op) {
+      QCOMPARE(view.amax_graphs()[op]->dataCount(), static_cast<int>(scaled_steps));
+      QCOMPARE(view.limit_graphs()[op]->dataCount(), static_cast<int>(scaled_steps));
+      for (int s = 0; s < static_cast<int>(scaled_steps); ++s) {
+        QCOMPARE(view.amax_graphs()[op]->data()->at(s)->value, std::ldexp(1.0, s + static_cast<int>(op)));
+        // NVFP4: tensor scale x 448 (largest UE4M3 block scale) x 6 (largest E2M1 element).
+        QCOMPARE(view.limit_graphs()[op]->data()->at(s)->value, 6.0 * 448.0 * std::ldexp(1.0, s - 4));
+      }
+    }
+    // The chosen step's histogram: a bar series per GEMM role.
+    QCOMPARE(view.detail().records.size(), std::size_t{2});
+    QCOMPARE(view.scale_bars().size(), std::size_t{2});
+    QCOMPARE(view.scale_bars()[1]->data()->at(1)->value, 64.0);  // dgrad: 64 blocks in binade -20
+    QCOMPARE(view.scale_bars()[0]->data()->at(2)->value, 4.0);   // forward: 4 in binade -19
+    QCOMPARE(view.scale_bars()[0]->data()->at(0)->value, 0.0);   // its 5 zero scales counted apart
+    QCOMPARE(view.detail().zero_blocks, (std::vector<std::uint64_t>{5, 0}));
+    QVERIFY(view.caption().contains("5 all-zero blocks (scale 0)"));
+    QVERIFY(view.caption().contains("forward:"));
+    QVERIFY(view.caption().contains("dgrad:"));
+  }
+
+  // MX all-zero blocks get E8M0's smallest scale, 2^-127: counted apart, not
+  // drawn 118 binades left of the others.
+  void scales_view_counts_all_zero_mx_blocks_apart() {
+    scales_view view;
+    QSignalSpy loaded(&view, &scales_view::loaded);
+    view.set_run({scaled_, 1, "fp8"});
+    view.show_at("mx", "weight", 5);
+    QVERIFY(wait_loaded(loaded));
+    QCOMPARE(view.detail().zero_blocks, (std::vector<std::uint64_t>{7}));
+    const auto* bars = view.scale_bars().at(0);
+    double blocks = 0;
+    for (int i = 0; i < bars->dataCount(); ++i) blocks += bars->data()->at(i)->value;
+    QCOMPARE(blocks, 32.0);
+    const auto range = bars->keyAxis()->range();
+    QVERIFY(range.lower > -20 && range.upper < 0);
+    QVERIFY(view.caption().contains("7 all-zero blocks (scale 2^-127"));
   }
 
   void scales_map_shows_block_underflow() {
@@ -290,10 +362,21 @@ class sweep_views_test : public QObject {
     view.set_run({scaled_, 1, "fp8"});
     QVERIFY(wait_loaded(loaded));
     const auto& grid = view.underflow_map()->grid();
-    QCOMPARE(grid.layers.size(), std::size_t{2});
+    QCOMPARE(grid.layers.size(), std::size_t{3});
     QCOMPARE(grid.steps.size(), static_cast<std::size_t>(scaled_steps));
     const auto fc = static_cast<std::size_t>(std::find(grid.layers.begin(), grid.layers.end(), "fc") - grid.layers.begin());
     for (std::size_t s = 0; s < grid.steps.size(); ++s) QCOMPARE(grid.at(fc, s), 10.0 * static_cast<double>(s) / 1000.0);
+    // The largest fraction is drawn in colour, not white like the background
+    // (real runs showed their worst cells as if empty), and no colour of the
+    // scale is the grey of a cell with no data.
+    const auto* map = view.underflow_map()->color_map();
+    const QCPRange range = map->dataRange();
+    QCOMPARE(range.upper, 0.09);
+    QVERIFY(QColor(map->gradient().color(range.upper, range)) != QColor(Qt::white));
+    const auto no_data = QColor(map->gradient().color(std::nan(""), range));
+    QCOMPARE(no_data, no_data_color());
+    for (int i = 0; i <= 100; ++i)
+      QVERIFY(QColor(map->gradient().color(range.lower + range.size() * i / 100.0, range)) != no_data);
   }
 
   void histograms_get_the_scaled_band() {
@@ -313,8 +396,16 @@ class sweep_views_test : public QObject {
     QVERIFY(loaded.wait(20000));
     const auto& mx = view.data().scaled_bands.at(view.data().selected);
     QVERIFY(mx.has_value());
-    QCOMPARE(mx->low, -18.0);
+    QCOMPARE(mx->low, -18.0);  // the all-zero blocks' 2^-127 left out
     QCOMPARE(mx->high, std::log2(448.0) - 7.0);
+    // NVFP4: block scales (tensor scale included) in binades -20 and -19, so
+    // E2M1's 2^-1 * 2^-20 up to 6 * 2^-18, not the tensor scale's range alone.
+    view.show_at("nv", "weight", 5);
+    QVERIFY(loaded.wait(20000));
+    const auto& nv = view.data().scaled_bands.at(view.data().selected);
+    QVERIFY(nv.has_value());
+    QCOMPARE(nv->low, -21.0);
+    QCOMPARE(nv->high, std::log2(6.0) - 18.0);
   }
 
  private:

@@ -22,6 +22,8 @@
 #include "map_view.hpp"
 #include "overview_view.hpp"
 #include "plot_export.hpp"
+#include "run_queries.hpp"
+#include "rundb_version3.hpp"
 #include "runs_view.hpp"
 #include "swamping_view.hpp"
 
@@ -239,6 +241,32 @@ class views_test : public QObject {
     QVERIFY(!save_plot(*view.plot(), "/nonexistent-dir/x.png").isEmpty());
   }
 
+  // The Problems tab's underflow ranking of a version 3 file and of the same
+  // run with schema v4's summaries: the same five sites in the same order
+  // (ties broken by layer order, then role name) and the same worst step,
+  // the one whose summed records underflow most (not the worst lone record).
+  void underflow_ranking_is_the_same_from_a_version_3_file() {
+    const auto v4 = dir_ / "ranking.db";
+    const auto v3 = dir_ / "ranking-v3.db";
+    const auto id = write_ranking_run(v4);
+    std::filesystem::copy_file(v4, v3);
+    rundb_test::downgrade_to_version3(v3);
+    const interrupt_flag running{false};
+    const auto from_summaries = load_underflow_ranking({QString::fromStdString(v4.string()), id, "v4"}, running);
+    const auto from_records = load_underflow_ranking({QString::fromStdString(v3.string()), id, "v3"}, running);
+    const std::vector<std::pair<std::string, std::string>> want{
+        {"hot", "grad_weight"}, {"layer0", "activation"}, {"layer0", "grad_weight"},
+        {"layer1", "activation"}, {"layer1", "grad_weight"}};
+    for (const auto* ranking : {&from_summaries, &from_records}) {
+      std::vector<std::pair<std::string, std::string>> got;
+      for (const auto& t : ranking->worst) got.emplace_back(t.layer, t.role);
+      QCOMPARE(got, want);
+      QVERIFY(ranking->worst_step.has_value());
+      QCOMPARE(ranking->worst_step->step, std::int64_t{5});  // 30 of 100; step 2's 50 of 100 + 0 of 900 sum to 5%
+      QCOMPARE(ranking->worst_step->what, std::string("30 of 100 values underflowed to zero"));
+    }
+  }
+
   void live_refresh_picks_up_rows_from_another_process() {
     const auto live = dir_ / "live.db";
     const QString live_file = QString::fromStdString(live.string());
@@ -271,6 +299,33 @@ class views_test : public QObject {
     } catch (const rundb::error&) {
       return false;  // not created yet
     }
+  }
+
+  // 40 steps (enough for the one-column map to come from schema v4's
+  // summaries) of 20 layers x 2 roles, every record 10 of 100 values
+  // underflowing (all tied), then layer "hot"'s grad_weight: 20 of 100 at
+  // most steps, 30 of 100 at step 5, and at step 2 two records, 50 of 100
+  // and 0 of 900. Roles written out of name order.
+  static rundb::run_id write_ranking_run(const std::filesystem::path& file) {
+    rundb::writer w(file);
+    const auto id = w.begin_run({.name = "ranking", .config_yaml = "model: tiny\n", .numlab_version = "0.1.0"});
+    const auto add = [&](std::int64_t step, const std::string& layer, const char* role, std::uint64_t under,
+                         std::uint64_t count) {
+      w.add_tensor_stats({.run = id, .step = step, .layer = layer, .op = "matmul", .role = role,
+                          .format = "binary16", .count = count, .underflows = under});
+    };
+    for (std::int64_t step = 0; step < 40; ++step) {
+      for (int l = 0; l < 20; ++l)
+        for (const char* role : {"grad_weight", "activation"}) add(step, "layer" + std::to_string(l), role, 10, 100);
+      if (step == 2) {
+        add(step, "hot", "grad_weight", 50, 100);
+        add(step, "hot", "grad_weight", 0, 900);
+      } else {
+        add(step, "hot", "grad_weight", step == 5 ? 30 : 20, 100);
+      }
+    }
+    w.finish_run(id, rundb::run_status::finished);
+    return id;
   }
 
   rundb_test::scratch_dir dir_{"gui-views"};

@@ -17,6 +17,7 @@
 #include "rundb/schema.hpp"
 #include "rundb/upgrade.hpp"
 #include "rundb/writer.hpp"
+#include "rundb_version3.hpp"
 #include "sample_database.hpp"
 
 namespace {
@@ -135,19 +136,6 @@ std::vector<std::string> bucket_rows(const std::filesystem::path& file) {
   sqlite3_finalize(s);
   sqlite3_close(db);
   return rows;
-}
-
-// Turns a version 4 file into the version 3 file an older numlab wrote.
-void downgrade_to_version3(const std::filesystem::path& file) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(file.string().c_str(), &db), SQLITE_OK);
-  const int rc = sqlite3_exec(db,
-                              "DROP TABLE tensor_stats_buckets; DROP TABLE tensor_stats_bucket_histograms; "
-                              "PRAGMA user_version = 3; "
-                              "UPDATE meta SET value = '3' WHERE key = 'schema_version'",
-                              nullptr, nullptr, nullptr);
-  sqlite3_close(db);
-  ASSERT_EQ(rc, SQLITE_OK);
 }
 
 TEST(RundbSchemaV4, MapsFromSummariesEqualTheRecords) {

@@ -189,9 +189,11 @@ class reader {
   std::vector<std::vector<layer_step_cell>> counts_by_layer_and_step(run_id run, std::string_view role,
                                                                      std::span<const counted_stat> stats,
                                                                      std::size_t max_columns = 0);
-  /// Totals per layer and role over the run, in layer order (read in short
-  /// statements, like counts_by_layer_and_step; from tensor_stats_buckets in
-  /// files of schema version 4).
+  /// Totals per layer and role over the run, in the order of layers() (first
+  /// appearance), then by role name; the same list, in the same order, from
+  /// a version 3 file and its version 4 upgrade (read in short statements,
+  /// like counts_by_layer_and_step; from tensor_stats_buckets in files of
+  /// schema version 4).
   std::vector<layer_totals> totals_by_layer(run_id run);
 
   std::vector<event_record> events(run_id run);
