@@ -112,6 +112,7 @@ precision_hook::prepared_operand precision_hook::prepare_operand(const site& whe
   // The weight is whole in every GEMM; an input or output gradient may be a
   // chunk of the tensor operand() saw whole.
   const float amax = *kind == gemm_operand::weight || std::isnan(t.amax) ? operand_amax(g, is_a) : t.amax;
+  if (per_tensor) out.how.given_scale_stands_for = o.format.rule;
   if (per_tensor && recipe.scaling == tensor_scaling::delayed) {
     t.pending = std::max(t.pending, amax);
     t.seen = true;

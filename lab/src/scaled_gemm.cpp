@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lab/hadamard.hpp"
+#include "per_tensor_flushes.hpp"
 
 namespace lab {
 namespace {
@@ -46,6 +47,9 @@ quantized quantize_operand(const gemm_args& g, bool is_a, const operand_quantiza
   s.scales.resize(num::scale_count(q.options.format, out.shape));
   s.dequantized.resize(out.shape.size());
   out.result = num::quantize_dequantize(out.values, out.shape, s.dequantized, s.scales, q.options);
+  if (q.given_scale_stands_for)
+    count_flushes_as_block_underflow(out.values, s.dequantized, q.options, *q.given_scale_stands_for,
+                                     out.result.counts);
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -50,6 +51,14 @@ struct operand_quantization {
   /// Apply the 16x16 random Hadamard transform with these signs (hadamard.hpp)
   /// to every run of 16 reduction steps before quantizing; empty: none.
   std::span<const float> hadamard_signs;
+  /// Where options.format.rule is fp32_given standing for a per-tensor rule
+  /// (fp32_amax over the whole tensor, whose amax or amax history gave the
+  /// scale): that rule. A per-tensor scale is the tensor's block scale, so an
+  /// element it flushes counts as block_underflow where that rule's scale of
+  /// the element alone would hold it, as num::quantize counts a block's
+  /// flushes (libnum, seeing a given scale, counts every flush as
+  /// underflow_to_zero).
+  std::optional<num::scale_rule> given_scale_stands_for;
 };
 
 /// Called once per quantized operand (A, then B).
