@@ -16,13 +16,8 @@ namespace {
 
 // The amax of a GEMM operand as stored (the whole matrix the op passed).
 float operand_amax(const gemm_args& g, bool is_a) {
-  const bool trans = is_a ? g.trans_a : g.trans_b;
-  const std::size_t outer = is_a ? g.m : g.n;
-  // Stored rows x cols: op(A) = A is m x k, Aᵀ stored k x m; op(B) = B is
-  // stored k x n, Bᵀ stored n x k.
-  const std::size_t rows = is_a ? (trans ? g.k : outer) : (trans ? outer : g.k);
-  const std::size_t cols = is_a ? (trans ? outer : g.k) : (trans ? g.k : outer);
-  return finite_amax(is_a ? g.a : g.b, rows, cols, is_a ? g.lda : g.ldb);
+  const stored_operand s = stored_operand_of(g, is_a);
+  return finite_amax(s.data, s.rows, s.cols, s.ld);
 }
 
 // Whether an operand's scales depend on the whole tensor's amax: one fp32
@@ -112,6 +107,7 @@ precision_hook::prepared_operand precision_hook::prepare_operand(const site& whe
   // The weight is whole in every GEMM; an input or output gradient may be a
   // chunk of the tensor operand() saw whole.
   const float amax = *kind == gemm_operand::weight || std::isnan(t.amax) ? operand_amax(g, is_a) : t.amax;
+  if (per_tensor) out.how.given_scale_stands_for = o.format.rule;
   if (per_tensor && recipe.scaling == tensor_scaling::delayed) {
     t.pending = std::max(t.pending, amax);
     t.seen = true;
@@ -150,7 +146,18 @@ void precision_hook::gemm_scaled(const site& where, tensor_role role, const gemm
       scratch_pool_.pop_back();
     }
   }
-  scaled_gemm(g, role, a.how, b.how, observe, *scratch);
+  // The weight is whole in every part of a forward or dgrad GEMM: its
+  // quantization is kept for the other parts.
+  operand_keepers keepers;
+  if (role == tensor_role::activation || role == tensor_role::grad_input) {
+    const std::lock_guard lock(scaled_mutex_);
+    auto it = weight_keepers_.find(where.layer);
+    if (it == weight_keepers_.end()) it = weight_keepers_.try_emplace(std::string(where.layer)).first;
+    operand_keeper* keeper = &it->second[role == tensor_role::activation ? 0 : 1];
+    if (g.a_role == tensor_role::weight) keepers.a = keeper;
+    else if (g.b_role == tensor_role::weight) keepers.b = keeper;
+  }
+  scaled_gemm(g, role, a.how, b.how, observe, *scratch, keepers);
   const std::lock_guard lock(scaled_mutex_);
   scratch_pool_.push_back(std::move(scratch));
 }

@@ -3,11 +3,13 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "lab/hadamard.hpp"
+#include "per_tensor_flushes.hpp"
 
 namespace lab {
 namespace {
@@ -22,18 +24,35 @@ void transpose(const float* src, std::size_t ld, std::size_t rows, std::size_t c
                   static_cast<blasint>(ld), dst, static_cast<blasint>(rows));
 }
 
-// One operand, quantized and dequantized into its scratch.
+// One operand, quantized: its values rows x k, their block scales, and the
+// dequantized values rows x k and in the layout the op stored the operand in.
 struct quantized {
   num::tensor_shape shape;
   std::span<const float> values;
-  const scaled_gemm_scratch::operand* storage = nullptr;
+  std::span<const std::uint32_t> scales;
+  std::span<const float> dequantized;
+  const float* stored = nullptr;
+  std::size_t stored_ld = 0;
   num::scaled_result result;
 };
+
+// The dequantized values rows x k in the layout the op stored the operand
+// in: as they are where that was rows x k, else transposed into k x rows.
+const float* stored_layout(const quantized& q, bool stored_k_major, std::vector<float>& stored, std::size_t& ld) {
+  const std::size_t rows = q.shape.rows, k = q.shape.cols;
+  if (!stored_k_major) {
+    ld = k;
+    return q.dequantized.data();
+  }
+  stored.resize(rows * k);
+  transpose(q.dequantized.data(), k, rows, k, stored.data());
+  ld = rows;
+  return stored.data();
+}
 
 quantized quantize_operand(const gemm_args& g, bool is_a, const operand_quantization& q,
                            scaled_gemm_scratch::operand& s) {
   quantized out;
-  out.storage = &s;
   out.shape = {is_a ? g.m : g.n, g.k};
   const bool k_contiguous = is_a ? !g.trans_a : g.trans_b;
   if (k_contiguous && (is_a ? g.lda : g.ldb) == g.k && q.hadamard_signs.empty()) {
@@ -46,6 +65,53 @@ quantized quantize_operand(const gemm_args& g, bool is_a, const operand_quantiza
   s.scales.resize(num::scale_count(q.options.format, out.shape));
   s.dequantized.resize(out.shape.size());
   out.result = num::quantize_dequantize(out.values, out.shape, s.dequantized, s.scales, q.options);
+  if (q.given_scale_stands_for)
+    count_flushes_as_block_underflow(out.values, s.dequantized, q.options, *q.given_scale_stands_for,
+                                     out.result.counts);
+  out.scales = s.scales;
+  out.dequantized = s.dequantized;
+  out.stored = stored_layout(out, !k_contiguous, s.stored, out.stored_ld);
+  return out;
+}
+
+quantized view_of(const kept_quantization& k) {
+  return {k.shape, k.values_view(), k.scales, k.dequantized, k.stored_data(), k.stored_ld, k.result};
+}
+
+std::shared_ptr<const kept_quantization> kept_copy(const gemm_args& g, bool is_a, const quantized& q,
+                                                   const num::scaled_options& options) {
+  auto k = std::make_shared<kept_quantization>();
+  const stored_operand s = stored_operand_of(g, is_a);
+  k->is_a = is_a;
+  k->trans = is_a ? g.trans_a : g.trans_b;
+  k->stored_rows = s.rows;
+  k->stored_cols = s.cols;
+  k->source.resize(s.rows * s.cols);
+  for (std::size_t r = 0; r < s.rows; ++r)
+    std::copy(s.data + r * s.ld, s.data + r * s.ld + s.cols, k->source.begin() + static_cast<std::ptrdiff_t>(r * s.cols));
+  k->options = options;
+  k->shape = q.shape;
+  if (q.values.data() != s.data) k->values.assign(q.values.begin(), q.values.end());
+  k->scales.assign(q.scales.begin(), q.scales.end());
+  k->dequantized.assign(q.dequantized.begin(), q.dequantized.end());
+  if (q.stored != q.dequantized.data()) k->stored.assign(q.stored, q.stored + q.shape.size());
+  k->stored_ld = q.stored_ld;
+  k->result = q.result;
+  return k;
+}
+
+// The operand quantized, or the quantization `keeper` kept where it is the
+// same (kept_operand.hpp); `hold` keeps a found one alive for the GEMM.
+quantized operand_for(const gemm_args& g, bool is_a, const operand_quantization& q, scaled_gemm_scratch::operand& s,
+                      operand_keeper* keeper, std::shared_ptr<const kept_quantization>& hold) {
+  const bool keepable =
+      keeper != nullptr && q.hadamard_signs.empty() && q.options.spec.mode != num::rounding::stochastic;
+  if (keepable) {
+    hold = keeper->find(g, is_a, q.options);
+    if (hold) return view_of(*hold);
+  }
+  quantized out = quantize_operand(g, is_a, q, s);
+  if (keepable) keeper->keep(kept_copy(g, is_a, out, q.options));
   return out;
 }
 
@@ -58,27 +124,13 @@ void show(const quantized_observer& observe, const quantized& q, const operand_q
   view.part = part;
   view.shape = q.shape;
   view.values = q.values;
-  view.scales = q.storage->scales;
-  view.dequantized = q.storage->dequantized;
+  view.scales = q.scales;
+  view.dequantized = q.dequantized;
   view.options = how.options;
   view.result = q.result;
   view.tensor_amax = how.tensor_amax;
   view.amax_history = how.amax_history;
   observe(view);
-}
-
-// q's dequantized values in the layout the op stored the operand in: as they
-// are where that was rows x k, else transposed into k x rows.
-const float* stored_layout(const quantized& q, bool stored_k_major, std::vector<float>& stored, std::size_t& ld) {
-  const std::size_t rows = q.shape.rows, k = q.shape.cols;
-  if (!stored_k_major) {
-    ld = k;
-    return q.storage->dequantized.data();
-  }
-  stored.resize(rows * k);
-  transpose(q.storage->dequantized.data(), k, rows, k, stored.data());
-  ld = rows;
-  return stored.data();
 }
 
 }  // namespace
@@ -99,19 +151,23 @@ void reduction_rows(const gemm_args& g, bool is_a, std::vector<float>& out) {
 }
 
 void scaled_gemm(const gemm_args& g, tensor_role gemm_role, const operand_quantization& a,
-                 const operand_quantization& b, const quantized_observer& observe, scaled_gemm_scratch& scratch) {
+                 const operand_quantization& b, const quantized_observer& observe, scaled_gemm_scratch& scratch,
+                 const operand_keepers& keepers) {
   if (!gemm_operand_of(g.a_role) || !gemm_operand_of(g.b_role))
     throw std::invalid_argument("scaled GEMM: operand roles must be activation, weight or grad_input (got " +
                                 std::string(role_name(g.a_role)) + ", " + std::string(role_name(g.b_role)) + ")");
-  const quantized qa = quantize_operand(g, true, a, scratch.a);
+  std::shared_ptr<const kept_quantization> kept_a, kept_b;
+  const quantized qa = operand_for(g, true, a, scratch.a, keepers.a, kept_a);
   show(observe, qa, a, g.a_role, gemm_role, g.part);
-  const quantized qb = quantize_operand(g, false, b, scratch.b);
+  const quantized qb = operand_for(g, false, b, scratch.b, keepers.b, kept_b);
   show(observe, qb, b, g.b_role, gemm_role, g.part);
   // The dequantized operands go back into the layout the op passed them in,
   // so sgemm picks the kernel (and summation order) it picks in fp32.
   gemm_args on = g;
-  on.a = stored_layout(qa, g.trans_a, scratch.a.stored, on.lda);
-  on.b = stored_layout(qb, !g.trans_b, scratch.b.stored, on.ldb);
+  on.a = qa.stored;
+  on.lda = qa.stored_ld;
+  on.b = qb.stored;
+  on.ldb = qb.stored_ld;
   sgemm(on);
 }
 

@@ -240,6 +240,9 @@ class precision_hook : public tensor_hook {
   mutable std::mutex scaled_mutex_;
   mutable std::map<std::string, std::array<std::optional<scaled_tensor>, gemm_operand_count>, std::less<>>
       scaled_tensors_;
+  // Per layer, the weight's quantization in the forward GEMM [0] and the
+  // dgrad GEMM [1], kept for the GEMM's other parts (conv2d's chunks).
+  mutable std::map<std::string, std::array<operand_keeper, 2>, std::less<>> weight_keepers_;
   // Scratch of the scaled GEMMs: one taken per GEMM in flight, given back after.
   mutable std::vector<std::unique_ptr<scaled_gemm_scratch>> scratch_pool_;
   std::array<float, hadamard_size> hadamard_signs_{};

@@ -14,11 +14,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include <libnum/scaled_array.hpp>
 
+#include "lab/kept_operand.hpp"
 #include "lab/op_context.hpp"
 #include "lab/scaled_recipe.hpp"
 
@@ -50,6 +52,14 @@ struct operand_quantization {
   /// Apply the 16x16 random Hadamard transform with these signs (hadamard.hpp)
   /// to every run of 16 reduction steps before quantizing; empty: none.
   std::span<const float> hadamard_signs;
+  /// Where options.format.rule is fp32_given standing for a per-tensor rule
+  /// (fp32_amax over the whole tensor, whose amax or amax history gave the
+  /// scale): that rule. A per-tensor scale is the tensor's block scale, so an
+  /// element it flushes counts as block_underflow where that rule's scale of
+  /// the element alone would hold it, as num::quantize counts a block's
+  /// flushes (libnum, seeing a given scale, counts every flush as
+  /// underflow_to_zero).
+  std::optional<num::scale_rule> given_scale_stands_for;
 };
 
 /// Called once per quantized operand (A, then B).
@@ -65,10 +75,19 @@ struct scaled_gemm_scratch {
   operand a, b;
 };
 
+/// Where scaled_gemm finds and keeps the quantizations of A and B for the
+/// GEMM's other parts (kept_operand.hpp); null: quantize every time.
+struct operand_keepers {
+  operand_keeper* a = nullptr;
+  operand_keeper* b = nullptr;
+};
+
 /// C = op(A) * op(B) + beta * C on the quantized operands (see the file
-/// comment): a as A's, b as B's quantization. `observe` may be empty.
+/// comment): a as A's, b as B's quantization. `observe` may be empty; it
+/// sees every operand, a kept one too, with this call's part and options.
 void scaled_gemm(const gemm_args& g, tensor_role gemm_role, const operand_quantization& a,
-                 const operand_quantization& b, const quantized_observer& observe, scaled_gemm_scratch& scratch);
+                 const operand_quantization& b, const quantized_observer& observe, scaled_gemm_scratch& scratch,
+                 const operand_keepers& keepers = {});
 
 /// The operand op(A) (`is_a`) or op(B) of `g` in the layout above, rows x k, into `out`.
 void reduction_rows(const gemm_args& g, bool is_a, std::vector<float>& out);

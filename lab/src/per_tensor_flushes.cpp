@@ -1,0 +1,56 @@
+#include "per_tensor_flushes.hpp"
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include <libnum/scaled_format.hpp>
+
+namespace lab {
+namespace {
+
+// Whether libnum quantizes x, alone in a block of `lone`'s rule, to a nonzero
+// element (its random word the one of index `index` in the tensor).
+bool lone_scale_holds(float x, std::uint64_t index, const num::scaled_options& lone) {
+  num::scaled_options o = lone;
+  o.first_index = index;
+  std::array<std::uint8_t, 1> code{};
+  std::array<std::uint32_t, 1> scale{};
+  num::quantize(std::span<const float>(&x, 1), {1, 1}, code, scale, o);
+  return num::element_value(o.format.element, code[0]) != 0.0;
+}
+
+}  // namespace
+
+void count_flushes_as_block_underflow(std::span<const float> in, std::span<const float> dequantized,
+                                      const num::scaled_options& given, num::scale_rule rule,
+                                      num::scaled_counts& counts) {
+  if (counts.underflow_to_zero == 0) return;
+  num::scaled_options lone = given;
+  lone.format.rule = rule;
+  lone.layout = num::element_layout::byte_per_element;
+  // An element is flushed where its code is zero, which is where its
+  // dequantized value is zero: a flush needs x / s below the smallest
+  // nonzero element e with |x| >= 2^-149, so s·e > 2^-149, and every nonzero
+  // code times s then rounds to a nonzero fp32.
+  //
+  // With margin 0 the rule's own scale puts a lone x at the top of the
+  // element range unless that scale underflows fp32, which it cannot above
+  // max_elem · 2^-100 (a wide safety band; libnum decides below it).
+  const double surely_held_above =
+      given.margin == 0 ? num::element_max(given.format.element) * 0x1p-100 : INFINITY;
+  std::uint64_t flushed = 0, held = 0;
+  for (std::size_t i = 0; i < in.size() && flushed < counts.underflow_to_zero; ++i) {
+    const float x = in[i];
+    if (x == 0.0f || !std::isfinite(x)) continue;
+    if (dequantized[i] != 0.0f) continue;
+    ++flushed;
+    if (std::fabs(static_cast<double>(x)) > surely_held_above || lone_scale_holds(x, given.first_index + i, lone))
+      ++held;
+  }
+  counts.block_underflow += held;
+  counts.underflow_to_zero -= held;
+}
+
+}  // namespace lab
