@@ -93,7 +93,7 @@ class training_tracer final : public lab::tensor_hook, public lab::step_observer
   }
 
   void update(const lab::site& where, std::span<float> weight, const lab::weight_step& step) override {
-    for (std::size_t i = 0; i < weight.size(); ++i) weight[i] *= step.keep;  // apply_step_fp32's order
+    lab::apply_decay_fp32(weight, step.keep);
     before_.assign(weight.begin(), weight.end());
     delta_.resize(weight.size());
     lab::requested_delta(step, delta_);
