@@ -313,8 +313,8 @@ lab::train_config tutorial_conv_config(const run_options& options, const trainin
   c.model = "tutorial_conv";
   c.batch_size = 32;
   c.optimizer = "adam";
-  c.lr = 0.01f;
-  c.eps = 1e-4f;
+  c.lr = 0.01;
+  c.eps = 1e-4;
   return c;
 }
 
