@@ -130,7 +130,8 @@ double trainer::train_batch(const batch& b, float grad_scale, std::size_t& corre
   model_->forward(ctx, b.images, logits_);
   correct += count_correct(logits_, b.labels);
   const double loss =
-      classification_loss(ctx, loss_, logits_, b.labels, static_cast<float>(config_.label_smoothing), grad_scale, grad_logits_);
+      classification_loss(ctx, loss_, logits_, b.labels, static_cast<float>(config_.label_smoothing), grad_scale,
+                          grad_logits_);
   model_->backward(ctx, b.images, logits_, grad_logits_, nullptr);
   if (precision_) precision_->end_step();
   if (shadow_) run_shadow(b, grad_scale);
@@ -258,7 +259,8 @@ evaluation trainer::evaluate(const dataset& data) {
     model_->forward(ctx, b.images, logits_);
     correct += count_correct(logits_, b.labels);
     const double loss =
-        classification_loss(ctx, loss_, logits_, b.labels, static_cast<float>(config_.label_smoothing), 1.0f, grad_logits_);
+        classification_loss(ctx, loss_, logits_, b.labels, static_cast<float>(config_.label_smoothing), 1.0f,
+                            grad_logits_);
     loss_sum += loss * static_cast<double>(b.labels.size());
   }
   e.loss = loss_sum / static_cast<double>(data.size());
