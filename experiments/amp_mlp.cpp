@@ -25,7 +25,7 @@ lab::train_config mlp_config(const run_options& options, const training_sizes& s
   c.loss = "mse";
   c.batch_size = 64;
   c.optimizer = "sgd";
-  c.lr = 0.001f;
+  c.lr = 0.001;
   return c;
 }
 

@@ -135,12 +135,12 @@ void add_autocast_checks(experiment_result& r, const named_runs& runs) {
 // The recipe's lr 0.001 barely moves the short runs: 0.1, and 1 for the
 // clipping runs, where only the clip keeps SGD from diverging (so a clip at
 // the scaled gradients' norm would stall training). The growth run keeps 0.001.
-constexpr float recipe_lr = 0.001f;
-constexpr float clipped_lr = 1.0f;
-constexpr float plain_lr = 0.1f;
+constexpr double recipe_lr = 0.001;
+constexpr double clipped_lr = 1.0;
+constexpr double plain_lr = 0.1;
 
 lab::train_config mlp_config(const run_options& options, const training_sizes& sizes, std::size_t width,
-                             std::size_t batch, float lr) {
+                             std::size_t batch, double lr) {
   lab::train_config c = sized_config(options, sizes);
   c.model = "mlp";
   c.hidden = {width, width};
@@ -154,7 +154,7 @@ lab::train_config mlp_config(const run_options& options, const training_sizes& s
 
 enum mlp_run : std::size_t { fp32_clip_run, amp_clip_run, amp_batch_run, amp_accumulate_run };
 
-constexpr float max_norm = 0.1f;            // the recipe's clip_grad_norm_ max_norm
+constexpr double max_norm = 0.1;            // the recipe's clip_grad_norm_ max_norm
 constexpr std::size_t accumulate = 4;       // iters_to_accumulate
 constexpr const char* overflowing_scale = "4294967296";  // 2^32: the first updates overflow fp16
 

@@ -38,8 +38,8 @@ lab::train_config model_config(const run_options& options, const training_sizes&
   c.depth = 8;
   c.batch_size = 32;
   c.optimizer = "sgd";
-  c.lr = 0.01f;
-  c.momentum = 0.9f;
+  c.lr = 0.01;
+  c.momentum = 0.9;
   return c;
 }
 

@@ -28,8 +28,8 @@ lab::train_config resnet_config(const run_options& options, const training_sizes
   c.depth = depth;
   c.batch_size = 32;
   c.optimizer = "sgd";
-  c.lr = static_cast<float>(learning_rate);
-  c.momentum = 0.9f;
+  c.lr = learning_rate;
+  c.momentum = 0.9;
   return c;
 }
 

@@ -93,7 +93,7 @@ class training_tracer final : public lab::tensor_hook, public lab::step_observer
   }
 
   void update(const lab::site& where, std::span<float> weight, const lab::weight_step& step) override {
-    for (std::size_t i = 0; i < weight.size(); ++i) weight[i] *= step.keep;  // apply_step_fp32's order
+    lab::apply_decay_fp32(weight, step.keep);
     before_.assign(weight.begin(), weight.end());
     delta_.resize(weight.size());
     lab::requested_delta(step, delta_);
@@ -313,8 +313,8 @@ lab::train_config tutorial_conv_config(const run_options& options, const trainin
   c.model = "tutorial_conv";
   c.batch_size = 32;
   c.optimizer = "adam";
-  c.lr = 0.01f;
-  c.eps = 1e-4f;
+  c.lr = 0.01;
+  c.eps = 1e-4;
   return c;
 }
 

@@ -3,7 +3,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <type_traits>
 
 #include "lab/errors.hpp"
 
@@ -23,32 +22,15 @@ std::size_t parse_count(const std::string& where, const std::string& key, const 
   return out;
 }
 
-namespace {
-
-// A finite number of type Real (strtof or strtod), the whole text.
-template <typename Real>
-Real parse_finite(const std::string& where, const std::string& key, const std::string& value,
-                  std::string_view expected) {
-  char* end = nullptr;
-  Real out{};
-  if constexpr (std::is_same_v<Real, float>)
-    out = std::strtof(value.c_str(), &end);
-  else
-    out = std::strtod(value.c_str(), &end);
-  if (value.empty() || end != value.c_str() + value.size() || !std::isfinite(out))
-    bad_value(where, key, value, expected);
-  return out;
-}
-
-}  // namespace
-
-float parse_float(const std::string& where, const std::string& key, const std::string& value) {
-  // strtof accepts forms like 1e-4 that YAML writers produce.
-  return parse_finite<float>(where, key, value, "a finite number");
-}
-
 double parse_number(const std::string& where, const std::string& key, const std::string& value) {
-  return parse_finite<double>(where, key, value, "a number");
+  // strtod reads forms like 1e-4 that YAML writers produce, correctly
+  // rounded to the nearest double (the default rounding mode is never
+  // changed while a configuration is read).
+  char* end = nullptr;
+  const double out = std::strtod(value.c_str(), &end);
+  if (value.empty() || end != value.c_str() + value.size() || !std::isfinite(out))
+    bad_value(where, key, value, "a finite number");
+  return out;
 }
 
 bool parse_bool(const std::string& where, const std::string& key, const std::string& value,

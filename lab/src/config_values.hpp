@@ -17,9 +17,7 @@ namespace lab {
 /// A non-negative decimal integer, the whole text.
 std::size_t parse_count(const std::string& where, const std::string& key, const std::string& value,
                         std::string_view expected = "a non-negative integer");
-/// A finite fp32 number as strtof reads it (1e-4 included), the whole text.
-float parse_float(const std::string& where, const std::string& key, const std::string& value);
-/// A finite fp64 number as strtod reads it, the whole text.
+/// A finite fp64 number as strtod reads it (1e-4 included), the whole text.
 double parse_number(const std::string& where, const std::string& key, const std::string& value);
 /// true/yes/on/1 or false/no/off/0.
 bool parse_bool(const std::string& where, const std::string& key, const std::string& value,

@@ -32,6 +32,10 @@ void apply_step_fp32(std::span<float> weight, const weight_step& step) {
   for (std::size_t i = 0; i < weight.size(); ++i) weight[i] = std::fma(step.scale, step.direction[i], weight[i] * step.keep);
 }
 
+void apply_decay_fp32(std::span<float> weight, float keep) {
+  for (float& w : weight) w *= keep;
+}
+
 void requested_delta(const weight_step& step, std::span<float> delta) {
   for (std::size_t i = 0; i < delta.size(); ++i) delta[i] = step.scale * step.direction[i];
 }

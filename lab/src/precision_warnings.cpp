@@ -29,7 +29,7 @@ std::string representability(const char* what, double value, const num::format& 
 
 }  // namespace
 
-std::vector<std::string> precision_warnings(const precision_policy& p, const optimizer_settings& o, float lr) {
+std::vector<std::string> precision_warnings(const precision_policy& p, const optimizer_settings& o, double lr) {
   std::vector<std::string> out;
   auto add = [&](std::string message, const char* consequence) {
     if (!message.empty()) out.push_back(message + consequence);
@@ -45,7 +45,7 @@ std::vector<std::string> precision_warnings(const precision_policy& p, const opt
       out.push_back("loss_scale_method divide_lr is only correct for linear optimizers (sgd), not " +
                     std::string(o.kind == optimizer_kind::adam ? "adam" : "adamw"));
     if (stored)
-      add(representability("learning rate / loss scale", static_cast<double>(lr) / p.scaling.scale, p.low),
+      add(representability("learning rate / loss scale", lr / p.scaling.scale, p.low),
           ": the effective step underflows");
   }
   if (p.partials_block != 0 && p.partials == accumulation::fp32)

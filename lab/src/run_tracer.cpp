@@ -74,9 +74,13 @@ std::span<const float> run_tracer::weight(const site& where, std::span<const flo
 
 void run_tracer::update(const site& where, std::span<float> weight, const weight_step& step) {
   const bool observed = enabled_ && !hooks_.empty();
-  if (observed) before_.assign(weight.begin(), weight.end());
-  apply_step_fp32(weight, step);
-  if (!observed) return;
+  if (!observed) {
+    apply_step_fp32(weight, step);
+    return;
+  }
+  apply_decay_fp32(weight, step.keep);
+  before_.assign(weight.begin(), weight.end());
+  apply_step_fp32(weight, {step.direction, step.scale});
   delta_.resize(weight.size());
   requested_delta(step, delta_);
   observe_update(where, before_, delta_, weight);

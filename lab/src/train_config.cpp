@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <functional>
@@ -22,10 +23,17 @@ struct key_entry {
   getter get;
 };
 
-std::string fmt(float v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
+// v with the fewest significant digits that read back as v, in printf's %g
+// style (0.0001, 1e-08), so a printed configuration loads back to the same
+// doubles and values typed with few digits print as typed.
+std::string fmt(double v) {
+  std::array<char, 32> text{};
+  for (int digits = 1;; ++digits) {
+    const auto printed = std::to_chars(text.data(), text.data() + text.size(), v, std::chars_format::general, digits);
+    double back = 0.0;
+    std::from_chars(text.data(), printed.ptr, back);
+    if (back == v || digits == 17) return {text.data(), printed.ptr};
+  }
 }
 
 template <typename Field>
@@ -35,9 +43,9 @@ key_entry count_key(const char* name, const char* help, Field field) {
           [=](const train_config& c) { return std::to_string(c.*field); }};
 }
 
-key_entry float_key(const char* name, const char* help, float train_config::*field) {
+key_entry real_key(const char* name, const char* help, double train_config::*field) {
   return {{name, help},
-          [=](train_config& c, const std::string& v, const std::string& w) { c.*field = parse_float(w, name, v); },
+          [=](train_config& c, const std::string& v, const std::string& w) { c.*field = parse_number(w, name, v); },
           [=](const train_config& c) { return fmt(c.*field); }};
 }
 
@@ -98,7 +106,7 @@ const std::vector<key_entry>& entries() {
          }
          return s;
        }},
-      float_key("dropout", "mlp dropout probability", &train_config::dropout),
+      real_key("dropout", "mlp dropout probability", &train_config::dropout),
       choice_key("dataset", "fashion_mnist | cifar10 | synthetic", &train_config::dataset,
                  {"fashion_mnist", "cifar10", "synthetic"}),
       text_key("data_dir", "folder of the data set files", &train_config::data_dir),
@@ -115,21 +123,21 @@ const std::vector<key_entry>& entries() {
       count_key("max_steps", "stop after this many updates (0: no limit)", &train_config::max_steps),
       count_key("accumulate", "micro-batches per optimizer update", &train_config::accumulate),
       choice_key("loss", "cross_entropy | mse", &train_config::loss, {"cross_entropy", "mse"}),
-      float_key("label_smoothing", "label smoothing for cross-entropy", &train_config::label_smoothing),
+      real_key("label_smoothing", "label smoothing for cross-entropy", &train_config::label_smoothing),
       choice_key("optimizer", "sgd | adam | adamw", &train_config::optimizer, {"sgd", "adam", "adamw"}),
-      float_key("lr", "base learning rate", &train_config::lr),
-      float_key("momentum", "sgd momentum", &train_config::momentum),
+      real_key("lr", "base learning rate", &train_config::lr),
+      real_key("momentum", "sgd momentum", &train_config::momentum),
       bool_key("nesterov", "sgd Nesterov momentum", &train_config::nesterov),
-      float_key("beta1", "adam beta1", &train_config::beta1),
-      float_key("beta2", "adam beta2", &train_config::beta2),
-      float_key("eps", "adam epsilon", &train_config::eps),
-      float_key("weight_decay", "L2 (sgd, adam) or decoupled (adamw) weight decay", &train_config::weight_decay),
-      float_key("clip_norm", "clip gradients to this global norm (0: off)", &train_config::clip_norm),
+      real_key("beta1", "adam beta1", &train_config::beta1),
+      real_key("beta2", "adam beta2", &train_config::beta2),
+      real_key("eps", "adam epsilon", &train_config::eps),
+      real_key("weight_decay", "L2 (sgd, adam) or decoupled (adamw) weight decay", &train_config::weight_decay),
+      real_key("clip_norm", "clip gradients to this global norm (0: off)", &train_config::clip_norm),
       choice_key("schedule", "const | step | cosine", &train_config::schedule, {"const", "step", "cosine"}),
       count_key("warmup_steps", "linear warm-up updates", &train_config::warmup_steps),
       count_key("step_epochs", "step schedule: decay every N epochs", &train_config::step_epochs),
-      float_key("gamma", "step schedule: decay factor", &train_config::gamma),
-      float_key("min_lr", "cosine schedule: final learning rate", &train_config::min_lr),
+      real_key("gamma", "step schedule: decay factor", &train_config::gamma),
+      real_key("min_lr", "cosine schedule: final learning rate", &train_config::min_lr),
       count_key("threads", "BLAS threads", &train_config::threads),
       text_key("checkpoint", "write a checkpoint here after every epoch", &train_config::checkpoint),
       text_key("resume", "continue from this checkpoint", &train_config::resume),
@@ -227,16 +235,19 @@ void validate(const train_config& c) {
   need(c.eval_batch_size > 0, "eval_batch_size must be positive");
   need(c.epochs > 0, "epochs must be positive");
   need(c.accumulate > 0, "accumulate must be positive");
-  need(c.lr > 0.0f, "lr must be positive");
-  need(c.beta1 >= 0.0f && c.beta1 < 1.0f, "beta1 must be in [0, 1)");
-  need(c.beta2 >= 0.0f && c.beta2 < 1.0f, "beta2 must be in [0, 1)");
-  need(c.eps > 0.0f, "eps must be positive");
-  need(c.momentum >= 0.0f, "momentum must be non-negative");
-  need(!c.nesterov || c.momentum > 0.0f, "nesterov needs momentum > 0");
-  need(c.label_smoothing >= 0.0f && c.label_smoothing < 1.0f, "label_smoothing must be in [0, 1)");
-  need(c.dropout >= 0.0f && c.dropout < 1.0f, "dropout must be in [0, 1)");
-  need(c.weight_decay >= 0.0f, "weight_decay must be non-negative");
-  need(c.clip_norm >= 0.0f, "clip_norm must be non-negative");
+  need(c.lr > 0.0, "lr must be positive");
+  need(c.beta1 >= 0.0 && c.beta1 < 1.0, "beta1 must be in [0, 1)");
+  need(c.beta2 >= 0.0 && c.beta2 < 1.0, "beta2 must be in [0, 1)");
+  need(c.eps > 0.0, "eps must be positive");
+  need(c.momentum >= 0.0, "momentum must be non-negative");
+  need(!c.nesterov || c.momentum > 0.0, "nesterov needs momentum > 0");
+  // The loss and dropout compute with these in fp32: checked as they will be used.
+  const auto label_smoothing = static_cast<float>(c.label_smoothing);
+  const auto dropout = static_cast<float>(c.dropout);
+  need(label_smoothing >= 0.0f && label_smoothing < 1.0f, "label_smoothing must be in [0, 1)");
+  need(dropout >= 0.0f && dropout < 1.0f, "dropout must be in [0, 1)");
+  need(c.weight_decay >= 0.0, "weight_decay must be non-negative");
+  need(c.clip_norm >= 0.0, "clip_norm must be non-negative");
   need(c.step_epochs > 0, "step_epochs must be positive");
   need(!c.hidden.empty() || c.model != "mlp", "mlp needs at least one hidden width");
 }

@@ -3,8 +3,6 @@
 #include <cblas.h>
 
 #include <algorithm>
-#include <array>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 
@@ -14,20 +12,6 @@
 
 namespace lab {
 namespace {
-
-// The decimal a float hyper-parameter was written as, as a double. The
-// configuration holds lr, betas and eps as float, parsed from that decimal;
-// PyTorch forms its optimizer constants (1 - beta1, lr / (1 - beta1^t)) from
-// the same decimal as a Python double. The shortest decimal that reads back
-// as the float is the one written (for up to 6 significant digits), so
-// 0.9f gives 0.9 here, not 0.899999976.
-double as_written(float value) {
-  std::array<char, 32> text{};
-  const auto printed = std::to_chars(text.data(), text.data() + text.size(), value);
-  double widened = value;
-  std::from_chars(text.data(), printed.ptr, widened);
-  return widened;
-}
 
 std::size_t count_correct(const tensor& logits, std::span<const std::int32_t> labels) {
   const std::size_t n = logits.shape()[0], k = logits.shape()[1];
@@ -71,7 +55,7 @@ trainer::trainer(train_config config, train_data data, op_context ctx)
   spec.classes = data_.train.classes;
   spec.hidden = config_.hidden;
   spec.depth = config_.depth;
-  spec.dropout = config_.dropout;
+  spec.dropout = static_cast<float>(config_.dropout);
   model_ = make_model(spec);
   rng init(config_.seed, 0);
   model_->initialise(init);
@@ -79,12 +63,12 @@ trainer::trainer(train_config config, train_data data, op_context ctx)
 
   optimizer_settings os;
   os.kind = parse_optimizer_kind(config_.optimizer);
-  os.momentum = as_written(config_.momentum);
+  os.momentum = config_.momentum;
   os.nesterov = config_.nesterov;
-  os.beta1 = as_written(config_.beta1);
-  os.beta2 = as_written(config_.beta2);
-  os.eps = as_written(config_.eps);
-  os.weight_decay = as_written(config_.weight_decay);
+  os.beta1 = config_.beta1;
+  os.beta2 = config_.beta2;
+  os.eps = config_.eps;
+  os.weight_decay = config_.weight_decay;
   optimizer_ = std::make_unique<optimizer>(os, params_);
 
   augmentation aug{config_.augment_crop, config_.augment_flip};
@@ -115,7 +99,7 @@ std::string trainer::fingerprint() const {
   for (auto* p : params_) count += p->value.size();
   return config_.model + " input " + data_.train.images.shape().with_batch(1).str() + " params " +
          std::to_string(count) + " optimizer " + config_.optimizer +
-         (config_.momentum != 0.0f ? " momentum" : "");
+         (config_.momentum != 0.0 ? " momentum" : "");
 }
 
 std::vector<named_tensor> trainer::checkpoint_tensors() const {
@@ -146,7 +130,8 @@ double trainer::train_batch(const batch& b, float grad_scale, std::size_t& corre
   model_->forward(ctx, b.images, logits_);
   correct += count_correct(logits_, b.labels);
   const double loss =
-      classification_loss(ctx, loss_, logits_, b.labels, config_.label_smoothing, grad_scale, grad_logits_);
+      classification_loss(ctx, loss_, logits_, b.labels, static_cast<float>(config_.label_smoothing), grad_scale,
+                          grad_logits_);
   model_->backward(ctx, b.images, logits_, grad_logits_, nullptr);
   if (precision_) precision_->end_step();
   if (shadow_) run_shadow(b, grad_scale);
@@ -162,7 +147,9 @@ void trainer::apply_update() {
   // inf/NaN; the scale changes only here, at effective-batch boundaries.
   const bool found_inf = scaler_->unscale(params_);
   last_update_skipped_ = found_inf && scaler_->skips_non_finite();
-  const float lr = schedule_.at(updates_done_) * static_cast<float>(scaler_->lr_factor());
+  // In double, as PyTorch's Python-side lr; the optimizer converts it where
+  // torch casts it (op_context::scalar).
+  const double lr = schedule_.at(updates_done_) * scaler_->lr_factor();
   if (observer_ != nullptr) {
     last_step_.step = updates_done_;
     last_step_.loss_scale = scaler_->scale();
@@ -172,8 +159,8 @@ void trainer::apply_update() {
     last_step_.lr = last_update_skipped_ ? 0.0 : lr;
   }
   if (!last_update_skipped_) {
-    if (config_.clip_norm > 0.0f) clip_gradient_norm(params_, config_.clip_norm);
-    optimizer_->step(ctx, as_written(lr));
+    if (config_.clip_norm > 0.0) clip_gradient_norm(params_, static_cast<float>(config_.clip_norm));
+    optimizer_->step(ctx, lr);
   }
   scaler_->update(found_inf);
   zero_gradients(params_);
@@ -272,7 +259,8 @@ evaluation trainer::evaluate(const dataset& data) {
     model_->forward(ctx, b.images, logits_);
     correct += count_correct(logits_, b.labels);
     const double loss =
-        classification_loss(ctx, loss_, logits_, b.labels, config_.label_smoothing, 1.0f, grad_logits_);
+        classification_loss(ctx, loss_, logits_, b.labels, static_cast<float>(config_.label_smoothing), 1.0f,
+                            grad_logits_);
     loss_sum += loss * static_cast<double>(b.labels.size());
   }
   e.loss = loss_sum / static_cast<double>(data.size());

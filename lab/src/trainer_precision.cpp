@@ -42,7 +42,7 @@ void trainer::run_shadow(const batch& b, float grad_scale) {
   like.training = true;
   like.step = micro_steps_done_;
   shadow_->compare(*model_, *recorder_, b.images, like, [&](const op_context& ctx, const tensor& logits, tensor& grad) {
-    classification_loss(ctx, loss_, logits, b.labels, config_.label_smoothing, grad_scale, grad);
+    classification_loss(ctx, loss_, logits, b.labels, static_cast<float>(config_.label_smoothing), grad_scale, grad);
   });
 }
 

@@ -492,7 +492,7 @@ TEST(PrecisionKeys, ListedKeysAreAcceptedAndBadOnesNamed) {
             "f.yml:2: unknown config key 'autocast.pool' (classes: matmul, conv, norm, loss, elementwise, optimizer)");
   EXPECT_EQ(message("loss_scale_interval", "0"), "f.yml:2: key 'loss_scale_interval': '0' is not a positive integer");
   EXPECT_EQ(message("shadow", "maybe"), "f.yml:2: key 'shadow': 'maybe' is not true or false");
-  EXPECT_EQ(message("loss_scale", "1e999"), "f.yml:2: key 'loss_scale': '1e999' is not a number");
+  EXPECT_EQ(message("loss_scale", "1e999"), "f.yml:2: key 'loss_scale': '1e999' is not a finite number");
 }
 
 }  // namespace

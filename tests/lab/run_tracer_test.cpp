@@ -166,6 +166,39 @@ TEST(RunTracer, ReportsThePolicysStorageFormat) {
   EXPECT_EQ(sink->swamping[0].target, num::binary32);
 }
 
+// AdamW's step decays w first (w * keep), then adds the delta. Every hook
+// that performs an update reports "before" as the decayed weight
+// (tensor_hook::observe_update), so a delta lost in the add counts as
+// swamped even though the decay moved w. keep = 1 - 2^-10 is exact in fp32
+// (1 * keep = 1 - 2^-10); 2^-40 is far below half an ulp of it (2^-25).
+TEST(RunTracer, AdamWsBeforeIsTheDecayedWeightForTracerAndPolicyAlike) {
+  const float keep = 1.0f - std::ldexp(1.0f, -10);
+  const std::vector<float> d = {std::ldexp(1.0f, -40), 0.25f};
+  {
+    num::stats_hooks hooks;
+    auto sink = std::make_shared<collector>();
+    hooks.attach(sink);
+    run_tracer tracer(hooks);
+    std::vector<float> w = {1.0f, 1.0f};
+    tracer.update(conv1_kernel, w, {d, 1.0f, keep});
+    EXPECT_EQ(w[0], keep);
+    EXPECT_EQ(w[1], keep + 0.25f);
+    ASSERT_EQ(sink->swamping.size(), 1u);
+    EXPECT_EQ(sink->swamping[0].updates, 2u);
+    EXPECT_EQ(sink->swamping[0].total_swamped, 1u);
+  }
+  {
+    // The fp16-mixed policy performs the (fp32 master) write and reports it.
+    traced_fp16_mixed t;
+    std::vector<float> w = {1.0f, 1.0f};
+    t.policy.update(conv1_kernel, w, {d, 1.0f, keep});
+    EXPECT_EQ(w[0], keep);
+    ASSERT_EQ(t.sink->swamping.size(), 1u);
+    EXPECT_EQ(t.sink->swamping[0].updates, 2u);
+    EXPECT_EQ(t.sink->swamping[0].total_swamped, 1u);
+  }
+}
+
 TEST(RunTracer, CountsWhatTheCastOfMasterWeightsAndGradientsLoses) {
   traced_fp16_mixed t;
   auto& policy = t.policy;

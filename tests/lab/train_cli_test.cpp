@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "temp_dir.hpp"
@@ -123,6 +124,32 @@ TEST(TrainCli, PrintedConfigReadsBackThroughConfigToTheSameValues) {
   const outcome second = run_numlab("train --config " + file.string() + " --print-config");
   ASSERT_EQ(second.exit_code, 0) << second.output;
   EXPECT_EQ(second.output, first.output);
+}
+
+// Real-valued keys come back exactly as typed: each value below needs 16
+// or 17 significant digits (the shortest decimals of their doubles, as
+// Python's repr prints them), more than a float holds.
+TEST(TrainCli, PrintedConfigKeepsEveryDigitOfRealValues) {
+  lab::testing::temp_dir dir;
+  const std::vector<std::pair<std::string, std::string>> typed = {
+      {"lr", "0.0012345678901234567"}, {"beta2", "0.9990000000000001"}, {"weight_decay", "0.30000000000000004"}};
+  std::string args = "train " + tiny + " --optimizer adamw";
+  for (const auto& [key, value] : typed) {
+    std::string flag = key;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    args += " --" + flag + " " + value;
+  }
+  const outcome first = run_numlab(args + " --print-config");
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  for (const auto& [key, value] : typed)
+    EXPECT_NE(first.output.find("\n" + key + ": " + value + "\n"), std::string::npos) << key << "\n" << first.output;
+  const auto file = dir / "printed.yml";
+  std::ofstream(file) << first.output;
+  const outcome second = run_numlab("train --config " + file.string() + " --print-config");
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_EQ(second.output, first.output);
+  // Dropout computes in fp32, where 1 - 1e-11 is 1: refused as a dropout of 1 is.
+  expect_bad_input("train " + tiny + " --dropout 0.99999999999", "config: dropout must be in [0, 1)");
 }
 
 TEST(TrainCli, TinySyntheticRunPrintsEpochLinesAndAccuracy) {

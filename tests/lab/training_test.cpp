@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <fstream>
+#include <initializer_list>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "lab/errors.hpp"
@@ -239,28 +241,46 @@ class scalar_recorder final : public tensor_hook {
   }
 };
 
+// Records the learning rate of every applied step.
+struct lr_recorder final : step_observer {
+  std::vector<double> lrs;
+  void on_step_begin(std::uint64_t) override {}
+  void on_step(const step_info& info) override { lrs.push_back(info.lr); }
+};
+
 TEST(Training, OptimizerConstantsComeFromTheDecimalsWritten) {
-  // The configuration holds lr, betas, eps and weight decay as float;
-  // PyTorch forms its constants from the decimals as doubles. So the
-  // optimizer must see 0.9, not 0.9f = 0.899999976, and AdamW's
-  // 1 - lr * wd must be 1 - 0.01 * 0.1 in double (beta2 0.99: no two of
-  // the values looked for are equal).
+  // PyTorch forms its constants from the decimals written, as doubles. So
+  // the optimizer must see 0.9, not 0.9f = 0.899999976, and AdamW's
+  // 1 - lr * wd must be formed in double from the lr written, all 17 digits
+  // of it (its float would give 1 - 0.0012345679 * 0.1 instead). The
+  // warm-up's lr is formed in double too, as a Python scheduler's: lr * 1 / 2
+  // at the first step, lr * 2 / 2 at the second (beta2 0.99: no two of the
+  // values looked for are equal).
   train_config c = small_mlp_config();
-  c.max_steps = 1;
-  c.optimizer = "adamw";
-  c.lr = 0.01f;
-  c.beta1 = 0.9f;
-  c.beta2 = 0.99f;
-  c.eps = 1e-8f;
-  c.weight_decay = 0.1f;
+  c.max_steps = 2;
+  for (const auto& [key, value] : std::initializer_list<std::pair<const char*, const char*>>{
+           {"optimizer", "adamw"},
+           {"lr", "0.0012345678901234567"},
+           {"warmup_steps", "2"},
+           {"beta1", "0.9"},
+           {"beta2", "0.99"},
+           {"eps", "1e-8"},
+           {"weight_decay", "0.1"}})
+    set_config_value(c, key, value, "test");
   scalar_recorder recorder;
+  lr_recorder steps;
   trainer t(c, load_data(c), op_context(&recorder));
+  t.set_observer(&steps);
   t.run();
-  ASSERT_EQ(t.updates_done(), 1u);
+  ASSERT_EQ(t.updates_done(), 2u);
+  const double lr = 0.0012345678901234567;
+  const double warm = lr * 1.0 / 2.0;
+  ASSERT_NE(static_cast<double>(static_cast<float>(lr)), lr);
+  EXPECT_EQ(steps.lrs, (std::vector<double>{warm, lr}));
   const auto saw = [&](double value) {
     return std::find(recorder.seen.begin(), recorder.seen.end(), value) != recorder.seen.end();
   };
-  for (const double value : {0.9, 1.0 - 0.9, 0.99, 1e-8, 1.0 - 0.01 * 0.1})
+  for (const double value : {0.9, 1.0 - 0.9, 0.99, 1e-8, 1.0 - warm * 0.1, 1.0 - lr * 0.1})
     EXPECT_TRUE(saw(value)) << std::hexfloat << value;
 }
 
@@ -276,7 +296,7 @@ TEST(Training, ShippedFp32ConfigsAreValidAndBuildTheirModels) {
     spec.name = c.model;
     spec.depth = c.depth;
     spec.hidden = c.hidden;
-    spec.dropout = c.dropout;
+    spec.dropout = static_cast<float>(c.dropout);
     EXPECT_NO_THROW(make_model(spec)) << name;
     ++checked;
   }

@@ -121,6 +121,11 @@ struct weight_step {
 /// fusedMultiplyAdd): the write of an fp32 weight, wherever a hook (or no
 /// hook) keeps the weight in fp32.
 void apply_step_fp32(std::span<float> weight, const weight_step& step);
+/// weight[i] <- weight[i] * keep in fp32, rounded to nearest even: the
+/// decoupled decay that opens a weight_step (apply_step_fp32's first
+/// operation). What an update's observers see as "before" is the weight
+/// after this decay (tensor_hook::observe_update).
+void apply_decay_fp32(std::span<float> weight, float keep);
 /// delta[i] <- step.scale * step.direction[i] rounded to fp32: the delta a
 /// step asks for, as observers of updates see it (tensor_hook::observe_update).
 void requested_delta(const weight_step& step, std::span<float> delta);
@@ -176,7 +181,10 @@ class tensor_hook {
   /// Observes an update another hook has already performed (a precision
   /// policy calls this on the hook chained after it instead of update()):
   /// the stored values before and after, and the delta asked for (the
-  /// step's scale * direction, rounded to fp32). Default: nothing.
+  /// step's scale * direction, rounded to fp32). "before" is the weight the
+  /// add starts from: after AdamW's decay (w * keep, stored), so that a
+  /// delta that left it unchanged counts as swamped whatever the decay did.
+  /// Every hook that performs an update reports it so. Default: nothing.
   virtual void observe_update(const site& /*where*/, std::span<const float> /*before*/,
                               std::span<const float> /*delta*/, std::span<const float> /*after*/) {}
   /// Sees one GEMM operand a scaled recipe has just quantized, at the GEMM's

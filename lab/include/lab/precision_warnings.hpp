@@ -17,6 +17,6 @@ namespace lab {
 /// weights are stored in the format; divide_lr with a non-linear optimizer
 /// (Adam); and partials_block without low partials.
 std::vector<std::string> precision_warnings(const precision_policy& policy, const optimizer_settings& optimizer,
-                                            float lr);
+                                            double lr);
 
 }  // namespace lab

@@ -13,18 +13,20 @@ enum class schedule_kind { constant, step, cosine };
 /// Parses "const"/"constant", "step", "cosine"; throws input_error otherwise.
 schedule_kind parse_schedule_kind(const std::string& name);
 
-/// lr(step) for step = 0, 1, ... (the update about to be applied).
+/// lr(step) for step = 0, 1, ... (the update about to be applied), formed
+/// in double from the configured doubles, as a Python scheduler forms
+/// torch's lr; the optimizer converts it where torch does (op_context::scalar).
 struct lr_schedule {
   schedule_kind kind = schedule_kind::constant;
-  float base_lr = 0.001f;
+  double base_lr = 0.001;
   std::uint64_t warmup_steps = 0;  ///< lr rises linearly from base/warmup to base
   std::uint64_t step_size = 1;     ///< step: multiply by gamma every step_size steps
-  float gamma = 0.1f;
+  double gamma = 0.1;
   std::uint64_t total_steps = 1;   ///< cosine: decays to min_lr at total_steps
-  float min_lr = 0.0f;
+  double min_lr = 0.0;
 
   /// The learning rate for update number `step` (0-based).
-  [[nodiscard]] float at(std::uint64_t step) const;
+  [[nodiscard]] double at(std::uint64_t step) const;
 };
 
 }  // namespace lab

@@ -16,13 +16,17 @@
 
 namespace lab {
 
-/// Everything a training run needs.
+/// Everything a training run needs. Real-valued keys are held as doubles,
+/// exactly the number the decimal that was written denotes (rounded to
+/// nearest once), as Python holds torch's hyper-parameters; each is
+/// converted to a tensor's format only where the op combines it with the
+/// tensor (op_context::scalar), so to_yaml prints it back to the same double.
 struct train_config {
   // model
   std::string model = "tutorial_conv";   ///< mlp | tutorial_conv | lenet5 | resnet
   std::size_t depth = 8;                 ///< resnet depth 6N+2
   std::vector<std::size_t> hidden = {256};  ///< mlp hidden widths
-  float dropout = 0.0f;                  ///< mlp dropout probability
+  double dropout = 0.0;                  ///< mlp dropout probability
   // data
   std::string dataset = "fashion_mnist";  ///< fashion_mnist | cifar10 | synthetic
   std::string data_dir;                   ///< empty: the data set's default folder
@@ -40,20 +44,20 @@ struct train_config {
   std::size_t max_steps = 0;    ///< stop after this many updates (0: no limit)
   std::size_t accumulate = 1;   ///< micro-batches per update (gradient accumulation)
   std::string loss = "cross_entropy";  ///< cross_entropy | mse (one-hot targets)
-  float label_smoothing = 0.0f;
+  double label_smoothing = 0.0;
   // optimizer
   std::string optimizer = "adam";  ///< sgd | adam | adamw
-  float lr = 0.001f;
-  float momentum = 0.0f;
+  double lr = 0.001;
+  double momentum = 0.0;
   bool nesterov = false;
-  float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
-  float weight_decay = 0.0f;
-  float clip_norm = 0.0f;           ///< clip gradients to this global norm (0: off)
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  double weight_decay = 0.0;
+  double clip_norm = 0.0;           ///< clip gradients to this global norm (0: off)
   std::string schedule = "const";   ///< const | step | cosine
   std::size_t warmup_steps = 0;
   std::size_t step_epochs = 1;      ///< step schedule: decay every this many epochs
-  float gamma = 0.1f;               ///< step schedule: decay factor
-  float min_lr = 0.0f;              ///< cosine schedule: final learning rate
+  double gamma = 0.1;               ///< step schedule: decay factor
+  double min_lr = 0.0;              ///< cosine schedule: final learning rate
   // run
   std::size_t threads = 2;          ///< BLAS threads
   std::string checkpoint;           ///< write a checkpoint here after every epoch
