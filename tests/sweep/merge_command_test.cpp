@@ -12,37 +12,14 @@
 #include "../cli/run_process.hpp"
 #include "rundb/reader.hpp"
 #include "rundb/writer.hpp"
+#include "sweep_scratch.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using numlab::testing::run_numlab;
 
-struct scratch {
-  fs::path dir;
-  explicit scratch(const std::string& tag)
-      : dir(fs::temp_directory_path() / ("numlab-merge-cli-" + tag + "-" + std::to_string(getpid()))) {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  // Every name in the folder, sorted, but for the -wal and -shm files SQLite
-  // keeps beside a database that exists (a read-only open may leave them).
-  std::vector<std::string> names() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(dir)) {
-      const auto name = e.path().filename().string();
-      const bool side_file = name.size() > 4 && (name.ends_with("-wal") || name.ends_with("-shm")) &&
-                             fs::exists(dir / name.substr(0, name.size() - 4));
-      if (!side_file) out.push_back(name);
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-};
+using sweep_test::scratch;
 
 // `runs` runs, each finished with `steps` steps and coordinate seed = its number.
 void write_runs(const fs::path& file, int runs, int steps) {
@@ -65,7 +42,7 @@ std::string one_error_line(const numlab::testing::process_result& r) {
 }
 
 TEST(MergeCommand, MergesTheRunsOfEveryInputInOrder) {
-  scratch s("good");
+  scratch s("merge-good");
   write_runs(s.dir / "a.db", 2, 5);
   write_runs(s.dir / "b.db", 1, 7);
   const auto r = run_numlab({"merge", (s.dir / "all.db").string(), (s.dir / "a.db").string(), (s.dir / "b.db").string()});
@@ -83,7 +60,7 @@ TEST(MergeCommand, MergesTheRunsOfEveryInputInOrder) {
 }
 
 TEST(MergeCommand, BadInputFailsNamingItAndLeavesNothingBehind) {
-  scratch s("bad");
+  scratch s("merge-bad");
   write_runs(s.dir / "a.db", 1, 3);
   std::ofstream(s.dir / "notes.db") << "not a database, just text\n";
   const auto out = (s.dir / "all.db").string();

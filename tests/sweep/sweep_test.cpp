@@ -24,25 +24,14 @@
 #include "sweep/plan.hpp"
 #include "sweep/point_lock.hpp"
 #include "sweep/spec.hpp"
+#include "sweep_scratch.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using numlab::testing::run_numlab;
 
-// A fresh folder removed at scope exit.
-struct scratch {
-  fs::path dir;
-  explicit scratch(const std::string& tag)
-      : dir(fs::temp_directory_path() / ("numlab-sweep-" + tag + "-" + std::to_string(getpid()))) {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-};
+using sweep_test::scratch;
 
 // 2 precisions x 2 learning rates x 2 seeds; lr 1e6 diverges in fp16-mixed.
 // `epochs` sets how long each point trains.
