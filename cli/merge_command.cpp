@@ -9,6 +9,8 @@
 
 #include "commands.hpp"
 #include "rundb/merge.hpp"
+#include "sweep/plan.hpp"
+#include "sweep/point_lock.hpp"
 
 namespace numlab::cli {
 namespace {
@@ -19,6 +21,19 @@ struct merge_options {
   bool force = false;
 };
 
+// A sweep point's run left `running` while nobody holds the point's lock was
+// killed (what `sweep status` reports): rundb cannot know that, so merge is
+// told. The lock is held shared until the merge ends, so that no rerun can
+// begin a new run in that file meanwhile; `sweep status` still reads it free.
+rundb::merge_input merge_input_of(const std::filesystem::path& file, std::vector<sweep::point_lock>& holds) {
+  const auto point = sweep::point_of_database(file);
+  if (!point) return {file, false};
+  auto hold = sweep::point_lock::share_if_idle(point->first.lock(point->second));
+  if (!hold || sweep::state_of(point->first, point->second) != sweep::point_state::killed) return {file, false};
+  holds.push_back(std::move(*hold));
+  return {file, true};
+}
+
 }  // namespace
 
 void add_merge_command(CLI::App& app) {
@@ -28,9 +43,13 @@ void add_merge_command(CLI::App& app) {
   cmd->add_option("inputs", o->inputs, "Run databases to merge")->required();
   cmd->add_flag("--force", o->force, "Replace OUT if it exists");
   cmd->callback([o] {
-    const std::vector<std::filesystem::path> inputs(o->inputs.begin(), o->inputs.end());
+    std::vector<sweep::point_lock> holds;
+    std::vector<rundb::merge_input> inputs;
+    for (const auto& file : o->inputs) inputs.push_back(merge_input_of(file, holds));
     const auto summary = rundb::merge(o->out, inputs, o->force);
-    std::printf("%s: %zu runs from %zu files\n", o->out.c_str(), summary.runs, summary.files);
+    std::printf("%s: %zu runs from %zu files", o->out.c_str(), summary.runs, summary.files);
+    if (summary.killed > 0) std::printf(" (%zu killed sweep points recorded as killed)", summary.killed);
+    std::printf("\n");
   });
 }
 

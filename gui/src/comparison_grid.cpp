@@ -38,6 +38,7 @@ QColor comparison_grid::outcome_color(rundb::run_status status) {
     case rundb::run_status::finished: return QColor(0xd8, 0xf0, 0xd0);
     case rundb::run_status::diverged: return QColor(0xff, 0xdd, 0xaa);
     case rundb::run_status::failed:
+    case rundb::run_status::killed:
     case rundb::run_status::trapped: return QColor(0xf6, 0xc0, 0xc0);
     case rundb::run_status::interrupted: return QColor(0xe4, 0xe4, 0xe4);
     case rundb::run_status::running: return QColor(0xd8, 0xe8, 0xf8);

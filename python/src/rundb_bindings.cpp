@@ -150,7 +150,8 @@ class run_writer {
   void finish_run(rundb::run_id run, const std::string& status) {
     const auto parsed = rundb::parse_run_status(status);
     if (!parsed) throw py::value_error("finish_run status: unknown run status '" + status +
-                                       "' (expected running, finished, failed, trapped or interrupted)");
+                                       "' (expected running, finished, failed, trapped, interrupted, "
+                                       "diverged or killed)");
     auto& db = open();
     py::gil_scoped_release unlocked;
     db.finish_run(run, *parsed);

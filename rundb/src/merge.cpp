@@ -39,6 +39,7 @@ std::string read_only_uri(const std::filesystem::path& file) {
 
 // INSERT INTO main.T (...) SELECT ... FROM src.T, run ids shifted by ?1; the
 // row ids of tables with their own `id` are assigned afresh, in source order.
+// In `runs`, ?2 = 1 writes a status still 'running' as 'killed'.
 std::string copy_sql(std::string_view table) {
   const auto columns = detail::schema_columns(table);
   std::string into, from;
@@ -54,8 +55,13 @@ std::string copy_sql(std::string_view table) {
       from += ", ";
     }
     into += c;
-    from += c;
-    if (run_key) from += " + ?1";
+    if (run_key) {
+      from += c + " + ?1";
+    } else if (table == "runs" && c == "status") {
+      from += "CASE WHEN ?2 AND status = 'running' THEN 'killed' ELSE status END";
+    } else {
+      from += c;
+    }
   }
   const std::string verb = table == "formats" ? "INSERT OR REPLACE" : "INSERT";
   return verb + " INTO main." + std::string(table) + "(" + into + ") SELECT " + from + " FROM src." +
@@ -78,14 +84,14 @@ void remove_with_journals(const std::filesystem::path& file) {
 
 }  // namespace
 
-merge_summary merge(const std::filesystem::path& out, std::span<const std::filesystem::path> inputs, bool replace) {
+merge_summary merge(const std::filesystem::path& out, std::span<const merge_input> inputs, bool replace) {
   std::error_code ec;
   if (std::filesystem::exists(out, ec) && !replace) {
     throw error(out.string() + ": exists; remove it or choose another output file");
   }
   std::set<std::filesystem::path> seen;
   const auto out_canonical = std::filesystem::weakly_canonical(out);
-  for (const auto& in : inputs) {
+  for (const auto& [in, writer_gone] : inputs) {
     reader check(in);  // a run database of a version this build reads, or a clear error
     const auto canonical = std::filesystem::weakly_canonical(in);
     if (canonical == out_canonical) throw error(in.string() + ": the output file is also an input");
@@ -102,7 +108,7 @@ merge_summary merge(const std::filesystem::path& out, std::span<const std::files
       // The file is private until renamed, and deleted on failure: no journal needed.
       db.exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF");
       detail::create_schema(db);
-      for (const auto& in : inputs) {
+      for (const auto& [in, writer_gone] : inputs) {
         detail::statement attach(db, "ATTACH DATABASE ?1 AS src");
         attach.bind(1, std::string_view(read_only_uri(in))).run();
         {
@@ -114,9 +120,14 @@ merge_summary merge(const std::filesystem::path& out, std::span<const std::files
             if (!present.step()) continue;  // a table the input's version predates
             detail::statement copy(db, copy_sql(table).c_str());
             if (table != "formats") copy.bind(1, offset);
+            if (table == "runs") copy.bind(2, std::int64_t{writer_gone});
             copy.run();
           }
           summary.runs += static_cast<std::size_t>(db.query_int("SELECT count(*) FROM src.runs"));
+          if (writer_gone) {
+            summary.killed +=
+                static_cast<std::size_t>(db.query_int("SELECT count(*) FROM src.runs WHERE status = 'running'"));
+          }
           tx.commit();
         }
         db.exec("DETACH DATABASE src");

@@ -8,13 +8,14 @@
 namespace rundb {
 namespace {
 
-constexpr std::array<std::pair<run_status, std::string_view>, 6> status_names{{
+constexpr std::array<std::pair<run_status, std::string_view>, 7> status_names{{
     {run_status::running, "running"},
     {run_status::finished, "finished"},
     {run_status::failed, "failed"},
     {run_status::trapped, "trapped"},
     {run_status::interrupted, "interrupted"},
     {run_status::diverged, "diverged"},
+    {run_status::killed, "killed"},
 }};
 
 constexpr std::array<std::pair<event_kind, std::string_view>, 5> event_names{{

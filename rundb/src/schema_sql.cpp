@@ -12,12 +12,10 @@ namespace rundb::detail {
 namespace {
 
 // Keep in step with rundb/SCHEMA.md; any incompatible change bumps schema_version.
-constexpr const char* schema_sql = R"sql(
-CREATE TABLE meta(
-  key   TEXT PRIMARY KEY,
-  value TEXT NOT NULL
-);
-CREATE TABLE runs(
+// The runs table, apart so that the version 5 upgrade can build it under
+// another name beside the old one.
+std::string runs_table_sql(std::string_view name) {
+  return "CREATE TABLE " + std::string(name) + R"sql((
   id             INTEGER PRIMARY KEY,
   name           TEXT NOT NULL,
   start_time     TEXT NOT NULL,
@@ -26,7 +24,15 @@ CREATE TABLE runs(
   numlab_version TEXT NOT NULL,
   host           TEXT NOT NULL,
   status         TEXT NOT NULL
-    CHECK (status IN ('running','finished','failed','trapped','interrupted','diverged'))
+    CHECK (status IN ('running','finished','failed','trapped','interrupted','diverged','killed'))
+);)sql";
+}
+
+// Every other table of the schema.
+constexpr const char* schema_sql = R"sql(
+CREATE TABLE meta(
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
 );
 CREATE TABLE steps(
   run_id      INTEGER NOT NULL REFERENCES runs(id),
@@ -202,6 +208,18 @@ CREATE TABLE tensor_stats_bucket_histograms(
 
 void create_bucket_tables(database& db) { db.exec(buckets_sql); }
 
+void rebuild_runs_table(database& db) {
+  // SQLite cannot alter a CHECK constraint; its ALTER TABLE documentation
+  // prescribes this: build the new table beside the old, copy, drop, rename.
+  // Foreign keys are off (SQLite's default, never turned on here), so the
+  // other tables' REFERENCES runs(id) name the new table once it is renamed.
+  db.exec(runs_table_sql("runs_rebuilt").c_str());
+  db.exec("INSERT INTO runs_rebuilt(id, name, start_time, end_time, config_yaml, numlab_version, host, status) "
+          "SELECT id, name, start_time, end_time, config_yaml, numlab_version, host, status FROM runs");
+  db.exec("DROP TABLE runs");
+  db.exec("ALTER TABLE runs_rebuilt RENAME TO runs");
+}
+
 bool is_empty_database(database& db) {
   return db.query_int("SELECT count(*) FROM sqlite_schema") == 0;
 }
@@ -216,6 +234,7 @@ std::vector<std::string> schema_columns(std::string_view table) {
   // The schema text above is the one source of the column lists: a private
   // in-memory copy answers for files written before the table existed.
   database scratch(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  scratch.exec(runs_table_sql("runs").c_str());
   scratch.exec(schema_sql);
   scratch.exec(buckets_sql);
   statement s(scratch, "SELECT name FROM pragma_table_info(?1) ORDER BY cid");
@@ -227,6 +246,7 @@ std::vector<std::string> schema_columns(std::string_view table) {
 
 void create_schema(database& db) {
   transaction tx(db);
+  db.exec(runs_table_sql("runs").c_str());
   db.exec(schema_sql);
   create_bucket_tables(db);
   statement meta(db, "INSERT INTO meta(key, value) VALUES (?1, ?2)");

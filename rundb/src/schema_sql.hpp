@@ -16,6 +16,10 @@ void create_schema(database& db);
 /// Creates schema version 4's tensor_stats_buckets and tensor_stats_bucket_histograms (empty).
 void create_bucket_tables(database& db);
 
+/// Replaces the runs table of a file older than version 5 by this version's
+/// (whose status CHECK admits 'killed'), every row kept. Call inside a transaction.
+void rebuild_runs_table(database& db);
+
 /// Throws not_a_run_database, newer_schema or corrupt_database unless `db`
 /// is a run database this build can read. An empty file is not a run database.
 void check_schema(database& db);

@@ -70,7 +70,7 @@ class writer::connection {
       if (const auto version = db_.query_int("PRAGMA user_version"); version != schema_version)
         throw error(file.string() + ": run database schema version " + std::to_string(version) +
                     " was written by an older numlab; write new runs to a new file" +
-                    (version == 3 ? " (or run `numlab inspect --upgrade` on it first)" : ""));
+                    (version >= 3 ? " (or run `numlab inspect --upgrade` on it first)" : ""));
       db_.exec("PRAGMA journal_mode=WAL");
     }
     db_.exec(sync_every_commit ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");

@@ -149,6 +149,7 @@ point_state recorded_state(const layout& files, const point& p) {
       case rundb::run_status::interrupted: return point_state::interrupted;
       case rundb::run_status::running: return point_state::running;
       case rundb::run_status::failed: return point_state::failed;
+      case rundb::run_status::killed: return point_state::killed;
     }
   } catch (const rundb::error&) {
     return point_state::failed;  // a file it could not even open: being created, or a crash while it was
@@ -174,6 +175,15 @@ point_state state_of(const layout& files, const point& p) {
   // Tried but no database: an error before it made one (its log says which), or killed in that instant.
   if (now == point_state::not_started && std::filesystem::exists(files.lock(p))) return point_state::failed;
   return now;
+}
+
+std::optional<std::pair<layout, point>> point_of_database(const std::filesystem::path& database) {
+  const auto runs = database.parent_path();
+  if (database.extension() != ".db" || runs.filename() != "runs") return std::nullopt;
+  std::pair<layout, point> found{layout{runs.parent_path()}, point{0, database.stem().string(), {}}};
+  if (found.first.database(found.second) != database || !std::filesystem::exists(found.first.lock(found.second)))
+    return std::nullopt;
+  return found;
 }
 
 std::string slurm_script(const std::string& sweep_name, const slurm_resources& r, const std::filesystem::path& dir,

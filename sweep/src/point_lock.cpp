@@ -56,6 +56,16 @@ std::optional<point_lock> point_lock::take(const std::filesystem::path& file, st
   return point_lock(fd, true);
 }
 
+std::optional<point_lock> point_lock::share_if_idle(const std::filesystem::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  if (flock_retrying_eintr(fd, LOCK_SH | LOCK_NB) != 0) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  return point_lock(fd, true);
+}
+
 point_lock::point_lock(point_lock&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)), held_(std::exchange(other.held_, false)) {}
 

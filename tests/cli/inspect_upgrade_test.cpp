@@ -1,5 +1,5 @@
-// `numlab inspect FILE --upgrade`: a version 3 file (a version 4 file with
-// its summaries dropped, as an older numlab wrote it) becomes version 4 with
+// `numlab inspect FILE --upgrade`: a version 3 file (as an older numlab
+// wrote it: no summaries, no 'killed' status) becomes the current version with
 // the same summaries the writer keeps; a current file is left alone; bad
 // input gets one clear error naming the file, exit code 2, and the file as
 // it was.
@@ -12,7 +12,8 @@
 
 #include "../rundb/sample_database.hpp"
 #include "rundb/reader.hpp"
-#include "rundb_version3.hpp"
+#include "rundb/schema.hpp"
+#include "rundb_older_versions.hpp"
 #include "run_process.hpp"
 
 namespace numlab::testing {
@@ -56,14 +57,14 @@ TEST(InspectUpgrade, Version3BecomesVersion4WithTheWritersSummaries) {
 
   const auto r = run_numlab({"inspect", file, "--upgrade"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, file + ": schema version 3 upgraded to 4\n");
-  EXPECT_EQ(rundb::reader(dir / "old.db").schema_version(), 4);
+  EXPECT_EQ(r.out, file + ": schema version 3 upgraded to " + std::to_string(rundb::schema_version) + "\n");
+  EXPECT_EQ(rundb::reader(dir / "old.db").schema_version(), rundb::schema_version);
   EXPECT_FALSE(totals_text(dir / "current.db").empty());
   EXPECT_EQ(totals_text(dir / "old.db"), totals_text(dir / "current.db"));  // read from the new summaries
 
   const auto again = run_numlab({"inspect", file, "--upgrade"});
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_EQ(again.out, file + ": schema version 4, already current\n");
+  EXPECT_EQ(again.out, file + ": schema version " + std::to_string(rundb::schema_version) + ", already current\n");
 }
 
 TEST(InspectUpgrade, BadInputGetsOneClearErrorAndLeavesTheFileAsItWas) {

@@ -23,7 +23,7 @@
 #include "overview_view.hpp"
 #include "plot_export.hpp"
 #include "run_queries.hpp"
-#include "rundb_version3.hpp"
+#include "rundb_older_versions.hpp"
 #include "runs_view.hpp"
 #include "swamping_view.hpp"
 

@@ -34,7 +34,7 @@ TEST(RundbMerge, KeepsEveryRunWithItsRowsUnderNewIds) {
   const auto sample = dir / "sample.db";
   const auto sample_id = write_sample(sample);  // two runs, every table
   write_point(dir / "p.db", "bf16", "1", rundb::run_status::finished, 0.75, 2);
-  const std::vector<std::filesystem::path> inputs{sample, dir / "p.db"};
+  const std::vector<rundb::merge_input> inputs{{sample}, {dir / "p.db"}};
   const auto summary = rundb::merge(dir / "all.db", inputs);
   EXPECT_EQ(summary.files, 2u);
   EXPECT_EQ(summary.runs, 3u);
@@ -66,11 +66,11 @@ TEST(RundbMerge, FailsWithoutLeavingAnythingBehind) {
   write_point(dir / "p.db", "bf16", "1", rundb::run_status::finished, 0.75, 0);
   write_file(dir / "junk.db", "not a database at all, just some text");
   const auto out = dir / "all.db";
-  const std::vector<std::filesystem::path> bad{dir / "p.db", dir / "junk.db"};
+  const std::vector<rundb::merge_input> bad{{dir / "p.db"}, {dir / "junk.db"}};
   EXPECT_THROW(rundb::merge(out, bad), rundb::not_a_run_database);
-  const std::vector<std::filesystem::path> twice{dir / "p.db", dir / "p.db"};
+  const std::vector<rundb::merge_input> twice{{dir / "p.db"}, {dir / "p.db"}};
   EXPECT_THROW(rundb::merge(out, twice), rundb::error);
-  const std::vector<std::filesystem::path> itself{dir / "p.db"};
+  const std::vector<rundb::merge_input> itself{{dir / "p.db"}};
   EXPECT_THROW(rundb::merge(dir / "p.db", itself, true), rundb::error);
   for (const auto& entry : std::filesystem::directory_iterator(dir / "")) {
     const auto name = entry.path().filename().string();
@@ -88,7 +88,8 @@ TEST(RundbCompare, MeanAndSampleSdOverFinishedRunsOnly) {
   write_point(files[1], "bf16", "2", rundb::run_status::finished, 0.80, 3);
   write_point(files[2], "fp16", "1", rundb::run_status::diverged, 0.10, 0);
   write_point(files[3], "fp16", "2", rundb::run_status::finished, 0.90, 0);
-  rundb::merge(dir / "all.db", files);
+  const std::vector<rundb::merge_input> inputs{{files[0]}, {files[1]}, {files[2]}, {files[3]}};
+  rundb::merge(dir / "all.db", inputs);
   rundb::reader db(dir / "all.db");
   const std::vector<std::string> keys{"precision"};
   const auto groups = rundb::compare_runs(db, keys);

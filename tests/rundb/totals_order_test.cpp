@@ -9,9 +9,10 @@
 #include <vector>
 
 #include "rundb/reader.hpp"
+#include "rundb/schema.hpp"
 #include "rundb/upgrade.hpp"
 #include "rundb/writer.hpp"
-#include "rundb_version3.hpp"
+#include "rundb_older_versions.hpp"
 #include "sample_database.hpp"
 
 namespace {
@@ -90,7 +91,7 @@ TEST(RundbTotalsOrder, LayersThenRoleNameInVersion3Version4AndUpgradedFiles) {
   downgrade_to_version3(dir / "v3.db");
   const auto want = documented_order();
   rundb::reader current(dir / "v4.db");
-  ASSERT_EQ(current.schema_version(), 4);
+  ASSERT_EQ(current.schema_version(), rundb::schema_version);
   const auto from_summaries = current.totals_by_layer(id);
   EXPECT_EQ(sites(from_summaries), want);
   EXPECT_EQ(from_summaries.front().records, 40);
@@ -103,7 +104,7 @@ TEST(RundbTotalsOrder, LayersThenRoleNameInVersion3Version4AndUpgradedFiles) {
   }
   ASSERT_EQ(rundb::upgrade(dir / "v3.db"), 3);
   rundb::reader upgraded(dir / "v3.db");
-  ASSERT_EQ(upgraded.schema_version(), 4);
+  ASSERT_EQ(upgraded.schema_version(), rundb::schema_version);
   expect_same_totals(upgraded.totals_by_layer(id), from_summaries);
 }
 

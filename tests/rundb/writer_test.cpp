@@ -85,7 +85,8 @@ TEST(RundbWriter, RejectsAOneBinHistogram) {
 
 TEST(RundbWriter, StatusSpellingsRoundTrip) {
   for (auto s : {rundb::run_status::running, rundb::run_status::finished, rundb::run_status::failed,
-                 rundb::run_status::trapped, rundb::run_status::interrupted, rundb::run_status::diverged}) {
+                 rundb::run_status::trapped, rundb::run_status::interrupted, rundb::run_status::diverged,
+                 rundb::run_status::killed}) {
     EXPECT_EQ(rundb::parse_run_status(rundb::to_string(s)), s);
   }
   for (auto k : {rundb::event_kind::overflow, rundb::event_kind::nan, rundb::event_kind::skipped,

@@ -24,25 +24,14 @@
 #include "sweep/plan.hpp"
 #include "sweep/point_lock.hpp"
 #include "sweep/spec.hpp"
+#include "sweep_scratch.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using numlab::testing::run_numlab;
 
-// A fresh folder removed at scope exit.
-struct scratch {
-  fs::path dir;
-  explicit scratch(const std::string& tag)
-      : dir(fs::temp_directory_path() / ("numlab-sweep-" + tag + "-" + std::to_string(getpid()))) {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-};
+using sweep_test::scratch;
 
 // 2 precisions x 2 learning rates x 2 seeds; lr 1e6 diverges in fp16-mixed.
 // `epochs` sets how long each point trains.
@@ -175,24 +164,31 @@ TEST(SweepLocal, KilledHalfwayAndRerunTrainsOnlyTheMissingPoints) {
   if (!parallel_installed()) GTEST_SKIP() << "GNU parallel is not installed (scripts/install-deps.sh)";
   scratch s("resume");
   const auto dir = s.dir / "out";
-  const auto spec = write_spec(s.dir, 40);  // long enough points to kill the sweep among them
+  const auto spec = write_spec(s.dir, 4);
   const std::vector<std::string> args{"sweep", spec.string(), "--dir", dir.string(), "--local", "-j", "1"};
   const pid_t sweep_pid = start_numlab_group(args, s.dir / "first.log");
   ASSERT_GT(sweep_pid, 0);
-  // Kill the whole group (SIGKILL: no handler runs) once 3 points are done.
+  // Kill the whole group (SIGKILL: no handler runs) once 3 points are done and
+  // the fourth is training: then the kill lands mid-point however fast points
+  // train, as long as one takes longer than a poll (tens of milliseconds).
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
   std::vector<sweep::point> points;
   std::size_t done = 0;
-  while (done < 3 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (bool fourth_running = false; !(done == 3 && fourth_running) && std::chrono::steady_clock::now() < deadline;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
     if (points.empty() && fs::exists(dir / "points.tsv")) points = sweep::read_plan(dir);
     done = 0;
-    for (const auto& p : points) done += sweep::is_done(sweep::state_of({dir}, p)) ? 1 : 0;
+    fourth_running = false;
+    for (const auto& p : points) {
+      const auto state = sweep::state_of({dir}, p);
+      done += sweep::is_done(state) ? 1 : 0;
+      fourth_running = fourth_running || (p.index == 3 && state == sweep::point_state::running);
+    }
   }
   kill(-sweep_pid, SIGKILL);
   int status = 0;
   waitpid(sweep_pid, &status, 0);
-  ASSERT_GE(done, 3u) << "the sweep did not get 3 points done in 3 minutes";
+  ASSERT_EQ(done, 3u) << "the sweep was not caught with 3 points done and the fourth training";
   // waitpid saw only the group leader die. A point's process can outlive it by
   // a few milliseconds (dying after its current write, or in a process group
   // of GNU parallel's own), and such a late write once moved a finished
@@ -225,7 +221,9 @@ TEST(SweepLocal, KilledHalfwayAndRerunTrainsOnlyTheMissingPoints) {
   ASSERT_GT(unfinished, 0u) << "the sweep finished before it was killed";
   // Nothing runs any more: no point may still read as running.
   for (const auto& p : points) EXPECT_NE(sweep::state_of({dir}, p), sweep::point_state::running) << p.name;
-  const auto rerun = run_numlab(args);
+  auto rerun_args = args;
+  rerun_args.back() = "2";  // the rest on both cores: the rerun's -j has no bearing on what it skips
+  const auto rerun = run_numlab(rerun_args);
   ASSERT_EQ(rerun.exit_code, 0) << rerun.out << rerun.err;
   for (const auto& p : points) {
     EXPECT_TRUE(sweep::is_done(sweep::state_of({dir}, p))) << p.name;
@@ -313,6 +311,19 @@ TEST(SweepStatus, TellsARunningPointFromAKilledOne) {
   EXPECT_NE(status_line(status.out, 0).find("killed"), std::string::npos) << status.out;
   EXPECT_NE(status_line(status.out, 1).find("running"), std::string::npos) << status.out;
   EXPECT_NE(status.out.find("8 points: 1 running 1 killed 6 not-started"), std::string::npos) << status.out;
+  // merge records what status knows: the killed point's run as killed, the running one's as running.
+  const auto merged = run_numlab({"merge", (s.dir / "all.db").string(), files.database(points[0]).string(),
+                                  files.database(points[1]).string()});
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_NE(merged.out.find("2 runs from 2 files (1 killed sweep points recorded as killed)"), std::string::npos)
+      << merged.out;
+  const auto runs = rundb::reader(s.dir / "all.db").runs();
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].status, rundb::run_status::killed);
+  EXPECT_EQ(runs[1].status, rundb::run_status::running);
+  EXPECT_EQ(rundb::reader(files.database(points[0])).runs().back().status, rundb::run_status::running)
+      << "merge wrote into its input";
+  EXPECT_NE(status_line(run_numlab({"sweep", "status", dir.string()}).out, 0).find("killed"), std::string::npos);
   // --slurm resubmits the killed point and leaves the running one to its process.
   const auto slurm = run_numlab({"sweep", spec.string(), "--dir", dir.string(), "--slurm"});
   ASSERT_EQ(slurm.exit_code, 0) << slurm.err;

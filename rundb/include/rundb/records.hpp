@@ -15,9 +15,12 @@ namespace rundb {
 using run_id = std::int64_t;
 
 /// How a run ended, or `running` while it is (or was, until a crash) training.
-/// How a run ended: `diverged` is a run whose loss became NaN or infinite
-/// (schema version 2 on); `failed` one stopped by an error.
-enum class run_status { running, finished, failed, trapped, interrupted, diverged };
+/// `diverged` is a run whose loss became NaN or infinite (schema version 2
+/// on); `failed` one stopped by an error; `killed` one whose process died
+/// mid-run (SIGKILL, the OOM killer, a time limit), recorded by whoever knows
+/// it died — `numlab merge` for a sweep point whose lock is free — since the
+/// dead process could not (schema version 5 on).
+enum class run_status { running, finished, failed, trapped, interrupted, diverged, killed };
 
 /// The spelling stored in `runs.status`.
 std::string_view to_string(run_status status);

@@ -13,7 +13,8 @@ inline constexpr std::int32_t application_id = 0x4E4D4C42;
 /// 2: runs.status may be 'diverged'.
 /// 3: evaluations.loss nullable (NaN), run_coordinates, scale_stats.
 /// 4: tensor_stats_buckets, per-bucket summaries the writer keeps.
-inline constexpr int schema_version = 4;
+/// 5: runs.status may be 'killed'.
+inline constexpr int schema_version = 5;
 /// Steps per row of tensor_stats_buckets: bucket b holds the steps s with
 /// floor(s / summary_bucket_steps) = b. Part of schema version 4.
 inline constexpr std::int64_t summary_bucket_steps = 32;

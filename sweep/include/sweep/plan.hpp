@@ -12,9 +12,11 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sweep/spec.hpp"
@@ -47,6 +49,13 @@ struct layout {
   std::filesystem::path lock(const point& p) const { return dir / "runs" / (p.name + ".lock"); }
   std::filesystem::path logs() const { return dir / "logs"; }
 };
+
+/// The sweep folder and point of a run database given as a file (what
+/// `numlab merge` is given): DIR/runs/NAME.db belongs to point NAME of DIR
+/// when DIR/runs/NAME.lock exists beside it, i.e. some `sweep point` ran it.
+/// The point carries its name alone (index 0, no coordinates), which is all
+/// state_of reads. nullopt for any other file.
+std::optional<std::pair<layout, point>> point_of_database(const std::filesystem::path& database);
 
 /// Writes the plan of `s` into `dir` (created if absent). Throws
 /// lab::input_error when `dir` already holds the plan of a different grid or

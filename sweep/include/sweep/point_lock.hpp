@@ -45,6 +45,15 @@ class point_lock {
   point_lock& operator=(const point_lock&) = delete;
   ~point_lock();
 
+  /// A shared flock on `file`, taken only when no process holds it
+  /// exclusively, i.e. nobody trains the point: while it lives no `sweep
+  /// point` can start training it (their exclusive lock waits), and probes,
+  /// which take shared locks too, still read the lock free. nullopt when the
+  /// file does not exist, a live process holds it, or the file system has no
+  /// flock. What `numlab merge` holds while it records a dead point's run as
+  /// killed, so that a rerun cannot begin a new run under that name meanwhile.
+  static std::optional<point_lock> share_if_idle(const std::filesystem::path& file);
+
   /// False where the file system does not support flock: the point runs, unguarded.
   bool held() const { return held_; }
 
