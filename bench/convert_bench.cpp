@@ -118,7 +118,9 @@ void BM_eigen_bfloat16(benchmark::State& state) {
   });
 }
 
-// libnum kernels. Arguments: size, then threads (1 or 0 = all).
+// libnum kernels. Arguments: size, then threads: 1; 0 = all, with the
+// automatic threshold, as a caller gets it; 2 = two threads forced on any
+// size (parallel_threshold 0), to measure what a fork-join costs.
 num::array_options options(const benchmark::State& state, num::format f, num::rounding mode, int r = 32) {
   num::array_options o;
   o.target = f;
@@ -126,9 +128,19 @@ num::array_options options(const benchmark::State& state, num::format f, num::ro
   o.spec.random_bits = r;
   o.seed = 42;
   o.threads = static_cast<unsigned>(state.range(1));
-  if (o.threads != 1) o.parallel_threshold = 0;
+  if (o.threads > 1) o.parallel_threshold = 0;
   return o;
 }
+
+// fp8 E4M3 encodings: the general lane body, no hardware shortcut.
+void encode_fp8(benchmark::State& state, num::rounding mode) {
+  const num::array_options o = options(state, num::fp8_e4m3, mode);
+  time_conversion<std::uint8_t>(state, 5, [&o](const float* in, std::uint8_t* out, std::size_t n) {
+    num::encode_array(std::span<const float>(in, n), std::span<std::uint8_t>(out, n), o);
+  });
+}
+void BM_libnum_fp8_ne_bits(benchmark::State& s) { encode_fp8(s, num::rounding::nearest_even); }
+void BM_libnum_fp8_sr32_bits(benchmark::State& s) { encode_fp8(s, num::rounding::stochastic); }
 
 void encode_bits(benchmark::State& state, num::format f, num::rounding mode, int r = 32) {
   const num::array_options o = options(state, f, mode, r);
@@ -186,6 +198,14 @@ void sizes_and_threads(benchmark::internal::Benchmark* b) {
   for (auto n : {in_cache, out_of_cache}) b->Args({static_cast<std::int64_t>(n), 0});
 }
 
+// The cost of a split: one thread against two forced threads, small sizes.
+void forced_split(benchmark::internal::Benchmark* b) {
+  for (std::int64_t n : {256, 4096, 1 << 14, 1 << 16}) {
+    b->Args({n, 1});
+    b->Args({n, 2});
+  }
+}
+
 }  // namespace
 
 BENCHMARK(BM_memcpy_fp32)->Apply(sizes);
@@ -212,4 +232,8 @@ BENCHMARK(BM_libnum_bf16_sr32_bits)->Apply(sizes_and_threads);
 BENCHMARK(BM_libnum_fp16_sr32_round)->Apply(sizes_and_threads);
 BENCHMARK(BM_libnum_fp16_sr32_round_watch)->Apply(sizes);
 BENCHMARK(BM_libnum_fp16_sr8_round)->Apply(sizes_and_threads);
+BENCHMARK(BM_libnum_fp8_ne_bits)->Apply(sizes_and_threads);
+BENCHMARK(BM_libnum_fp8_sr32_bits)->Apply(sizes_and_threads);
+BENCHMARK(BM_libnum_fp16_ne_bits)->Name("BM_libnum_fp16_ne_bits_split")->Apply(forced_split)->UseRealTime();
+BENCHMARK(BM_libnum_fp16_sr32_bits)->Name("BM_libnum_fp16_sr32_bits_split")->Apply(forced_split)->UseRealTime();
 BENCHMARK_MAIN();

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -67,6 +68,7 @@ struct conversion_result {
   /// want_non_finite; false otherwise).
   bool non_finite = false;
   simd_path path = simd_path::scalar;  ///< the path that ran
+  unsigned threads = 1;  ///< the threads the call ran on (1: the caller's alone)
 };
 
 /// Everything that decides how an array is rounded.
@@ -88,8 +90,18 @@ struct array_options {
   /// Replace subnormal results by zero of the same sign, raising underflow
   /// and inexact (the core's result is rounded first, then flushed).
   bool flush_subnormal_outputs = false;
-  unsigned threads = 1;  ///< worker threads for long arrays; 0 = all hardware threads
-  std::size_t parallel_threshold = std::size_t{1} << 18;  ///< shorter arrays run on the caller's thread
+  /// The most threads a call may run on: 1 = the caller's thread only; 0 =
+  /// as many as OpenMP offers (OMP_NUM_THREADS, else the hardware threads).
+  /// A call takes fewer when its array is short: see parallel_threshold.
+  unsigned threads = 1;
+  /// The fewest elements worth a thread of their own: a call of n elements
+  /// runs on min(threads, n / parallel_threshold) threads, at least one, so
+  /// a short array stays on the caller's thread and spawns or wakes nothing.
+  /// Unset, the kernel picks it from its measured cost per element against
+  /// the measured cost of waking and joining a thread (array_parallel.cpp,
+  /// bench/RESULTS.md "Issue 13 (session 7)"). 0 gives every thread asked
+  /// for a share of any array (a test's way to force the split).
+  std::optional<std::size_t> parallel_threshold;
   simd_path path = simd_path::automatic;
 };
 
@@ -125,8 +137,8 @@ bool any_non_finite(std::span<const float> values);
 struct decode_options {
   format source = binary16;  ///< the format of the encodings
   bool flush_subnormal_inputs = false;  ///< decode subnormals as zero of the same sign
-  unsigned threads = 1;
-  std::size_t parallel_threshold = std::size_t{1} << 18;
+  unsigned threads = 1;  ///< as array_options::threads
+  std::optional<std::size_t> parallel_threshold;  ///< as array_options::parallel_threshold
   simd_path path = simd_path::automatic;
 };
 

@@ -193,10 +193,10 @@ conversion_result run_rounding(std::span<const In> in, std::span<Out> out, const
   check_sizes(in.size(), out.size(), what);
   const kernel_plan plan = make_rounding_plan(o, op, static_cast<int>(sizeof(Out)), what);
   const simd_path path = resolve_simd_path(o.path);
-  const kernels::tally t = kernels::run_parallel(plan, path, in.data(), out.data(), in.size(), sizeof(In),
-                                                 sizeof(Out), o.first_index, o.threads, o.parallel_threshold);
+  const kernels::parallel_tally t = kernels::run_parallel(plan, path, in.data(), out.data(), in.size(), sizeof(In),
+                                                          sizeof(Out), o.first_index, o.threads, o.parallel_threshold);
   deliver_nans(out, o);
-  return {t.raised, t.counts, o.want_non_finite && t.non_finite, path};
+  return {t.sum.raised, t.sum.counts, o.want_non_finite && t.sum.non_finite, path, t.threads};
 }
 
 template <class Code>

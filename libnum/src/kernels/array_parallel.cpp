@@ -2,8 +2,10 @@
 // elements, each with its own stochastic positions, so the result equals the
 // single-threaded one bit for bit. The chunks run on OpenMP's persistent
 // pool (a static schedule: chunk k is fixed by k alone, never by timing).
+#include <omp.h>
+
+#include <algorithm>
 #include <cstddef>
-#include <thread>
 #include <vector>
 
 #include "kernel_plan.hpp"
@@ -19,16 +21,52 @@ tally run_on(simd_path path, const kernel_plan& plan, const chunk& c) {
   }
 }
 
+// The automatic parallel threshold. A thread of its own pays once its share
+// of the work costs several times what waking and joining it costs, so the
+// threshold is that multiple of the fork-join cost over the kernel's cost
+// per element. Both were measured with bench/convert_bench on the development
+// host (2-core AMD EPYC KVM guest, AVX-512; bench/RESULTS.md "Issue 13
+// (session 7)"): a 256-element call forced onto two threads cost the caller
+// 2.3 us more CPU than on one thread when the second core was free, and up to
+// 6 ms when it was busy (libgomp's barrier spins until the worker runs); the
+// costs per element are one thread's, in cache, on the AVX-512 path. The
+// scalar and AVX2 paths are slower per element, so there the same threshold
+// errs toward staying on one thread.
+constexpr double fork_join_ns = 2300;
+constexpr double worth_forks = 8;
+constexpr double hardware_conversion_ns = 0.036;  // vcvtps2ph / vcvtneps2bf16 loops, decoding
+constexpr double stochastic_16bit_ns = 0.52;      // Philox4x32-10 word + 16-bit lane rounding
+constexpr double lane_body_ns = 0.79;             // the general lane body (fp8 E4M3 nearest-even)
+constexpr double lane_stochastic_ns = 0.91;       // the general lane body with a Philox word
+
+double element_cost_ns(const kernel_plan& plan) {
+  if (plan.op == operation::decode) return hardware_conversion_ns;
+  switch (plan.shortcut) {
+    case hardware_shortcut::fp16_convert:
+    case hardware_shortcut::bf16_nearest:
+    case hardware_shortcut::f64_nearest_16bit: return hardware_conversion_ns;
+    case hardware_shortcut::stochastic_16bit: return stochastic_16bit_ns;
+    case hardware_shortcut::none: break;
+  }
+  return plan.spec.mode == rounding::stochastic ? lane_stochastic_ns : lane_body_ns;
+}
+
+std::size_t automatic_threshold(const kernel_plan& plan) {
+  return static_cast<std::size_t>(worth_forks * fork_join_ns / element_cost_ns(plan));
+}
+
 }  // namespace
 
-tally run_parallel(const kernel_plan& plan, simd_path path, const void* in, void* out, std::size_t n,
-                   std::size_t in_stride, std::size_t out_stride, std::uint64_t first_index, unsigned threads,
-                   std::size_t parallel_threshold) {
-  unsigned workers = threads == 0 ? std::thread::hardware_concurrency() : threads;
-  if (workers == 0) workers = 1;
-  if (workers == 1 || n < parallel_threshold || n < 2 * 64) return run_on(path, plan, {in, out, n, first_index});
-
+parallel_tally run_parallel(const kernel_plan& plan, simd_path path, const void* in, void* out, std::size_t n,
+                            std::size_t in_stride, std::size_t out_stride, std::uint64_t first_index,
+                            unsigned threads, std::optional<std::size_t> parallel_threshold) {
   constexpr std::size_t granule = 64;
+  // omp_get_max_threads reads OpenMP's settings; no system call per call.
+  const std::size_t most = threads == 0 ? static_cast<std::size_t>(std::max(1, omp_get_max_threads())) : threads;
+  const std::size_t threshold = std::max(parallel_threshold.value_or(automatic_threshold(plan)), granule);
+  const std::size_t workers = std::min(most, n / threshold);
+  if (workers <= 1) return {run_on(path, plan, {in, out, n, first_index}), 1};
+
   const std::size_t per_worker = ((n + workers - 1) / workers + granule - 1) / granule * granule;
   auto piece = [&](std::size_t k) {
     const std::size_t begin = k * per_worker < n ? k * per_worker : n;
@@ -38,12 +76,19 @@ tally run_parallel(const kernel_plan& plan, simd_path path, const void* in, void
   };
   std::vector<tally> tallies(workers);
   const auto count = static_cast<std::ptrdiff_t>(workers);
-#pragma omp parallel for schedule(static) num_threads(static_cast<int>(workers))
-  for (std::ptrdiff_t k = 0; k < count; ++k) {
-    tallies[static_cast<std::size_t>(k)] = run_on(path, plan, piece(static_cast<std::size_t>(k)));
+  int team = 1;
+#pragma omp parallel num_threads(static_cast<int>(workers))
+  {
+#pragma omp single nowait
+    team = omp_get_num_threads();
+#pragma omp for schedule(static)
+    for (std::ptrdiff_t k = 0; k < count; ++k) {
+      tallies[static_cast<std::size_t>(k)] = run_on(path, plan, piece(static_cast<std::size_t>(k)));
+    }
   }
-  tally total;
-  for (const tally& t : tallies) total += t;
+  parallel_tally total;
+  for (const tally& t : tallies) total.sum += t;
+  total.threads = static_cast<unsigned>(team);
   return total;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "libnum/array.hpp"
 
@@ -116,10 +117,17 @@ tally run_avx512(const kernel_plan& plan, const chunk& c);
 /// Random words first .. first+n-1 of the plan's stream (for partial blocks).
 void fill_random_words(const kernel_plan& plan, std::uint64_t first, std::uint32_t* out, std::size_t n);
 
-/// Runs `plan` over the whole array on options' thread count, splitting it into
-/// chunks at multiples of 64 elements; returns the combined tally.
-tally run_parallel(const kernel_plan& plan, simd_path path, const void* in, void* out, std::size_t n,
-                   std::size_t in_stride, std::size_t out_stride, std::uint64_t first_index, unsigned threads,
-                   std::size_t parallel_threshold);
+/// A whole call's tally and the threads it ran on.
+struct parallel_tally {
+  tally sum;
+  unsigned threads = 1;
+};
+
+/// Runs `plan` over the whole array on at most `threads` threads (0: OpenMP's
+/// count), one per parallel_threshold elements (unset: the plan's measured
+/// break-even), in chunks at multiples of 64 elements.
+parallel_tally run_parallel(const kernel_plan& plan, simd_path path, const void* in, void* out, std::size_t n,
+                            std::size_t in_stride, std::size_t out_stride, std::uint64_t first_index,
+                            unsigned threads, std::optional<std::size_t> parallel_threshold);
 
 }  // namespace num::kernels

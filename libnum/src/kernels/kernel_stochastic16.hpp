@@ -54,10 +54,14 @@ struct stochastic16_rounder {
     return result | sign;
   }
 
+  // The core rounds up when random > ~fraction in 32 bits (both cut to the
+  // top r bits), that is when random + fraction carries out of 32 bits.
+  // Shifted down to the fraction's 16 bits, the random bits' sum with the
+  // pattern carries into the kept bits in exactly those lanes (the random
+  // word's bits below the fraction's never reach the carry), so the rounded
+  // pattern is one add and one mask.
   NUMLAB_INLINE u32v bf16_rounded(u32v a, u32v word) const {
-    const u32v zero{};
-    const auto up = (word & top_bits) > ((a << 16 & top_bits) ^ 0xFFFFFFFFu);
-    return (a & 0xFFFF0000u) + (up ? zero + 0x10000u : zero);
+    return (a + ((word & top_bits) >> 16)) & 0xFFFF0000u;
   }
 
   NUMLAB_INLINE u32v fp16_rounded(u32v a, u32v word) const {

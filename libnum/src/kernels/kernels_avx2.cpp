@@ -15,57 +15,31 @@
 
 #define NUMLAB_LANES 8
 
+#include "philox_blocks.hpp"
+
 namespace num::kernels {
 namespace {
 
-// Philox4x32-10 for eight blocks, four per register, one per 64-bit lane
-// (only each lane's low 32 bits matter: vpmuludq reads just those, so the
-// high halves may hold anything until the words are assembled). The two
-// registers' rounds interleave, so one's multiply latency hides behind the
-// other's work.
-inline __attribute__((always_inline)) void philox_eight_blocks(const kernel_plan& plan, std::uint64_t first_block,
-                                                               std::uint32_t* out) {
-  constexpr int sets = 2;
-  __m256i x0[sets], x1[sets], x2[sets], x3[sets];
-  for (int s = 0; s < sets; ++s) {
-    // Lane l holds block first_block + 4s + {0, 2, 1, 3}[l] so that the
-    // unpacks below leave blocks in order.
-    x0[s] = _mm256_add_epi64(_mm256_set1_epi64x(static_cast<long long>(first_block + 4 * s)),
-                             _mm256_setr_epi64x(0, 2, 1, 3));
-    x1[s] = _mm256_srli_epi64(x0[s], 32);
-    x2[s] = _mm256_set1_epi64x(static_cast<long long>(plan.stream & 0xFFFFFFFFu));
-    x3[s] = _mm256_set1_epi64x(static_cast<long long>(plan.stream >> 32));
-  }
-  const __m256i m0 = _mm256_set1_epi64x(0xD2511F53);
-  const __m256i m1 = _mm256_set1_epi64x(0xCD9E8D57);
-  auto k0 = static_cast<std::uint32_t>(plan.seed);
-  auto k1 = static_cast<std::uint32_t>(plan.seed >> 32);
-  for (int round = 0; round < 10; ++round) {
-    const __m256i key0 = _mm256_set1_epi64x(k0);
-    const __m256i key1 = _mm256_set1_epi64x(k1);
-    for (int s = 0; s < sets; ++s) {
-      const __m256i p0 = _mm256_mul_epu32(x0[s], m0);
-      const __m256i p1 = _mm256_mul_epu32(x2[s], m1);
-      x0[s] = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p1, 32), x1[s]), key0);
-      x1[s] = p1;
-      x2[s] = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p0, 32), x3[s]), key1);
-      x3[s] = p0;
-    }
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  for (int s = 0; s < sets; ++s) {
-    const __m256i w01 = _mm256_blend_epi32(x0[s], _mm256_slli_epi64(x1[s], 32), 0xAA);
-    const __m256i w23 = _mm256_blend_epi32(x2[s], _mm256_slli_epi64(x3[s], 32), 0xAA);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 16 * s), _mm256_unpacklo_epi64(w01, w23));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 16 * s + 8), _mm256_unpackhi_epi64(w01, w23));
-  }
-}
+// philox_blocks' operations on 256-bit registers: four blocks each.
+struct philox_avx2_isa {
+  using reg = __m256i;
+  static constexpr int blocks_per_register = 4;
+  static reg set1(std::uint64_t v) { return _mm256_set1_epi64x(static_cast<long long>(v)); }
+  static reg block_order() { return _mm256_setr_epi64x(0, 2, 1, 3); }
+  static reg add64(reg a, reg b) { return _mm256_add_epi64(a, b); }
+  static reg shift_right64(reg a) { return _mm256_srli_epi64(a, 32); }
+  static reg multiply32(reg a, reg b) { return _mm256_mul_epu32(a, b); }
+  static reg xor3(reg a, reg b, reg c) { return _mm256_xor_si256(_mm256_xor_si256(a, b), c); }
+  static reg low_and_high(reg low, reg high) { return _mm256_blend_epi32(low, _mm256_slli_epi64(high, 32), 0xAA); }
+  static reg unpack_low64(reg a, reg b) { return _mm256_unpacklo_epi64(a, b); }
+  static reg unpack_high64(reg a, reg b) { return _mm256_unpackhi_epi64(a, b); }
+  static void store(std::uint32_t* out, reg v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), v); }
+};
 
 // Random words for one block of 4 * lanes = 32 elements (position % 4 == 0).
 inline __attribute__((always_inline)) void philox_words(const kernel_plan& plan, std::uint64_t position,
                                                         std::uint32_t* out) {
-  philox_eight_blocks(plan, position / 4, out);
+  philox_blocks<philox_avx2_isa>(plan.seed, plan.stream, position / 4, out);
 }
 
 typedef std::uint32_t u32x8 __attribute__((vector_size(32)));

@@ -1,0 +1,70 @@
+// Internal: Philox4x32-10 (philox.hpp) for a run of consecutive counter
+// blocks, written once for every SIMD width. An instruction-set traits type
+// supplies the register type and the handful of operations the rounds need
+// (philox_avx512.hpp for AVX-512, kernels_avx2.cpp for AVX2). The body is
+// written over intrinsics rather than GCC's generic vectors because GCC 12
+// turns a generic 64-bit multiply into the slow vpmullq where vpmuludq (the
+// 32x32->64 multiply Philox needs) is what each lane asks for.
+//
+// Include it inside a region compiled for the traits' instruction set (the
+// including file's `#pragma GCC target` or, under clang, its per-file
+// flags): it is always inlined into its caller's instruction set.
+#pragma once
+
+#include <cstdint>
+
+namespace num::kernels {
+// Internal linkage: each including file keeps its own instruction-set copy.
+namespace {
+
+/// Words 4·first_block .. 4·first_block + 8·Isa::blocks_per_register - 1 of
+/// random_stream(seed, stream), in order, into `out`. One block per 64-bit
+/// lane (only each lane's low 32 bits matter: vpmuludq reads just those, so
+/// the high halves may hold anything until the words are assembled); two
+/// registers' rounds interleave, so one's multiply latency hides behind the
+/// other's work.
+template <class Isa>
+inline __attribute__((always_inline)) void philox_blocks(std::uint64_t seed, std::uint64_t stream,
+                                                         std::uint64_t first_block, std::uint32_t* out) {
+  using reg = typename Isa::reg;
+  constexpr int sets = 2;
+  constexpr int blocks = Isa::blocks_per_register;
+  reg x0[sets], x1[sets], x2[sets], x3[sets];
+  for (int s = 0; s < sets; ++s) {
+    // Lanes hold the blocks in the order Isa::block_order gives, so that the
+    // unpacks below leave them in counter order.
+    x0[s] = Isa::add64(Isa::set1(first_block + static_cast<std::uint64_t>(blocks * s)), Isa::block_order());
+    x1[s] = Isa::shift_right64(x0[s]);
+    x2[s] = Isa::set1(stream & 0xFFFFFFFFu);
+    x3[s] = Isa::set1(stream >> 32);
+  }
+  const reg m0 = Isa::set1(0xD2511F53u);
+  const reg m1 = Isa::set1(0xCD9E8D57u);
+  auto k0 = static_cast<std::uint32_t>(seed);
+  auto k1 = static_cast<std::uint32_t>(seed >> 32);
+  for (int round = 0; round < 10; ++round) {
+    const reg key0 = Isa::set1(k0);
+    const reg key1 = Isa::set1(k1);
+    for (int s = 0; s < sets; ++s) {
+      const reg p0 = Isa::multiply32(x0[s], m0);
+      const reg p1 = Isa::multiply32(x2[s], m1);
+      x0[s] = Isa::xor3(Isa::shift_right64(p1), x1[s], key0);
+      x1[s] = p1;
+      x2[s] = Isa::xor3(Isa::shift_right64(p0), x3[s], key1);
+      x3[s] = p0;
+    }
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  for (int s = 0; s < sets; ++s) {
+    // Words 0 and 1 (2 and 3) of each block side by side in one 64-bit
+    // lane, then the lanes' pairs interleaved into counter order.
+    const reg w01 = Isa::low_and_high(x0[s], x1[s]);
+    const reg w23 = Isa::low_and_high(x2[s], x3[s]);
+    Isa::store(out + 4 * blocks * s, Isa::unpack_low64(w01, w23));
+    Isa::store(out + 4 * blocks * s + 2 * blocks, Isa::unpack_high64(w01, w23));
+  }
+}
+
+}  // namespace
+}  // namespace num::kernels
