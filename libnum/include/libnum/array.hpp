@@ -101,7 +101,7 @@ struct array_options {
   /// the measured cost of waking and joining a thread (array_parallel.cpp,
   /// bench/RESULTS.md "Issue 13 (session 7)"). 0 gives every thread asked
   /// for a share of any array (a test's way to force the split).
-  std::optional<std::size_t> parallel_threshold;
+  std::optional<std::size_t> parallel_threshold{};
   simd_path path = simd_path::automatic;
 };
 
@@ -138,7 +138,7 @@ struct decode_options {
   format source = binary16;  ///< the format of the encodings
   bool flush_subnormal_inputs = false;  ///< decode subnormals as zero of the same sign
   unsigned threads = 1;  ///< as array_options::threads
-  std::optional<std::size_t> parallel_threshold;  ///< as array_options::parallel_threshold
+  std::optional<std::size_t> parallel_threshold{};  ///< as array_options::parallel_threshold
   simd_path path = simd_path::automatic;
 };
 
