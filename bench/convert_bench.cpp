@@ -13,7 +13,9 @@
 // GCC 12's AVX-512 intrinsics start from _mm512_undefined_*(), which its
 // -Wmaybe-uninitialized reports once inlined (GCC bug 105593).
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#ifndef __clang__
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 #include <cmath>

@@ -316,7 +316,7 @@ QString main_window::plot_title() const {
     if (!detail.records.empty())
       title += QString(" (%1) at step %2").arg(qstr(detail.records.front().scaled_format)).arg(detail.records.front().step);
   } else if (tabs_->currentWidget() == map_) {
-    title += QString(" — %1 of %2").arg(metric_name(map_->metric()),
+    title += QString(" — %1 of %2").arg(metric_name(map_->selected_metric()),
                                         map_->grid().role.empty() ? QString("every role") : qstr(map_->grid().role));
   }
   return title;
@@ -338,7 +338,7 @@ void main_window::closeEvent(QCloseEvent* event) {
   QSettings settings;
   settings.setValue("window/geometry", saveGeometry());
   settings.setValue("window/state", saveState());
-  settings.setValue("map/metric", static_cast<int>(map_->metric()));
+  settings.setValue("map/metric", static_cast<int>(map_->selected_metric()));
   QMainWindow::closeEvent(event);
 }
 

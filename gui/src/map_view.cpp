@@ -102,13 +102,13 @@ void map_view::set_role(const QString& role) {
 
 void map_view::set_log_scale(bool on) { log_scale_->setChecked(on); }
 
-map_metric map_view::metric() const { return static_cast<map_metric>(metric_box_->currentData().toInt()); }
+map_metric map_view::selected_metric() const { return static_cast<map_metric>(metric_box_->currentData().toInt()); }
 
 void map_view::reload(reload_cause cause) {
   if (run_.file.isEmpty()) return;
   const run_ref run = run_;
   const std::string role = role_.toStdString();
-  const map_metric metric = this->metric();
+  const map_metric metric = selected_metric();
   if (cause == reload_cause::user) zoomed_ = false;
   queries_->load<map_grid>(
       cause,
@@ -179,7 +179,7 @@ void map_view::show_grid() {
   const QString pooling = columns > 0 && grid_.steps.size() >= max_columns ? " (each column: its worst step)" : "";
   caption_->setText(grid_.layers.empty() ? QString("no tensor statistics in this run")
                                          : QString("%1 layers x %2 columns%3; highest %4 = %5; %6 skipped steps ▼")
-                                               .arg(rows).arg(columns).arg(pooling).arg(metric_name(metric()))
+                                               .arg(rows).arg(columns).arg(pooling).arg(metric_name(selected_metric()))
                                                .arg(highest, 0, 'g', 4).arg(grid_.skipped.size()));
   plot_->replot();
 }
@@ -241,7 +241,7 @@ void map_view::on_hover(QMouseEvent* event) {
                      QString("%1 / %2 at step %3\n%4 fraction %5\nclick: open its histogram")
                          .arg(qstr(grid_.layers[layer]), qstr(grid_.cell_roles[at]))
                          .arg(grid_.worst_steps[at])
-                         .arg(metric_name(metric()))
+                         .arg(metric_name(selected_metric()))
                          .arg(std::isfinite(v) ? QString::number(v, 'g', 4) : QString("(no record)")),
                      plot_);
 }

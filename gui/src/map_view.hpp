@@ -36,7 +36,7 @@ class map_view : public QWidget {
   void reload(reload_cause cause = reload_cause::user);
   void set_metric(map_metric metric);
   void set_role(const QString& role);
-  map_metric metric() const;
+  map_metric selected_metric() const;
   QString role() const { return role_; }
 
   QCustomPlot* plot() const { return plot_; }
