@@ -1,6 +1,7 @@
 #include "per_tensor_flushes.hpp"
 
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -40,11 +41,28 @@ void count_flushes_as_block_underflow(std::span<const float> in, std::span<const
   // max_elem · 2^-100 (a wide safety band; libnum decides below it).
   const double surely_held_above =
       given.margin == 0 ? num::element_max(given.format.element) * 0x1p-100 : INFINITY;
+  // This runs on every quantized operand of every step. With margin 0 a
+  // flush is held unless the input is at or below the band, so when no input
+  // is (the usual case) every counted flush is held, and one vectorizable
+  // pass over the inputs' bits decides it; otherwise libnum decides each
+  // flush, in index order, up to counts.underflow_to_zero of them.
+  if (given.margin == 0) {
+    const auto band_bits = std::bit_cast<std::uint32_t>(static_cast<float>(surely_held_above));
+    std::uint64_t in_band = 0;
+    for (const float x : in) {
+      const std::uint32_t magnitude = std::bit_cast<std::uint32_t>(x) & 0x7fffffffu;
+      in_band += static_cast<std::uint64_t>(magnitude != 0 && magnitude <= band_bits);
+    }
+    if (in_band == 0) {
+      counts.block_underflow += counts.underflow_to_zero;
+      counts.underflow_to_zero = 0;
+      return;
+    }
+  }
   std::uint64_t flushed = 0, held = 0;
   for (std::size_t i = 0; i < in.size() && flushed < counts.underflow_to_zero; ++i) {
     const float x = in[i];
-    if (x == 0.0f || !std::isfinite(x)) continue;
-    if (dequantized[i] != 0.0f) continue;
+    if (x == 0.0f || !std::isfinite(x) || dequantized[i] != 0.0f) continue;
     ++flushed;
     if (std::fabs(static_cast<double>(x)) > surely_held_above || lone_scale_holds(x, given.first_index + i, lone))
       ++held;
