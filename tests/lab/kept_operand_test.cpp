@@ -17,6 +17,7 @@
 #include "lab/precision_hook.hpp"
 #include "lab/precision_policy.hpp"
 #include "lab/rng.hpp"
+#include "scaled_test_support.hpp"
 
 namespace lab {
 namespace {
@@ -32,13 +33,8 @@ struct seen_weight {
   std::uint64_t stream;
 };
 
-class weight_recorder : public tensor_hook {
+class weight_recorder : public scaled_test::operand_watcher {
  public:
-  void produce(const site&, tensor_role, std::span<float>, unrounded_values) override {}
-  std::span<const float> weight(const site&, std::span<const float> master, unrounded_values) override {
-    return master;
-  }
-  void update(const site&, std::span<float> w, const weight_step& step) override { apply_step_fp32(w, step); }
   void observe_quantized(const site&, const quantized_operand& q) override {
     if (q.operand == gemm_operand::weight)
       seen.push_back({q.gemm_role, q.part, {q.dequantized.begin(), q.dequantized.end()}, q.result.counts,
@@ -47,13 +43,7 @@ class weight_recorder : public tensor_hook {
   std::vector<seen_weight> seen;
 };
 
-std::vector<float> normal_values(std::size_t n, std::uint32_t seed, float sd) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<float> d(0.0f, sd);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(gen);
-  return v;
-}
+using scaled_test::normal_values;
 
 // The weight [out_c, crs] quantized along crs (forward) or, transposed, along out_c (dgrad), by libnum.
 std::vector<float> reference(std::span<const float> w, bool along_out_channels, const num::scaled_options& o) {

@@ -13,17 +13,13 @@
 #include "lab/dense.hpp"
 #include "lab/precision_hook.hpp"
 #include "lab/precision_policy.hpp"
+#include "scaled_test_support.hpp"
 
 namespace lab {
 namespace {
 
-class forward_input_counts : public tensor_hook {
+class forward_input_counts : public scaled_test::operand_watcher {
  public:
-  void produce(const site&, tensor_role, std::span<float>, unrounded_values) override {}
-  std::span<const float> weight(const site&, std::span<const float> master, unrounded_values) override {
-    return master;
-  }
-  void update(const site&, std::span<float> w, const weight_step& step) override { apply_step_fp32(w, step); }
   void observe_quantized(const site&, const quantized_operand& q) override {
     if (q.gemm_role == tensor_role::activation && q.operand == gemm_operand::activation) counts = q.result.counts;
   }

@@ -17,6 +17,7 @@
 #include "lab/precision_hook.hpp"
 #include "lab/run_tracer.hpp"
 #include "lab/scale_trace.hpp"
+#include "scaled_test_support.hpp"
 
 namespace lab {
 namespace {
@@ -32,13 +33,7 @@ class collecting_sink : public scale_sink {
   std::vector<scale_observation> seen;
 };
 
-std::vector<float> normal_values(std::size_t n, std::uint32_t seed, float sd) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<float> d(0.0f, sd);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(gen);
-  return v;
-}
+using scaled_test::normal_values;
 
 float largest_abs(const std::vector<float>& x) {
   float m = 0.0f;

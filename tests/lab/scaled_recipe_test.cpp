@@ -24,6 +24,7 @@
 #include "lab/precision_policy.hpp"
 #include "lab/rng.hpp"
 #include "lab/scaled_gemm.hpp"
+#include "scaled_test_support.hpp"
 
 namespace lab {
 namespace {
@@ -47,13 +48,8 @@ struct seen_operand {
 
 using operand_key = std::tuple<tensor_role, gemm_operand>;  // (GEMM output role, operand)
 
-class operand_recorder : public tensor_hook {
+class operand_recorder : public scaled_test::operand_watcher {
  public:
-  void produce(const site&, tensor_role, std::span<float>, unrounded_values) override {}
-  std::span<const float> weight(const site&, std::span<const float> master, unrounded_values) override {
-    return master;
-  }
-  void update(const site&, std::span<float> w, const weight_step& step) override { apply_step_fp32(w, step); }
   void observe_quantized(const site& where, const quantized_operand& q) override {
     EXPECT_EQ(where.layer, "d");
     seen_operand s{q.shape,
@@ -86,10 +82,7 @@ std::vector<float> transpose(std::span<const float> x, std::size_t rows, std::si
 }
 
 std::vector<float> normal_values(std::size_t n, std::uint32_t seed, float sd) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<float> d(0.0f, sd);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(gen);
+  std::vector<float> v = scaled_test::normal_values(n, seed, sd);
   v[n / 3] = 40.0f * sd;  // an outlier: its block's small values flush
   return v;
 }
