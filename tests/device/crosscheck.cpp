@@ -1,7 +1,13 @@
 // GPU cross-check: libnum's emulation against a real NVIDIA GPU's fp16, bf16,
 // FP8 and TF32 conversions and arithmetic (and CUDA's FP4/FP6 element conversions), over every input of each domain
 // (2^32 floats, 2^32 operand pairs, 2^16 unary inputs). NaNs compare by class
-// (CUDA returns its canonical NaN, libnum keeps payloads).
+// (CUDA returns its canonical NaN, libnum keeps payloads by default).
+//
+// With --nans cuda, libnum runs under nan_convention::cuda_canonical and every
+// result, NaN included, must match bit for bit. That run looks only where NaNs
+// arise: the float blocks holding every NaN and infinity, every operand pair
+// with a NaN, zero or infinity on either side (which holds every invalid
+// operation: inf - inf, 0 * inf, 0 / 0, inf / inf), and all 2^16 unary inputs.
 //
 // Not part of the CI suite (CI has no GPU): built and run by run_crosscheck.sh
 // on a machine with CUDA. Prints one line per check and exits 1 on any mismatch.
@@ -11,6 +17,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -37,6 +44,11 @@ bool selected(const char* name) {
   }
   return false;
 }
+
+// --nans NAME (set once in main): libnum's NaN convention, and whether NaNs
+// must match bit for bit rather than by class.
+num::nan_convention nan_rule = num::nan_convention::first_operand;
+bool nan_bits_compared = false;
 
 struct outcome {
   std::uint64_t checked = 0;
@@ -75,6 +87,7 @@ void compare_block(std::uint64_t first, std::uint64_t n, const Got* got,
 }
 
 bool same(const num::format& f, std::uint32_t expected, std::uint32_t got) {
+  if (nan_bits_compared) return expected == got;
   if (num::is_nan(f, expected) || num::is_nan(f, got)) return num::is_nan(f, expected) && num::is_nan(f, got);
   return expected == got;
 }
@@ -97,6 +110,7 @@ num::round_spec spec(num::rounding m, num::overflow_mode ovf = num::overflow_mod
   num::round_spec s;
   s.mode = m;
   s.overflow = ovf;
+  s.nans = nan_rule;
   return s;
 }
 
@@ -106,7 +120,18 @@ void check_conversion(const char* name, gpu_conversion op, const num::format& f,
   outcome total;
   std::vector<std::uint32_t> got(block_size);
   const bool tf32_as_float = f == num::tf32;
-  for (std::uint64_t first = 0; first < (std::uint64_t{1} << 32); first += block_size * stride) {
+  if (tf32_as_float && nan_bits_compared) {
+    // cvt.rna.tf32.f32 rounds a NaN's pattern like a number's (see below): no NaN convention to compare.
+    std::printf("%-44s skipped under --nans: the GPU rounds NaN patterns as numbers\n", name);
+    return;
+  }
+  // Under --nans only the two blocks of 2^26 floats that hold every NaN and infinity.
+  const std::uint64_t all_floats = std::uint64_t{1} << 32;
+  const std::uint64_t nan_blocks[] = {0x7c000000u, 0xfc000000u};
+  std::vector<std::uint64_t> firsts;
+  if (nan_bits_compared) firsts.assign(std::begin(nan_blocks), std::end(nan_blocks));
+  else for (std::uint64_t first = 0; first < all_floats; first += block_size * stride) firsts.push_back(first);
+  for (const std::uint64_t first : firsts) {
     gpu_convert_block(op, first, block_size, got.data());
     compare_block<std::uint32_t>(first, block_size, got.data(),
         [&](std::uint64_t k, std::uint32_t g, std::string& why) {
@@ -131,22 +156,58 @@ void check_conversion(const char* name, gpu_conversion op, const num::format& f,
   report(name, total, failures);
 }
 
+// The operand pairs --nans looks at: each 16-bit pattern with each NaN, zero
+// and infinity of f, on either side (a pair of two specials once).
+std::vector<std::uint32_t> pairs_with_specials(const num::format& f) {
+  const auto is_special = [&](std::uint32_t x) {
+    const num::value_class c = num::classify(f, x);
+    return c != num::value_class::normal && c != num::value_class::subnormal;
+  };
+  std::vector<std::uint32_t> specials;
+  for (std::uint32_t x = 0; x < 65536; ++x) {
+    if (is_special(x)) specials.push_back(x);
+  }
+  std::vector<std::uint32_t> pairs;
+  pairs.reserve(specials.size() * 65536 * 2);
+  for (const std::uint32_t s : specials) {
+    for (std::uint32_t x = 0; x < 65536; ++x) {
+      pairs.push_back(x << 16 | s);
+      if (!is_special(x)) pairs.push_back(s << 16 | x);
+    }
+  }
+  return pairs;
+}
+
 void check_binary(const char* name, gpu_binary op, const num::format& f,
                   const std::function<std::uint32_t(std::uint32_t, std::uint32_t)>& emulate, std::uint64_t stride,
                   int& failures) {
   if (!selected(name)) return;
   outcome total;
   std::vector<std::uint16_t> got(block_size);
-  for (std::uint64_t first = 0; first < (std::uint64_t{1} << 32); first += block_size * stride) {
-    gpu_binary_block(op, first, block_size, got.data());
-    compare_block<std::uint16_t>(first, block_size, got.data(),
-        [&](std::uint64_t k, std::uint32_t g, std::string& why) {
-          const auto a = static_cast<std::uint32_t>(k >> 16), b = static_cast<std::uint32_t>(k & 0xffff);
-          const std::uint32_t expected = emulate(a, b);
-          if (same(f, expected, g)) return true;
-          why = "a=" + hex(a) + " b=" + hex(b) + " libnum " + hex(expected) + " gpu " + hex(g);
-          return false;
-        }, total);
+  const auto agrees = [&](std::uint32_t a, std::uint32_t b, std::uint32_t g, std::string& why) {
+    const std::uint32_t expected = emulate(a, b);
+    if (same(f, expected, g)) return true;
+    why = "a=" + hex(a) + " b=" + hex(b) + " libnum " + hex(expected) + " gpu " + hex(g);
+    return false;
+  };
+  if (nan_bits_compared) {
+    const std::vector<std::uint32_t> pairs = pairs_with_specials(f);
+    for (std::uint64_t first = 0; first < pairs.size(); first += block_size) {
+      const std::uint64_t n = std::min<std::uint64_t>(block_size, pairs.size() - first);
+      gpu_binary_pairs(op, pairs.data() + first, n, got.data());
+      compare_block<std::uint16_t>(first, n, got.data(),
+          [&](std::uint64_t k, std::uint32_t g, std::string& why) {
+            return agrees(pairs[k] >> 16, pairs[k] & 0xffff, g, why);
+          }, total);
+    }
+  } else {
+    for (std::uint64_t first = 0; first < (std::uint64_t{1} << 32); first += block_size * stride) {
+      gpu_binary_block(op, first, block_size, got.data());
+      compare_block<std::uint16_t>(first, block_size, got.data(),
+          [&](std::uint64_t k, std::uint32_t g, std::string& why) {
+            return agrees(static_cast<std::uint32_t>(k >> 16), static_cast<std::uint32_t>(k & 0xffff), g, why);
+          }, total);
+    }
   }
   report(name, total, failures);
 }
@@ -176,6 +237,10 @@ void check_unary(const char* name, gpu_unary op, const num::format& f,
 void check_element(const char* name, gpu_element_conversion op, num::element_type t, std::uint64_t stride,
                    int& failures) {
   if (!selected(name)) return;
+  if (nan_bits_compared) {
+    std::printf("%-44s skipped under --nans: E2M1/E2M3/E3M2 have no NaN\n", name);
+    return;
+  }
   outcome total;
   std::vector<std::uint8_t> got(block_size);
   const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
@@ -245,13 +310,25 @@ void check_element(const char* name, gpu_element_conversion op, num::element_typ
 int main(int argc, char** argv) {
   // Options: --stride N checks every N-th block of 2^26 inputs (default 1: all);
   // --conversions / --arithmetic restrict the run to one half; --only A,B to
-  // the checks whose name contains A or B.
+  // the checks whose name contains A or B; --nans NAME compares NaNs bit for
+  // bit with libnum under that convention (cuda must agree), on the inputs
+  // that make NaNs.
   std::uint64_t stride = 1;
   bool conversions = true, arithmetic = true;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--stride" && i + 1 < argc) stride = std::stoull(argv[++i]);
     else if (a == "--only" && i + 1 < argc) only_checks = argv[++i];
+    else if (a == "--nans" && i + 1 < argc) {
+      // Any convention libnum knows; only cuda should agree (another shows the check can fail).
+      try {
+        nan_rule = num::parse_nan_convention(argv[++i]);
+      } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "gpu_crosscheck: --nans: %s\n", e.what());
+        return 2;
+      }
+      nan_bits_compared = true;
+    }
     else if (a == "--conversions") arithmetic = false;
     else if (a == "--arithmetic") conversions = false;
     else {
@@ -259,7 +336,9 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  std::printf("GPU: %s, CPU threads: %u\n", gpu_name(), std::thread::hardware_concurrency());
+  std::printf("GPU: %s, CPU threads: %u%s\n", gpu_name(), std::thread::hardware_concurrency(),
+              nan_bits_compared ? (", NaNs compared bit for bit, libnum under nan convention " +
+                                   std::string(num::nan_convention_name(nan_rule))).c_str() : "");
   using num::rounding;
   int failures = 0;
   const auto ne = spec(rounding::nearest_even);

@@ -57,30 +57,38 @@ __global__ void convert_from_float(gpu_conversion op, std::uint64_t first, std::
   out[i] = r;
 }
 
+__device__ std::uint16_t apply_binary(gpu_binary op, std::uint16_t a, std::uint16_t b) {
+  const __half ha = __ushort_as_half(a), hb = __ushort_as_half(b);
+  const __nv_bfloat16 ba = __ushort_as_bfloat16(a), bb = __ushort_as_bfloat16(b);
+  switch (op) {
+    case gpu_f16_add: return h_bits(__hadd_rn(ha, hb));
+    case gpu_f16_sub: return h_bits(__hsub_rn(ha, hb));
+    case gpu_f16_mul: return h_bits(__hmul_rn(ha, hb));
+    case gpu_f16_div: return h_bits(__hdiv(ha, hb));
+    case gpu_bf16_add: return b_bits(__hadd_rn(ba, bb));
+    case gpu_bf16_sub: return b_bits(__hsub_rn(ba, bb));
+    case gpu_bf16_mul: return b_bits(__hmul_rn(ba, bb));
+    case gpu_bf16_div: return b_bits(__hdiv(ba, bb));
+    case gpu_f16_fma_one: return h_bits(__hfma(ha, hb, __ushort_as_half(0x3c00)));
+    case gpu_bf16_fma_one: return b_bits(__hfma(ba, bb, __ushort_as_bfloat16(0x3f80)));
+    // c = minus the smallest subnormal: cancellation into the subnormal range.
+    case gpu_f16_fma_minus_tiny: return h_bits(__hfma(ha, hb, __ushort_as_half(0x8001)));
+    case gpu_bf16_fma_minus_tiny: return b_bits(__hfma(ba, bb, __ushort_as_bfloat16(0x8001)));
+  }
+  return 0;
+}
+
 __global__ void binary_op(gpu_binary op, std::uint64_t first, std::uint64_t n, std::uint16_t* out) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= n) return;
   const std::uint64_t k = first + i;
-  const auto a = static_cast<std::uint16_t>(k >> 16), b = static_cast<std::uint16_t>(k);
-  std::uint16_t r = 0;
-  const __half ha = __ushort_as_half(a), hb = __ushort_as_half(b);
-  const __nv_bfloat16 ba = __ushort_as_bfloat16(a), bb = __ushort_as_bfloat16(b);
-  switch (op) {
-    case gpu_f16_add: r = h_bits(__hadd_rn(ha, hb)); break;
-    case gpu_f16_sub: r = h_bits(__hsub_rn(ha, hb)); break;
-    case gpu_f16_mul: r = h_bits(__hmul_rn(ha, hb)); break;
-    case gpu_f16_div: r = h_bits(__hdiv(ha, hb)); break;
-    case gpu_bf16_add: r = b_bits(__hadd_rn(ba, bb)); break;
-    case gpu_bf16_sub: r = b_bits(__hsub_rn(ba, bb)); break;
-    case gpu_bf16_mul: r = b_bits(__hmul_rn(ba, bb)); break;
-    case gpu_bf16_div: r = b_bits(__hdiv(ba, bb)); break;
-    case gpu_f16_fma_one: r = h_bits(__hfma(ha, hb, __ushort_as_half(0x3c00))); break;
-    case gpu_bf16_fma_one: r = b_bits(__hfma(ba, bb, __ushort_as_bfloat16(0x3f80))); break;
-    // c = minus the smallest subnormal: cancellation into the subnormal range.
-    case gpu_f16_fma_minus_tiny: r = h_bits(__hfma(ha, hb, __ushort_as_half(0x8001))); break;
-    case gpu_bf16_fma_minus_tiny: r = b_bits(__hfma(ba, bb, __ushort_as_bfloat16(0x8001))); break;
-  }
-  out[i] = r;
+  out[i] = apply_binary(op, static_cast<std::uint16_t>(k >> 16), static_cast<std::uint16_t>(k));
+}
+
+__global__ void binary_op_on_pairs(gpu_binary op, const std::uint32_t* pairs, std::uint64_t n, std::uint16_t* out) {
+  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  if (i >= n) return;
+  out[i] = apply_binary(op, static_cast<std::uint16_t>(pairs[i] >> 16), static_cast<std::uint16_t>(pairs[i]));
 }
 
 __device__ __half_raw half_raw(std::uint16_t bits) {
@@ -159,6 +167,18 @@ extern "C" void gpu_binary_block(gpu_binary op, std::uint64_t first, std::uint64
   check(cudaGetLastError(), "binary kernel");
   check(cudaMemcpy(host_out, d, n * sizeof(std::uint16_t), cudaMemcpyDeviceToHost), "copy back");
   cudaFree(d);
+}
+
+extern "C" void gpu_binary_pairs(gpu_binary op, const std::uint32_t* host_pairs, std::uint64_t n,
+                                 std::uint16_t* host_out) {
+  auto* pairs = device_buffer<std::uint32_t>(n);
+  auto* d = device_buffer<std::uint16_t>(n);
+  check(cudaMemcpy(pairs, host_pairs, n * sizeof(std::uint32_t), cudaMemcpyHostToDevice), "copy pairs");
+  binary_op_on_pairs<<<(n + 255) / 256, 256>>>(op, pairs, n, d);
+  check(cudaGetLastError(), "binary pairs kernel");
+  check(cudaMemcpy(host_out, d, n * sizeof(std::uint16_t), cudaMemcpyDeviceToHost), "copy back");
+  cudaFree(d);
+  cudaFree(pairs);
 }
 
 extern "C" bool gpu_element_block(gpu_element_conversion op, std::uint64_t first, std::uint64_t n,

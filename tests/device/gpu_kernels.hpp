@@ -30,6 +30,8 @@ extern "C" {
 void gpu_convert_block(gpu_conversion op, std::uint64_t first, std::uint64_t n, std::uint32_t* host_out);
 /// Applies op to the operand pairs (k >> 16, k & 0xffff) for k = first .. first+n-1.
 void gpu_binary_block(gpu_binary op, std::uint64_t first, std::uint64_t n, std::uint16_t* host_out);
+/// Applies op to the operand pairs (pairs[i] >> 16, pairs[i] & 0xffff).
+void gpu_binary_pairs(gpu_binary op, const std::uint32_t* host_pairs, std::uint64_t n, std::uint16_t* host_out);
 /// Converts the floats with bit patterns first .. first+n-1 into MX element
 /// codes (low bits of each byte); returns false where this CUDA lacks them.
 bool gpu_element_block(gpu_element_conversion op, std::uint64_t first, std::uint64_t n, std::uint8_t* host_out);

@@ -60,5 +60,12 @@ std::uint32_t invalid_nan_bits(const format& f, nan_convention c);
 /// default NaN (arm_default_nan) or the canonical NaN (cuda_canonical);
 /// anything else, and every NaN under first_operand and x86_sse, unchanged.
 std::uint32_t nan_result_bits(const format& f, std::uint32_t bits, nan_convention c);
+/// An operation's or conversion's result as convention c delivers it:
+/// nan_result_bits, except that under cuda_canonical a NaN that stands for a
+/// value out of the format's range (`out_of_range`: an overflow in a format
+/// without infinities or under overflow_mode::nan, or an infinity converted
+/// into a format without infinities) keeps that value's sign, as an H100's
+/// E4M3 conversions without saturation do (-1000 and -inf -> 0xFF; tests/device).
+std::uint32_t delivered_result_bits(const format& f, std::uint32_t bits, bool out_of_range, nan_convention c);
 
 }  // namespace num

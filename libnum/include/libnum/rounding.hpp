@@ -57,8 +57,10 @@ enum class nan_convention : std::uint8_t {
   arm_default_nan,
   /// NVIDIA GPUs: every NaN result is the canonical NaN, sign 0 and every
   /// other bit set: 0x7FFF, 0x7FFFFFFF, FP8 0x7F (NVIDIA's cuda_fp8.hpp
-  /// returns "fp16 canonical NaN, discard sign" 0x7FFF; tests/device checks
-  /// fp16/bf16/FP8 conversions and fp16/bf16 arithmetic on an H100).
+  /// returns "fp16 canonical NaN, discard sign" 0x7FFF), except the NaN
+  /// standing for a value out of range in a format without infinities, which
+  /// keeps its sign (E4M3 without saturation: -1000, -inf -> 0xFF). tests/device compares
+  /// fp16/bf16/FP8 conversions and fp16/bf16 arithmetic bit for bit on an H100.
   cuda_canonical,
 };
 inline constexpr nan_convention all_nan_conventions[] = {nan_convention::first_operand, nan_convention::x86_sse,

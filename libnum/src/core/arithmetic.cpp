@@ -227,7 +227,9 @@ rounded_per_tininess sqrt_core(const format& f, std::uint32_t a, const round_spe
 // NaN invalid operations create, which they take from spec); the wrappers
 // below deliver a NaN result as spec.nans says.
 rounded_per_tininess delivered(const format& f, rounded_per_tininess r, const round_spec& spec) {
-  return {nan_result_bits(f, r.bits, spec.nans), r.after_rounding, r.before_rounding};
+  // Overflow does not depend on the tininess rule: either flag set will do.
+  return {delivered_result_bits(f, r.bits, any(r.after_rounding, flags::overflow), spec.nans), r.after_rounding,
+          r.before_rounding};
 }
 
 // Runs `operation(g)` with g = f, where g is binary16 or bfloat16_format

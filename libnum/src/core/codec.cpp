@@ -87,4 +87,9 @@ std::uint32_t nan_result_bits(const format& f, std::uint32_t bits, nan_conventio
   return c == nan_convention::arm_default_nan ? default_nan_bits(f) : all_ones_nan(f);
 }
 
+std::uint32_t delivered_result_bits(const format& f, std::uint32_t bits, bool out_of_range, nan_convention c) {
+  if (c == nan_convention::cuda_canonical && out_of_range) return bits;
+  return nan_result_bits(f, bits, c);
+}
+
 }  // namespace num

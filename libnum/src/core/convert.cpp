@@ -2,6 +2,7 @@
 #include "libnum/convert.hpp"
 
 #include <bit>
+#include <cmath>
 #include <limits>
 
 #include "libnum/arithmetic.hpp"
@@ -72,9 +73,12 @@ integer_result to_integer(const format& f, std::uint32_t bits, const round_spec&
 }
 
 // A result as spec.nans delivers it (conversions keep a NaN's sign and top
-// payload bits under first_operand and x86_sse).
-rounded delivered(const format& f, rounded r, const round_spec& spec) {
-  return {nan_result_bits(f, r.bits, spec.nans), r.raised};
+// payload bits under first_operand and x86_sse). `from_infinity`: the value
+// converted was an infinity, which a format without infinities makes a NaN
+// standing for it, as an overflow does.
+rounded delivered(const format& f, rounded r, const round_spec& spec, bool from_infinity) {
+  const bool out_of_range = from_infinity || any(r.raised, flags::overflow);
+  return {delivered_result_bits(f, r.bits, out_of_range, spec.nans), r.raised};
 }
 
 rounded convert_first_operand(const format& from, std::uint32_t bits, const format& to, const round_spec& spec,
@@ -95,18 +99,19 @@ rounded from_double(const format& f, double x, const round_spec& spec, std::uint
       f,
       from_ieee(f, {(b >> 63) != 0, (b >> 52) & 0x7FF, b & ((std::uint64_t{1} << 52) - 1), 52, 1023, 0x7FF}, spec,
                 random_word),
-      spec);
+      spec, std::isinf(x));
 }
 
 rounded from_float(const format& f, float x, const round_spec& spec, std::uint32_t random_word) {
   const auto b = std::bit_cast<std::uint32_t>(x);
   return delivered(f, from_ieee(f, {(b >> 31) != 0, (b >> 23) & 0xFF, b & 0x7FFFFF, 23, 127, 0xFF}, spec, random_word),
-                   spec);
+                   spec, std::isinf(x));
 }
 
 rounded convert(const format& from, std::uint32_t bits, const format& to, const round_spec& spec,
                 std::uint32_t random_word) {
-  return delivered(to, convert_first_operand(from, bits, to, spec, random_word), spec);
+  return delivered(to, convert_first_operand(from, bits, to, spec, random_word), spec,
+                   classify(from, bits) == value_class::infinite);
 }
 
 rounded from_int64(const format& f, std::int64_t v, const round_spec& spec, std::uint32_t random_word) {

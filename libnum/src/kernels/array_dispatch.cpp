@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "kernel_plan.hpp"
 #include "libnum/array.hpp"
@@ -171,20 +172,39 @@ void check_sizes(std::size_t in, std::size_t out, const char* what) {
 // cuda_canonical), every NaN the kernels wrote (keeping the input's sign and
 // payload, as first_operand does) becomes that NaN: one extra pass, taken
 // only under those conventions, so the kernels keep a single NaN path.
+// Under cuda_canonical the NaN an overflow makes keeps its sign
+// (delivered_result_bits), so only the NaNs of NaN inputs change; their
+// places are taken before the kernels run, which may overwrite the input
+// (round_array_in_place).
+template <class In>
+std::vector<std::size_t> nan_input_places(std::span<const In> in, const array_options& o) {
+  std::vector<std::size_t> places;
+  if (o.spec.nans != nan_convention::cuda_canonical) return places;
+  for (std::size_t i = 0; i < in.size(); ++i)
+    if (std::isnan(in[i])) places.push_back(i);
+  return places;
+}
+
 template <class Out>
-void deliver_nans(std::span<Out> out, const array_options& o) {
+void deliver_nans(std::span<Out> out, const array_options& o, std::span<const std::size_t> nan_inputs) {
   const nan_convention c = o.spec.nans;
   if (c == nan_convention::first_operand || c == nan_convention::x86_sse) return;
   const format& f = o.target;
   const std::uint32_t code = nan_result_bits(f, default_nan_bits(f), c);
-  if constexpr (std::is_same_v<Out, float>) {
-    const float value = to_float(f, code);
-    for (float& x : out)
-      if (std::isnan(x)) x = value;
-  } else {
-    for (Out& x : out)
-      if (is_nan(f, x)) x = static_cast<Out>(code);
+  const auto delivered = [&] {
+    if constexpr (std::is_same_v<Out, float>) return to_float(f, code);
+    else return static_cast<Out>(code);
+  }();
+  const auto is_nan_result = [&](Out x) {
+    if constexpr (std::is_same_v<Out, float>) return std::isnan(x);
+    else return is_nan(f, x);
+  };
+  if (c == nan_convention::cuda_canonical) {
+    for (const std::size_t i : nan_inputs) out[i] = delivered;
+    return;
   }
+  for (Out& x : out)
+    if (is_nan_result(x)) x = delivered;
 }
 
 template <class In, class Out>
@@ -193,9 +213,10 @@ conversion_result run_rounding(std::span<const In> in, std::span<Out> out, const
   check_sizes(in.size(), out.size(), what);
   const kernel_plan plan = make_rounding_plan(o, op, static_cast<int>(sizeof(Out)), what);
   const simd_path path = resolve_simd_path(o.path);
+  const std::vector<std::size_t> nan_inputs = nan_input_places(in, o);
   const kernels::parallel_tally t = kernels::run_parallel(plan, path, in.data(), out.data(), in.size(), sizeof(In),
                                                           sizeof(Out), o.first_index, o.threads, o.parallel_threshold);
-  deliver_nans(out, o);
+  deliver_nans(out, o, nan_inputs);
   return {t.sum.raised, t.sum.counts, o.want_non_finite && t.sum.non_finite, path, t.threads};
 }
 

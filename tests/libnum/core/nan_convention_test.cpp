@@ -6,6 +6,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 
 #include <libnum/arithmetic.hpp>
@@ -109,6 +110,33 @@ TEST(NanConvention, ConversionsOfANan) {
     EXPECT_EQ(num::from_float(num::fp8_e4m3, x, s).bits, e4m3.of(c));
     EXPECT_EQ(num::from_float(num::bfloat16_format, x, s).bits, bf16.of(c));
     EXPECT_EQ(num::convert(num::binary16, 0xFF01, num::fp8_e5m2, s).bits, e5m2.of(c));
+  }
+}
+
+TEST(NanConvention, OverflowIntoAFormatWithoutInfinities) {
+  // E4M3 has no inf: without saturation an overflow gives NaN, S.1111.111.
+  // An H100 keeps the sign there (__nv_cvt_float_to_fp8(-1000, __NV_NOSAT,
+  // __NV_E4M3) is 0xFF, tests/device) while a NaN input gives 0x7F; Arm's
+  // default NaN is positive. 1000 > 480, the rounding boundary above 448.
+  const expected_nans negative{0xFF, 0xFF, 0x7F, 0xFF};
+  const expected_nans positive{0x7F, 0x7F, 0x7F, 0x7F};
+  for (const nan_convention c : num::all_nan_conventions) {
+    const auto s = under(c);
+    SCOPED_TRACE(std::string(num::nan_convention_name(c)));
+    const auto r = num::from_float(num::fp8_e4m3, -1000.0f, s);
+    EXPECT_EQ(r.bits, negative.of(c));
+    EXPECT_EQ(r.raised, num::flags::overflow | num::flags::inexact);
+    EXPECT_EQ(num::from_float(num::fp8_e4m3, 1000.0f, s).bits, positive.of(c));
+    // fp16 -1024 (0xE400) into E4M3, and the E4M3 product -448 * 2.
+    EXPECT_EQ(num::convert(num::binary16, 0xE400, num::fp8_e4m3, s).bits, negative.of(c));
+    EXPECT_EQ(num::mul(num::fp8_e4m3, 0xFE, 0x40, s).bits, negative.of(c));
+    // An infinity, which E4M3 cannot hold, likewise (the H100 gives 0xFF
+    // for -inf); libnum raises invalid there (docs/NUMERICS.md).
+    const auto inf = num::from_float(num::fp8_e4m3, -std::numeric_limits<float>::infinity(), s);
+    EXPECT_EQ(inf.bits, negative.of(c));
+    EXPECT_EQ(inf.raised, num::flags::invalid);
+    EXPECT_EQ(num::convert(num::binary16, minus_inf, num::fp8_e4m3, s).bits, negative.of(c));
+    EXPECT_EQ(num::from_double(num::fp8_e4m3, -std::numeric_limits<double>::infinity(), s).bits, negative.of(c));
   }
 }
 

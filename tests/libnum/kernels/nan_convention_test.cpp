@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include <libnum/array.hpp>
@@ -20,6 +22,7 @@ std::vector<float> inputs() {
   v[17] = std::bit_cast<float>(std::uint32_t{0x7FC00001});
   v[33] = std::bit_cast<float>(std::uint32_t{0x7F800001});  // signalling
   v[34] = -1e6f;                                            // overflows fp16 to -inf: not a NaN
+  v[35] = -std::numeric_limits<float>::infinity();
   return v;
 }
 
@@ -69,9 +72,37 @@ TEST(ArrayNanConvention, EightBitFormats) {
   num::encode_array(in, std::span<std::uint8_t>(codes), o);
   EXPECT_EQ(codes[3], 0x7F);  // E4M3's only positive NaN, S.1111.111
   EXPECT_EQ(codes[0], 0x3C);  // 1.5 = 2^0 * 1.100: exponent field 7, fraction 100
+  // -1e6 overflows E4M3 (no infinities) to a NaN that keeps its sign under
+  // CUDA's convention, as an H100's __nv_cvt_float_to_fp8 with __NV_NOSAT
+  // does (tests/device): S.1111.111 with S = 1.
+  EXPECT_EQ(codes[34], 0xFF);
+  EXPECT_EQ(codes[35], 0xFF);  // -inf, which E4M3 cannot hold, likewise
   o.spec.nans = nan_convention::first_operand;
   num::encode_array(in, std::span<std::uint8_t>(codes), o);
   EXPECT_EQ(codes[3], 0xFF);
+  EXPECT_EQ(codes[34], 0xFF);
+}
+
+// The same in place and as rounded values, on every path: the NaN input
+// becomes E4M3's positive NaN, the overflow the negative one.
+TEST(ArrayNanConvention, CudaOverflowNanKeepsItsSignInPlace) {
+  for (const num::simd_path path : {num::simd_path::scalar, num::simd_path::avx2, num::simd_path::avx512}) {
+    if (!num::simd_path_supported(path)) continue;
+    SCOPED_TRACE(std::string(num::simd_path_name(path)));
+    num::array_options o;
+    o.path = path;
+    o.target = num::fp8_e4m3;
+    o.spec.nans = nan_convention::cuda_canonical;
+    std::vector<float> data = inputs();
+    num::round_array_in_place(data, o);
+    EXPECT_FALSE(std::signbit(data[3]));
+    EXPECT_TRUE(std::isnan(data[3]));
+    EXPECT_TRUE(std::signbit(data[34]));
+    EXPECT_TRUE(std::isnan(data[34]));
+    EXPECT_TRUE(std::signbit(data[35]));
+    EXPECT_TRUE(std::isnan(data[35]));
+    EXPECT_EQ(data[0], 1.5f);
+  }
 }
 
 }  // namespace
