@@ -123,9 +123,16 @@ kernel_plan make_rounding_plan(const array_options& o, operation op, int width, 
     throw std::invalid_argument(std::string(what) + ": stochastic random bits must be in [1, 32] (got " +
                                 std::to_string(o.spec.random_bits) + ")");
   }
+  const int draw_bits = random_draws_max_bits(o.draws);
+  if (o.spec.mode == rounding::stochastic && o.spec.random_bits > draw_bits) {
+    throw std::invalid_argument(std::string(what) + ": " + std::string(random_draws_name(o.draws)) +
+                                " random draws hold " + std::to_string(draw_bits) + " bits but r = " +
+                                std::to_string(o.spec.random_bits));
+  }
   kernel_plan plan = make_plan(o.target, o.spec, op, width);
   plan.seed = o.seed;
   plan.stream = o.stream;
+  plan.draws = o.draws;
   plan.want_counts = o.want_counts;
   plan.want_non_finite = o.want_non_finite;
   plan.flush_inputs = o.flush_subnormal_inputs;
@@ -339,7 +346,12 @@ simd_path decode_array(std::span<const std::uint32_t> in, std::span<float> out, 
 namespace kernels {
 
 void fill_random_words(const kernel_plan& plan, std::uint64_t first, std::uint32_t* out, std::size_t n) {
-  random_stream(plan.seed, plan.stream).fill(std::span<std::uint32_t>(out, n), first);
+  const random_stream stream(plan.seed, plan.stream);
+  if (plan.draws == random_draws::full_word) {
+    stream.fill(std::span<std::uint32_t>(out, n), first);
+    return;
+  }
+  for (std::size_t i = 0; i < n; ++i) out[i] = draw_word(stream, plan.draws, first + i);
 }
 
 }  // namespace kernels
