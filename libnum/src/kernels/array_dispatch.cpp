@@ -351,7 +351,22 @@ void fill_random_words(const kernel_plan& plan, std::uint64_t first, std::uint32
     stream.fill(std::span<std::uint32_t>(out, n), first);
     return;
   }
-  for (std::size_t i = 0; i < n; ++i) out[i] = draw_word(stream, plan.draws, first + i);
+  // Half-words: the full words covering the positions once (one Philox
+  // block per four words, not per position), then each position's half as
+  // num::draw_word takes it.
+  std::uint32_t words[4 * 64 + 1];
+  for (std::size_t done = 0; done < n;) {
+    const std::size_t k = n - done < 4 * 64 ? n - done : 4 * 64;
+    const std::uint64_t start = first + done;
+    const std::size_t word_count = static_cast<std::size_t>((start + k - 1) / 2 - start / 2 + 1);
+    stream.fill(std::span<std::uint32_t>(words, word_count), start / 2);
+    for (std::size_t i = 0; i < k; ++i) {
+      const std::uint64_t position = start + i;
+      const std::uint32_t w = words[position / 2 - start / 2];
+      out[done + i] = position % 2 == 0 ? w << 16 : w & 0xFFFF0000u;
+    }
+    done += k;
+  }
 }
 
 }  // namespace kernels
