@@ -123,11 +123,13 @@ void BM_eigen_bfloat16(benchmark::State& state) {
 // libnum kernels. Arguments: size, then threads: 1; 0 = all, with the
 // automatic threshold, as a caller gets it; 2 = two threads forced on any
 // size (parallel_threshold 0), to measure what a fork-join costs.
-num::array_options options(const benchmark::State& state, num::format f, num::rounding mode, int r = 32) {
+num::array_options options(const benchmark::State& state, num::format f, num::rounding mode, int r = 32,
+                           num::random_draws draws = num::random_draws::full_word) {
   num::array_options o;
   o.target = f;
   o.spec.mode = mode;
   o.spec.random_bits = r;
+  o.draws = draws;
   o.seed = 42;
   o.threads = static_cast<unsigned>(state.range(1));
   if (o.threads > 1) o.parallel_threshold = 0;
@@ -144,16 +146,18 @@ void encode_fp8(benchmark::State& state, num::rounding mode) {
 void BM_libnum_fp8_ne_bits(benchmark::State& s) { encode_fp8(s, num::rounding::nearest_even); }
 void BM_libnum_fp8_sr32_bits(benchmark::State& s) { encode_fp8(s, num::rounding::stochastic); }
 
-void encode_bits(benchmark::State& state, num::format f, num::rounding mode, int r = 32) {
-  const num::array_options o = options(state, f, mode, r);
+void encode_bits(benchmark::State& state, num::format f, num::rounding mode, int r = 32,
+                 num::random_draws draws = num::random_draws::full_word) {
+  const num::array_options o = options(state, f, mode, r, draws);
   time_conversion<std::uint16_t>(state, 6, [&o](const float* in, std::uint16_t* out, std::size_t n) {
     num::encode_array(std::span<const float>(in, n), std::span<std::uint16_t>(out, n), o);
   });
 }
 
 // watch: also report NaN/inf results (want_non_finite, as the trainer asks).
-void round_values(benchmark::State& state, num::format f, num::rounding mode, int r = 32, bool watch = false) {
-  num::array_options o = options(state, f, mode, r);
+void round_values(benchmark::State& state, num::format f, num::rounding mode, int r = 32, bool watch = false,
+                  num::random_draws draws = num::random_draws::full_word) {
+  num::array_options o = options(state, f, mode, r, draws);
   o.want_non_finite = watch;
   time_conversion<float>(state, 8, [&o](const float* in, float* out, std::size_t n) {
     num::round_array(std::span<const float>(in, n), std::span<float>(out, n), o);
@@ -186,6 +190,18 @@ void BM_libnum_bf16_sr32_bits(benchmark::State& s) {
 }
 void BM_libnum_fp16_sr32_round(benchmark::State& s) { round_values(s, num::binary16, num::rounding::stochastic, 32); }
 void BM_libnum_fp16_sr8_round(benchmark::State& s) { round_values(s, num::binary16, num::rounding::stochastic, 8); }
+// The opt-in half-word draws (r = 16), beside full words at the same r.
+constexpr auto half_word = num::random_draws::half_word;
+void BM_libnum_fp16_sr16_bits(benchmark::State& s) { encode_bits(s, num::binary16, num::rounding::stochastic, 16); }
+void BM_libnum_fp16_sr16_half_bits(benchmark::State& s) {
+  encode_bits(s, num::binary16, num::rounding::stochastic, 16, half_word);
+}
+void BM_libnum_bf16_sr16_half_bits(benchmark::State& s) {
+  encode_bits(s, num::bfloat16_format, num::rounding::stochastic, 16, half_word);
+}
+void BM_libnum_fp16_sr16_half_round(benchmark::State& s) {
+  round_values(s, num::binary16, num::rounding::stochastic, 16, false, half_word);
+}
 
 // The size sweep, one thread.
 void sizes(benchmark::internal::Benchmark* b) {
@@ -234,6 +250,10 @@ BENCHMARK(BM_libnum_bf16_sr32_bits)->Apply(sizes_and_threads);
 BENCHMARK(BM_libnum_fp16_sr32_round)->Apply(sizes_and_threads);
 BENCHMARK(BM_libnum_fp16_sr32_round_watch)->Apply(sizes);
 BENCHMARK(BM_libnum_fp16_sr8_round)->Apply(sizes_and_threads);
+BENCHMARK(BM_libnum_fp16_sr16_bits)->Apply(sizes_and_threads);
+BENCHMARK(BM_libnum_fp16_sr16_half_bits)->Apply(sizes_and_threads);
+BENCHMARK(BM_libnum_bf16_sr16_half_bits)->Apply(sizes_and_threads);
+BENCHMARK(BM_libnum_fp16_sr16_half_round)->Apply(sizes_and_threads);
 BENCHMARK(BM_libnum_fp8_ne_bits)->Apply(sizes_and_threads);
 BENCHMARK(BM_libnum_fp8_sr32_bits)->Apply(sizes_and_threads);
 BENCHMARK(BM_libnum_fp16_ne_bits)->Name("BM_libnum_fp16_ne_bits_split")->Apply(forced_split)->UseRealTime();

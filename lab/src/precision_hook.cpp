@@ -116,6 +116,7 @@ num::array_options precision_hook::options(const site& where, tensor_role role, 
   o.spec = policy_.spec(role);
   o.seed = seed_;
   o.stream = stream_of(where, role, step_);
+  o.draws = policy_.draws;
   o.threads = threads_;
   o.want_counts = counting_ || policy_.traps != num::flags::none;
   o.want_non_finite = !(first_nan_ && first_infinity_);

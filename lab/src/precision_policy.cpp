@@ -230,6 +230,16 @@ const std::vector<policy_key>& policy_keys() {
          [](P p, S k, S v, S w) { p.shadow = parse_bool(w, k, v); }},
         {"precision_seed", "seed of the stochastic-rounding streams (0: the run's seed)",
          [](P p, S k, S v, S w) { p.seed = parse_count(w, k, v); }},
+        {"rounding_draws",
+         "random bits of stochastic rounding per element: full-word (one Philox word, default) | half-word "
+         "(16 bits, half the generator's work; rounding_bits <= 16)",
+         [](P p, S k, S v, S w) {
+           try {
+             p.draws = num::parse_random_draws(v);
+           } catch (const std::invalid_argument&) {
+             bad_value(w, k, v, "full-word or half-word");
+           }
+         }},
     };
     for (std::size_t i = 0; i < tensor_role_count; ++i) {
       const std::string r(role_name(static_cast<tensor_role>(i)));
@@ -366,6 +376,20 @@ void reject_inexact_sums(const precision_policy& p) {
                           "rounding_bits <= " + std::to_string(52 - f.precision) + ")");
 }
 
+// Half-word draws hold 16 random bits; a stochastic role asking for more is
+// refused before a run starts rather than by the first rounding call.
+void reject_short_draws(const precision_policy& p) {
+  const int available = num::random_draws_max_bits(p.draws);
+  for (std::size_t i = 0; i < tensor_role_count; ++i) {
+    const num::round_spec& s = p.rounding[i];
+    if (s.mode == num::rounding::stochastic && s.random_bits > available)
+      throw input_error("config: rounding_draws " + std::string(num::random_draws_name(p.draws)) + " holds " +
+                        std::to_string(available) + " random bits but rounding." +
+                        std::string(role_name(static_cast<tensor_role>(i))) + " is stochastic with rounding_bits " +
+                        std::to_string(s.random_bits) + " (set rounding_bits <= " + std::to_string(available) + ")");
+  }
+}
+
 // The refinements in the order resolve() applies them (by specificity, then by name).
 std::vector<std::pair<std::string, std::string>> ordered_refinements(const precision_config& config) {
   std::vector<std::pair<std::string, std::string>> out(config.refinements.begin(), config.refinements.end());
@@ -416,6 +440,7 @@ precision_policy precision_config::resolve() const {
   precision_policy p = precision_preset(preset);
   for (const auto& [key, value] : ordered_refinements(*this)) apply(p, key, value, "config");
   reject_inexact_sums(p);
+  reject_short_draws(p);
   return p;
 }
 

@@ -375,6 +375,35 @@ TEST(Stochastic, OneSeedGivesBitIdenticalRunsAndAnotherSeedDiffers) {
   EXPECT_NE(trained_weights(c), a);
 }
 
+TEST(Stochastic, HalfWordDrawsAreReproducibleAndAnotherStream) {
+  auto c = tiny_config("bf16");
+  set_config_value(c, "rounding", "sr", "test");
+  set_config_value(c, "rounding_bits", "8", "test");
+  const auto full = trained_weights(c);
+  set_config_value(c, "rounding_draws", "half-word", "test");
+  EXPECT_EQ(c.precision.resolve().draws, num::random_draws::half_word);
+  const auto a = trained_weights(c);
+  EXPECT_EQ(trained_weights(c), a);
+  for (float w : a) ASSERT_TRUE(representable(num::bfloat16_format, w)) << w;
+  EXPECT_NE(a, full);
+}
+
+TEST(Stochastic, HalfWordDrawsRefuseMoreThanSixteenBits) {
+  auto c = tiny_config("bf16");
+  set_config_value(c, "rounding", "sr", "test");
+  set_config_value(c, "rounding_draws", "half-word", "test");  // rounding_bits stays 32
+  try {
+    (void)c.precision.resolve();
+    ADD_FAILURE() << "half-word draws with rounding_bits 32 were accepted";
+  } catch (const lab::input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("rounding_draws half-word holds 16 random bits"), std::string::npos)
+        << e.what();
+  }
+  set_config_value(c, "rounding_bits", "16", "test");
+  EXPECT_NO_THROW((void)c.precision.resolve());
+  EXPECT_THROW(set_config_value(c, "rounding_draws", "quarter-word", "test"), lab::input_error);
+}
+
 TEST(Trainer, DynamicScalingSkipsOverflowingUpdatesAndBacksOff) {
   // A scale of 2^40 overflows fp16 gradients at once: GradScaler semantics
   // skip those updates and halve the scale until the gradients fit.
@@ -452,13 +481,14 @@ TEST(Autocast, PerLayerOverrideAndElementwiseOpsFollowingTheirInput) {
 // The key table: what `numlab train` lists, accepts and rejects.
 TEST(PrecisionKeys, ListedKeysAreAcceptedAndBadOnesNamed) {
   const auto keys = precision_config_keys();
-  // 18 general keys, rounding.<role> for 7 roles, autocast.<class> for 6
+  // 19 general keys, rounding.<role> for 7 roles, autocast.<class> for 6
   // classes, 5 scaled-recipe keys and scaled.<operand> for 3 operands.
-  ASSERT_EQ(keys.size(), 39u);
+  ASSERT_EQ(keys.size(), 40u);
   EXPECT_EQ(keys.front().first, "precision");
-  EXPECT_EQ(keys[18].first, "rounding.activation");
-  EXPECT_EQ(keys[24].first, "rounding.optimizer_state");
-  EXPECT_EQ(keys[30].first, "autocast.optimizer");
+  EXPECT_EQ(keys[18].first, "rounding_draws");
+  EXPECT_EQ(keys[19].first, "rounding.activation");
+  EXPECT_EQ(keys[25].first, "rounding.optimizer_state");
+  EXPECT_EQ(keys[31].first, "autocast.optimizer");
   EXPECT_EQ(keys.back().first, "scaled.gradient");
   for (const auto& [key, help] : keys) EXPECT_TRUE(is_precision_key(key)) << key;
   EXPECT_TRUE(is_precision_key("layers.conv1.precision"));

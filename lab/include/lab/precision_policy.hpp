@@ -38,6 +38,7 @@
 #include <vector>
 
 #include <libnum/format.hpp>
+#include <libnum/philox.hpp>
 #include <libnum/rounding.hpp>
 
 #include "lab/op_context.hpp"
@@ -107,6 +108,11 @@ struct precision_policy {
   loss_scaling scaling;
   bool shadow = false;                ///< run an fp32 shadow model and report per-layer errors
   std::uint64_t seed = 0;             ///< key of the stochastic-rounding streams (0: the run's seed)
+  /// Where stochastic rounding of tensors takes its random bits: one
+  /// Philox4x32-10 word per element (the default, results as recorded
+  /// before), or a 16-bit half-word per element (half the generator's work;
+  /// needs rounding_bits <= 16). Low-partials sums keep full words.
+  num::random_draws draws = num::random_draws::full_word;
   /// How ops of class `scaled` quantize their GEMM operands (element
   /// rounding: rounding[activation], rounding[weight], rounding[grad_input]).
   scaled_recipe scaled;
@@ -145,7 +151,7 @@ struct precision_config {
 /// master_weights, partials, partials_block, rounding, rounding_bits,
 /// rounding.<role>, overflow, traps, autocast.<class>, layers.<name>.precision,
 /// loss_scaling, loss_scale, loss_scale_growth, loss_scale_backoff,
-/// loss_scale_interval, loss_scale_min, loss_scale_method, shadow, precision_seed,
+/// loss_scale_interval, loss_scale_min, loss_scale_method, shadow, precision_seed, rounding_draws,
 /// scaled.activation, scaled.weight, scaled.gradient, scaled.scaling,
 /// scaled.amax_history_len, scaled.amax_compute_algo, scaled.margin, scaled.hadamard.
 bool is_precision_key(std::string_view key);

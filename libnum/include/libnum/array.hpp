@@ -3,9 +3,10 @@
 // SIMD path and for every thread count.
 //
 // Element i of a call uses random word
-//   num::random_stream(seed, stream).word(first_index + i)
-// for stochastic rounding, so results depend on neither threads, chunking nor
-// the dispatch path.
+//   num::draw_word(num::random_stream(seed, stream), draws, first_index + i)
+// for stochastic rounding (by default draws = full_word: word first_index + i
+// of the stream), so results depend on neither threads, chunking nor the
+// dispatch path.
 #pragma once
 
 #include <cstddef>
@@ -15,6 +16,7 @@
 #include <string_view>
 
 #include "format.hpp"
+#include "philox.hpp"
 #include "rounding.hpp"
 
 namespace num {
@@ -77,7 +79,12 @@ struct array_options {
   round_spec spec{};         ///< mode, stochastic bits r, tininess, overflow behaviour
   std::uint64_t seed = 0;    ///< stochastic rounding: key of the random stream ...
   std::uint64_t stream = 0;  ///< ... and its stream number
-  std::uint64_t first_index = 0;  ///< element i takes word first_index + i
+  std::uint64_t first_index = 0;  ///< element i takes the draw at position first_index + i
+  /// How positions map to random words (philox.hpp): full_word (one
+  /// Philox4x32-10 word per element, the default) or half_word (a 16-bit
+  /// half-word per element, half the generator's work; spec.random_bits must
+  /// be at most 16 under stochastic rounding). Other modes ignore it.
+  random_draws draws = random_draws::full_word;
   bool want_counts = false;       ///< gather flags and counts (costs a little)
   /// Report whether any result is NaN or ±inf, found in the rounding pass
   /// itself (a compare and an OR per vector), so a caller hunting the first
@@ -108,7 +115,8 @@ struct array_options {
 /// in[i] rounded once into options.target, as encodings (options.target must
 /// fit the element type: at most 8, 16 or 32 bits). Equals
 /// num::from_float(target, in[i], spec, word).bits. Sizes must match.
-/// Throws std::invalid_argument for a bad format, r, element width or size.
+/// Throws std::invalid_argument for a bad format, r, element width or size,
+/// or for stochastic rounding with more random bits than `draws` holds.
 conversion_result encode_array(std::span<const float> in, std::span<std::uint8_t> out, const array_options& options);
 conversion_result encode_array(std::span<const float> in, std::span<std::uint16_t> out, const array_options& options);
 conversion_result encode_array(std::span<const float> in, std::span<std::uint32_t> out, const array_options& options);

@@ -7,6 +7,9 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
 
 namespace num {
 
@@ -52,5 +55,45 @@ class random_stream {
   std::uint64_t seed_;
   std::uint64_t stream_;
 };
+
+/// Where stochastic rounding takes each element's random word from, in a
+/// random_stream(seed, stream). Every choice is a pure function of (seed,
+/// stream, position), so results stay independent of threads and chunking.
+enum class random_draws : std::uint8_t {
+  /// The element at position g takes word g: one Philox4x32-10 word per
+  /// element, any r in 1..32. The default, and the stream every result
+  /// recorded before session 8 used.
+  full_word,
+  /// The element at position g takes a 16-bit half of word g / 2 (the low
+  /// half for even g, the high half for odd g) as the top bits of its word,
+  /// the low 16 bits zero: half the Philox work per element. Only for
+  /// r <= 16 (stochastic rounding reads the word's top r bits), where each
+  /// element still gets r independent uniform bits.
+  half_word,
+};
+
+/// "full-word", "half-word".
+constexpr std::string_view random_draws_name(random_draws d) {
+  return d == random_draws::half_word ? "half-word" : "full-word";
+}
+
+/// Parses a random_draws name; throws std::invalid_argument naming the text.
+inline random_draws parse_random_draws(std::string_view text) {
+  for (random_draws d : {random_draws::full_word, random_draws::half_word}) {
+    if (text == random_draws_name(d)) return d;
+  }
+  throw std::invalid_argument("random draws '" + std::string(text) + "' is not one of full-word, half-word");
+}
+
+/// The most random bits r a stochastic rounding may read from draws d.
+constexpr int random_draws_max_bits(random_draws d) { return d == random_draws::half_word ? 16 : 32; }
+
+/// The 32-bit random word of the element at `position` under draws d (see
+/// random_draws); stochastic rounding reads its top r bits (random_draw).
+constexpr std::uint32_t draw_word(const random_stream& s, random_draws d, std::uint64_t position) {
+  if (d == random_draws::full_word) return s.word(position);
+  const std::uint32_t w = s.word(position / 2);
+  return position % 2 == 0 ? w << 16 : w & 0xFFFF0000u;
+}
 
 }  // namespace num

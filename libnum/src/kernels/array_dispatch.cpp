@@ -124,9 +124,16 @@ kernel_plan make_rounding_plan(const array_options& o, operation op, int width, 
     throw std::invalid_argument(std::string(what) + ": stochastic random bits must be in [1, 32] (got " +
                                 std::to_string(o.spec.random_bits) + ")");
   }
+  const int draw_bits = random_draws_max_bits(o.draws);
+  if (o.spec.mode == rounding::stochastic && o.spec.random_bits > draw_bits) {
+    throw std::invalid_argument(std::string(what) + ": " + std::string(random_draws_name(o.draws)) +
+                                " random draws hold " + std::to_string(draw_bits) + " bits but r = " +
+                                std::to_string(o.spec.random_bits));
+  }
   kernel_plan plan = make_plan(o.target, o.spec, op, width);
   plan.seed = o.seed;
   plan.stream = o.stream;
+  plan.draws = o.draws;
   plan.want_counts = o.want_counts;
   plan.want_non_finite = o.want_non_finite;
   plan.flush_inputs = o.flush_subnormal_inputs;
@@ -360,7 +367,27 @@ simd_path decode_array(std::span<const std::uint32_t> in, std::span<float> out, 
 namespace kernels {
 
 void fill_random_words(const kernel_plan& plan, std::uint64_t first, std::uint32_t* out, std::size_t n) {
-  random_stream(plan.seed, plan.stream).fill(std::span<std::uint32_t>(out, n), first);
+  const random_stream stream(plan.seed, plan.stream);
+  if (plan.draws == random_draws::full_word) {
+    stream.fill(std::span<std::uint32_t>(out, n), first);
+    return;
+  }
+  // Half-words: the full words covering the positions once (one Philox
+  // block per four words, not per position), then each position's half as
+  // num::draw_word takes it.
+  std::uint32_t words[4 * 64 + 1];
+  for (std::size_t done = 0; done < n;) {
+    const std::size_t k = n - done < 4 * 64 ? n - done : 4 * 64;
+    const std::uint64_t start = first + done;
+    const std::size_t word_count = static_cast<std::size_t>((start + k - 1) / 2 - start / 2 + 1);
+    stream.fill(std::span<std::uint32_t>(words, word_count), start / 2);
+    for (std::size_t i = 0; i < k; ++i) {
+      const std::uint64_t position = start + i;
+      const std::uint32_t w = words[position / 2 - start / 2];
+      out[done + i] = position % 2 == 0 ? w << 16 : w & 0xFFFF0000u;
+    }
+    done += k;
+  }
 }
 
 }  // namespace kernels

@@ -2,8 +2,8 @@
 //
 // Included once by each kernels_<path>.cpp after it has defined NUMLAB_LANES
 // (the number of 32-bit lanes) and, inside the file's target region,
-// `philox_words(plan, position, out)` (4 * NUMLAB_LANES words from a position
-// that is a multiple of 4), `exact_fp16_encode_available` and
+// `philox_words(plan, position, out)` (the words of 4 * NUMLAB_LANES
+// positions from a multiple of draw_alignment, under the plan's draws), `exact_fp16_encode_available` and
 // `exact_fp16_encode(u32v)` (fp16 encodings of fp32 patterns that hold fp16
 // values, ±inf or NaN). Everything here has internal linkage, so each path
 // keeps its own instruction set.
@@ -478,7 +478,7 @@ void round_chunk(const kernel_plan& plan, const chunk& c, tally& t) {
   std::size_t i = 0;
   if constexpr (stochastic) {
     // Align positions to Philox blocks so the vector generator can run.
-    std::size_t head = static_cast<std::size_t>((4 - c.first_index % 4) % 4);
+    std::size_t head = static_cast<std::size_t>((draw_alignment - c.first_index % draw_alignment) % draw_alignment);
     head = head < c.n ? head : c.n;
     partial(0, head);
     i = head;

@@ -78,6 +78,7 @@ struct kernel_plan {
   format target = binary16;
   round_spec spec{};
   std::uint64_t seed = 0, stream = 0;
+  random_draws draws = random_draws::full_word;  ///< how positions map to random words
   bool want_counts = false;
   bool want_non_finite = false;  ///< the hardware shortcuts watch their results only when asked
   bool flush_inputs = false;
@@ -114,7 +115,12 @@ struct chunk {
 tally run_scalar(const kernel_plan& plan, const chunk& c);
 tally run_avx2(const kernel_plan& plan, const chunk& c);
 tally run_avx512(const kernel_plan& plan, const chunk& c);
-/// Random words first .. first+n-1 of the plan's stream (for partial blocks).
+/// Positions at which the vector generators start: a multiple of four
+/// elements covers whole Philox blocks under full_word draws, of eight under
+/// half_word draws, so the SIMD paths start their runs at multiples of 8.
+constexpr std::uint64_t draw_alignment = 8;
+/// The random words of positions first .. first+n-1 under the plan's draws
+/// (for partial blocks).
 void fill_random_words(const kernel_plan& plan, std::uint64_t first, std::uint32_t* out, std::size_t n);
 
 /// A whole call's tally and the threads it ran on.

@@ -1,7 +1,7 @@
 // Internal: stochastic rounding of fp32 inputs into a 16-bit target (fp16 or
 // bf16) without counts or flushing, the case mixed-precision training calls
 // most. Included by each SIMD kernels_<path>.cpp after kernel_lanes.hpp
-// (whose vector types, loads and `philox_words` it uses).
+// and kernel_draws.hpp (whose vector types, loads and generator it uses).
 //
 // The general lane algorithm (kernel_lanes.hpp) handles any format, input
 // width and cut of up to 64 bits; here the input is fp32, so the discarded
@@ -89,17 +89,22 @@ struct stochastic16_rounder {
 /// What a 16-bit stochastic chunk writes.
 enum class stochastic16_output : std::uint8_t { codes, values };
 
-/// Elements [0, n) with n a multiple of 4 * lanes and first % 4 == 0;
-/// returns whether some result is NaN or infinite.
-template <bool Bf16, stochastic16_output Out>
+/// Elements [0, n) with n a multiple of block_elements<D> and first a
+/// multiple of draw_alignment; returns whether some result is NaN or
+/// infinite. One generator run per block: 4 * lanes elements under
+/// full_word draws, 8 * lanes under half_word.
+template <random_draws D>
+constexpr std::size_t block_elements = draws_per_run<philox_isa, D, 2>;
+
+template <bool Bf16, stochastic16_output Out, random_draws D>
 bool stochastic16_blocks(const kernel_plan& plan, const float* in, void* out, std::size_t n, std::uint64_t first) {
-  constexpr std::size_t block = 4 * lanes;
+  constexpr std::size_t block = block_elements<D>;
   const stochastic16_rounder round(plan);
   i32v non_finite{};
   alignas(64) std::uint32_t words[block];
   for (std::size_t i = 0; i < n; i += block) {
-    philox_words(plan, first + i, words);
-    for (std::size_t v = 0; v < 4; ++v) {
+    philox_draws<philox_isa, D, 2>(plan.seed, plan.stream, first + i, words);
+    for (std::size_t v = 0; v < block / lanes; ++v) {
       const std::size_t k = i + v * lanes;
       const u32v r =
           round.template round<Bf16>(load_vector<u32v>(in + k), load_vector<u32v>(words + v * lanes), non_finite);
@@ -115,31 +120,36 @@ bool stochastic16_blocks(const kernel_plan& plan, const float* in, void* out, st
   return any_lane(non_finite);
 }
 
-/// A chunk of a plan with the stochastic_16bit shortcut: the unaligned head
-/// and the tail (fewer than 4 * lanes elements) by the general algorithm.
-tally run_stochastic16(const kernel_plan& plan, const chunk& c) {
-  constexpr std::size_t block = 4 * lanes;
+template <random_draws D>
+bool stochastic16_body(const kernel_plan& plan, const float* in, void* out, std::size_t n, std::uint64_t first) {
+  constexpr auto codes = stochastic16_output::codes;
+  constexpr auto fp32 = stochastic16_output::values;
   const bool values = plan.op == operation::round_f32;
-  const std::size_t out_size = values ? 4 : 2;
+  if (plan.target == bfloat16_format) {
+    return values ? stochastic16_blocks<true, fp32, D>(plan, in, out, n, first)
+                  : stochastic16_blocks<true, codes, D>(plan, in, out, n, first);
+  }
+  return values ? stochastic16_blocks<false, fp32, D>(plan, in, out, n, first)
+                : stochastic16_blocks<false, codes, D>(plan, in, out, n, first);
+}
+
+/// A chunk of a plan with the stochastic_16bit shortcut: the unaligned head
+/// and the tail (less than one block) by the general algorithm.
+tally run_stochastic16(const kernel_plan& plan, const chunk& c) {
+  const bool half = plan.draws == random_draws::half_word;
+  const std::size_t block = half ? block_elements<random_draws::half_word> : block_elements<random_draws::full_word>;
+  const std::size_t out_size = plan.op == operation::round_f32 ? 4 : 2;
   const auto* in = static_cast<const float*>(c.in);
   auto* out = static_cast<unsigned char*>(c.out);
-  std::size_t head = static_cast<std::size_t>((4 - c.first_index % 4) % 4);
+  std::size_t head = static_cast<std::size_t>((draw_alignment - c.first_index % draw_alignment) % draw_alignment);
   head = head < c.n ? head : c.n;
   const std::size_t body = (c.n - head) / block * block;
   tally t = run_lanes(plan, {in, out, head, c.first_index});
   const float* body_in = in + head;
   void* body_out = out + head * out_size;
   const std::uint64_t body_first = c.first_index + head;
-  constexpr auto codes = stochastic16_output::codes;
-  constexpr auto fp32 = stochastic16_output::values;
-  bool non_finite = false;
-  if (plan.target == bfloat16_format) {
-    non_finite = values ? stochastic16_blocks<true, fp32>(plan, body_in, body_out, body, body_first)
-                        : stochastic16_blocks<true, codes>(plan, body_in, body_out, body, body_first);
-  } else {
-    non_finite = values ? stochastic16_blocks<false, fp32>(plan, body_in, body_out, body, body_first)
-                        : stochastic16_blocks<false, codes>(plan, body_in, body_out, body, body_first);
-  }
+  const bool non_finite = half ? stochastic16_body<random_draws::half_word>(plan, body_in, body_out, body, body_first)
+                               : stochastic16_body<random_draws::full_word>(plan, body_in, body_out, body, body_first);
   t.non_finite = t.non_finite || non_finite;
   const std::size_t done = head + body;
   t += run_lanes(plan, {in + done, out + done * out_size, c.n - done, c.first_index + done});

@@ -34,13 +34,21 @@ struct philox_avx2_isa {
   static reg unpack_low64(reg a, reg b) { return _mm256_unpacklo_epi64(a, b); }
   static reg unpack_high64(reg a, reg b) { return _mm256_unpackhi_epi64(a, b); }
   static void store(std::uint32_t* out, reg v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), v); }
+  static reg load(const std::uint32_t* in) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in)); }
+  /// Eight words w0..w7 as the half-word draws of 16 positions: first =
+  /// lo(w0), hi(w0), ..., lo(w3), hi(w3); second the same of w4..w7 (lo(w) =
+  /// w << 16, hi(w) = w with its low 16 bits cleared).
+  static void split_halves(reg w, reg& first, reg& second) {
+    const reg low = _mm256_slli_epi32(w, 16);
+    const reg high = _mm256_and_si256(w, _mm256_set1_epi32(static_cast<int>(0xFFFF0000u)));
+    const reg pairs_low = _mm256_unpacklo_epi32(low, high);   // w0 w1 | w4 w5
+    const reg pairs_high = _mm256_unpackhi_epi32(low, high);  // w2 w3 | w6 w7
+    first = _mm256_permute2x128_si256(pairs_low, pairs_high, 0x20);
+    second = _mm256_permute2x128_si256(pairs_low, pairs_high, 0x31);
+  }
 };
 
-// Random words for one block of 4 * lanes = 32 elements (position % 4 == 0).
-inline __attribute__((always_inline)) void philox_words(const kernel_plan& plan, std::uint64_t position,
-                                                        std::uint32_t* out) {
-  philox_blocks<philox_avx2_isa>(plan.seed, plan.stream, position / 4, out);
-}
+using philox_isa = philox_avx2_isa;
 
 typedef std::uint32_t u32x8 __attribute__((vector_size(32)));
 
@@ -62,6 +70,7 @@ inline __attribute__((always_inline)) u32x8 exact_fp16_encode(u32x8 value) {
 }  // namespace
 }  // namespace num::kernels
 
+#include "kernel_draws.hpp"
 #include "kernel_fp16_immediate.hpp"
 #include "kernel_lanes.hpp"
 #include "kernel_stochastic16.hpp"

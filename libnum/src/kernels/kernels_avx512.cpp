@@ -30,11 +30,7 @@
 namespace num::kernels {
 namespace {
 
-// Random words for one block of 4 * lanes = 64 elements (position % 4 == 0).
-inline __attribute__((always_inline)) void philox_words(const kernel_plan& plan, std::uint64_t position,
-                                                        std::uint32_t* out) {
-  philox_sixteen_blocks(plan.seed, plan.stream, position / 4, out);
-}
+using philox_isa = philox_avx512_isa;
 
 typedef std::uint32_t u32x16 __attribute__((vector_size(64)));
 
@@ -56,6 +52,7 @@ inline __attribute__((always_inline)) u32x16 exact_fp16_encode(u32x16 value) {
 }  // namespace
 }  // namespace num::kernels
 
+#include "kernel_draws.hpp"
 #include "kernel_fp16_immediate.hpp"
 #include "kernel_lanes.hpp"
 #include "kernel_stochastic16.hpp"

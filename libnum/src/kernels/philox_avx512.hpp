@@ -31,6 +31,18 @@ struct philox_avx512_isa {
   static reg unpack_low64(reg a, reg b) { return _mm512_unpacklo_epi64(a, b); }
   static reg unpack_high64(reg a, reg b) { return _mm512_unpackhi_epi64(a, b); }
   static void store(std::uint32_t* out, reg v) { _mm512_storeu_si512(out, v); }
+  static reg load(const std::uint32_t* in) { return _mm512_loadu_si512(in); }
+  /// Sixteen words w0..w15 as the half-word draws of 32 positions: first =
+  /// lo(w0), hi(w0), ..., lo(w7), hi(w7); second the same of w8..w15 (lo(w) =
+  /// w << 16, hi(w) = w with its low 16 bits cleared).
+  static void split_halves(reg w, reg& first, reg& second) {
+    const reg low = _mm512_slli_epi32(w, 16);
+    const reg high = _mm512_and_si512(w, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u)));
+    first = _mm512_permutex2var_epi32(low, _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23),
+                                      high);
+    second = _mm512_permutex2var_epi32(
+        low, _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31), high);
+  }
 };
 
 /// Words 4·first_block .. 4·first_block + 63 of random_stream(seed, stream),

@@ -11,23 +11,26 @@
 // flags): it is always inlined into its caller's instruction set.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+
+#include "libnum/philox.hpp"
 
 namespace num::kernels {
 // Internal linkage: each including file keeps its own instruction-set copy.
 namespace {
 
-/// Words 4·first_block .. 4·first_block + 8·Isa::blocks_per_register - 1 of
-/// random_stream(seed, stream), in order, into `out`. One block per 64-bit
+/// Words 4·first_block .. 4·first_block + 4·Sets·Isa::blocks_per_register - 1
+/// of random_stream(seed, stream), in order, into `out`. One block per 64-bit
 /// lane (only each lane's low 32 bits matter: vpmuludq reads just those, so
-/// the high halves may hold anything until the words are assembled); two
-/// registers' rounds interleave, so one's multiply latency hides behind the
-/// other's work.
-template <class Isa>
+/// the high halves may hold anything until the words are assembled); with
+/// two sets of registers, their rounds interleave, so one's multiply latency
+/// hides behind the other's work.
+template <class Isa, int Sets = 2>
 inline __attribute__((always_inline)) void philox_blocks(std::uint64_t seed, std::uint64_t stream,
                                                          std::uint64_t first_block, std::uint32_t* out) {
   using reg = typename Isa::reg;
-  constexpr int sets = 2;
+  constexpr int sets = Sets;
   constexpr int blocks = Isa::blocks_per_register;
   reg x0[sets], x1[sets], x2[sets], x3[sets];
   for (int s = 0; s < sets; ++s) {
@@ -63,6 +66,34 @@ inline __attribute__((always_inline)) void philox_blocks(std::uint64_t seed, std
     const reg w23 = Isa::low_and_high(x2[s], x3[s]);
     Isa::store(out + 4 * blocks * s, Isa::unpack_low64(w01, w23));
     Isa::store(out + 4 * blocks * s + 2 * blocks, Isa::unpack_high64(w01, w23));
+  }
+}
+
+/// How many positions' draws philox_draws<Isa, D, Sets> writes.
+template <class Isa, random_draws D, int Sets>
+constexpr std::size_t draws_per_run = std::size_t{4} * Isa::blocks_per_register * Sets *
+                                      (D == random_draws::half_word ? 2 : 1);
+
+/// The random words (num::draw_word) of positions position ..
+/// position + draws_per_run<Isa, D, Sets> - 1 under draws D, into `out`;
+/// position is a multiple of 8 (whole Philox blocks under either draws).
+template <class Isa, random_draws D, int Sets>
+inline __attribute__((always_inline)) void philox_draws(std::uint64_t seed, std::uint64_t stream,
+                                                        std::uint64_t position, std::uint32_t* out) {
+  if constexpr (D == random_draws::full_word) {
+    philox_blocks<Isa, Sets>(seed, stream, position / 4, out);
+  } else {
+    // Word k feeds positions 2k (its low half) and 2k + 1 (its high half).
+    constexpr std::size_t words = draws_per_run<Isa, random_draws::full_word, Sets>;
+    constexpr std::size_t per_register = 2 * Isa::blocks_per_register;
+    alignas(64) std::uint32_t w[words];
+    philox_blocks<Isa, Sets>(seed, stream, position / 8, w);
+    for (std::size_t i = 0; i < words; i += per_register) {
+      typename Isa::reg first, second;
+      Isa::split_halves(Isa::load(w + i), first, second);
+      Isa::store(out + 2 * i, first);
+      Isa::store(out + 2 * i + per_register, second);
+    }
   }
 }
 

@@ -30,8 +30,9 @@ inline const num::simd_path all_paths[] = {num::simd_path::scalar, num::simd_pat
 
 /// The random word the kernels must give element i.
 inline std::uint32_t word_for(const num::array_options& o, std::size_t i) {
-  return o.spec.mode == num::rounding::stochastic ? num::random_stream(o.seed, o.stream).word(o.first_index + i)
-                                                  : 0;
+  return o.spec.mode == num::rounding::stochastic
+             ? num::draw_word(num::random_stream(o.seed, o.stream), o.draws, o.first_index + i)
+             : 0;
 }
 
 /// A subnormal result of the core flushed to zero as the options say, with
@@ -125,7 +126,8 @@ inline std::vector<num::format> test_formats() {
 
 inline std::string describe(const num::array_options& o) {
   return num::format_name(o.target) + " " + std::string(num::rounding_name(o.spec.mode)) +
-         " r=" + std::to_string(o.spec.random_bits) + " path " + std::string(num::simd_path_name(o.path));
+         " r=" + std::to_string(o.spec.random_bits) + " " + std::string(num::random_draws_name(o.draws)) +
+         " path " + std::string(num::simd_path_name(o.path));
 }
 
 }  // namespace kernel_test
