@@ -136,7 +136,7 @@ TEST(ScaledQuantizeDequantize, MatchesQuantizeThenDequantizeUnderEveryOption) {
 // empty tensor.
 TEST(ScaledQuantizeDequantize, MatchesOnOddShapes) {
   const std::vector<float> data = scaled_test::path_data(5000, 37);
-  const num::tensor_shape shapes[] = {{1, 1}, {1, 7}, {300, 1}, {600, 250}, {1, 150000}, {0, 5}};
+  const num::tensor_shape shapes[] = {{1, 1}, {1, 7}, {300, 1}, {97, 9}, {45, 16}, {600, 250}, {1, 150000}, {0, 5}};
   for (const num::tensor_shape shape : shapes) {
     const std::vector<float> in(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(shape.size()));
     for (const char* name : {"mxfp8", "nvfp4", "nvfp4-2d", "fp8-block-128x128", "fp8-tensor"}) {
@@ -152,7 +152,7 @@ TEST(ScaledQuantizeDequantize, MatchesOnOddShapes) {
 // the rest 2^-10..2^-20 below: subnormal elements and flushed ones) in its
 // GEMMs' row widths, where the MX kernel writes values from its rounding.
 TEST(ScaledQuantizeDequantize, MatchesOnBlocksOfTinyElementsInTrainerRowWidths) {
-  const num::tensor_shape shapes[] = {{784, 9}, {3, 784}, {9, 784}};
+  const num::tensor_shape shapes[] = {{784, 9}, {101, 5}, {3, 784}, {9, 784}};
   for (const num::tensor_shape shape : shapes) {
     const std::vector<float> in = scaled_test::tiny_block_data(shape.size(), 32, 19);
     for (const char* name : {"mxfp8", "mxfp8-e5m2", "mxfp6-e3m2", "mxfp4", "mxint8", "nvfp4"}) {
