@@ -129,16 +129,10 @@ class nvfp4_blocks {
   // One block of `count` elements (a row's partial last block where fewer
   // than 16; the lanes past it hold zeros, which change neither the amax
   // nor any count); false (nothing written) when it needs the scalar path.
-  // `readable`: the input goes on for 16 elements from `in`, so a partial
-  // block is loaded whole and its lanes past `count` cleared (a masked load
-  // costs more on the AMD Zen 4 this was measured on, bench/RESULTS.md).
   NUMLAB_INLINE bool block(const float* in, std::uint8_t* codes, std::uint32_t& scale, std::size_t index,
-                           std::size_t count = 16, bool readable = false) {
+                           std::size_t count = 16) {
     present_ = static_cast<__mmask16>((1u << count) - 1);
-    const __m512i x =
-        count == 16 ? _mm512_loadu_si512(in)
-        : readable  ? _mm512_and_si512(_mm512_maskz_mov_epi32(present_, splat(0xFFFFFFFFu)), _mm512_loadu_si512(in))
-                    : _mm512_maskz_loadu_epi32(present_, in);
+    const __m512i x = count == 16 ? _mm512_loadu_si512(in) : _mm512_maskz_loadu_epi32(present_, in);
     const __m512i a = _mm512_and_si512(x, splat(0x7FFFFFFF));
     __m512i amax = _mm512_max_epu32(a, _mm512_shuffle_i32x4(a, a, 0x4E));
     amax = _mm512_max_epu32(amax, _mm512_shuffle_i32x4(amax, amax, 0xB1));
@@ -489,9 +483,7 @@ void run_blocks(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result
   for (; b < blocks; ++b) {
     if (!kernel.block(in + 16 * b, codes + block_bytes * b, scales[b], b)) left.add(b);
   }
-  if (run.tail != 0 && !kernel.block(in + 16 * b, codes + block_bytes * b, scales[b], b, run.tail, run.tail_readable)) {
-    left.add(b);
-  }
+  if (run.tail != 0 && !kernel.block(in + 16 * b, codes + block_bytes * b, scales[b], b, run.tail)) left.add(b);
   kernel.add_to(result);
 }
 

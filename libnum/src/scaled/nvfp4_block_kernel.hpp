@@ -27,8 +27,6 @@ struct nvfp4_run {
   /// tensor scale, in fp32, as dequantize() gives them) go here, for in[0]
   /// on, instead of their codes.
   float* values = nullptr;
-  /// The input goes on for 16 elements from the partial block's start.
-  bool tail_readable = false;
 };
 
 /// The call's rounding, tensor decode scale and random stream.

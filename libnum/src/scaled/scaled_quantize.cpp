@@ -470,7 +470,7 @@ scaled_result scaled_detail::quantize_into(std::span<const float> in, tensor_sha
         scaled_detail::nvfp4_blocks_avx512(
             nvfp4_setup,
             {in.data() + first, row_codes, row_scales, kernel_blocks, tail, options.first_index + first,
-             values == nullptr ? nullptr : values + first, first + (kernel_blocks + 1) * width <= in.size()},
+             values == nullptr ? nullptr : values + first},
             result, left);
       }
       for (std::size_t bc : left.indices()) scalar_block(br, bc);
