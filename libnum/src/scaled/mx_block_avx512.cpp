@@ -85,7 +85,8 @@ class mx_blocks {
       up = static_cast<int>(((amax_bits + even_half_) >> 23) - (amax_bits >> 23));
     }
     block_scale s{_mm512_and_si512(amax, splat(0x7F800000)),
-                  _mm512_add_epi32(_mm512_srli_epi32(amax, 23), emin_minus_emax_), _mm512_setzero_si512()};
+                  _mm512_add_epi32(_mm512_srli_epi32(amax, 23), emin_minus_emax_), _mm512_setzero_si512(),
+                  _mm512_setzero_si512()};
     if (rule_ != scale_rule::mx_floor) {
       const __m512i binades_up = splat(static_cast<std::uint32_t>(up));
       s.exponent_bits = _mm512_add_epi32(s.exponent_bits, _mm512_slli_epi32(binades_up, 23));
@@ -96,7 +97,7 @@ class mx_blocks {
     // binade from fp32's top): the scalar path clamps and counts it.
     if (scale_field > 254) return false;
     scale = static_cast<std::uint32_t>(scale_field < 0 ? 0 : scale_field);
-    s.code = splat(scale);
+    s.x_bits = splat(scale == 0 ? 0x00400000u : scale << 23);
     emit<Partial>(in_lanes, s, s, present, codes, values);
     ++blocks_;
     return true;
@@ -143,6 +144,13 @@ class mx_blocks {
     }
     s0.code = _mm512_max_epi32(s0.code, _mm512_setzero_si512());
     s1.code = _mm512_max_epi32(s1.code, _mm512_setzero_si512());
+    if (values != nullptr) {
+      const __m512i subnormal = splat(0x00400000u);
+      s0.x_bits = _mm512_mask_mov_epi32(_mm512_slli_epi32(s0.code, 23), _mm512_testn_epi32_mask(s0.code, s0.code),
+                                        subnormal);
+      s1.x_bits = _mm512_mask_mov_epi32(_mm512_slli_epi32(s1.code, 23), _mm512_testn_epi32_mask(s1.code, s1.code),
+                                        subnormal);
+    }
     // Each row's scale from its first lane.
     alignas(64) std::uint32_t lane_codes[32];
     _mm512_store_si512(lane_codes, s0.code);
@@ -211,9 +219,10 @@ class mx_blocks {
   };
   // One vector's worth of block scale, lane by lane: X's biased fp32
   // exponent field (shifted into place), the fp32 exponent field of the
-  // element's 2^emin under X, and the E8M0 code (before clamping at 0).
+  // element's 2^emin under X, the E8M0 code (before clamping at 0), and X
+  // as an fp32 pattern (for values; for code 0 the fp32 subnormal 2^-127).
   struct block_scale {
-    __m512i exponent_bits, emin_field, code;
+    __m512i exponent_bits, emin_field, code, x_bits;
   };
 
   static NUMLAB_INLINE __mmask32 join(__mmask16 low, __mmask16 high) {
@@ -260,7 +269,8 @@ class mx_blocks {
     const __m512i field = _mm512_srli_epi32(amax, 23);
     return {_mm512_slli_epi32(_mm512_add_epi32(field, up), 23),
             _mm512_add_epi32(_mm512_add_epi32(field, emin_minus_emax_), up),
-            _mm512_sub_epi32(_mm512_add_epi32(field, up), splat(static_cast<std::uint32_t>(emax_)))};
+            _mm512_sub_epi32(_mm512_add_epi32(field, up), splat(static_cast<std::uint32_t>(emax_))),
+            _mm512_setzero_si512()};
   }
 
   // Rounds the lanes under their scales (s0 for lanes 0..15, s1 for 16..31),
@@ -286,13 +296,8 @@ class mx_blocks {
       r1 = round16(v.x1, v.a1, s1.emin_field, v.w1);
     }
     if (values != nullptr) {
-      // X as a float: 2^(code - 127), for code 0 the fp32 subnormal 2^-127.
-      const __m512i subnormal = splat(0x00400000u);
-      const __m512 x_scale0 = _mm512_castsi512_ps(_mm512_mask_mov_epi32(
-          _mm512_slli_epi32(s0.code, 23), _mm512_testn_epi32_mask(s0.code, s0.code), subnormal));
-      const __m512 x_scale1 = _mm512_castsi512_ps(_mm512_mask_mov_epi32(
-          _mm512_slli_epi32(s1.code, 23), _mm512_testn_epi32_mask(s1.code, s1.code), subnormal));
-      const __m512 v0 = _mm512_mul_ps(decode16(r0.code), x_scale0), v1 = _mm512_mul_ps(decode16(r1.code), x_scale1);
+      const __m512 v0 = _mm512_mul_ps(decode16(r0.code), _mm512_castsi512_ps(s0.x_bits));
+      const __m512 v1 = _mm512_mul_ps(decode16(r1.code), _mm512_castsi512_ps(s1.x_bits));
       if constexpr (Masked) {
         _mm512_mask_storeu_ps(values, done0, v0);
         _mm512_mask_storeu_ps(values + 16, done1, v1);
