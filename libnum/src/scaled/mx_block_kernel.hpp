@@ -46,9 +46,26 @@ struct mx_run {
   float* values = nullptr;
 };
 
+/// Rows narrower than half a block (1 <= `cols` <= 16, even when packed),
+/// stored one after another, each row one block: floor(32 / cols) rows go
+/// through the kernel's 32 lanes together instead of one to a pass.
+struct mx_short_rows {
+  const float* in = nullptr;
+  std::uint8_t* codes = nullptr;    ///< the byte of in[0]'s code
+  std::uint32_t* scales = nullptr;  ///< one E8M0 code per row
+  std::size_t rows = 0, cols = 0;
+  std::uint64_t first_word = 0;  ///< the random word of in[0]
+  float* values = nullptr;       ///< as mx_run::values
+};
+
 /// Quantizes the run's blocks, adding their counts and flags to `result`.
 /// Each block it leaves to the scalar path is appended to `left` (its index
 /// in the run, `blocks` for the partial one) with nothing of it written.
 void mx_blocks_avx512(const mx_kernel_setup& setup, const mx_run& run, scaled_result& result, left_blocks& left);
+
+/// mx_blocks_avx512 for short rows; `left` gets the indices of the rows it
+/// leaves to the scalar path.
+void mx_short_rows_avx512(const mx_kernel_setup& setup, const mx_short_rows& run, scaled_result& result,
+                          left_blocks& left);
 
 }  // namespace num::scaled_detail

@@ -446,6 +446,14 @@ scaled_result scaled_detail::quantize_into(std::span<const float> in, tensor_sha
   const scaled_detail::mx_kernel_setup setup =
       kernel == block_kernel::mx ? mx_setup(options) : scaled_detail::mx_kernel_setup{};
   scaled_detail::left_blocks left;
+  if (kernel == block_kernel::mx && kernel_rows && shape.cols != 0 && shape.cols <= 16) {
+    // Rows of at most half a block: several to one pass of the kernel.
+    scaled_detail::mx_short_rows_avx512(
+        setup, {in.data(), elements.data(), scales.data(), shape.rows, shape.cols, options.first_index, values},
+        result, left);
+    for (std::size_t row : left.indices()) scalar_block(row, 0);
+    return result;
+  }
   for (std::size_t br = 0; br < grid.block_rows; ++br) {
     if (kernel_rows) {
       const std::size_t first = br * shape.cols;

@@ -24,6 +24,20 @@ void expect_same(const scaled_test::quantized& fast, const scaled_test::quantize
   EXPECT_EQ(fast.result.raised, scalar.result.raised) << label;
 }
 
+// Runs `o` on the scalar and the AVX-512 path, expects the same outputs and
+// the AVX-512 path taken, and returns the scalar run.
+scaled_test::quantized expect_avx512_matches_scalar(const std::vector<float>& in, num::scaled_options o,
+                                                    num::tensor_shape shape, const std::string& label) {
+  o.path = num::simd_path::scalar;
+  const auto scalar = scaled_test::run(in, o, shape);
+  o.path = num::simd_path::avx512;
+  const auto fast = scaled_test::run(in, o, shape);
+  EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
+  expect_same(fast, scalar, label);
+  EXPECT_EQ(fast.elements, scalar.elements) << label;
+  return scalar;
+}
+
 TEST(ScaledPaths, Avx512MxMatchesScalarInEveryModeAndFormat) {
   if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
   const std::vector<float> in = scaled_test::path_data(400, 5);
@@ -79,6 +93,43 @@ TEST(ScaledPaths, Avx512MxMatchesScalarAlongRowsWithPartialBlocks) {
   }
 }
 
+// Rows of at most 16 columns go several to one pass of the MX kernel (each
+// row its own block, its own scale): widths that fill the 32 lanes exactly
+// (1, 2, 16) and not (5, 9, 10), row counts that leave a last, smaller group,
+// on data with every fallback (NaN/inf, fp32 subnormals, scales outside
+// E8M0), so that some rows of a pass go to the scalar path and the others
+// must stay untouched by it. Packed FP4 at the even widths.
+TEST(ScaledPaths, Avx512MxMatchesScalarOnRowsShorterThanHalfABlock) {
+  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const std::vector<float> data = scaled_test::path_data(120, 13);
+  const num::tensor_shape shapes[] = {{1000, 1}, {301, 2}, {203, 5}, {211, 9}, {97, 10}, {37, 16}};
+  for (const num::tensor_shape shape : shapes) {
+    const std::vector<float> in(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(shape.size()));
+    for (const char* name : {"mxfp8", "mxfp8-e5m2", "mxfp6-e2m3", "mxfp6-e3m2", "mxfp4", "mxint8", "e4m3/mx-rceil",
+                             "e2m1/mx-rceil", "e5m2/mx-even", "e2m3/mx-even"}) {
+      for (num::rounding mode : num::all_roundings) {
+        if (std::string(name) == "mxint8" && mode != num::rounding::nearest_even) continue;
+        for (const num::element_layout layout : {num::element_layout::byte_per_element, num::element_layout::packed}) {
+          const bool fp4 = std::string(name).find("fp4") != std::string::npos ||
+                           std::string(name).find("e2m1") != std::string::npos;
+          if (layout == num::element_layout::packed && (!fp4 || shape.cols % 2 != 0)) continue;
+          num::scaled_options o = scaled_test::options_for(name);
+          o.spec.mode = mode;
+          o.spec.random_bits = 5;
+          o.seed = 4;
+          o.stream = 2;
+          o.first_index = 3;
+          o.layout = layout;
+          expect_avx512_matches_scalar(in, o, shape,
+                                       std::string(name) + " " + std::string(num::rounding_name(mode)) + " " +
+                                           std::to_string(shape.rows) + "x" + std::to_string(shape.cols) +
+                                           (layout == num::element_layout::packed ? " packed" : ""));
+        }
+      }
+    }
+  }
+}
+
 // Operands as the trainer's recipes quantize them (tiny_block_data), in rows
 // as its GEMMs cut them: shorter than one block (k = 9, 25), a partial block
 // at each row's end (784 = 24.5 blocks of 32), whole blocks only. The
@@ -86,7 +137,7 @@ TEST(ScaledPaths, Avx512MxMatchesScalarAlongRowsWithPartialBlocks) {
 // the scalar path on codes, scales, counts and flags.
 TEST(ScaledPaths, Avx512MatchesScalarOnBlocksOfTinyElementsInAnyRowWidth) {
   if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
-  const num::tensor_shape shapes[] = {{70, 9}, {24, 25}, {3, 784}, {10, 64}};
+  const num::tensor_shape shapes[] = {{70, 9}, {41, 5}, {33, 16}, {24, 25}, {3, 784}, {10, 64}};
   for (const num::tensor_shape shape : shapes) {
     for (const char* name : {"mxfp8", "mxfp8-e5m2", "mxfp6-e2m3", "mxfp4", "mxint8", "e4m3/mx-rceil", "nvfp4"}) {
       const bool nvfp4 = std::string(name) == "nvfp4";
@@ -100,14 +151,9 @@ TEST(ScaledPaths, Avx512MatchesScalarOnBlocksOfTinyElementsInAnyRowWidth) {
           o.seed = 3;
           o.first_index = 7;
           o.tensor_amax = tensor_amax;
-          o.path = num::simd_path::scalar;
-          const auto scalar = scaled_test::run(in, o, shape);
-          o.path = num::simd_path::avx512;
-          const auto fast = scaled_test::run(in, o, shape);
           const std::string label = std::string(name) + " " + std::string(num::rounding_name(mode)) + " " +
                                     std::to_string(shape.rows) + "x" + std::to_string(shape.cols);
-          EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
-          expect_same(fast, scalar, label);
+          const auto scalar = expect_avx512_matches_scalar(in, o, shape, label);
           // The data does what it is for (rounding to odd never gives zero).
           if (mode != num::rounding::to_odd) {
             EXPECT_GT(scalar.result.counts.block_underflow, 0u) << label;

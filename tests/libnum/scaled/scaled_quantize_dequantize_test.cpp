@@ -136,7 +136,7 @@ TEST(ScaledQuantizeDequantize, MatchesQuantizeThenDequantizeUnderEveryOption) {
 // empty tensor.
 TEST(ScaledQuantizeDequantize, MatchesOnOddShapes) {
   const std::vector<float> data = scaled_test::path_data(5000, 37);
-  const num::tensor_shape shapes[] = {{1, 1}, {1, 7}, {300, 1}, {600, 250}, {1, 150000}, {0, 5}};
+  const num::tensor_shape shapes[] = {{1, 1}, {1, 7}, {300, 1}, {97, 9}, {45, 16}, {600, 250}, {1, 150000}, {0, 5}};
   for (const num::tensor_shape shape : shapes) {
     const std::vector<float> in(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(shape.size()));
     for (const char* name : {"mxfp8", "nvfp4", "nvfp4-2d", "fp8-block-128x128", "fp8-tensor"}) {
@@ -152,7 +152,7 @@ TEST(ScaledQuantizeDequantize, MatchesOnOddShapes) {
 // the rest 2^-10..2^-20 below: subnormal elements and flushed ones) in its
 // GEMMs' row widths, where the MX kernel writes values from its rounding.
 TEST(ScaledQuantizeDequantize, MatchesOnBlocksOfTinyElementsInTrainerRowWidths) {
-  const num::tensor_shape shapes[] = {{784, 9}, {3, 784}, {9, 784}};
+  const num::tensor_shape shapes[] = {{784, 9}, {101, 5}, {3, 784}, {9, 784}};
   for (const num::tensor_shape shape : shapes) {
     const std::vector<float> in = scaled_test::tiny_block_data(shape.size(), 32, 19);
     for (const char* name : {"mxfp8", "mxfp8-e5m2", "mxfp6-e3m2", "mxfp4", "mxint8", "nvfp4"}) {
@@ -185,15 +185,20 @@ TEST(ScaledQuantizeDequantize, BlockAtTheBottomOfE8M0ComesBackExactly) {
   EXPECT_EQ(scales, (std::vector<std::uint32_t>{0, 0}));
 }
 
+// In place, also in rows of 9 (MX passes of three rows, each loading five
+// values of the next pass's rows, and rows left to the scalar path).
 TEST(ScaledQuantizeDequantize, RunsInPlaceAndWithoutScales) {
   const std::vector<float> in = tensor_data();
-  for (const char* name : {"mxfp4", "nvfp4", "fp8-block-128x128"}) {
-    const num::scaled_options o = scaled_test::options_for(name);
-    const scaled_test::quantized reference = scaled_test::run(in, o, tensor_shape);
-    std::vector<float> values = in;
-    const num::scaled_result r = num::quantize_dequantize(values, tensor_shape, values, o);
-    EXPECT_EQ(bits_of(values), bits_of(reference.decoded)) << name;
-    EXPECT_EQ(r.counts, reference.result.counts) << name;
+  for (const num::tensor_shape shape : {tensor_shape, num::tensor_shape{in.size() / 9, 9}}) {
+    const std::vector<float> rows(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(shape.size()));
+    for (const char* name : {"mxfp4", "mxfp8", "nvfp4", "fp8-block-128x128"}) {
+      const num::scaled_options o = scaled_test::options_for(name);
+      const scaled_test::quantized reference = scaled_test::run(rows, o, shape);
+      std::vector<float> values = rows;
+      const num::scaled_result r = num::quantize_dequantize(values, shape, values, o);
+      EXPECT_EQ(bits_of(values), bits_of(reference.decoded)) << name << " " << shape.cols;
+      EXPECT_EQ(r.counts, reference.result.counts) << name << " " << shape.cols;
+    }
   }
 }
 
