@@ -8,7 +8,12 @@ printed beside it. Creating the database and the final commit are outside.
 Each round trains a fresh model for --steps steps both ways; the table gives
 the median over the rounds.
 
+With --per-tensor-commits, each recorded configuration also runs with a
+Recorder that hands every tensor's statistics to the writer as it comes (one
+transaction each, as before the Recorder gathered a step's into one batch).
+
 Usage: PYTHONPATH=build/python python3 bench/pytorch_recorder_bench.py [--rounds 5] [--steps 100] [--every 10]
+       [--per-tensor-commits]
 """
 
 import argparse
@@ -20,8 +25,18 @@ import tempfile
 
 import torch
 
+import numlab.torch
+
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "examples"))
 import pytorch_amp_recipe as recipe  # noqa: E402
+
+
+class PerTensorCommits(numlab.torch.Recorder):
+    """The Recorder before batching: one add_tensor_stats (one commit) per tensor."""
+
+    def _record(self, site, op, role, tensor):
+        self._db.add_tensor_stats(self.run, self.step_index, site, op, role,
+                                  numlab.torch._stats(numlab.torch._values(tensor), self.format, self.mode))
 
 
 def timed(steps, options):
@@ -35,16 +50,26 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--every", type=int, default=10)
+    parser.add_argument("--per-tensor-commits", action="store_true")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    results = {"off": [], f"every {args.every}": [], "every 1": []}
+    variants = {"": numlab.torch.Recorder}
+    if args.per_tensor_commits:
+        variants[", one commit per tensor"] = PerTensorCommits
+    results = {"off": []}
     with tempfile.TemporaryDirectory() as folder:
         timed(10, None)  # warm-up: allocator, autocast caches
         for r in range(args.rounds):
             results["off"].append(timed(args.steps, None))
             for every in (args.every, 1):
-                path = os.path.join(folder, f"run-{r}-{every}.db")
-                results[f"every {every}"].append(timed(args.steps, {"path": path, "format": "fp16", "every": every}))
+                for suffix, recorder in variants.items():
+                    path = os.path.join(folder, f"run-{r}-{every}{len(suffix)}.db")
+                    numlab.torch.Recorder = recorder  # what the example instantiates
+                    try:
+                        results.setdefault(f"every {every}{suffix}", []).append(
+                            timed(args.steps, {"path": path, "format": "fp16", "every": every}))
+                    finally:
+                        numlab.torch.Recorder = variants[""]
     base = statistics.median(c for c, _ in results["off"])
     print("| recording | CPU ms/step | wall ms/step | CPU time added |")
     print("|---|---:|---:|---:|")

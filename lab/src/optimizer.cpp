@@ -1,6 +1,7 @@
 #include "lab/optimizer.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "lab/errors.hpp"
@@ -165,13 +166,41 @@ double gradient_norm(const std::vector<parameter*>& params) {
   return std::sqrt(sum);
 }
 
+float torch_fp32_norm(std::span<const float> values) {
+  // ATen 1.13's CPU norm kernel, as built for AVX2 (Debian's python3-torch on
+  // x86-64): eight float lanes accumulate fused multiply-adds over the whole
+  // vectors, the lanes are added left to right, the tail is fused onto the
+  // sum one element at a time (the compiler contracts the scalar loop), then
+  // a float square root. The "default" capability (no fusing) and AVX-512
+  // (16 lanes) may differ in the last bits; tests/fixtures/pytorch/make_fixtures.py
+  // shows the three and insists on AVX2.
+  constexpr std::size_t lanes = 8;
+  std::array<float, lanes> acc{};
+  const std::size_t whole = values.size() - values.size() % lanes;
+  for (std::size_t d = 0; d < whole; d += lanes)
+    for (std::size_t l = 0; l < lanes; ++l) acc[l] = std::fma(values[d + l], values[d + l], acc[l]);
+  float sum = acc[0];
+  for (std::size_t l = 1; l < lanes; ++l) sum += acc[l];
+  for (std::size_t d = whole; d < values.size(); ++d) sum = std::fma(values[d], values[d], sum);
+  return std::sqrt(sum);
+}
+
 double clip_gradient_norm(const std::vector<parameter*>& params, float max_norm) {
-  const double norm = gradient_norm(params);
-  // A NaN norm scales every gradient by NaN, as PyTorch 1.13's
-  // clip_grad_norm_ does (clamp(max_norm / (NaN + 1e-6), max=1) is NaN).
-  if (max_norm > 0.0f && (norm > max_norm || std::isnan(norm)))
-    scale_gradients(params, static_cast<float>(max_norm / (norm + 1e-6)));
-  return norm;
+  // torch.nn.utils.clip_grad_norm_ (1.13) on fp32 tensors: the norm of the
+  // per-tensor norms, clip_coef = reciprocal(total + 1e-6) * max_norm (Python's
+  // max_norm / tensor is reciprocal-then-multiply, the scalars cast to float),
+  // clamped to at most 1 with NaN kept, and every gradient multiplied by it
+  // in float. A norm just below max_norm is therefore still scaled.
+  std::vector<float> norms;
+  norms.reserve(params.size());
+  for (const auto* p : params) norms.push_back(torch_fp32_norm(p->grad.values()));
+  const float total = torch_fp32_norm(norms);
+  if (max_norm <= 0.0f) return total;
+  const float coef = (1.0f / (total + static_cast<float>(1e-6))) * max_norm;
+  const float clamped = std::isnan(coef) ? coef : std::min(coef, 1.0f);
+  // Multiplying by exactly 1 changes no value (NaN and inf included).
+  if (clamped != 1.0f) scale_gradients(params, clamped);
+  return total;
 }
 
 void scale_gradients(const std::vector<parameter*>& params, float factor) {

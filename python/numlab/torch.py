@@ -67,6 +67,7 @@ class Recorder:
                          for name, m in model.named_modules() if not any(True for _ in m.children())]
         self._handles = [module.register_forward_hook(self._on_output(site, op)) for site, op, module in self._modules]
         self._gradient_handles = []
+        self._pending = []  # this step's (site, op, role, stats), written by end_step
         if self.recording:
             self._attach_gradient_hooks()
         self._parameters = [(f"{site}.{parameter_name}", op, parameter) for site, op, module in self._modules
@@ -92,8 +93,14 @@ class Recorder:
         return self.step_index % self.every == 0
 
     def _record(self, site, op, role, tensor):
-        self._db.add_tensor_stats(self.run, self.step_index, site, op, role,
-                                  _stats(_values(tensor), self.format, self.mode))
+        # Gathered and written in end_step, all in one transaction: a commit
+        # per tensor cost more than the statistics themselves.
+        self._pending.append((site, op, role, _stats(_values(tensor), self.format, self.mode)))
+
+    def _write_pending(self):
+        if self._pending:
+            self._db.add_tensor_stats_many(self.run, self.step_index, self._pending)
+            self._pending = []
 
     def _on_output(self, site, op):
         def hook(module, inputs, output):
@@ -122,6 +129,7 @@ class Recorder:
         if self.recording:
             for site, op, parameter in self._parameters:
                 self._record(site, op, "weight", parameter)
+        self._write_pending()
         value = float(loss.detach()) if isinstance(loss, torch.Tensor) else float(loss)
         scale_after = self._current_scale()
         skipped = scale_after is not None and scale_after < self._scale_in_force
@@ -147,6 +155,7 @@ class Recorder:
         if self._closed:
             return
         self._closed = True
+        self._write_pending()  # a step that ended without end_step keeps what it recorded
         for handle in self._handles:
             handle.remove()
         self._detach_gradient_hooks()

@@ -145,13 +145,17 @@ void bind_arrays(py::module_& m) {
       .def_property_readonly("path", [](const num::conversion_result& r) {
         return std::string(num::simd_path_name(r.path));
       }, "the SIMD path that ran")
+      .def_property_readonly("threads", [](const num::conversion_result& r) { return r.threads; },
+                             "the threads the call ran on (1: the caller's alone; fewer than asked for "
+                             "when the array is short)")
       .def("__repr__", [](const num::conversion_result& r) {
         return "ConversionReport(flags=" + num::flags_to_string(r.raised) +
                ", inexact=" + std::to_string(r.counts.inexact) +
                ", underflow_to_zero=" + std::to_string(r.counts.underflow_to_zero) +
                ", became_subnormal=" + std::to_string(r.counts.became_subnormal) +
                ", overflowed=" + std::to_string(r.counts.overflowed) + ", nan=" + std::to_string(r.counts.nan) +
-               ", path=" + std::string(num::simd_path_name(r.path)) + ")";
+               ", path=" + std::string(num::simd_path_name(r.path)) + ", threads=" + std::to_string(r.threads) +
+               ")";
       });
 
   m.def(

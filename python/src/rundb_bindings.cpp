@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
@@ -121,22 +122,24 @@ class run_writer {
   // first use so readers can shade the format's ranges.
   void add_tensor_stats(rundb::run_id run, std::int64_t step, std::string layer, std::string op, std::string role,
                         const py::dict& stats) {
-    rundb::tensor_stats_record r;
-    r.run = run;
-    r.step = step;
-    r.layer = std::move(layer);
-    r.op = std::move(op);
-    r.role = std::move(role);
-    r.format = stats["format"].cast<std::string>();
-    for (const auto& [key, member] : count_columns) r.*member = stats[key].cast<std::uint64_t>();
-    for (const auto& [key, member] : real_columns) r.*member = stats[key].cast<double>();
-    if (stats.contains("histogram")) {
-      const auto bins = py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>::ensure(stats["histogram"]);
-      r.hist.first_exponent = stats["hist_first_exponent"].cast<std::int32_t>();
-      r.hist.bins.assign(bins.data(), bins.data() + bins.size());
+    open().add_tensor_stats(record_of(run, step, std::move(layer), std::move(op), std::move(role), stats));
+  }
+
+  // One step's (layer, op, role, stats) tuples, committed together.
+  void add_tensor_stats_many(rundb::run_id run, std::int64_t step, const py::list& rows) {
+    std::vector<record> batch;
+    batch.reserve(rows.size());
+    for (const py::handle row : rows) {
+      const auto fields = row.cast<py::tuple>();
+      if (fields.size() != 4)
+        throw py::value_error("add_tensor_stats_many rows: each must be (layer, op, role, stats), got " +
+                              std::to_string(fields.size()) + " items");
+      batch.push_back(record_of(run, step, fields[0].cast<std::string>(), fields[1].cast<std::string>(),
+                                fields[2].cast<std::string>(), fields[3].cast<py::dict>()));
     }
-    declare(r.format);
-    open().add_tensor_stats(std::move(r));
+    auto& db = open();
+    py::gil_scoped_release unlocked;
+    db.add_tensor_stats(std::move(batch));
   }
 
   void add_event(rundb::run_id run, std::int64_t step, const std::string& kind, std::string message,
@@ -172,6 +175,26 @@ class run_writer {
   rundb::writer& open() {
     if (!db_) throw py::value_error("RunWriter: the writer is closed");
     return *db_;
+  }
+
+  record record_of(rundb::run_id run, std::int64_t step, std::string layer, std::string op, std::string role,
+                   const py::dict& stats) {
+    record r;
+    r.run = run;
+    r.step = step;
+    r.layer = std::move(layer);
+    r.op = std::move(op);
+    r.role = std::move(role);
+    r.format = stats["format"].cast<std::string>();
+    for (const auto& [key, member] : count_columns) r.*member = stats[key].cast<std::uint64_t>();
+    for (const auto& [key, member] : real_columns) r.*member = stats[key].cast<double>();
+    if (stats.contains("histogram")) {
+      const auto bins = py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>::ensure(stats["histogram"]);
+      r.hist.first_exponent = stats["hist_first_exponent"].cast<std::int32_t>();
+      r.hist.bins.assign(bins.data(), bins.data() + bins.size());
+    }
+    declare(r.format);
+    return r;
   }
 
   void declare(const std::string& name) {
@@ -224,6 +247,10 @@ void bind_rundb(py::module_& m) {
       .def("add_tensor_stats", &run_writer::add_tensor_stats, py::arg("run"), py::arg("step"), py::arg("layer"),
            py::arg("op"), py::arg("role"), py::arg("stats"),
            "Queues one tensor's statistics, a dict as numlab.stats returns it.")
+      .def("add_tensor_stats_many", &run_writer::add_tensor_stats_many, py::arg("run"), py::arg("step"),
+           py::arg("rows"),
+           "Queues a list of (layer, op, role, stats) tuples of one step at once: they commit in one "
+           "transaction instead of one each.")
       .def("add_event", &run_writer::add_event, py::arg("run"), py::arg("step"), py::arg("kind"),
            py::arg("message"), py::arg("layer") = "")
       .def("finish_run", &run_writer::finish_run, py::arg("run"), py::arg("status") = "finished")

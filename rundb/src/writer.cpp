@@ -271,12 +271,28 @@ run_id writer::begin_run(run_info run) {
 
 void writer::add_step(step_record step) { enqueue(std::move(step)); }
 
-void writer::add_tensor_stats(tensor_stats_record stats) {
+namespace {
+
+void check_histograms(const std::filesystem::path& path, const tensor_stats_record& stats) {
   if (stats.hist.bins.size() == 1 || stats.ulp_ratio.bins.size() == 1) {
-    throw error(path_.string() + ": histogram of " + stats.layer + "/" + stats.role +
+    throw error(path.string() + ": histogram of " + stats.layer + "/" + stats.role +
                 " has 1 bin; it needs an underflow and an overflow bin at least");
   }
+}
+
+}  // namespace
+
+void writer::add_tensor_stats(tensor_stats_record stats) {
+  check_histograms(path_, stats);
   enqueue(std::move(stats));
+}
+
+void writer::add_tensor_stats(std::vector<tensor_stats_record> batch) {
+  for (const tensor_stats_record& stats : batch) check_histograms(path_, stats);
+  std::vector<job> items;
+  items.reserve(batch.size());
+  for (tensor_stats_record& stats : batch) items.emplace_back(std::move(stats));
+  enqueue_all(std::move(items));
 }
 
 void writer::add_event(event_record event) { enqueue(std::move(event)); }
@@ -322,6 +338,21 @@ void writer::enqueue(job item) {
   throw_if_failed();
   queue_.push_back(std::move(item));
   ++enqueued_;
+  lock.unlock();
+  work_ready_.notify_one();
+}
+
+void writer::enqueue_all(std::vector<job> items) {
+  if (items.empty()) return;
+  std::unique_lock lock(mutex_);
+  throw_if_failed();
+  // All at once, so the worker wakes to the whole batch; like enqueue, it
+  // waits only while the queue is full, so a batch larger than max_queued
+  // still goes in (the queue overshoots once rather than never draining).
+  progress_.wait(lock, [&] { return queue_.size() < options_.max_queued || failure_; });
+  throw_if_failed();
+  for (job& item : items) queue_.push_back(std::move(item));
+  enqueued_ += items.size();
   lock.unlock();
   work_ready_.notify_one();
 }

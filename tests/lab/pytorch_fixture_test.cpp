@@ -2,7 +2,7 @@
 // (tests/fixtures/pytorch/*.txt, written by make_fixtures.py there, run by
 // hand; these tests need no PyTorch). Bit for bit where numlab performs the
 // same operations in the same order (max pooling, ReLU, optimizer steps,
-// GradScaler's sequence);
+// GradScaler's sequence, gradient clipping);
 // elsewhere within a tolerance stated at each check, because the sums run
 // in another order (GEMM blocking, batch-norm and softmax reductions in
 // double here, in float lanes there).
@@ -320,6 +320,32 @@ TEST(PyTorchFixtures, GradScalerSequenceStepByStep) {
       EXPECT_EQ(static_cast<float>(scaler.growth_tracker()), f.at(key + "_tracker" + after)[0]) << what;
     }
     EXPECT_EQ(steps, key == "a" ? 10u : 7u) << "sequence " << key << " steps read";
+  }
+}
+
+// clip_grad_norm_ (clip_grad_norm.txt): each gradient's torch.norm, the
+// returned norm and every clipped gradient bit for bit, including a norm just below max_norm that torch
+// still scales and one far below that it leaves alone.
+TEST(PyTorchFixtures, ClipGradNormBitForBit) {
+  fixture f = read_fixture("clip_grad_norm");
+  for (const std::string name : {"fused", "mixed", "edge", "below", "long", "many"}) {
+    const tensor& settings = f.at(name + "_settings");
+    std::vector<parameter> owned;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(settings[1]); ++i) {
+      const tensor& g = f.at(name + "_g" + std::to_string(i));
+      owned.push_back(make_parameter("w", "test", op_class::elementwise, "value", {g.size()}, true));
+      owned.back().grad = g;
+      const float norm = torch_fp32_norm(g.values());
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(norm), std::bit_cast<std::uint32_t>(f.at(name + "_norm_g" + std::to_string(i))[0]))
+          << name << " gradient " << i << ": norm " << norm << " vs PyTorch " << f.at(name + "_norm_g" + std::to_string(i))[0];
+    }
+    std::vector<parameter*> params;
+    for (auto& p : owned) params.push_back(&p);
+    const double norm = clip_gradient_norm(params, settings[0]);
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(static_cast<float>(norm)), std::bit_cast<std::uint32_t>(f.at(name + "_norm")[0]))
+        << name << ": norm " << norm << " vs PyTorch " << f.at(name + "_norm")[0];
+    for (std::size_t i = 0; i < owned.size(); ++i)
+      expect_bits(owned[i].grad, f.at(name + "_clipped" + std::to_string(i)), name + " clipped " + std::to_string(i));
   }
 }
 

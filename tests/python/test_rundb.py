@@ -103,3 +103,20 @@ def test_scale_stats_histories_read_as_float64_arrays(tmp_path, numlab_binary):
         assert history[0] == amax and scale == max(history) / 448
     coordinates = db.table("run_coordinates")
     assert coordinates["run_id"].tolist() == [1, 2] and coordinates["value"].tolist() == ["1", "2"]
+
+
+def test_a_list_of_tensor_stats_is_written_at_once(tmp_path):
+    path = tmp_path / "many.db"
+    values = [np.array([1.0, 2.0 ** -30, 1e6], dtype=np.float32), np.array([0.0, -0.5], dtype=np.float32)]
+    with numlab.rundb.RunWriter(path) as db:
+        run = db.begin_run("many")
+        with pytest.raises(ValueError, match="each must be"):
+            db.add_tensor_stats_many(run, 0, [("fc1", "linear", "activation")])
+        db.add_tensor_stats_many(run, 3, [("fc1", "linear", "activation", numlab.stats(values[0], "fp16")),
+                                          ("fc2", "linear", "grad_input", numlab.stats(values[1], "bf16"))])
+        db.finish_run(run)
+    stats = numlab.rundb.open(path).tensor_stats(run)
+    assert stats["layer"].tolist() == ["fc1", "fc2"] and stats["step"].tolist() == [3, 3]
+    assert stats["role"].tolist() == ["activation", "grad_input"] and stats["format"].tolist() == ["fp16", "bf16"]
+    assert stats["count"].tolist() == [3, 2] and stats["underflows"].tolist() == [1, 0]
+    assert stats["overflows"].tolist() == [1, 0] and stats["zeros"].tolist() == [0, 1]

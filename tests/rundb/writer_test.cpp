@@ -83,6 +83,33 @@ TEST(RundbWriter, RejectsAOneBinHistogram) {
   EXPECT_THROW(w.add_tensor_stats(t), rundb::error);
 }
 
+TEST(RundbWriter, ABatchOfTensorStatsIsWrittenWholeOrNotAtAll) {
+  scratch_dir dir("batch");
+  rundb::writer w(dir / "run.db");
+  const auto id = w.begin_run({.name = "r"});
+  std::vector<rundb::tensor_stats_record> batch;
+  for (std::int64_t s = 0; s < 3; ++s) {
+    rundb::tensor_stats_record t{.run = id, .step = s, .layer = "fc", .role = "activation"};
+    t.count = static_cast<std::uint64_t>(10 + s);
+    t.hist.first_exponent = -3;
+    t.hist.bins = {1, static_cast<std::uint64_t>(s), 2};
+    batch.push_back(t);
+  }
+  std::vector<rundb::tensor_stats_record> bad = batch;
+  bad[1].hist.bins = {5};  // one bin: rejected, and so is the whole batch
+  EXPECT_THROW(w.add_tensor_stats(bad), rundb::error);
+  w.add_tensor_stats(batch);
+  w.flush();
+  rundb::reader r(dir / "run.db");
+  const auto rows = r.tensor_stats({.run = id, .with_histograms = true});
+  ASSERT_EQ(rows.size(), 3u);
+  for (std::size_t s = 0; s < 3; ++s) {
+    EXPECT_EQ(rows[s].step, static_cast<std::int64_t>(s));
+    EXPECT_EQ(rows[s].count, 10 + s);
+    EXPECT_EQ(rows[s].hist.bins, (std::vector<std::uint64_t>{1, s, 2}));
+  }
+}
+
 TEST(RundbWriter, StatusSpellingsRoundTrip) {
   for (auto s : {rundb::run_status::running, rundb::run_status::finished, rundb::run_status::failed,
                  rundb::run_status::trapped, rundb::run_status::interrupted, rundb::run_status::diverged,

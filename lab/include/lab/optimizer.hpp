@@ -113,10 +113,15 @@ class optimizer {
 void zero_gradients(const std::vector<parameter*>& params);
 /// The global L2 norm of all gradients (accumulated in double).
 double gradient_norm(const std::vector<parameter*>& params);
-/// Scales all gradients so their global norm is at most max_norm; returns
-/// the norm before clipping. max_norm <= 0 disables clipping. A NaN norm
-/// makes every gradient NaN and an infinite one zeroes the finite gradients
-/// (the inf ones become NaN), as torch.nn.utils.clip_grad_norm_ does.
+/// torch.norm(values, 2) of an fp32 tensor in PyTorch 1.13's CPU (AVX2)
+/// summation order: float, eight fused multiply-add lanes, then the tail.
+float torch_fp32_norm(std::span<const float> values);
+/// torch.nn.utils.clip_grad_norm_(params, max_norm) of PyTorch 1.13 in fp32,
+/// bit for bit: the norm of the per-gradient torch_fp32_norm()s, multiplied
+/// into every gradient as min(max_norm / (norm + 1e-6), 1) in float. Returns
+/// that norm. max_norm <= 0 disables clipping (returns the norm only). A NaN
+/// norm makes every gradient NaN and an infinite one zeroes the finite
+/// gradients (the inf ones become NaN), as torch does.
 double clip_gradient_norm(const std::vector<parameter*>& params, float max_norm);
 /// Multiplies every gradient by `factor` (gradient accumulation averaging).
 void scale_gradients(const std::vector<parameter*>& params, float factor);

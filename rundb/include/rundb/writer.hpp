@@ -53,6 +53,12 @@ class writer {
   void add_step(step_record step);
   /// Queues one tensor's statistics (and histogram, if non-empty).
   void add_tensor_stats(tensor_stats_record stats);
+  /// Queues many tensors' statistics at once, so that the background thread
+  /// takes them together and commits them in one transaction (several when
+  /// there are more than max_batch): a producer that gathers a step's records
+  /// pays one commit per step, not one per tensor. Every record is checked as
+  /// add_tensor_stats checks it before any is queued.
+  void add_tensor_stats(std::vector<tensor_stats_record> batch);
   /// Queues an event.
   void add_event(event_record event);
   /// Queues an evaluation (a NaN loss is stored as NULL).
@@ -91,6 +97,7 @@ class writer {
   class connection;
 
   void enqueue(job item);
+  void enqueue_all(std::vector<job> items);
   void background_loop();
   void throw_if_failed();  // requires mutex_ held
 
