@@ -4,11 +4,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "commands.hpp"
+#include "rundb/killed_runs.hpp"
 #include "rundb/merge.hpp"
+#include "rundb/reader.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/point_lock.hpp"
 
@@ -19,19 +22,24 @@ struct merge_options {
   std::string out;
   std::vector<std::string> inputs;
   bool force = false;
+  bool mark_killed = false;
 };
 
 // A sweep point's run left `running` while nobody holds the point's lock was
 // killed (what `sweep status` reports): rundb cannot know that, so merge is
-// told. The lock is held shared until the merge ends, so that no rerun can
-// begin a new run in that file meanwhile; `sweep status` still reads it free.
-rundb::merge_input merge_input_of(const std::filesystem::path& file, std::vector<sweep::point_lock>& holds) {
+// told. The lock is held shared while the point's file is copied (and, with
+// --mark-killed, rewritten), so that no rerun can begin a new run in that
+// file meanwhile; `sweep status` still reads it free. One lock at a time:
+// a merge of any number of points holds one extra open file. A point's file
+// marked killed stays so if the merge fails later: that is a fact either way.
+// Adds to `marked` the runs recorded as killed in their own file.
+void merge_one(rundb::merger& merger, const std::filesystem::path& file, bool mark_killed, std::size_t& marked) {
   const auto point = sweep::point_of_database(file);
-  if (!point) return {file, false};
-  auto hold = sweep::point_lock::share_if_idle(point->first.lock(point->second));
-  if (!hold || sweep::state_of(point->first, point->second) != sweep::point_state::killed) return {file, false};
-  holds.push_back(std::move(*hold));
-  return {file, true};
+  std::optional<sweep::point_lock> hold;
+  if (point) hold = sweep::point_lock::share_if_idle(point->first.lock(point->second));
+  const bool killed = hold && sweep::state_of(point->first, point->second) == sweep::point_state::killed;
+  merger.add({file, killed});
+  if (killed && mark_killed) marked += rundb::record_killed(file);
 }
 
 }  // namespace
@@ -42,13 +50,21 @@ void add_merge_command(CLI::App& app) {
   cmd->add_option("out", o->out, "The merged run database to write")->required();
   cmd->add_option("inputs", o->inputs, "Run databases to merge")->required();
   cmd->add_flag("--force", o->force, "Replace OUT if it exists");
+  cmd->add_flag("--mark-killed", o->mark_killed,
+                "Also record a killed sweep point's run as killed in the point's own database");
   cmd->callback([o] {
-    std::vector<sweep::point_lock> holds;
-    std::vector<rundb::merge_input> inputs;
-    for (const auto& file : o->inputs) inputs.push_back(merge_input_of(file, holds));
-    const auto summary = rundb::merge(o->out, inputs, o->force);
+    rundb::merger merger(o->out, o->force);
+    // Every input is checked before any is copied (or marked), so a bad one fails at once.
+    for (const auto& file : o->inputs) rundb::reader check(file);
+    std::size_t marked = 0;
+    for (const auto& file : o->inputs) merge_one(merger, file, o->mark_killed, marked);
+    const auto summary = merger.commit();
     std::printf("%s: %zu runs from %zu files", o->out.c_str(), summary.runs, summary.files);
-    if (summary.killed > 0) std::printf(" (%zu killed sweep points recorded as killed)", summary.killed);
+    if (summary.killed > 0) {
+      std::printf(" (%zu killed sweep points recorded as killed", summary.killed);
+      if (o->mark_killed) std::printf("; %zu in their own files", marked);
+      std::printf(")");
+    }
     std::printf("\n");
   });
 }

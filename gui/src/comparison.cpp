@@ -9,8 +9,6 @@
 #include <map>
 #include <set>
 
-#include "run_queries.hpp"
-
 namespace numlab_gui {
 namespace {
 
@@ -18,15 +16,15 @@ constexpr const char* no_value = "(none)";
 
 // The run's loss at `step`: its latest record at or before it, while the
 // step lies within the run's recorded span.
-std::optional<double> loss_at(const std::vector<rundb::step_record>& steps, double step) {
-  if (steps.empty() || step < static_cast<double>(steps.front().step) ||
-      step > static_cast<double>(steps.back().step))
+std::optional<double> loss_at(const std::vector<rundb::loss_point>& curve, double step) {
+  if (curve.empty() || step < static_cast<double>(curve.front().step) ||
+      step > static_cast<double>(curve.back().step))
     return std::nullopt;
-  const auto after = std::upper_bound(steps.begin(), steps.end(), step,
-                                      [](double s, const rundb::step_record& r) { return s < static_cast<double>(r.step); });
-  const auto& record = *(after - 1);
-  if (!record.loss || !std::isfinite(*record.loss)) return std::nullopt;
-  return record.loss;
+  const auto after = std::upper_bound(curve.begin(), curve.end(), step,
+                                      [](double s, const rundb::loss_point& p) { return s < static_cast<double>(p.step); });
+  const auto& point = *(after - 1);
+  if (!std::isfinite(point.loss)) return std::nullopt;
+  return point.loss;
 }
 
 std::vector<double> thinned(const std::set<std::int64_t>& steps, std::size_t max_points) {
@@ -83,7 +81,7 @@ std::vector<seed_band> group_runs(const comparison_data& data, const std::string
       const auto& run = data.runs[m];
       if (run.status != rundb::run_status::finished) continue;
       ++band.finished;
-      for (const auto& s : run.steps) steps.insert(s.step);
+      for (const auto& p : run.loss_curve) steps.insert(p.step);
       if (run.final_accuracy) accuracies.push_back(*run.final_accuracy);
       if (run.final_loss && std::isfinite(*run.final_loss)) losses.push_back(*run.final_loss);
     }
@@ -96,7 +94,7 @@ std::vector<seed_band> group_runs(const comparison_data& data, const std::string
       for (const auto m : band.members) {
         const auto& run = data.runs[m];
         if (run.status != rundb::run_status::finished) continue;
-        if (const auto loss = loss_at(run.steps, step)) at_step.push_back(*loss);
+        if (const auto loss = loss_at(run.loss_curve, step)) at_step.push_back(*loss);
       }
       const auto stats = mean_and_sd(at_step);
       band.mean.push_back(stats.n > 0 ? stats.mean : std::nan(""));
@@ -136,30 +134,19 @@ comparison_data load_comparison(const QStringList& files, std::size_t max_points
   const bool several = files.size() > 1;
   for (const QString& file : files) {
     rundb::reader db(file.toStdString(), &interrupt);
-    auto coordinates = db.all_coordinates();
-    for (const auto& info : db.runs()) {
+    for (auto& outcome : db.run_outcomes(max_points)) {
       compared_run run;
+      const auto& info = outcome.run;
       QString label = QString("%1 (#%2)").arg(QString::fromStdString(info.name)).arg(info.id);
       if (several) label += " — " + QFileInfo(file).fileName();
       run.run = {file, info.id, label};
       run.status = info.status;
-      if (const auto found = coordinates.find(info.id); found != coordinates.end()) {
-        run.coordinates = std::move(found->second);
-        std::sort(run.coordinates.begin(), run.coordinates.end(),
-                  [](const auto& a, const auto& b) { return a.key < b.key; });
-      }
+      run.coordinates = std::move(outcome.coordinates);
       for (const auto& c : run.coordinates) keys.insert(c.key);
-      run.steps = db.steps(info.id, {}, max_points);
-      std::erase_if(run.steps, [](const rundb::step_record& s) { return !s.loss; });
-      if (const auto last = db.last_step(info.id); last && last->loss) run.final_loss = last->loss;
-      const auto evaluations = db.evaluations(info.id);
-      for (auto e = evaluations.rbegin(); e != evaluations.rend(); ++e) {
-        if (e->accuracy) {
-          run.final_accuracy = e->accuracy;
-          break;
-        }
-      }
-      run.counts = trouble_counts(db, info.id);
+      run.loss_curve = std::move(outcome.loss_curve);
+      run.final_loss = outcome.final_loss;
+      run.final_accuracy = outcome.final_accuracy;
+      run.counts = {outcome.steps, outcome.skipped_steps, outcome.overflow_events, outcome.nan_events};
       data.runs.push_back(std::move(run));
     }
   }

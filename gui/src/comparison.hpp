@@ -27,7 +27,7 @@ struct compared_run {
   run_ref run;
   rundb::run_status status = rundb::run_status::running;
   std::vector<rundb::coordinate> coordinates;  ///< sorted by key; empty outside a sweep
-  std::vector<rundb::step_record> steps;       ///< training loss curve, decimated for plotting
+  std::vector<rundb::loss_point> loss_curve;   ///< training loss, decimated for plotting
   std::optional<double> final_loss;            ///< loss of the run's last step; empty when it recorded none
   std::optional<double> final_accuracy;        ///< accuracy of the last evaluation that recorded one
   run_trouble_counts counts;
@@ -87,7 +87,8 @@ struct comparison_grouping {
 comparison_grouping group_as_asked(const comparison_data& data, const std::optional<std::string>& wanted,
                                    std::size_t max_points);
 
-/// Reads every run of `files`, with at most `max_points` loss points per run.
+/// Reads every run of `files`, with at most `max_points` loss points per run
+/// (rundb::reader::run_outcomes: a few statements per file, none per run).
 /// Throws rundb::error (naming the file) when a file cannot be read.
 comparison_data load_comparison(const QStringList& files, std::size_t max_points, const interrupt_flag& interrupt);
 

@@ -12,6 +12,7 @@
 
 #include "rundb_older_versions.hpp"
 #include "rundb/errors.hpp"
+#include "rundb/killed_runs.hpp"
 #include "rundb/merge.hpp"
 #include "rundb/reader.hpp"
 #include "rundb/schema.hpp"
@@ -123,6 +124,36 @@ TEST(RundbSchemaV5, MergeWritesTheUnfinishedRunsOfAGoneWriterAsKilled) {
   // The inputs are only read.
   EXPECT_EQ(rundb::reader(dir / "gone.db").runs().at(1).status, running);
   EXPECT_EQ(rundb::reader(dir / "gone-v4.db").schema_version(), 4);
+}
+
+
+TEST(RundbSchemaV5, RecordKilledMarksTheRunningRunsInPlace) {
+  scratch_dir dir("v5-record-killed");
+  write_sample(dir / "gone.db");  // run 1 finished, run 2 left running
+  const auto before = run_rows(dir / "gone.db");
+  EXPECT_EQ(rundb::record_killed(dir / "gone.db"), 1u);
+  auto after = run_rows(dir / "gone.db");
+  ASSERT_EQ(after.size(), 2u);
+  EXPECT_EQ(after[0], before[0]);
+  EXPECT_EQ(std::get<5>(after[1]), "killed");
+  std::get<5>(after[1]) = "running";  // nothing else changed, end_time included
+  EXPECT_EQ(after[1], before[1]);
+  EXPECT_EQ(rundb::record_killed(dir / "gone.db"), 0u);  // nothing left running
+
+  // A version 4 file's CHECK refuses `killed`: a clear error, the file unchanged.
+  write_sample(dir / "old.db");
+  downgrade_to_version4(dir / "old.db");
+  const auto old = run_rows(dir / "old.db");
+  try {
+    rundb::record_killed(dir / "old.db");
+    ADD_FAILURE() << "a version 4 file was marked";
+  } catch (const rundb::error& e) {
+    EXPECT_NE(std::string(e.what()).find((dir / "old.db").string() + ": run database schema version 4"),
+              std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--upgrade"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(run_rows(dir / "old.db"), old);
+  EXPECT_THROW(rundb::record_killed(dir / "missing.db"), rundb::error);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "../cli/run_process.hpp"
 #include "rundb/reader.hpp"
 #include "rundb/writer.hpp"
+#include "sweep/plan.hpp"
 #include "sweep_scratch.hpp"
 
 namespace {
@@ -92,6 +93,42 @@ TEST(MergeCommand, BadInputFailsNamingItAndLeavesNothingBehind) {
   const auto forced = run_numlab({"merge", "--force", out, a});
   ASSERT_EQ(forced.exit_code, 0) << forced.err;
   EXPECT_EQ(rundb::reader(out).runs().size(), 1u);
+}
+
+
+// A merge holds one sweep point's lock at a time, however many points it
+// merges: 64 killed points (runs left `running`, locks free) merge, and are
+// recorded as killed in their own files too, under a limit of 24 open files.
+TEST(MergeCommand, ManyKilledPointsMergeUnderALowOpenFileLimit) {
+  scratch s("merge-many-killed");
+  const auto spec = s.dir / "many.yml";
+  std::ofstream(spec) << "name: many\nset:\n  dataset: synthetic\n  model: mlp\n  hidden: 4\n"
+                         "grid:\n  seed: 1..64\n";
+  const auto dir = s.dir / "many";
+  const auto planned = run_numlab({"sweep", spec.string(), "--dir", dir.string()});
+  ASSERT_EQ(planned.exit_code, 0) << planned.err;
+  const sweep::layout files{dir};
+  const auto points = sweep::read_plan(dir);
+  ASSERT_EQ(points.size(), 64u);
+  std::vector<std::string> command{"sh", "-c", "ulimit -n 24 && exec \"$0\" \"$@\"", NUMLAB_BINARY, "merge",
+                                   "--mark-killed", (s.dir / "all.db").string()};
+  for (const auto& p : points) {
+    {
+      rundb::writer w(files.database(p));  // destroyed without finish_run: the run stays `running`
+      w.begin_run({.name = p.name, .config_yaml = "seed: 1\n", .numlab_version = "0.1.0"});
+    }
+    std::ofstream(files.lock(p));  // the point's lock, free: its process is gone
+    command.push_back(files.database(p).string());
+  }
+  const auto r = numlab::testing::run_process(command);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, (s.dir / "all.db").string() +
+                       ": 64 runs from 64 files (64 killed sweep points recorded as killed; 64 in their own files)\n");
+  for (const auto& run : rundb::reader(s.dir / "all.db").runs()) EXPECT_EQ(run.status, rundb::run_status::killed);
+  for (const auto& p : points) {
+    EXPECT_EQ(rundb::reader(files.database(p)).runs().back().status, rundb::run_status::killed) << p.name;
+    EXPECT_EQ(sweep::state_of(files, p), sweep::point_state::killed) << p.name;
+  }
 }
 
 }  // namespace

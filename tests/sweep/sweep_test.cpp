@@ -323,6 +323,17 @@ TEST(SweepStatus, TellsARunningPointFromAKilledOne) {
   EXPECT_EQ(runs[1].status, rundb::run_status::running);
   EXPECT_EQ(rundb::reader(files.database(points[0])).runs().back().status, rundb::run_status::running)
       << "merge wrote into its input";
+  // --mark-killed records it in the killed point's own file too (under its
+  // lock), and leaves the live point's file to its writer.
+  const auto marked = run_numlab({"merge", "--mark-killed", (s.dir / "marked.db").string(),
+                                  files.database(points[0]).string(), files.database(points[1]).string()});
+  ASSERT_EQ(marked.exit_code, 0) << marked.err;
+  EXPECT_NE(marked.out.find("2 runs from 2 files (1 killed sweep points recorded as killed; 1 in their own files)"),
+            std::string::npos) << marked.out;
+  EXPECT_EQ(rundb::reader(files.database(points[0])).runs().back().status, rundb::run_status::killed);
+  EXPECT_EQ(rundb::reader(files.database(points[1])).runs().back().status, rundb::run_status::running);
+  EXPECT_EQ(rundb::reader(s.dir / "marked.db").runs()[0].status, rundb::run_status::killed);
+  EXPECT_EQ(sweep::state_of(files, points[1]), sweep::point_state::running);
   EXPECT_NE(status_line(run_numlab({"sweep", "status", dir.string()}).out, 0).find("killed"), std::string::npos);
   // --slurm resubmits the killed point and leaves the running one to its process.
   const auto slurm = run_numlab({"sweep", spec.string(), "--dir", dir.string(), "--slurm"});

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <span>
 
 namespace rundb {
@@ -41,5 +42,28 @@ struct merge_summary {
 /// `replace`), is one of the inputs, or an input is given twice, is not a run
 /// database, or is of a newer version.
 merge_summary merge(const std::filesystem::path& out, std::span<const merge_input> inputs, bool replace = false);
+
+/// merge() one input at a time, for a caller that must decide about each
+/// input (and hold a lock on it) only while it is copied, never on all at
+/// once: `numlab merge` holds one sweep point's lock at a time, however many
+/// points there are. add() copies an input (throwing as merge() does, naming
+/// it; the merger is then unusable), commit() writes `out`; a merger
+/// destroyed uncommitted leaves nothing behind.
+class merger {
+ public:
+  /// Throws rundb::error when `out` exists, unless `replace`.
+  explicit merger(std::filesystem::path out, bool replace = false);
+  ~merger();
+  merger(const merger&) = delete;
+  merger& operator=(const merger&) = delete;
+
+  void add(const merge_input& input);
+  /// Computes the summaries and renames the file into place; call once.
+  merge_summary commit();
+
+ private:
+  struct state;
+  std::unique_ptr<state> state_;
+};
 
 }  // namespace rundb

@@ -217,6 +217,15 @@ class reader {
   /// The coordinates of every run that has any, by run id.
   std::map<run_id, std::vector<coordinate>> all_coordinates();
 
+  /// The outcome of every run, oldest first, for comparing a sweep's runs:
+  /// read in one statement per table (one ordered scan of the steps, no
+  /// query per run), within one read transaction, so 1000 runs read as fast
+  /// as one table scan. The loss curve holds what steps(run, {}, max_points)
+  /// gives, less the points without a loss: with max_points > 0 and more
+  /// steps than that, the mean loss of each bucket of steps(), at the
+  /// bucket's first step.
+  std::vector<run_outcome> run_outcomes(std::size_t max_points);
+
   /// Parameters of a format: as declared in the file, else numlab's built-in ones.
   std::optional<format_info> format(std::string_view name);
 

@@ -137,6 +137,28 @@ struct coordinate {
   friend bool operator==(const coordinate&, const coordinate&) = default;
 };
 
+/// One point of a run's training loss curve.
+struct loss_point {
+  std::int64_t step = 0;
+  double loss = 0;
+  friend bool operator==(const loss_point&, const loss_point&) = default;
+};
+
+/// What comparing the runs of a sweep needs of one run: where it sits in the
+/// grid, how it ended, its (decimated) loss curve and its trouble counts
+/// (reader::run_outcomes).
+struct run_outcome {
+  run_info run{};
+  std::vector<coordinate> coordinates{};  ///< sorted by key; empty outside a sweep
+  std::vector<loss_point> loss_curve{};   ///< ascending steps, recorded losses only
+  std::optional<double> final_loss{};     ///< loss of the run's last step; empty when it recorded none
+  std::optional<double> final_accuracy{}; ///< accuracy of the last evaluation that recorded one
+  std::int64_t steps = 0;                 ///< stored steps
+  std::int64_t skipped_steps = 0;         ///< stored steps marked skipped
+  std::int64_t overflow_events = 0;       ///< events of kind overflow
+  std::int64_t nan_events = 0;            ///< events of kind nan
+};
+
 /// What a scaled-format recipe (block or per-tensor scaling) did to one
 /// tensor at one step (table scale_stats, schema version 3 on). The counts
 /// mean what libnum's num::scaled_counts fields of the same names mean.

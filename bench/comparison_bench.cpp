@@ -1,0 +1,84 @@
+// Reading what the GUI's Compare tab needs of every run of a sweep
+// (rundb::reader::run_outcomes: one statement per table), side by side with
+// the reference, the per-run queries the tab made before session 8: per run,
+// steps decimated to 400 points, last step, evaluations, step count, skipped
+// steps and events, each a statement of its own. Both read the same fields.
+//
+// The file is named by NUMLAB_SWEEP_DB, written beforehand by rundb-synth
+// (docs/SWEEPS.md, "GUI comparison on 1000 runs"):
+//   rundb-synth sweep.db --runs 1000 --steps 1000 --layers 2 --stats-every 500
+//     --coordinate precision=fp16-mixed,bf16,fp8,fp32,tf32 --coordinate rounding.update=ne,sr
+//     --coordinate loss_scaling=none,static,dynamic,backoff --coordinate seed=1,...,25
+//   (one command)
+//   NUMLAB_SWEEP_DB=sweep.db comparison_bench
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "rundb/reader.hpp"
+
+namespace {
+
+constexpr std::size_t max_points = 400;  // the Compare tab's points per run
+
+std::optional<std::string> sweep_file() {
+  const char* file = std::getenv("NUMLAB_SWEEP_DB");
+  if (file == nullptr || *file == '\0') return std::nullopt;
+  return std::string(file);
+}
+
+// The reference: what the Compare tab read, one run at a time.
+std::size_t read_run_by_run(rundb::reader& db) {
+  std::size_t points = 0;
+  const auto coordinates = db.all_coordinates();
+  for (const auto& info : db.runs()) {
+    auto steps = db.steps(info.id, {}, max_points);
+    std::erase_if(steps, [](const rundb::step_record& s) { return !s.loss; });
+    points += steps.size();
+    const auto last = db.last_step(info.id);
+    const auto evaluations = db.evaluations(info.id);
+    const auto count = db.step_count(info.id);
+    const auto skipped = db.skipped_steps(info.id);
+    const auto events = db.events(info.id);
+    benchmark::DoNotOptimize(last);
+    benchmark::DoNotOptimize(evaluations.data());
+    benchmark::DoNotOptimize(count);
+    benchmark::DoNotOptimize(skipped.data());
+    benchmark::DoNotOptimize(events.data());
+  }
+  benchmark::DoNotOptimize(coordinates);
+  return points;
+}
+
+std::size_t read_outcomes(rundb::reader& db) {
+  std::size_t points = 0;
+  for (const auto& outcome : db.run_outcomes(max_points)) points += outcome.loss_curve.size();
+  return points;
+}
+
+template <std::size_t (*read)(rundb::reader&)>
+void compare_tab_read(benchmark::State& state) {
+  const auto file = sweep_file();
+  if (!file) {
+    state.SkipWithError("set NUMLAB_SWEEP_DB to a sweep database written by rundb-synth (see the header)");
+    return;
+  }
+  std::size_t points = 0, runs = 0;
+  for (auto _ : state) {
+    rundb::reader db(*file);  // opened per read, as the tab's worker does
+    points = read(db);
+    runs = db.runs().size();
+  }
+  state.counters["runs"] = static_cast<double>(runs);
+  state.counters["loss_points"] = static_cast<double>(points);
+}
+
+BENCHMARK(compare_tab_read<read_run_by_run>)->Name("CompareTabRead/run_by_run_reference")->Unit(benchmark::kMillisecond);
+BENCHMARK(compare_tab_read<read_outcomes>)->Name("CompareTabRead/run_outcomes")->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
