@@ -46,7 +46,10 @@ void query_runner::finish(const std::function<void()>& deliver) {
   running_ = false;
   --now_running_;
   interrupt_.reset();
+  QElapsedTimer applying;
+  applying.start();
   deliver();
+  longest_apply_ms_ = std::max(longest_apply_ms_, applying.elapsed());
   if (!pending_) {
     emit busy_changed(false);
     return;

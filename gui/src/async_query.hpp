@@ -77,6 +77,9 @@ class query_runner : public QObject {
   int started() const { return started_; }
   /// The most queries this runner ever had running at once (1 by design).
   int most_running() const { return most_running_; }
+  /// The longest time one result took to apply on the UI thread (the view's
+  /// own work on it, before painting): what a live refresh can stall.
+  qint64 longest_apply_ms() const { return longest_apply_ms_; }
 
  signals:
   void busy_changed(bool busy);
@@ -134,6 +137,7 @@ class query_runner : public QObject {
   int started_ = 0;
   int most_running_ = 0;
   int now_running_ = 0;
+  qint64 longest_apply_ms_ = 0;
 };
 
 }  // namespace numlab_gui

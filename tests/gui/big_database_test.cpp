@@ -14,6 +14,9 @@
 #include <QTimer>
 #include <qcustomplot.h>
 
+#include <ctime>
+#include <map>
+
 #include "../rundb/sample_database.hpp"
 #include "comparison_view.hpp"
 #include "events_view.hpp"
@@ -24,6 +27,7 @@
 #include "overview_view.hpp"
 #include "problems_view.hpp"
 #include "runs_view.hpp"
+#include "scales_view.hpp"
 #include "swamping_view.hpp"
 
 using namespace numlab_gui;
@@ -45,13 +49,22 @@ std::pair<double, double> memory_mib() {
 }
 
 // Measures how long the UI thread goes without serving its event loop: a
-// 5 ms timer that notes the longest gap between its ticks.
+// 5 ms timer that notes the longest gap between its ticks (wall time), and
+// the most CPU time the UI thread itself spent between two ticks. On a
+// loaded machine the gap also counts the time the thread waited for a core;
+// the CPU time is the viewer's own work alone.
 class stall_probe {
  public:
   stall_probe() {
     timer_.setInterval(5);
-    QObject::connect(&timer_, &QTimer::timeout, [this] { longest_ = std::max(longest_, since_.restart()); });
+    QObject::connect(&timer_, &QTimer::timeout, [this] {
+      longest_ = std::max(longest_, since_.restart());
+      const double now = thread_cpu_ms();
+      busiest_ = std::max(busiest_, now - cpu_at_);
+      cpu_at_ = now;
+    });
     since_.start();
+    cpu_at_ = thread_cpu_ms();
     timer_.start();
   }
   qint64 take() {
@@ -60,11 +73,26 @@ class stall_probe {
     since_.restart();
     return l;
   }
+  /// The most UI-thread CPU time between two ticks since the last call, in ms.
+  double take_busy() {
+    const double b = busiest_;
+    busiest_ = 0;
+    cpu_at_ = thread_cpu_ms();
+    return b;
+  }
 
  private:
+  static double thread_cpu_ms() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+  }
+
   QTimer timer_;
   QElapsedTimer since_;
   qint64 longest_ = 0;
+  double cpu_at_ = 0;
+  double busiest_ = 0;
 };
 
 // The longest gap the probe sees in 5 s while the UI thread has nothing to
@@ -129,8 +157,9 @@ class big_database_test : public QObject {
       QCoreApplication::processEvents();
       const qint64 ms = clock.elapsed();
       const auto [rss, peak] = memory_mib();
-      qInfo("%-10s shown in %5lld ms (busy indicator %s), longest stall %3lld ms, RSS %.0f MiB (peak %.0f)", name, ms,
-            busy ? "shown" : "NOT shown", probe.take(), rss, peak);
+      qInfo("%-10s shown in %5lld ms (busy indicator %s), longest stall %3lld ms (UI-thread CPU %.0f ms), RSS %.0f "
+            "MiB (peak %.0f)",
+            name, ms, busy ? "shown" : "NOT shown", probe.take(), probe.take_busy(), rss, peak);
       return std::tuple{ok, ms, busy};
     };
     std::vector<std::pair<const char*, qint64>> switches;
@@ -153,7 +182,8 @@ class big_database_test : public QObject {
     clock.restart();
     window.histograms()->show_at("layer17", "grad_weight", 50000);
     QVERIFY(histogram.wait(60000));
-    qInfo("histogram layer switch in %lld ms, longest stall %lld ms", clock.elapsed(), probe.take());
+    qInfo("histogram layer switch in %lld ms, longest stall %lld ms (UI-thread CPU %.0f ms)", clock.elapsed(),
+          probe.take(), probe.take_busy());
     switches.emplace_back("layer switch", clock.elapsed());
     const auto [rss, peak] = memory_mib();
     qInfo("memory: RSS %.0f MiB, peak %.0f MiB", rss, peak);
@@ -183,6 +213,8 @@ class big_database_test : public QObject {
     clock.start();
     const qint64 start_size = QFileInfo(live).size();
     int tab = 0;
+    double busiest = 0;
+    std::map<QString, std::pair<qint64, double>> stall_by_tab;  // where the stalls happen, to find their cause
     // A minute of use: a tab switch every 5 s while the watcher refreshes the shown view.
     while (clock.elapsed() < 60000 && writer.state() == QProcess::Running) {
       if (clock.elapsed() / 5000 != tab) {
@@ -190,17 +222,40 @@ class big_database_test : public QObject {
         window.tabs()->setCurrentIndex(tab % 6);
       }
       QTest::qWait(50);
-      longest_stall = std::max(longest_stall, probe.take());
+      const qint64 stall = probe.take();
+      const double busy = probe.take_busy();
+      longest_stall = std::max(longest_stall, stall);
+      busiest = std::max(busiest, busy);
+      auto& [tab_stall, tab_busy] = stall_by_tab[window.tabs()->tabText(window.tabs()->currentIndex())];
+      tab_stall = std::max(tab_stall, stall);
+      tab_busy = std::max(tab_busy, busy);
       biggest_wal = std::max(biggest_wal, QFileInfo(live + "-wal").size());
+    }
+    for (const auto& [name, stall] : stall_by_tab) {
+      qInfo("  on %s: longest stall %lld ms, most UI-thread CPU between two ticks %.0f ms", qPrintable(name),
+            stall.first, stall.second);
+    }
+    for (const auto& [name, runner] : std::initializer_list<std::pair<const char*, query_runner*>>{
+             {"problems", window.problems()->queries()}, {"overview", window.overview()->queries()},
+             {"map", window.map()->queries()}, {"histograms", window.histograms()->queries()},
+             {"swamping", window.swamping()->queries()}, {"scales", window.scales()->queries()},
+             {"scale detail", window.scales()->detail_queries()}}) {
+      qInfo("  %s: %d queries, longest apply on the UI thread %lld ms", name, runner->started(),
+            runner->longest_apply_ms());
     }
     const double written_mb = (QFileInfo(live).size() - start_size) / 1e6;
     const auto [rss, peak] = memory_mib();
     writer.kill();
     writer.waitForFinished(10000);
-    qInfo("live, 60 s: longest event-loop stall %lld ms, largest WAL %.1f MB, database grew %.0f MB, "
-          "RSS %.0f MiB (peak %.0f)",
-          longest_stall, biggest_wal / 1e6, written_mb, rss, peak);
+    qInfo("live, 60 s: longest event-loop stall %lld ms (most UI-thread CPU between two ticks %.0f ms), "
+          "largest WAL %.1f MB, database grew %.0f MB, RSS %.0f MiB (peak %.0f)",
+          longest_stall, busiest, biggest_wal / 1e6, written_mb, rss, peak);
     QVERIFY2(biggest_wal < 256'000'000, qPrintable(QString("WAL reached %1 bytes").arg(biggest_wal)));
+    // The target bounds the viewer's own work between two turns of the event
+    // loop. The wall-clock gap is printed above but not asserted: on a shared
+    // machine it also counts the time the UI thread waits for a core, which
+    // the noise floor shows (136-269 ms at load 8-28 with nothing to do).
+    QVERIFY2(busiest <= 100, qPrintable(QString("the UI thread worked %1 ms without serving events").arg(busiest)));
   }
 
   // Issue 21's scale note: the comparison of a 1000-point sweep (one merged

@@ -144,6 +144,19 @@ class plots_test : public QObject {
     const QCPRange lr = view.training_rect()->axis(QCPAxis::atRight)->range();
     QCOMPARE(lr.lower, 0.0);
     QCOMPARE(lr.upper, 0.2);
+    // Live refreshes replot curves of up to 4000 points: wide solid curves go
+    // as one polyline each, and the learning rate (a point per step, unlike
+    // the dashed evaluations) is not dashed, which is stroked dash by dash:
+    // about 70 and 50 ms of the UI thread per replot otherwise.
+    QVERIFY(view.plot()->plottingHints().testFlag(QCP::phFastPolylines));
+    int lr_curves = 0;
+    for (int g = 0; g < view.plot()->graphCount(); ++g) {
+      const QCPGraph* graph = view.plot()->graph(g);
+      if (graph->valueAxis() != view.training_rect()->axis(QCPAxis::atRight)) continue;
+      ++lr_curves;
+      QCOMPARE(graph->pen().style(), Qt::SolidLine);
+    }
+    QCOMPARE(lr_curves, 1);
   }
 
   void log_counts_read_in_decades() {

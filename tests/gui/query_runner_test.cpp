@@ -45,6 +45,24 @@ class query_runner_test : public QObject {
     QCOMPARE(QThreadPool::globalInstance()->activeThreadCount(), 0);
   }
 
+  void the_longest_apply_on_the_ui_thread_is_recorded() {
+    query_runner runner(nullptr, 0);
+    QCOMPARE(runner.longest_apply_ms(), qint64{0});
+    const auto apply_for = [](int ms) {
+      return [ms](int) {
+        QElapsedTimer clock;
+        clock.start();
+        while (clock.elapsed() < ms) QThread::msleep(1);
+      };
+    };
+    runner.submit<int>([](const interrupt_flag&) { return 1; }, apply_for(60), [](const QString&) {});
+    QTRY_VERIFY_WITH_TIMEOUT(!runner.busy(), 10000);
+    runner.submit<int>([](const interrupt_flag&) { return 2; }, apply_for(5), [](const QString&) {});
+    QTRY_VERIFY_WITH_TIMEOUT(!runner.busy(), 10000);
+    // The longest of the two, not the last.
+    QVERIFY2(runner.longest_apply_ms() >= 60, qPrintable(QString::number(runner.longest_apply_ms())));
+  }
+
   void a_user_request_interrupts_and_supersedes_the_running_query() {
     query_runner runner;
     std::atomic<bool> first_interrupted{false};

@@ -73,10 +73,22 @@ TEST(RundbReader, DecimatedStepsAverageLossAndKeepMinimumScale) {
       any_skipped = any_skipped || sample_skipped(s);
     }
     EXPECT_EQ(buckets[b].step, first);
+    EXPECT_EQ(buckets[b].epoch, first / 10);
     EXPECT_NEAR(*buckets[b].loss, mean, 1e-12);
     EXPECT_DOUBLE_EQ(*buckets[b].loss_scale, min_scale);
     EXPECT_EQ(buckets[b].skipped, any_skipped);
+    EXPECT_EQ(buckets[b].skip_reason, any_skipped ? "inf in grad_weight of conv2" : "");
+    EXPECT_DOUBLE_EQ(*buckets[b].lr, 0.1);
+    // grad_norm is 1 + step: the mean of five consecutive steps is the middle one's.
+    EXPECT_DOUBLE_EQ(*buckets[b].grad_norm, 1.0 + static_cast<double>(first + 2));
+    EXPECT_DOUBLE_EQ(*buckets[b].wall_time, 0.01 * static_cast<double>(first + 4));  // the last step's
   }
+  // A range merges only its own steps: 10..29 in 4 buckets of 5.
+  const auto part = r.steps(id, {10, 29}, 4);
+  ASSERT_EQ(part.size(), 4u);
+  EXPECT_EQ(part.front().step, 10);
+  EXPECT_EQ(part.back().step, 25);
+  EXPECT_DOUBLE_EQ(*part.back().grad_norm, 1.0 + 27);
   EXPECT_EQ(r.steps(id, {}, 100).size(), static_cast<std::size_t>(sample_steps));
 }
 
