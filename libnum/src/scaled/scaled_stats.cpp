@@ -10,7 +10,22 @@
 #include <stdexcept>
 #include <string>
 
+#include "libnum/array.hpp"
+#include "scaled_stats_kernel.hpp"
+
 namespace num {
+namespace {
+
+constexpr std::uint32_t magnitude_mask = 0x7FFFFFFFu, infinity_bits = 0x7F800000u;
+
+// std::ilogb of a positive finite double, from its exponent field where it
+// is normal (this runs once per block).
+int binade_of(double scale) {
+  const auto exponent = static_cast<int>((std::bit_cast<std::uint64_t>(scale) >> 52) & 0x7FF);
+  return exponent == 0 ? std::ilogb(scale) : exponent - 1023;
+}
+
+}  // namespace
 
 double scaled_stats::block_underflow_fraction() const {
   return nonzero_finite == 0 ? 0.0 : static_cast<double>(counts.block_underflow) / static_cast<double>(nonzero_finite);
@@ -48,43 +63,38 @@ scaled_stats scaled_stats_of(std::span<const float> in, tensor_shape shape, cons
   s.counts = result.counts;
   s.tensor_scale = result.tensor_scale;
 
-  // Two passes, each free of a loop-carried floating-point chain so the
-  // compiler vectorizes it: the element statistics over the flat tensor (the
-  // energies in energy_lanes partial sums), then each block's amax. The
-  // energies' order is fixed by the element index alone, so the statistics
-  // are the same for every shape and block size of the same values.
-  constexpr std::uint32_t magnitude_mask = 0x7FFFFFFFu, infinity_bits = 0x7F800000u;
-  constexpr std::size_t energy_lanes = 8;
-  std::array<double, energy_lanes> signal{}, noise{};
-  std::uint64_t finite = 0, nonzero = 0;
-  std::uint32_t amax_bits = 0;
+  // Two passes, each free of a loop-carried floating-point chain: the
+  // element statistics over the flat tensor (the energies in eight partial
+  // sums, see the header), then each block's amax. The energies' order is
+  // fixed by the element index alone, so the statistics are the same for
+  // every shape and block size of the same values.
+  scaled_detail::element_sums sums;
   const std::size_t n = in.size();
-  const auto add = [&](std::size_t i, std::size_t lane) {
+  const std::size_t vectorized = resolve_simd_path(simd_path::automatic) == simd_path::avx512
+                                     ? scaled_detail::add_elements_avx512(in.data(), dequantized.data(), n, sums)
+                                     : 0;
+  for (std::size_t i = vectorized; i < n; ++i) {
     const float x = in[i], back = dequantized[i];
     const std::uint32_t m = std::bit_cast<std::uint32_t>(x) & magnitude_mask;
     const bool is_finite = m < infinity_bits;
-    finite += static_cast<std::uint64_t>(is_finite);
-    nonzero += static_cast<std::uint64_t>(is_finite && m != 0);
-    amax_bits = std::max(amax_bits, is_finite ? m : 0u);
+    sums.finite += static_cast<std::uint64_t>(is_finite);
+    sums.nonzero += static_cast<std::uint64_t>(is_finite && m != 0);
+    sums.amax_bits = std::max(sums.amax_bits, is_finite ? m : 0u);
     // A NaN-scale block (dequantized NaN) carries no signal.
     const bool counted = is_finite && !std::isnan(back);
     const double value = counted ? static_cast<double>(x) : 0.0;
     const double error = counted ? static_cast<double>(x) - static_cast<double>(back) : 0.0;
-    signal[lane] += value * value;
-    noise[lane] += error * error;
-  };
-  std::size_t i = 0;
-  for (; i + energy_lanes <= n; i += energy_lanes)
-    for (std::size_t lane = 0; lane < energy_lanes; ++lane) add(i + lane, lane);
-  for (std::size_t lane = 0; i < n; ++i, ++lane) add(i, lane);
-  const auto total = [](const std::array<double, energy_lanes>& e) {
+    sums.signal[i % sums.lanes] += value * value;
+    sums.noise[i % sums.lanes] += error * error;
+  }
+  const auto total = [](const double (&e)[scaled_detail::element_sums::lanes]) {
     return ((e[0] + e[1]) + (e[2] + e[3])) + ((e[4] + e[5]) + (e[6] + e[7]));
   };
-  s.signal_energy = total(signal);
-  s.noise_energy = total(noise);
-  s.finite = finite;
-  s.nonzero_finite = nonzero;
-  s.amax = std::bit_cast<float>(amax_bits);
+  s.signal_energy = total(sums.signal);
+  s.noise_energy = total(sums.noise);
+  s.finite = sums.finite;
+  s.nonzero_finite = sums.nonzero;
+  s.amax = std::bit_cast<float>(sums.amax_bits);
 
   const scale_type st = scale_type_of(format.rule);
   const std::size_t tile_rows = std::min(format.block.rows, shape.rows);
@@ -107,6 +117,11 @@ scaled_stats scaled_stats_of(std::span<const float> in, tensor_shape shape, cons
     }
   }
   s.amax_over_scale.resize(blocks);
+  // The binades are tallied in a vector over the range met and moved into
+  // the map at the end: a map insertion per block cost as much as the rest.
+  std::vector<int> binades;
+  binades.reserve(blocks);
+  int lowest = std::numeric_limits<int>::max(), highest = std::numeric_limits<int>::min();
   for (std::size_t b = 0; b < blocks; ++b) {
     const double scale = scale_value(st, scales[b]) * static_cast<double>(result.tensor_scale);
     if (std::isnan(scale)) {
@@ -117,8 +132,17 @@ scaled_stats scaled_stats_of(std::span<const float> in, tensor_shape shape, cons
       ++s.zero_scale_blocks;
       continue;
     }
-    ++s.scale_binades[std::ilogb(scale)];
+    const int binade = binade_of(scale);
+    binades.push_back(binade);
+    lowest = std::min(lowest, binade);
+    highest = std::max(highest, binade);
     s.amax_over_scale[b] = static_cast<double>(std::bit_cast<float>(block_amax[b])) / scale;
+  }
+  if (!binades.empty()) {
+    std::vector<std::uint64_t> tally(static_cast<std::size_t>(highest - lowest) + 1, 0);
+    for (const int binade : binades) ++tally[static_cast<std::size_t>(binade - lowest)];
+    for (std::size_t k = 0; k < tally.size(); ++k)
+      if (tally[k] != 0) s.scale_binades.emplace_hint(s.scale_binades.end(), lowest + static_cast<int>(k), tally[k]);
   }
   return s;
 }
