@@ -65,7 +65,9 @@ TEST(ScaleStatsRow, BinadesBecomeTheHistogramWithZeroScalesBelow) {
 
 TEST(ScaleStatsRow, PartsMergeInPartOrderWhicheverArrivesFirst) {
   // Signal energies 2^-53, 2^-53, 1 of parts 0, 1, 2 sum to 1 + 2^-52 in part
-  // order but to 1 from part 2 on; the row takes part 0's scale.
+  // order but to 1 from part 2 on. The row takes the largest amax, part 2's,
+  // and that part's scale with it (not part 0's): amax and scale of the same
+  // values.
   const double tiny = 0x1p-53;
   const auto part = [&](std::size_t number, double signal, double scale) {
     scale_observation o;
@@ -102,7 +104,7 @@ TEST(ScaleStatsRow, PartsMergeInPartOrderWhicheverArrivesFirst) {
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].count, 48u);
   EXPECT_EQ(rows[0].amax, 2.0);
-  EXPECT_EQ(rows[0].scale, 0.5);
+  EXPECT_EQ(rows[0].scale, 0.125);
   ASSERT_TRUE(rows[0].snr_db);
   EXPECT_EQ(*rows[0].snr_db, in_order);
 }
@@ -148,6 +150,34 @@ TEST(ScaleStatsTrace, DelayedRunRecordsEveryOperandAtTracedStepsWithItsHistory) 
   EXPECT_NE(summary.find("scaled formats: 32 operand records, 16 GEMM operands"), std::string::npos) << summary;
   EXPECT_NE(summary.find("conv2 forward weight [e4m3/fp32-given/tensor]: steps 0..2 (2)"), std::string::npos)
       << summary;
+}
+
+TEST(ScaleStatsTrace, Nvfp4RowsRecordTheScaleOfTheirAmaxAlsoForHadamardTransformedConvParts) {
+  // NVFP4's tensor scale is RN(amax / (6 * 448)) in fp32, so a row whose amax
+  // and scale describe the same values has amax / (2688 * scale) within fp32
+  // rounding of 1. conv2d's wgrad runs in parts (chunks of images) and under
+  // the Hadamard transform each part takes the scale of its own transformed
+  // values: the row must pair the largest part amax with that part's scale
+  // (part 0's gave ratios up to 1.28).
+  testing::temp_dir dir;
+  const auto db = dir / "nvfp4.db";
+  int code = -1;
+  const std::string out =
+      run_numlab("train --config tutorial_conv_nvfp4 --dataset synthetic --train-limit 16 --test-limit 8 "
+                 "--batch-size 8 --max-steps 2 --trace.db " + db.string() + " --trace.every 1",
+                 code);
+  ASSERT_EQ(code, 0) << out;
+  rundb::reader r(db);
+  rundb::scale_stats_query q;
+  q.run = 1;
+  std::size_t wgrad_rows = 0;
+  for (const auto& row : r.scale_stats(q)) {
+    SCOPED_TRACE(row.layer + " " + row.op + " " + row.role + " step " + std::to_string(row.step));
+    ASSERT_TRUE(row.amax && row.scale);
+    EXPECT_NEAR(*row.amax / (2688.0 * *row.scale), 1.0, 0x1p-23);
+    wgrad_rows += static_cast<std::size_t>(row.op == "wgrad");
+  }
+  EXPECT_EQ(wgrad_rows, 12u);  // conv1, conv2, logits x activation, gradient x 2 steps
 }
 
 }  // namespace
