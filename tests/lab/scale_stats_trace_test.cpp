@@ -10,9 +10,11 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "lab/rundb_scale_sink.hpp"
 #include "temp_dir.hpp"
@@ -30,6 +32,21 @@ std::string run_numlab(const std::string& args, int& exit_code) {
   const int status = pclose(pipe);
   exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return output;
+}
+
+// The scale_stats rows (with histograms) of `numlab train --config ARGS`
+// (synthetic data, batch 8) traced into `db`; empty if the run failed.
+std::vector<rundb::scale_stats_record> traced_scale_rows(const std::string& args, const std::filesystem::path& db) {
+  int code = -1;
+  const std::string out = run_numlab("train --config " + args + " --dataset synthetic --test-limit 8 --batch-size 8 "
+                                     "--trace.db " + db.string(), code);
+  EXPECT_EQ(code, 0) << out;
+  if (code != 0) return {};
+  rundb::reader r(db);
+  rundb::scale_stats_query q;
+  q.run = 1;
+  q.with_histograms = true;
+  return r.scale_stats(q);
 }
 
 TEST(ScaleStatsRow, BinadesBecomeTheHistogramWithZeroScalesBelow) {
@@ -112,17 +129,9 @@ TEST(ScaleStatsRow, PartsMergeInPartOrderWhicheverArrivesFirst) {
 TEST(ScaleStatsTrace, DelayedRunRecordsEveryOperandAtTracedStepsWithItsHistory) {
   testing::temp_dir dir;
   const auto db = dir / "run.db";
+  const auto rows = traced_scale_rows("tutorial_conv_fp8_delayed --train-limit 32 --max-steps 4 --trace.every 2", db);
+  ASSERT_FALSE(rows.empty());
   int code = -1;
-  const std::string out =
-      run_numlab("train --config tutorial_conv_fp8_delayed --dataset synthetic --train-limit 32 --test-limit 8 "
-                 "--batch-size 8 --max-steps 4 --trace.db " + db.string() + " --trace.every 2",
-                 code);
-  ASSERT_EQ(code, 0) << out;
-  rundb::reader r(db);
-  rundb::scale_stats_query q;
-  q.run = 1;
-  q.with_histograms = true;
-  const auto rows = r.scale_stats(q);
   // 3 layers (conv1 has no input gradient: no dgrad), steps 0 and 2.
   std::map<std::int64_t, std::size_t> per_step;
   std::map<std::tuple<std::string, std::string, std::string, std::int64_t>, rundb::scale_stats_record> by_key;
@@ -160,18 +169,10 @@ TEST(ScaleStatsTrace, Nvfp4RowsRecordTheScaleOfTheirAmaxAlsoForHadamardTransform
   // values: the row must pair the largest part amax with that part's scale
   // (part 0's gave ratios up to 1.28).
   testing::temp_dir dir;
-  const auto db = dir / "nvfp4.db";
-  int code = -1;
-  const std::string out =
-      run_numlab("train --config tutorial_conv_nvfp4 --dataset synthetic --train-limit 16 --test-limit 8 "
-                 "--batch-size 8 --max-steps 2 --trace.db " + db.string() + " --trace.every 1",
-                 code);
-  ASSERT_EQ(code, 0) << out;
-  rundb::reader r(db);
-  rundb::scale_stats_query q;
-  q.run = 1;
+  const auto rows = traced_scale_rows("tutorial_conv_nvfp4 --train-limit 16 --max-steps 2 --trace.every 1",
+                                      dir / "nvfp4.db");
   std::size_t wgrad_rows = 0;
-  for (const auto& row : r.scale_stats(q)) {
+  for (const auto& row : rows) {
     SCOPED_TRACE(row.layer + " " + row.op + " " + row.role + " step " + std::to_string(row.step));
     ASSERT_TRUE(row.amax && row.scale);
     EXPECT_NEAR(*row.amax / (2688.0 * *row.scale), 1.0, 0x1p-23);
