@@ -337,7 +337,10 @@ void precision_hook::update(const site& where, std::span<float> weight, const we
       throw precision_trap(num::flags::overflow, where, tensor_role::update, step_, std::move(bad));
     }
   }
-  if (next_ != nullptr) trap_scratch_.assign(base.begin(), base.end());  // the old weights, for observe_update
+  // The old weights, for observe_update, only where the next hook observes
+  // this update (a tracer: at its traced steps).
+  const bool observed = next_ != nullptr && next_->observes_update(where);
+  if (observed) trap_scratch_.assign(base.begin(), base.end());
   // One pass: each new value is tallied against the old one it replaces.
   // Branch-free: a delta's sign is random, and a branch on it mispredicted
   // half the time (the loop cost 9% of an fp16-mixed step). The double sums
@@ -367,7 +370,7 @@ void precision_hook::update(const site& where, std::span<float> weight, const we
   t.requested = requested;
   t.applied = applied;
   locate_non_finite(where, tensor_role::update, weight, non_finite);
-  if (next_ != nullptr) {
+  if (observed) {
     const std::span<float> delta = detail::scratch_prefix(delta_, n);
     requested_delta(step, delta);
     next_->observe_update(where, trap_scratch_, delta, weight);

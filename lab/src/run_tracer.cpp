@@ -73,8 +73,7 @@ std::span<const float> run_tracer::weight(const site& where, std::span<const flo
 }
 
 void run_tracer::update(const site& where, std::span<float> weight, const weight_step& step) {
-  const bool observed = enabled_ && !hooks_.empty();
-  if (!observed) {
+  if (!observes_update(where)) {
     apply_step_fp32(weight, step);
     return;
   }
@@ -86,12 +85,16 @@ void run_tracer::update(const site& where, std::span<float> weight, const weight
   observe_update(where, before_, delta_, weight);
 }
 
+bool run_tracer::observes_update(const site& where) {
+  if (!enabled_ || hooks_.empty()) return false;
+  return hooks_.wants(remember(where, tensor_role::update), trace_tag(tensor_role::update), step_);
+}
+
 void run_tracer::observe_update(const site& where, std::span<const float> before, std::span<const float> delta,
                                 std::span<const float> after) {
-  if (!enabled_ || hooks_.empty()) return;
+  if (!observes_update(where)) return;
   const std::string& name = remember(where, tensor_role::update);
   const num::role_tag tag = trace_tag(tensor_role::update);
-  if (!hooks_.wants(name, tag, step_)) return;
   const auto [f, spec] = storage(where, tensor_role::update);
   // The delta's own statistics first, then the swamping of the write; the
   // rundb sink joins the two into one row.

@@ -29,7 +29,15 @@ void merge(scale_observation& into, const scale_observation& part) {
   s.noise_energy += p.noise_energy;
   s.nonzero_finite += p.nonzero_finite;
   s.finite += p.finite;
-  into.amax = std::max(into.amax, part.amax);
+  // The row's amax is the largest part's, and its scale that part's scale,
+  // so the two describe the same values: where each part has a scale of its
+  // own (NVFP4's second level under the Hadamard transform, taken from each
+  // part's transformed values), that is the scale the whole tensor's amax
+  // gives; where the parts share the scale, it is that scale.
+  if (part.amax > into.amax) {
+    into.amax = part.amax;
+    into.scale = part.scale;
+  }
 }
 
 }  // namespace

@@ -3,7 +3,6 @@
 
 #include "lab/run_tracer.hpp"
 #include "lab/scaled_gemm.hpp"
-#include "finite_amax.hpp"
 
 namespace lab {
 
@@ -23,9 +22,10 @@ void run_tracer::observe_quantized(const site& where, const quantized_operand& q
   o.operand = q.operand;
   o.step = step_;
   o.part = q.part;
-  // The statistics of the quantization the GEMM used, not of a second one.
+  // The statistics of the quantization the GEMM used, not of a second one;
+  // their pass over the values also finds the amax.
   o.stats = num::scaled_stats_of(q.values, q.shape, q.options.format, q.scales, q.result, q.dequantized);
-  o.amax = finite_amax(q.values.data(), 1, q.values.size(), q.values.size());
+  o.amax = o.stats.amax;
   const auto& f = q.options.format;
   if (f.rule == num::scale_rule::fp32_given)
     o.scale = q.options.given_scale;

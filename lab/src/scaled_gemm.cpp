@@ -1,6 +1,7 @@
 #include "lab/scaled_gemm.hpp"
 
 #include <cblas.h>
+#include <libnum/scaled_flush_counts.hpp>
 
 #include <algorithm>
 #include <memory>
@@ -9,7 +10,6 @@
 #include <vector>
 
 #include "lab/hadamard.hpp"
-#include "per_tensor_flushes.hpp"
 
 namespace lab {
 namespace {
@@ -66,8 +66,8 @@ quantized quantize_operand(const gemm_args& g, bool is_a, const operand_quantiza
   s.dequantized.resize(out.shape.size());
   out.result = num::quantize_dequantize(out.values, out.shape, s.dequantized, s.scales, q.options);
   if (q.given_scale_stands_for)
-    count_flushes_as_block_underflow(out.values, s.dequantized, q.options, *q.given_scale_stands_for,
-                                     out.result.counts);
+    num::count_flushes_as_block_underflow(out.values, s.dequantized, q.options, *q.given_scale_stands_for,
+                                          out.result.counts);
   out.scales = s.scales;
   out.dequantized = s.dequantized;
   out.stored = stored_layout(out, !k_contiguous, s.stored, out.stored_ld);

@@ -51,6 +51,10 @@ void tensor_recorder::observe_update(const site& where, std::span<const float> b
   if (next_ != nullptr) next_->observe_update(where, before, delta, after);
 }
 
+bool tensor_recorder::observes_update(const site& where) {
+  return next_ != nullptr && next_->observes_update(where);
+}
+
 shadow_model::shadow_model(std::unique_ptr<sequential> model) : model_(std::move(model)) {}
 
 void shadow_model::sync_from(sequential& main) {

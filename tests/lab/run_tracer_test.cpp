@@ -199,6 +199,34 @@ TEST(RunTracer, AdamWsBeforeIsTheDecayedWeightForTracerAndPolicyAlike) {
   }
 }
 
+// A policy that performs an update copies the old weights and works out the
+// delta only for a hook that observes it (tensor_hook::observes_update): the
+// tracer says so at the steps its sinks want, here every second one.
+TEST(RunTracer, ThePolicyHandsUpdatesOnOnlyAtTracedSteps) {
+  num::stats_hooks hooks;
+  auto sink = std::make_shared<collector>();
+  num::sink_filter every_second;
+  every_second.every = 2;
+  hooks.attach(sink, every_second);
+  run_tracer tracer(hooks);
+  precision_hook policy(traced_fp16_mixed::mixed_policy(), 1, &tracer);
+  tracer.set_policy(&policy);
+  std::vector<float> w = {1.0f};
+  const std::vector<float> d = {0.25f};
+  for (std::uint64_t step = 0; step < 4; ++step) {
+    tracer.begin_step(step);
+    policy.begin_step(step);
+    EXPECT_EQ(tracer.observes_update(conv1_kernel), step % 2 == 0) << step;
+    policy.update(conv1_kernel, w, {d});
+  }
+  EXPECT_EQ(w[0], 2.0f);  // every step updates
+  EXPECT_EQ(sink->swamping.size(), 2u);  // steps 0 and 2 are traced
+  std::vector<std::uint64_t> delta_steps;
+  for (const auto& r : sink->records)
+    if (r.role.name == "update") delta_steps.push_back(r.step);
+  EXPECT_EQ(delta_steps, (std::vector<std::uint64_t>{0, 2}));
+}
+
 TEST(RunTracer, CountsWhatTheCastOfMasterWeightsAndGradientsLoses) {
   traced_fp16_mixed t;
   auto& policy = t.policy;

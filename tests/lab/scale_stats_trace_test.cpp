@@ -10,9 +10,11 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "lab/rundb_scale_sink.hpp"
 #include "temp_dir.hpp"
@@ -30,6 +32,21 @@ std::string run_numlab(const std::string& args, int& exit_code) {
   const int status = pclose(pipe);
   exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return output;
+}
+
+// The scale_stats rows (with histograms) of `numlab train --config ARGS`
+// (synthetic data, batch 8) traced into `db`; empty if the run failed.
+std::vector<rundb::scale_stats_record> traced_scale_rows(const std::string& args, const std::filesystem::path& db) {
+  int code = -1;
+  const std::string out = run_numlab("train --config " + args + " --dataset synthetic --test-limit 8 --batch-size 8 "
+                                     "--trace.db " + db.string(), code);
+  EXPECT_EQ(code, 0) << out;
+  if (code != 0) return {};
+  rundb::reader r(db);
+  rundb::scale_stats_query q;
+  q.run = 1;
+  q.with_histograms = true;
+  return r.scale_stats(q);
 }
 
 TEST(ScaleStatsRow, BinadesBecomeTheHistogramWithZeroScalesBelow) {
@@ -65,7 +82,9 @@ TEST(ScaleStatsRow, BinadesBecomeTheHistogramWithZeroScalesBelow) {
 
 TEST(ScaleStatsRow, PartsMergeInPartOrderWhicheverArrivesFirst) {
   // Signal energies 2^-53, 2^-53, 1 of parts 0, 1, 2 sum to 1 + 2^-52 in part
-  // order but to 1 from part 2 on; the row takes part 0's scale.
+  // order but to 1 from part 2 on. The row takes the largest amax, part 2's,
+  // and that part's scale with it (not part 0's): amax and scale of the same
+  // values.
   const double tiny = 0x1p-53;
   const auto part = [&](std::size_t number, double signal, double scale) {
     scale_observation o;
@@ -102,7 +121,7 @@ TEST(ScaleStatsRow, PartsMergeInPartOrderWhicheverArrivesFirst) {
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].count, 48u);
   EXPECT_EQ(rows[0].amax, 2.0);
-  EXPECT_EQ(rows[0].scale, 0.5);
+  EXPECT_EQ(rows[0].scale, 0.125);
   ASSERT_TRUE(rows[0].snr_db);
   EXPECT_EQ(*rows[0].snr_db, in_order);
 }
@@ -110,17 +129,9 @@ TEST(ScaleStatsRow, PartsMergeInPartOrderWhicheverArrivesFirst) {
 TEST(ScaleStatsTrace, DelayedRunRecordsEveryOperandAtTracedStepsWithItsHistory) {
   testing::temp_dir dir;
   const auto db = dir / "run.db";
+  const auto rows = traced_scale_rows("tutorial_conv_fp8_delayed --train-limit 32 --max-steps 4 --trace.every 2", db);
+  ASSERT_FALSE(rows.empty());
   int code = -1;
-  const std::string out =
-      run_numlab("train --config tutorial_conv_fp8_delayed --dataset synthetic --train-limit 32 --test-limit 8 "
-                 "--batch-size 8 --max-steps 4 --trace.db " + db.string() + " --trace.every 2",
-                 code);
-  ASSERT_EQ(code, 0) << out;
-  rundb::reader r(db);
-  rundb::scale_stats_query q;
-  q.run = 1;
-  q.with_histograms = true;
-  const auto rows = r.scale_stats(q);
   // 3 layers (conv1 has no input gradient: no dgrad), steps 0 and 2.
   std::map<std::int64_t, std::size_t> per_step;
   std::map<std::tuple<std::string, std::string, std::string, std::int64_t>, rundb::scale_stats_record> by_key;
@@ -148,6 +159,26 @@ TEST(ScaleStatsTrace, DelayedRunRecordsEveryOperandAtTracedStepsWithItsHistory) 
   EXPECT_NE(summary.find("scaled formats: 32 operand records, 16 GEMM operands"), std::string::npos) << summary;
   EXPECT_NE(summary.find("conv2 forward weight [e4m3/fp32-given/tensor]: steps 0..2 (2)"), std::string::npos)
       << summary;
+}
+
+TEST(ScaleStatsTrace, Nvfp4RowsRecordTheScaleOfTheirAmaxAlsoForHadamardTransformedConvParts) {
+  // NVFP4's tensor scale is RN(amax / (6 * 448)) in fp32, so a row whose amax
+  // and scale describe the same values has amax / (2688 * scale) within fp32
+  // rounding of 1. conv2d's wgrad runs in parts (chunks of images) and under
+  // the Hadamard transform each part takes the scale of its own transformed
+  // values: the row must pair the largest part amax with that part's scale
+  // (part 0's gave ratios up to 1.28).
+  testing::temp_dir dir;
+  const auto rows = traced_scale_rows("tutorial_conv_nvfp4 --train-limit 16 --max-steps 2 --trace.every 1",
+                                      dir / "nvfp4.db");
+  std::size_t wgrad_rows = 0;
+  for (const auto& row : rows) {
+    SCOPED_TRACE(row.layer + " " + row.op + " " + row.role + " step " + std::to_string(row.step));
+    ASSERT_TRUE(row.amax && row.scale);
+    EXPECT_NEAR(*row.amax / (2688.0 * *row.scale), 1.0, 0x1p-23);
+    wgrad_rows += static_cast<std::size_t>(row.op == "wgrad");
+  }
+  EXPECT_EQ(wgrad_rows, 12u);  // conv1, conv2, logits x activation, gradient x 2 steps
 }
 
 }  // namespace

@@ -187,6 +187,10 @@ class tensor_hook {
   /// Every hook that performs an update reports it so. Default: nothing.
   virtual void observe_update(const site& /*where*/, std::span<const float> /*before*/,
                               std::span<const float> /*delta*/, std::span<const float> /*after*/) {}
+  /// Whether observe_update() of `where` at this step would use what it is
+  /// given: a hook that performs an update keeps the old weights and works
+  /// out the delta only where this says so. Default: true.
+  virtual bool observes_update(const site& /*where*/) { return true; }
   /// Sees one GEMM operand a scaled recipe has just quantized, at the GEMM's
   /// site (called by a precision policy on the hook chained after it, one
   /// call at a time even while conv2d's workers run). Default: nothing.

@@ -81,6 +81,8 @@ class run_tracer : public tensor_hook {
   void update(const site& where, std::span<float> weight, const weight_step& step) override;
   void observe_update(const site& where, std::span<const float> before, std::span<const float> delta,
                       std::span<const float> after) override;
+  /// Whether some sink wants the update of `where` at this step.
+  bool observes_update(const site& where) override;
   /// Announces the gradient a matmul/conv receives where the policy cast it
   /// (role grad_input, `unrounded` set): that cast is where mixed precision
   /// loses small gradients. A forward input's cast repeats its producer's

@@ -2,9 +2,10 @@
 // rundb::scale_stats_record rows (table scale_stats, schema version 3; see
 // rundb/SCHEMA.md). Where conv2d splits a GEMM into parts, the parts of one
 // operand at one step become one row (counts and energies summed, block-scale
-// binades merged, amax the largest, scale and history part 0's), merged in
-// the order of their part numbers whichever worker reported them first, so
-// the row does not depend on thread timing.
+// binades merged, amax the largest part's and scale that same part's, the
+// first such, so that amax and scale describe the same values; history part
+// 0's), merged in the order of their part numbers whichever worker reported
+// them first, so the row does not depend on thread timing.
 //
 // Columns: layer = the op's layer, op = the GEMM ("forward", "dgrad",
 // "wgrad"), role = the operand ("activation", "weight", "gradient"),

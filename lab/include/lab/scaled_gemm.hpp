@@ -57,8 +57,8 @@ struct operand_quantization {
   /// scale): that rule. A per-tensor scale is the tensor's block scale, so an
   /// element it flushes counts as block_underflow where that rule's scale of
   /// the element alone would hold it, as num::quantize counts a block's
-  /// flushes (libnum, seeing a given scale, counts every flush as
-  /// underflow_to_zero).
+  /// flushes (num::count_flushes_as_block_underflow; libnum's quantize,
+  /// seeing a given scale, counts every flush as underflow_to_zero).
   std::optional<num::scale_rule> given_scale_stands_for;
 };
 

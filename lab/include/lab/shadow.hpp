@@ -37,6 +37,8 @@ class tensor_recorder : public tensor_hook {
                                  unrounded_values unrounded) override;
   void observe_update(const site& where, std::span<const float> before, std::span<const float> delta,
                       std::span<const float> after) override;
+  /// Whether the next hook observes the update (it records none itself).
+  bool observes_update(const site& where) override;
 
   /// Recorded activations and gradients keyed "layer/tensor#role", in key order.
   [[nodiscard]] const std::map<std::string, entry>& entries() const { return entries_; }

@@ -25,8 +25,15 @@ struct scaled_stats {
   /// (× tensor scale), i.e. the largest |element| before rounding; NaN for a
   /// NaN scale, 0 for a zero scale or an all-zero block.
   std::vector<double> amax_over_scale;
-  double signal_energy = 0;  ///< sum of x² over finite elements of blocks with a finite scale
-  double noise_energy = 0;   ///< sum of (x - dequantized x)² over the same elements
+  /// Sum of x² over finite elements of blocks with a finite scale, in
+  /// double; the element of index i (row-major) goes to partial sum i mod 8,
+  /// combined as ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)).
+  double signal_energy = 0;
+  double noise_energy = 0;   ///< sum of (x - dequantized x)² over the same elements, in the same order
+  /// The largest finite |x| of the input (0 for none): the amax every scale
+  /// rule takes, of the values quantize() took (after any transform the
+  /// caller applied before it).
+  float amax = 0.0f;
 
   /// Fraction of nonzero finite elements flushed by their block's scale.
   double block_underflow_fraction() const;

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <span>
 #include <libnum/scaled_stats.hpp>
@@ -76,6 +77,81 @@ TEST(ScaledStats, OfAQuantizationMadeTakesItsScalesAndDequantizedValuesIn2DBlock
   EXPECT_THROW(num::scaled_stats_of(in, {1, 15}, o.format, scales, r, back), std::invalid_argument);
   EXPECT_THROW(num::scaled_stats_of(in, shape, o.format, scales, r, std::span<const float>(back).first(14)),
                std::invalid_argument);
+}
+
+TEST(ScaledStats, AmaxIsTheLargestFiniteMagnitudeOfTheInput) {
+  // Infinities and NaN are no amax (every scale rule skips them); the sign is.
+  num::scaled_options o;
+  o.format = {num::element_type::e4m3, num::scale_rule::mx_floor, {1, 2}};
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> in{1.0f, -3.0f, inf, 2.0f, nan, -inf, 0.5f, -0.0f};
+  EXPECT_EQ(num::compute_scaled_stats(in, {1, in.size()}, o).amax, 3.0f);
+  EXPECT_EQ(num::compute_scaled_stats(in, {2, 4}, o).amax, 3.0f);
+  const std::vector<float> none{nan, -inf, 0.0f, -0.0f};
+  EXPECT_EQ(num::compute_scaled_stats(none, {1, none.size()}, o).amax, 0.0f);
+}
+
+TEST(ScaledStats, EnergiesAreSummedInEightPartialSumsByElementIndex) {
+  // x0 = 2^27 (x0² = 2^54, whose ulp is 4) and nine ones. Summed one after
+  // the other every 1 is lost: 2^54. In partial sums by index mod 8: lane 0
+  // holds 2^54 + 1 (x8 = 1) -> 2^54, lane 1 holds 2 (x1, x9), the others 1;
+  // s0 + s1 = 2^54 + 2 is a tie that rounds to even 2^54, so is that + (s2 +
+  // s3), and the right half, 4, is one ulp: 2^54 + 4.
+  std::vector<float> in(10, 1.0f);
+  in[0] = 0x1p27f;
+  num::scaled_options o;
+  o.format = {num::element_type::e4m3, num::scale_rule::mx_floor, {1, 32}};
+  std::vector<std::uint8_t> elements(in.size());
+  std::vector<std::uint32_t> scales(1);
+  const num::scaled_result r = num::quantize(in, {1, in.size()}, elements, scales, o);
+  // Pass the input as its own dequantized values: no noise, all signal.
+  const num::scaled_stats s = num::scaled_stats_of(in, {1, in.size()}, o.format, scales, r, in);
+  EXPECT_EQ(s.signal_energy, 0x1p54 + 4);
+  EXPECT_EQ(s.noise_energy, 0.0);
+  // The same values as a 2 x 5 tensor: the order is the element index's, not the blocks'.
+  std::vector<std::uint32_t> scales2(2);
+  const num::scaled_result r2 = num::quantize(in, {2, 5}, elements, scales2, o);
+  EXPECT_EQ(num::scaled_stats_of(in, {2, 5}, o.format, scales2, r2, in).signal_energy, 0x1p54 + 4);
+}
+
+TEST(ScaledStats, ElementPassOverSixteenAndMoreValuesKeepsTheLaneOrderAndSkipsWhatTheScalarLoopSkips) {
+  // 40 values (two runs of 16, then 8: the AVX-512 body and the scalar tail
+  // where the CPU has AVX-512; ctest runs this again under NUMLAB_SIMD=scalar).
+  // x0 = 2^27, the rest 1: lane 0 holds 2^54 (each of its four ones lost),
+  // lanes 1-7 hold 5 each. (2^54 + 5) -> 2^54 + 4; + (5 + 5) = 2^54 + 14, a
+  // tie, to even 2^54 + 16; + ((5 + 5) + (5 + 5)) = 2^54 + 36, exact.
+  std::vector<float> in(40, 1.0f);
+  in[0] = 0x1p27f;
+  num::scaled_options o;
+  o.format = {num::element_type::e4m3, num::scale_rule::mx_floor, {1, 32}};
+  const num::tensor_shape shape{1, in.size()};
+  std::vector<std::uint8_t> elements(in.size());
+  std::vector<std::uint32_t> scales(num::scale_count(o.format, shape));
+  const num::scaled_result r = num::quantize(in, shape, elements, scales, o);
+  EXPECT_EQ(num::scaled_stats_of(in, shape, o.format, scales, r, in).signal_energy, 0x1p54 + 36);
+  // Non-finite inputs count as neither finite nor signal, a NaN dequantized
+  // value (a NaN-scale block) as no signal and no noise; either side of the
+  // 16-value boundary, and -5 at index 20 is the amax.
+  std::vector<float> x(40, 0.5f), back(40, 0.5f);
+  x[3] = std::numeric_limits<float>::infinity();
+  x[17] = -std::numeric_limits<float>::infinity();
+  x[33] = std::numeric_limits<float>::quiet_NaN();
+  x[20] = -5.0f;
+  back[20] = -4.0f;  // noise 1
+  x[5] = 0.0f;
+  back[5] = 0.0f;
+  x[30] = 2.0f;
+  back[30] = std::numeric_limits<float>::quiet_NaN();  // not counted
+  x[38] = -0.0f;
+  back[38] = 0.0f;
+  const num::scaled_result rx = num::quantize(x, shape, elements, scales, o);
+  const num::scaled_stats sx = num::scaled_stats_of(x, shape, o.format, scales, rx, back);
+  EXPECT_EQ(sx.finite, 37u);
+  EXPECT_EQ(sx.nonzero_finite, 35u);
+  EXPECT_EQ(sx.amax, 5.0f);
+  // 33 values of 0.5 (0.25 each) and 25: 8.25 + 25, exact in any order.
+  EXPECT_EQ(sx.signal_energy, 33.25);
+  EXPECT_EQ(sx.noise_energy, 1.0);
 }
 
 }  // namespace
