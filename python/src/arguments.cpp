@@ -23,6 +23,10 @@ num::format parse_format_argument(std::string_view call, std::string_view text) 
   return parse_argument(call, "format", [&] { return num::parse_format(text); });
 }
 
+num::random_draws parse_draws_argument(std::string_view call, std::string_view text) {
+  return parse_argument(call, "draws", [&] { return num::parse_random_draws(text); });
+}
+
 num::round_spec parse_spec(std::string_view call, const rounding_arguments& args) {
   num::round_spec spec;
   spec.mode = parse_argument(call, "mode", [&] { return num::parse_rounding(args.mode); });

@@ -27,10 +27,13 @@ struct rounding_arguments {
   std::uint64_t stream = 0;
   std::uint64_t first_index = 0;
   std::string nans = "first-operand";  ///< NaN convention: first-operand, x86, arm-dn, cuda
+  std::string draws = "full-word";     ///< stochastic rounding's random words: full-word, half-word
 };
 
 /// num::parse_format, raising ValueError "<call> format: <libnum's message>".
 num::format parse_format_argument(std::string_view call, std::string_view text);
+/// num::parse_random_draws, raising ValueError "<call> draws: <libnum's message>".
+num::random_draws parse_draws_argument(std::string_view call, std::string_view text);
 /// The round_spec of the arguments; raises ValueError naming call and argument.
 num::round_spec parse_spec(std::string_view call, const rounding_arguments& args);
 /// The IEEE 754 flags set in `raised` as names ("invalid", "divide_by_zero",

@@ -30,6 +30,7 @@ num::array_options array_options_of(std::string_view call, const rounding_argume
   o.seed = args.seed;
   o.stream = args.stream;
   o.first_index = args.first_index;
+  o.draws = parse_draws_argument(call, args.draws);
   o.want_counts = kernel.counts;
   o.flush_subnormal_inputs = kernel.flush_subnormal_inputs;
   o.flush_subnormal_outputs = kernel.flush_subnormal_outputs;
@@ -163,21 +164,24 @@ void bind_arrays(py::module_& m) {
       [](const py::object& values, std::string format, std::string mode, int bits, std::uint64_t seed,
          std::uint64_t stream, std::uint64_t first_index, std::string overflow, std::string tininess,
          std::string nans, bool flush_subnormal_inputs, bool flush_subnormal_outputs, bool counts, unsigned threads,
-         std::optional<py::array> out) {
+         std::optional<py::array> out, std::string draws) {
         return round_values(as_array(values),
-                            {format, mode, bits, overflow, tininess, seed, stream, first_index, nans},
+                            {format, mode, bits, overflow, tininess, seed, stream, first_index, nans, draws},
                             {flush_subnormal_inputs, flush_subnormal_outputs, counts, threads}, out);
       },
       py::arg("values"), py::arg("format") = "fp16", py::arg("mode") = "ne", py::kw_only(), py::arg("bits") = 32,
       py::arg("seed") = 0, py::arg("stream") = 0, py::arg("first_index") = 0, py::arg("overflow") = "ieee",
       py::arg("tininess") = "after", py::arg("nans") = "first-operand", py::arg("flush_subnormal_inputs") = false,
       py::arg("flush_subnormal_outputs") = false, py::arg("counts") = false, py::arg("threads") = 1,
-      py::arg("out") = py::none(),
+      py::arg("out") = py::none(), py::arg("draws") = "full-word",
       R"(Round float32/float64 values once into `format` and return them as float32
 (the exact value of each rounded result), in the shape of `values`.
 
 mode: ne na rz ru rd ro sr. Stochastic rounding (sr) takes `bits` random bits
-from word first_index + i of the Philox stream (seed, stream) for element i.
+from word first_index + i of the Philox stream (seed, stream) for element i;
+with draws="half-word" (bits <= 16) element i takes the low (i even) or high
+(i odd) 16-bit half of word (first_index + i) / 2 instead: half the generator's
+work (docs/NUMERICS.md).
 overflow: ieee, saturate or nan; tininess: after or before (rounding).
 nans: which NaN a NaN result is (docs/NUMERICS.md, "NaNs"): first-operand
 (sign and top payload bits kept), x86 (as first-operand for conversions),
@@ -189,15 +193,17 @@ write into (may be `values` itself). Bit-identical to num::round_array.)");
       "encode",
       [](const py::object& values, std::string format, std::string mode, int bits, std::uint64_t seed,
          std::uint64_t stream, std::uint64_t first_index, std::string overflow, std::string tininess,
-         std::string nans, bool flush_subnormal_inputs, bool flush_subnormal_outputs, bool counts, unsigned threads) {
+         std::string nans, bool flush_subnormal_inputs, bool flush_subnormal_outputs, bool counts, unsigned threads,
+         std::string draws) {
         return encode_values(as_array(values),
-                             {format, mode, bits, overflow, tininess, seed, stream, first_index, nans},
+                             {format, mode, bits, overflow, tininess, seed, stream, first_index, nans, draws},
                              {flush_subnormal_inputs, flush_subnormal_outputs, counts, threads});
       },
       py::arg("values"), py::arg("format") = "fp16", py::arg("mode") = "ne", py::kw_only(), py::arg("bits") = 32,
       py::arg("seed") = 0, py::arg("stream") = 0, py::arg("first_index") = 0, py::arg("overflow") = "ieee",
       py::arg("tininess") = "after", py::arg("nans") = "first-operand", py::arg("flush_subnormal_inputs") = false,
       py::arg("flush_subnormal_outputs") = false, py::arg("counts") = false, py::arg("threads") = 1,
+      py::arg("draws") = "full-word",
       R"(Round float32/float64 values once into `format` and return the encodings:
 uint8 for formats of up to 8 bits, uint16 up to 16, uint32 beyond. Arguments as
 for round(). Bit-identical to num::encode_array.)");

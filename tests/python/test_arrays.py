@@ -156,6 +156,23 @@ def test_stochastic_rounding_is_independent_of_threads_and_chunking():
     np.testing.assert_array_equal(whole, np.concatenate([first, rest]))
 
 
+def test_half_word_draws_take_each_words_halves_in_turn():
+    """draws="half-word": element i takes the low (i even) or high (i odd) half
+    of word i // 2 as the top bits of its word. Stochastic rounding with
+    bits=16 reads a word's top 16 bits, so on equal inputs element 2k + 1
+    rounds as full-word element k does (the high half of word k)."""
+    values = np.full(4096, 1.0 + 2.0 ** -11, dtype=np.float32)  # halfway between fp16 1 and 1 + 2^-10
+    full = numlab.encode(values[:2048], "fp16", "sr", bits=16, seed=9)
+    half = numlab.encode(values, "fp16", "sr", bits=16, seed=9, draws="half-word")
+    np.testing.assert_array_equal(half[1::2], full)
+    assert not np.array_equal(half[0::2], full)  # the low halves are other draws
+    assert 0.4 < np.mean(half == 0x3C01) < 0.6   # rounded up about half the time
+    with pytest.raises(ValueError, match="17"):
+        numlab.round(values, "fp16", "sr", bits=17, draws="half-word")
+    with pytest.raises(ValueError, match="round draws: random draws 'quarter' is not one of"):
+        numlab.round(values, "fp16", "sr", draws="quarter")
+
+
 def test_the_report_says_how_many_threads_ran():
     """libnum gives a thread its own share only past its parallel threshold:
     8 fork-joins' cost (8 x 2.3 us) over the kernel's cost per element
@@ -223,6 +240,15 @@ def test_nan_conventions_give_hand_derived_encodings(format, nans, expected):
     assert codes.tolist() == expected
     assert report.nan == 3
     assert report.flags == ("invalid",)  # the sNaN, under every convention
+
+
+def test_cuda_keeps_the_sign_of_an_overflows_nan_in_e4m3():
+    # E4M3 has no inf: -1000 and -inf become S.1111.111 with S = 1, as an
+    # H100's __nv_cvt_float_to_fp8 with __NV_NOSAT gives (tests/device), while
+    # a NaN input gives the canonical 0x7F.
+    values = np.array([-1000.0, -np.inf, 1000.0, np.nan], dtype=np.float32)
+    assert numlab.encode(values, "e4m3", nans="cuda").tolist() == [0xFF, 0xFF, 0x7F, 0x7F]
+    assert numlab.encode(values, "e4m3", nans="arm-dn").tolist() == [0x7F, 0x7F, 0x7F, 0x7F]
 
 
 def test_nan_convention_reaches_rounded_float32_values():
