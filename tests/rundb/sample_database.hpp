@@ -3,9 +3,6 @@
 // can compare what they read against values computed independently.
 #pragma once
 
-#include <unistd.h>
-
-#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -13,29 +10,14 @@
 #include <vector>
 
 #include "rundb/writer.hpp"
+#include "scratch_dir.hpp"
 
 namespace rundb_test {
 
 /// A fresh directory removed (with its contents) at scope exit.
-class scratch_dir {
+class scratch_dir : public test_support::scratch_dir {
  public:
-  explicit scratch_dir(const std::string& tag) {
-    static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("numlab-rundb-" + tag + "-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~scratch_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  scratch_dir(const scratch_dir&) = delete;
-  scratch_dir& operator=(const scratch_dir&) = delete;
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  std::filesystem::path path_;
+  explicit scratch_dir(const std::string& tag) : test_support::scratch_dir("rundb", tag) {}
 };
 
 inline void write_file(const std::filesystem::path& file, const std::string& bytes) {

@@ -1,29 +1,19 @@
 // A fresh folder for one sweep or merge test, removed at scope exit.
 #pragma once
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <string>
-#include <system_error>
 #include <vector>
+
+#include "scratch_dir.hpp"
 
 namespace sweep_test {
 
 struct scratch {
+  test_support::scratch_dir folder;
   std::filesystem::path dir;
-  explicit scratch(const std::string& tag)
-      : dir(std::filesystem::temp_directory_path() / ("numlab-sweep-" + tag + "-" + std::to_string(getpid()))) {
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-  }
-  ~scratch() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
-  }
-  scratch(const scratch&) = delete;
-  scratch& operator=(const scratch&) = delete;
+  explicit scratch(const std::string& tag) : folder("sweep", tag), dir(folder.path()) {}
 
   // Every name in the folder, sorted, but for the -wal and -shm files SQLite
   // keeps beside a database that exists (a read-only open may leave them).
