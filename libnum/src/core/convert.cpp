@@ -110,8 +110,10 @@ rounded from_float(const format& f, float x, const round_spec& spec, std::uint32
 
 rounded convert(const format& from, std::uint32_t bits, const format& to, const round_spec& spec,
                 std::uint32_t random_word) {
-  return delivered(to, convert_first_operand(from, bits, to, spec, random_word), spec,
-                   classify(from, bits) == value_class::infinite);
+  // Only cuda_canonical asks whether the value was an infinity: no second classify otherwise.
+  const bool from_infinity =
+      spec.nans == nan_convention::cuda_canonical && classify(from, bits) == value_class::infinite;
+  return delivered(to, convert_first_operand(from, bits, to, spec, random_word), spec, from_infinity);
 }
 
 rounded from_int64(const format& f, std::int64_t v, const round_spec& spec, std::uint32_t random_word) {
