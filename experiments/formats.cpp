@@ -2,8 +2,10 @@
 // smallest subnormal, epsilon, bit widths), beside what the MindSpore and
 // Graphcore tutorials state, and a few conversions those tutorials describe.
 #include <array>
+#include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include <libnum/small_float.hpp>
 
@@ -18,28 +20,42 @@ namespace {
 constexpr const char* mindspore = "MindSpore mixed-precision tutorial";
 constexpr const char* graphcore = "Graphcore TF1 fp16 tutorial";
 
-/// A value of F printed as its shortest decimal, with "= 2^k" for powers of two.
+/// A value of F as a plain number for a numeric column: 5 significant digits, or all digits below 10^7.
 template <num::format F>
 std::string described(num::small_float<F> v) {
   const double x = static_cast<double>(v);
-  const std::string power = power_of_two_or_decimal(x);
-  if (power.rfind("2^", 0) == 0) return significant(x, 5) + " = " + power;
-  return x < 1e7 ? fixed(x, 0) : significant(x, 8);
+  return x < 1e7 && x == std::floor(x) ? fixed(x, 0) : significant(x, 5);
+}
+
+/// The exponent k of a value of F that is exactly 2^k, else "-": a column of its own so that the value's
+/// column stays a number a program can read.
+template <num::format F>
+std::string log2_if_power_of_two(num::small_float<F> v) {
+  int exponent = 0;
+  const double x = static_cast<double>(v);
+  return x > 0 && std::frexp(x, &exponent) == 0.5 ? std::to_string(exponent - 1) : "-";
 }
 
 template <num::format F>
 void add_format_row(table& t, const std::string& name) {
   using limits = std::numeric_limits<num::small_float<F>>;
-  t.add_row({name, std::to_string(F.total_bits()), std::to_string(8 * sizeof(typename num::small_float<F>::storage_type)),
-             std::to_string(F.exponent_bits()), std::to_string(F.fraction_bits()), described(limits::max()),
-             described(limits::min()), described(limits::denorm_min()), described(limits::epsilon()),
-             F.infinities ? "yes" : "no"});
+  std::vector<std::string> row{name, std::to_string(F.total_bits()),
+                               std::to_string(8 * sizeof(typename num::small_float<F>::storage_type)),
+                               std::to_string(F.exponent_bits()), std::to_string(F.fraction_bits())};
+  for (const auto v : {limits::max(), limits::min(), limits::denorm_min(), limits::epsilon()}) {
+    row.push_back(described(v));
+    row.push_back(log2_if_power_of_two(v));
+  }
+  row.push_back(F.infinities ? "yes" : "no");
+  t.add_row(std::move(row));
 }
 
 table parameters_table() {
-  table t("parameters", "Format parameters (5 significant digits, with the exact power of two where the value is one)",
-          {"format", "bits", "stored in bits", "exponent bits", "fraction bits", "max", "min normal",
-           "min subnormal", "epsilon (1 to next)", "infinities"});
+  table t("parameters",
+          "Format parameters (5 significant digits; the exponent k beside each value that is exactly 2^k)",
+          {"format", "bits", "stored in bits", "exponent bits", "fraction bits", "max", "log2(max)", "min normal",
+           "log2(min normal)", "min subnormal", "log2(min subnormal)", "epsilon (1 to next)",
+           "log2(epsilon)", "infinities"});
   add_format_row<num::binary16>(t, "fp16");
   add_format_row<num::bfloat16_format>(t, "bf16");
   add_format_row<num::fp8_e4m3>(t, "fp8 e4m3");
