@@ -161,7 +161,7 @@ std::string render_experiments_md(const std::filesystem::path& output_dir) {
       "Experiments that train also leave `NAME.db`, the run database of their first seed's training runs "
       "(not committed: `numlab inspect NAME.db`, or open it in `numlab-gui`).\n\n"
       "Runs at the tutorials' full sizes (`numlab experiment NAME --full --out " + dir +
-      "/full`, one seed, hours on 2 cores) are not part of this file:";
+      "/full`, one seed unless the file says more, minutes to hours on 2 cores) are not part of this file:";
   std::string full_runs;
   for (const experiment& e : all_experiments()) {
     const std::filesystem::path md = output_dir / "full" / (std::string(e.name) + ".md");
