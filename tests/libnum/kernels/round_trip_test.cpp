@@ -84,6 +84,38 @@ TEST_P(RoundTrip, All8BitPatterns) {
   }
 }
 
+// Lengths that leave a partial vector (and a start that is not vector
+// aligned), in each code width: the whole-vector loop and the partial tail
+// must decode alike, and nothing past the end may be written.
+template <class Code>
+void decode_lengths(const num::format& f, num::simd_path path) {
+  std::vector<Code> codes(100);
+  for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<Code>(0x9e3779b9u * (i + 1) >> 7);
+  for (const std::size_t start : {std::size_t{0}, std::size_t{3}}) {
+    for (const std::size_t n : {1, 7, 15, 16, 17, 31, 33, 64, 97}) {
+      num::decode_options d;
+      d.source = f;
+      d.path = path;
+      std::vector<float> decoded(n + 1, -7.0f);
+      num::decode_array(std::span<const Code>(codes).subspan(start, n), std::span<float>(decoded).first(n), d);
+      for (std::size_t i = 0; i < n; ++i) {
+        EXPECT_EQ(float_bits(decoded[i]), float_bits(num::to_float(f, codes[start + i])))
+            << num::format_name(f) << " n " << n << " start " << start << " element " << i;
+      }
+      EXPECT_EQ(decoded[n], -7.0f) << num::format_name(f) << " n " << n << ": wrote past the end";
+    }
+  }
+}
+
+TEST_P(RoundTrip, DecodesPartialVectorsInEveryCodeWidth) {
+  NUMLAB_REQUIRE_PATH(GetParam());
+  decode_lengths<std::uint8_t>(num::fp8_e4m3, GetParam());
+  decode_lengths<std::uint16_t>(num::binary16, GetParam());
+  decode_lengths<std::uint16_t>(num::bfloat16_format, GetParam());
+  decode_lengths<std::uint32_t>(num::tf32, GetParam());
+  decode_lengths<std::uint32_t>(num::binary32, GetParam());
+}
+
 INSTANTIATE_TEST_SUITE_P(Kernels, RoundTrip, ::testing::ValuesIn(all_paths),
                          [](const auto& info) { return std::string(num::simd_path_name(info.param)); });
 
