@@ -1,9 +1,9 @@
-// The AVX-512 MX block kernel: 32 fp32 values as two 16-lane vectors. Each
-// lane rounds its 24-bit significand m at the element's quantum with the
-// same decisions as round_exact (libnum/src/core/round_exact.cpp): the bits
-// shifted out decide, and a carry out of the kept part lands on the next
-// exponent's code. The rounding mode is a template parameter, so each mode's
-// loop holds only its own arithmetic; counts are popcounts of lane masks.
+// The AVX-512 MX block kernel: 32 fp32 values as two 16-lane vectors, each
+// lane rounded under its block's scale by mx_lane_rounding
+// (mx_lane_rounding_avx512.hpp). The rounding mode is a template parameter,
+// so each mode's loop holds only its own arithmetic; counts are popcounts of
+// lane masks. A row's whole blocks go 16 to a group: first their amaxes and
+// scales together (lane j of one vector for block j), then their elements.
 // The underflow flag is worked out only until it is raised
 // (mx_underflow_avx512.hpp). Rows of at most 16 elements (the trainer's
 // k = 9 GEMM operands) go several to a pass, each row its own block under
@@ -15,6 +15,8 @@
 // The AVX-512 region opens after every other header (see avx512_region.hpp).
 #include "avx512_region.hpp"
 #include "element_fields_avx512.hpp"
+#include "lane_max_avx512.hpp"
+#include "mx_lane_rounding_avx512.hpp"
 #include "mx_underflow_avx512.hpp"
 #include "random_window.hpp"
 
@@ -31,39 +33,26 @@ class mx_blocks {
   explicit mx_blocks(const mx_kernel_setup& k)
       : k_(k),
         small_below_(splat((static_cast<std::uint32_t>(k.emax > 1 ? k.emax : 1) << 23) - 1)),
-        normal_shift_minus_one_(splat(static_cast<std::uint32_t>(23 - k.precision))),
-        max_code_(splat(k.max_code)),
-        top_bits_(splat(k.spec.random_bits >= 32 ? 0xFFFFFFFFu : ~((1u << (32 - k.spec.random_bits)) - 1))),
-        precision_shift_(_mm_cvtsi32_si128(k.precision - 1)),
-        sign_shift_(_mm_cvtsi32_si128(32 - k.element_bits)),
-        sign_bit_(splat(1u << (k.element_bits - 1))),
         emin_minus_emax_(splat(static_cast<std::uint32_t>(k.emin - k.emax))),
         // INT8 divides by X and multiplies by 2^6 (its implicit scale).
         scale_bits_offset_(splat(static_cast<std::uint32_t>(127 + k.emax + (k.int8 ? 6 : 0)) << 23)),
-        emin_bits_(splat(static_cast<std::uint32_t>(127 + k.emin) << 23)),
-        c_offset_(splat(static_cast<std::uint32_t>(24 - k.precision) << 23)),
-        normal_shift_count_(_mm_cvtsi32_si128(24 - k.precision)),
-        c_field_offset_(splat(static_cast<std::uint32_t>(127 + k.emin + 24 - k.precision) << (k.precision - 1))),
         emax_(k.emax),
         rule_(k.rule),
         max_fraction_(k.max_fraction),
         even_half_(1u << (23 - k.precision)),
         packed_fp4_(k.packed_fp4),
         int8_(k.int8),
-        int8_negative_limit_(splat(k.int8_symmetric ? 127 : 128)),
-        fields_(k.element_bits, k.precision - 1, k.bias) {}
+        lanes_(k) {}
 
-  // One block; false (nothing written) when it needs the scalar path. A
-  // partial block (a row's last, `count` < 32 elements) reads and writes
-  // only its own elements: the lanes past it hold zeros, which change
-  // neither the amax nor any count.
-  // With `values` set, the block's dequantized values go there instead of
-  // its codes.
-  template <bool Partial = false>
-  NUMLAB_INLINE bool block(const float* in, const std::uint32_t* words, std::uint8_t* codes, std::uint32_t& scale,
-                           float* values, std::size_t count = 32) {
-    const __mmask32 present = Partial ? static_cast<__mmask32>((std::uint64_t{1} << count) - 1) : ~__mmask32{0};
-    const input in_lanes = load<Partial>(in, words, present);
+  // A row's partial last block (`count` < 32 elements); false (nothing
+  // written) when it needs the scalar path. It reads and writes only its own
+  // elements: the lanes past it hold zeros, which change neither the amax
+  // nor any count. With `values` set, the block's dequantized values go
+  // there instead of its codes.
+  NUMLAB_INLINE bool partial_block(const float* in, const std::uint32_t* words, std::uint8_t* codes,
+                                   std::uint32_t& scale, float* values, std::size_t count) {
+    const auto present = static_cast<__mmask32>((std::uint64_t{1} << count) - 1);
+    const input in_lanes = load<true>(in, words, present);
     // The block amax in every lane (a butterfly of maxima).
     __m512i amax = _mm512_max_epu32(in_lanes.a0, in_lanes.a1);
     amax = _mm512_max_epu32(amax, _mm512_shuffle_i32x4(amax, amax, 0x4E));
@@ -98,9 +87,67 @@ class mx_blocks {
     if (scale_field > 254) return false;
     scale = static_cast<std::uint32_t>(scale_field < 0 ? 0 : scale_field);
     s.x_bits = splat(scale == 0 ? 0x00400000u : scale << 23);
-    emit<Partial>(in_lanes, s, s, present, codes, values);
+    emit<true>(in_lanes, s, s, present, codes, values);
     ++blocks_;
     return true;
+  }
+
+  // The first pass over up to 16 whole blocks of a row (`count`, from `in`):
+  // their amaxes reduced together, 16 to one vector (lane j block j's), and
+  // their scales derived in one go, instead of a butterfly of maxima and a
+  // trip through a general register per block: on the Zen 4 this was
+  // measured on, the block loop is bound by its vector operations
+  // (bench/RESULTS.md, issue 15, session 9). Stores the E8M0 codes of the
+  // blocks it takes and keeps their scales for group_block(); returns the
+  // blocks left to the scalar path (bit j for block j), for what
+  // partial_block() leaves a block for.
+  NUMLAB_INLINE std::uint32_t group_scales(const float* in, std::size_t count, std::uint32_t* scales) {
+    const __m512i magnitude = splat(0x7FFFFFFF), one = splat(1);
+    __m512i amax[16];
+    std::uint32_t small = 0;
+    for (std::size_t j = 0; j < 16; ++j) {
+      if (j >= count) {
+        amax[j] = _mm512_setzero_si512();
+        continue;
+      }
+      const __m512i a0 = _mm512_and_si512(_mm512_loadu_si512(in + 32 * j), magnitude);
+      const __m512i a1 = _mm512_and_si512(_mm512_loadu_si512(in + 32 * j + 16), magnitude);
+      amax[j] = _mm512_max_epu32(a0, a1);
+      // As load()'s `small`, for the block as a whole.
+      const __m512i least = _mm512_min_epu32(_mm512_sub_epi32(a0, one), _mm512_sub_epi32(a1, one));
+      small |= (_mm512_cmplt_epu32_mask(least, small_below_) != 0 ? 1u : 0u) << j;
+    }
+    const __m512i block_amax = transposed_max(amax);
+    const block_scale s = lane_scale(block_amax);
+    const auto present = static_cast<__mmask16>((1u << count) - 1);
+    const auto declined = static_cast<__mmask16>(
+        (small | _mm512_cmpge_epu32_mask(block_amax, splat(0x7F800000)) | _mm512_cmpgt_epi32_mask(s.code, splat(254))) &
+        present);
+    const __m512i code = _mm512_max_epi32(s.code, _mm512_setzero_si512());
+    _mm512_mask_storeu_epi32(scales, present & static_cast<__mmask16>(~declined), code);
+    _mm512_store_si512(group_.exponent_bits, s.exponent_bits);
+    _mm512_store_si512(group_.emin_field, s.emin_field);
+    _mm512_store_si512(group_.x_bits, _mm512_mask_mov_epi32(_mm512_slli_epi32(code, 23),
+                                                            _mm512_testn_epi32_mask(code, code), splat(0x00400000u)));
+    return declined;
+  }
+
+  // Block j of the last group_scales() (not one it declined), as
+  // partial_block() would quantize a block. It prefetches the block 64 on
+  // (four groups ahead): group_scales() does too little per block to hide
+  // the memory's latency itself, and a shorter distance (16, 32) left its
+  // loads waiting on a busy machine (bench/RESULTS.md, issue 15, session 9).
+  NUMLAB_INLINE void group_block(std::size_t j, const float* in, const std::uint32_t* words, std::uint8_t* codes,
+                                 float* values) {
+    _mm_prefetch(reinterpret_cast<const char*>(in + 32 * 64), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(in + 32 * 64 + 16), _MM_HINT_T0);
+    const input in_lanes = load<false, false>(in, words, ~__mmask32{0});
+    // Broadcasts from memory: loads, not vector operations.
+    const block_scale s{_mm512_set1_epi32(static_cast<int>(group_.exponent_bits[j])),
+                        _mm512_set1_epi32(static_cast<int>(group_.emin_field[j])), _mm512_setzero_si512(),
+                        _mm512_set1_epi32(static_cast<int>(group_.x_bits[j]))};
+    emit<false>(in_lanes, s, s, ~__mmask32{0}, codes, values);
+    ++blocks_;
   }
 
   // `rows` (at most group_rows()) rows of `cols` elements each, stored one
@@ -205,11 +252,6 @@ class mx_blocks {
   }
 
  private:
-  struct lanes {
-    __m512i code;
-    __mmask16 inexact, overflow, flushed;
-  };
-
   // A block's 32 lanes as two vectors: x (fp32 patterns), a = |x|, the
   // random words (stochastic rounding only), and the nonzero lanes below
   // 2^(emax - 127) (fp32 subnormals included), which the scalar path takes.
@@ -233,7 +275,8 @@ class mx_blocks {
   // lie in the input (`readable`, for short_rows(), which uses no lane
   // outside its rows): a masked load costs more than a load on the AMD
   // Zen 4 this was measured on (bench/RESULTS.md, issue 15, session 8).
-  template <bool Partial>
+  // Without `Small`, v.small is left 0 (group_scales() has checked the block).
+  template <bool Partial, bool Small = true>
   NUMLAB_INLINE input load(const float* in, const std::uint32_t* words, __mmask32 present,
                            bool readable = false) const {
     input v;
@@ -249,8 +292,9 @@ class mx_blocks {
     v.a1 = _mm512_and_si512(v.x1, magnitude);
     // Nonzero values below 2^(emax - 127) wrap to below small_below_ after
     // the - 1; zero wraps to the top.
-    v.small = join(_mm512_cmplt_epu32_mask(_mm512_sub_epi32(v.a0, one), small_below_),
-                   _mm512_cmplt_epu32_mask(_mm512_sub_epi32(v.a1, one), small_below_));
+    v.small = Small ? join(_mm512_cmplt_epu32_mask(_mm512_sub_epi32(v.a0, one), small_below_),
+                           _mm512_cmplt_epu32_mask(_mm512_sub_epi32(v.a1, one), small_below_))
+                    : 0;
     v.w0 = Mode == rounding::stochastic ? _mm512_loadu_si512(words) : _mm512_setzero_si512();
     v.w1 = Mode == rounding::stochastic ? _mm512_loadu_si512(words + 16) : _mm512_setzero_si512();
     return v;
@@ -279,25 +323,25 @@ class mx_blocks {
   NUMLAB_INLINE void emit(const input& v, const block_scale& s0, const block_scale& s1, __mmask32 done,
                           std::uint8_t* codes, float* values) {
     const auto done0 = static_cast<__mmask16>(done), done1 = static_cast<__mmask16>(done >> 16);
-    lanes r0, r1;
+    mx_lanes r0, r1;
     if constexpr (Mode == rounding::nearest_even) {
       // x / X as an fp32 pattern: the exponent field moved down by X's.
       const __m512i scale_bits0 = _mm512_sub_epi32(s0.exponent_bits, scale_bits_offset_);
       const __m512i scale_bits1 = _mm512_sub_epi32(s1.exponent_bits, scale_bits_offset_);
       if (int8_) {
-        r0 = int8_nearest_even16(v.x0, _mm512_sub_epi32(v.a0, scale_bits0));
-        r1 = int8_nearest_even16(v.x1, _mm512_sub_epi32(v.a1, scale_bits1));
+        r0 = lanes_.int8_nearest_even16(v.x0, _mm512_sub_epi32(v.a0, scale_bits0));
+        r1 = lanes_.int8_nearest_even16(v.x1, _mm512_sub_epi32(v.a1, scale_bits1));
       } else {
-        r0 = nearest_even16(v.x0, _mm512_sub_epi32(v.a0, scale_bits0));
-        r1 = nearest_even16(v.x1, _mm512_sub_epi32(v.a1, scale_bits1));
+        r0 = lanes_.nearest_even16(v.x0, _mm512_sub_epi32(v.a0, scale_bits0));
+        r1 = lanes_.nearest_even16(v.x1, _mm512_sub_epi32(v.a1, scale_bits1));
       }
     } else {
-      r0 = round16(v.x0, v.a0, s0.emin_field, v.w0);
-      r1 = round16(v.x1, v.a1, s1.emin_field, v.w1);
+      r0 = lanes_.round16(v.x0, v.a0, s0.emin_field, v.w0);
+      r1 = lanes_.round16(v.x1, v.a1, s1.emin_field, v.w1);
     }
     if (values != nullptr) {
-      const __m512 v0 = _mm512_mul_ps(decode16(r0.code), _mm512_castsi512_ps(s0.x_bits));
-      const __m512 v1 = _mm512_mul_ps(decode16(r1.code), _mm512_castsi512_ps(s1.x_bits));
+      const __m512 v0 = _mm512_mul_ps(lanes_.decode16(r0.code), _mm512_castsi512_ps(s0.x_bits));
+      const __m512 v1 = _mm512_mul_ps(lanes_.decode16(r1.code), _mm512_castsi512_ps(s1.x_bits));
       if constexpr (Masked) {
         _mm512_mask_storeu_ps(values, done0, v0);
         _mm512_mask_storeu_ps(values + 16, done1, v1);
@@ -326,130 +370,15 @@ class mx_blocks {
         __builtin_popcount(static_cast<std::uint32_t>(a) | static_cast<std::uint32_t>(b) << 16));
   }
 
-  // Sixteen lanes: x (fp32 patterns), a = |x|, emin_field = the fp32
-  // exponent field of the element's 2^emin under the block's scale.
-  NUMLAB_INLINE lanes round16(__m512i x, __m512i a, __m512i emin_field, __m512i words) const {
-    const __m512i one = splat(1);
-    const __m512i biased = _mm512_srli_epi32(a, 23);
-    const __mmask16 nonzero = _mm512_test_epi32_mask(a, a);
-    // m = hidden bit | fraction (inputs are normal or zero here); 0 in zero lanes.
-    const __m512i m = _mm512_maskz_ternarylogic_epi32(nonzero, a, splat(0x7FFFFF), splat(0x800000), 0xEA);
-    // Bits cut off: 24 - p in the element's normal range, one more per
-    // binade below it (s - 1 computed first: the half bit's position).
-    const __m512i s1 = _mm512_max_epi32(
-        normal_shift_minus_one_, _mm512_add_epi32(normal_shift_minus_one_, _mm512_sub_epi32(emin_field, biased)));
-    const __m512i s = _mm512_add_epi32(s1, one);
-    const __m512i truncated = _mm512_srlv_epi32(m, s);  // counts >= 32 give 0
-    const __mmask16 inexact = _mm512_cmpneq_epi32_mask(_mm512_sllv_epi32(truncated, s), m);
-    __m512i kept = truncated;
-    if constexpr (Mode == rounding::nearest_even) {
-      // (m + half - 1 + lowest kept bit) >> s; with s - 1 >= 32 the half is
-      // 0 and the shift still gives 0.
-      const __m512i half = _mm512_sllv_epi32(one, s1);
-      const __m512i odd = _mm512_and_si512(truncated, one);
-      kept = _mm512_srlv_epi32(_mm512_add_epi32(_mm512_add_epi32(m, odd), _mm512_sub_epi32(half, one)), s);
-    } else if constexpr (Mode == rounding::nearest_away) {
-      kept = _mm512_srlv_epi32(_mm512_add_epi32(m, _mm512_sllv_epi32(one, s1)), s);
-    } else if constexpr (Mode == rounding::to_odd) {
-      kept = _mm512_mask_or_epi32(truncated, inexact, truncated, one);
-    } else if constexpr (Mode == rounding::toward_positive) {
-      kept = _mm512_mask_add_epi32(truncated, inexact & ~_mm512_movepi32_mask(x), truncated, one);
-    } else if constexpr (Mode == rounding::toward_negative) {
-      kept = _mm512_mask_add_epi32(truncated, inexact & _mm512_movepi32_mask(x), truncated, one);
-    } else if constexpr (Mode == rounding::stochastic) {
-      // The discarded fraction left-aligned in 32 bits (one shift gives it,
-      // the other 0); up iff its top r bits + the word's carry out of 2^r.
-      const __m512i fraction = _mm512_or_si512(_mm512_sllv_epi32(m, _mm512_sub_epi32(splat(32), s)),
-                                               _mm512_srlv_epi32(m, _mm512_sub_epi32(s, splat(32))));
-      const __mmask16 up = _mm512_cmpgt_epu32_mask(_mm512_and_si512(words, top_bits_),
-                                                   _mm512_ternarylogic_epi32(fraction, top_bits_, top_bits_, 0x3F));
-      kept = _mm512_mask_add_epi32(truncated, up, truncated, one);
-    }
-    // code = (max(E, E_emin) - E_emin) · 2^(p-1) + kept: the subnormal and
-    // normal ranges alike (emin + bias = 1), a carry reaching the next binade.
-    const __m512i field = _mm512_sub_epi32(_mm512_max_epi32(biased, emin_field), emin_field);
-    return finish(x, _mm512_maskz_add_epi32(nonzero, _mm512_sll_epi32(field, precision_shift_), kept), nonzero,
-                  inexact);
-  }
-
-  // Nearest-even on the fp32 unit: y = |x| / X (pattern y_bits; exact where
-  // x is nonzero and the exponent field stays >= 1, "valid"). Adding C = 2^(23 + quantum
-  // exponent), a power of two above y whose ulp is the element's quantum at
-  // y (the normal or the subnormal one), rounds y at that quantum in one
-  // correctly rounded fp32 addition, and the sum's pattern minus C's is the
-  // kept significand in quanta (the sum stays below 2C). Lanes that are not
-  // valid lie below 2^-126 · X, far under half the smallest subnormal
-  // element: they round to zero.
-  NUMLAB_INLINE lanes nearest_even16(__m512i x, __m512i y_bits) const {
-    const __mmask16 nonzero = _mm512_test_epi32_mask(x, splat(0x7FFFFFFF));
-    const __mmask16 valid = _mm512_mask_cmpgt_epi32_mask(nonzero, y_bits, splat(0x7FFFFF));
-    const __m512i quantum_field = _mm512_and_si512(_mm512_max_epi32(y_bits, emin_bits_), splat(0x7F800000));
-    const __m512i c_bits = _mm512_add_epi32(quantum_field, c_offset_);
-    const __m512 c = _mm512_castsi512_ps(c_bits);
-    const __m512 y = _mm512_castsi512_ps(y_bits);
-    const __m512 sum = _mm512_add_round_ps(y, c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    const __m512i kept = _mm512_sub_epi32(_mm512_castps_si512(sum), c_bits);
-    const __m512 rounded = _mm512_sub_round_ps(sum, c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);  // exact
-    const __mmask16 inexact = _mm512_mask_cmp_ps_mask(valid, rounded, y, _CMP_NEQ_UQ) | (nonzero & ~valid);
-    // code = kept + (max(E_y, E_emin) - E_emin) · 2^(p-1), from C's field.
-    const __m512i field = _mm512_sub_epi32(_mm512_srl_epi32(c_bits, normal_shift_count_), c_field_offset_);
-    return finish(x, _mm512_maskz_add_epi32(valid, field, kept), nonzero, inexact);
-  }
-
-  // MX INT8 (§5.3.4 as in scalar's round_int8): y = |x| / X · 2^6 rounded to
-  // an integer by adding C = 2^23 (whose ulp is 1), saturated to 127, or to
-  // 128 for negative x (-2 = -128 · 2^-6) unless symmetric; the code is the
-  // two's complement byte. INT8 raises no underflow.
-  NUMLAB_INLINE lanes int8_nearest_even16(__m512i x, __m512i y_bits) const {
-    const __mmask16 nonzero = _mm512_test_epi32_mask(x, splat(0x7FFFFFFF));
-    const __mmask16 valid = _mm512_mask_cmpgt_epi32_mask(nonzero, y_bits, splat(0x7FFFFF));
-    const __m512i c_bits = splat(0x4B000000);  // 2^23
-    const __m512 c = _mm512_castsi512_ps(c_bits);
-    const __m512 y = _mm512_castsi512_ps(y_bits);
-    const __m512 sum = _mm512_add_round_ps(y, c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512i kept = _mm512_maskz_sub_epi32(valid, _mm512_castps_si512(sum), c_bits);
-    const __m512 rounded = _mm512_sub_round_ps(sum, c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);  // exact
-    const __mmask16 negative = _mm512_movepi32_mask(x);
-    const __m512i limit = _mm512_mask_mov_epi32(splat(127), negative, int8_negative_limit_);
-    lanes out;
-    out.overflow = _mm512_cmpgt_epu32_mask(kept, limit);
-    kept = _mm512_min_epu32(kept, limit);
-    out.inexact = _mm512_mask_cmp_ps_mask(valid, rounded, y, _CMP_NEQ_UQ) | (nonzero & ~valid) | out.overflow;
-    out.flushed = _mm512_mask_testn_epi32_mask(nonzero, kept, kept);
-    out.code = _mm512_mask_sub_epi32(kept, negative, _mm512_setzero_si512(), kept);  // the store keeps the low byte
-    return out;
-  }
-
-  // A lane's element code (as finish() leaves it) to its value, exactly the
-  // value dequantize()'s table holds (the kernel makes no inf or NaN codes).
-  NUMLAB_INLINE __m512 decode16(__m512i code) const { return int8_ ? int8_value(code) : fields_.value(code); }
-
-  // Saturation, counts and the sign, from the magnitude code (0 in zero lanes).
-  NUMLAB_INLINE lanes finish(__m512i x, __m512i code, __mmask16 nonzero, __mmask16 inexact) const {
-    lanes out;
-    out.overflow = _mm512_cmpgt_epu32_mask(code, max_code_);
-    out.flushed = _mm512_mask_testn_epi32_mask(nonzero, code, code);
-    code = _mm512_min_epu32(code, max_code_);
-    out.inexact = inexact | out.overflow;
-    // Sign: fp32's sign bit moved to the element's top bit.
-    out.code = _mm512_ternarylogic_epi32(code, _mm512_srl_epi32(x, sign_shift_), sign_bit_, 0xF8);
-    return out;
-  }
-
   const mx_kernel_setup& k_;  // for the underflow flag's slow path only
-  const __m512i small_below_, normal_shift_minus_one_, max_code_, top_bits_;
-  const __m128i precision_shift_, sign_shift_;
-  const __m512i sign_bit_, emin_minus_emax_;
-  const __m512i scale_bits_offset_, emin_bits_, c_offset_;  // nearest_even16's
-  const __m128i normal_shift_count_;
-  const __m512i c_field_offset_;
+  const __m512i small_below_, emin_minus_emax_;
+  const __m512i scale_bits_offset_;  // nearest_even16's y = |x| / X
   const int emax_;
   const scale_rule rule_;
   const std::uint32_t max_fraction_, even_half_;  // RCEIL's and EVEN's
   const bool packed_fp4_;
   const bool int8_;
-  const __m512i int8_negative_limit_;
-  const element_fields fields_;  // decode16's
+  const mx_lane_rounding<Mode> lanes_;
   // short_rows()'s: the row width, and for each step of the prefix maximum
   // the lane each lane takes (permutex2var indices per half) and which lanes
   // take it; each lane's row's last lane.
@@ -458,6 +387,12 @@ class mx_blocks {
   __m512i prefix_from_[4][2]{};
   __mmask16 prefix_takes_[4][2]{};
   __m512i row_last_[2]{};
+  // group_scales()'s blocks' scales, lane j block j's (see block_scale).
+  struct group_block_scales {
+    alignas(64) std::uint32_t exponent_bits[16];
+    alignas(64) std::uint32_t emin_field[16];
+    alignas(64) std::uint32_t x_bits[16];
+  } group_{};
   std::uint64_t blocks_ = 0, elements_ = 0, inexact_ = 0, saturated_ = 0, flushed_ = 0;
   bool underflow_ = false;
 };
@@ -474,24 +409,34 @@ void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& resu
   float* values = run.values;
   const std::size_t block_bytes = k.packed_fp4 ? 16 : 32;
   auto values_of = [values](std::size_t b) { return values == nullptr ? nullptr : values + 32 * b; };
+  // Whole blocks 16 to a group: their scales first, then their elements.
+  auto whole_blocks = [&](auto words_of) {
+    for (std::size_t g = 0; g < blocks; g += 16) {
+      const std::size_t count = blocks - g < 16 ? blocks - g : 16;
+      const std::uint32_t declined = kernel.group_scales(in + 32 * g, count, scales + g);
+      for (std::size_t j = 0; j < count; ++j) {
+        const std::size_t b = g + j;
+        if ((declined >> j & 1u) != 0) {
+          left.add(b);
+        } else {
+          kernel.group_block(j, in + 32 * b, words_of(b), codes + block_bytes * b, values_of(b));
+        }
+      }
+    }
+  };
   if constexpr (Mode == rounding::stochastic) {
     random_window random(k.seed, k.stream, first_word);
-    for (std::size_t b = 0; b < blocks; ++b) {
-      const std::uint32_t* words = random.at(first_word + 32 * b);
-      if (!kernel.block(in + 32 * b, words, codes + block_bytes * b, scales[b], values_of(b))) left.add(b);
-    }
+    whole_blocks([&](std::size_t b) { return random.at(first_word + 32 * b); });
     if (run.tail != 0) {
       const std::uint32_t* words = random.at(first_word + 32 * blocks);
-      if (!kernel.template block<true>(in + 32 * blocks, words, codes + block_bytes * blocks, scales[blocks],
+      if (!kernel.partial_block(in + 32 * blocks, words, codes + block_bytes * blocks, scales[blocks],
                                        values_of(blocks), run.tail)) {
         left.add(blocks);
       }
     }
   } else {
-    for (std::size_t b = 0; b < blocks; ++b) {
-      if (!kernel.block(in + 32 * b, nullptr, codes + block_bytes * b, scales[b], values_of(b))) left.add(b);
-    }
-    if (run.tail != 0 && !kernel.template block<true>(in + 32 * blocks, nullptr, codes + block_bytes * blocks,
+    whole_blocks([](std::size_t) -> const std::uint32_t* { return nullptr; });
+    if (run.tail != 0 && !kernel.partial_block(in + 32 * blocks, nullptr, codes + block_bytes * blocks,
                                                       scales[blocks], values_of(blocks), run.tail)) {
       left.add(blocks);
     }

@@ -35,23 +35,33 @@ __mmask16 rounds_up_at(const round_spec& spec, __m512i m, __m512i s, __mmask16 n
   return 0;
 }
 
-// Whether a lane is tiny after rounding: inexact, below 2^emin, and not
-// carried to 2^emin by rounding at the normal quantum with an unbounded
-// exponent (only the binade just below 2^emin can carry).
-bool any_tiny(const mx_kernel_setup& k, __m512i x, __mmask16 inexact, __m512i emin_field, __m512i words) {
-  const __m512i a = _mm512_and_si512(x, splat(0x7FFFFFFF));
-  const __m512i biased = _mm512_srli_epi32(a, 23);
-  const __m512i m = _mm512_maskz_ternarylogic_epi32(inexact, a, splat(0x7FFFFF), splat(0x800000), 0xEA);
-  const __mmask16 below = _mm512_mask_cmplt_epi32_mask(inexact, biased, emin_field);
-  if (below == 0) return false;
+// Whether a lane of `below` (inexact lanes below 2^emin) is tiny after
+// rounding: not carried to 2^emin by rounding at the normal quantum with an
+// unbounded exponent (only the binade just below 2^emin can carry). Out of
+// line: any_tiny() calls it only when some lane lies below 2^emin.
+bool tiny_among(const mx_kernel_setup& k, __m512i x, __m512i biased, __mmask16 below, __m512i emin_field,
+                __m512i words) {
   const __mmask16 may_carry = _mm512_mask_cmpeq_epi32_mask(below, biased, _mm512_sub_epi32(emin_field, splat(1)));
   if (may_carry == 0) return true;
+  const __m512i a = _mm512_and_si512(x, splat(0x7FFFFFFF));
+  const __m512i m = _mm512_maskz_ternarylogic_epi32(below, a, splat(0x7FFFFF), splat(0x800000), 0xEA);
   const __m512i normal_shift = splat(static_cast<std::uint32_t>(24 - k.precision));
   const __mmask16 up = rounds_up_at(k.spec, m, normal_shift, _mm512_movepi32_mask(x), words);
   // Rounding up carries iff the kept part is all ones, i.e. m's top p bits are.
   const __m512i kept = _mm512_srlv_epi32(m, normal_shift);
   const __mmask16 carried = up & _mm512_cmpeq_epi32_mask(kept, splat((1u << k.precision) - 1));
   return (below & static_cast<__mmask16>(~(may_carry & carried))) != 0;
+}
+
+// Whether a lane is tiny after rounding: inexact, below 2^emin, and not
+// carried to 2^emin (tiny_among). The first test is inline: in a trainer's
+// operands most inexact lanes lie at or above 2^emin, and the call alone
+// cost more than the test (bench/RESULTS.md, issue 15, session 9).
+NUMLAB_INLINE bool any_tiny(const mx_kernel_setup& k, __m512i x, __mmask16 inexact, __m512i emin_field,
+                            __m512i words) {
+  const __m512i biased = _mm512_srli_epi32(_mm512_and_si512(x, splat(0x7FFFFFFF)), 23);
+  const __mmask16 below = _mm512_mask_cmplt_epi32_mask(inexact, biased, emin_field);
+  return below != 0 && tiny_among(k, x, biased, below, emin_field, words);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 
 // The AVX-512 region opens after every other header (see avx512_region.hpp).
 #include "avx512_region.hpp"
+#include "lane_max_avx512.hpp"
 #include "random_window.hpp"
 
 namespace num::scaled_detail {
@@ -207,24 +208,6 @@ class nvfp4_blocks {
   }
 
  private:
-  // Lane j = max of v[j]'s lanes: pairs of 32-bit lanes, then of 64-bit
-  // lanes, then of 128-bit chunks, each step halving the vectors.
-  static NUMLAB_INLINE __m512i transposed_max(const __m512i* v) {
-    __m512i t[8], u[4];
-    for (int k = 0; k < 8; ++k) {
-      t[k] = _mm512_max_epu32(_mm512_unpacklo_epi32(v[2 * k], v[2 * k + 1]),
-                              _mm512_unpackhi_epi32(v[2 * k], v[2 * k + 1]));
-    }
-    for (int k = 0; k < 4; ++k) {
-      u[k] = _mm512_max_epu32(_mm512_unpacklo_epi64(t[2 * k], t[2 * k + 1]),
-                              _mm512_unpackhi_epi64(t[2 * k], t[2 * k + 1]));
-    }
-    // Chunk c of u[k] holds blocks 4k..4k+3 over chunk c's elements.
-    const __m512i w0 = _mm512_max_epu32(_mm512_shuffle_i32x4(u[0], u[1], 0x88), _mm512_shuffle_i32x4(u[0], u[1], 0xDD));
-    const __m512i w1 = _mm512_max_epu32(_mm512_shuffle_i32x4(u[2], u[3], 0x88), _mm512_shuffle_i32x4(u[2], u[3], 0xDD));
-    return _mm512_max_epu32(_mm512_shuffle_i32x4(w0, w1, 0x88), _mm512_shuffle_i32x4(w0, w1, 0xDD));
-  }
-
   // e4m3_block_scale on eight lanes: the scale values (0 where `zero`),
   // `over` where it saturated, and the codes.
   NUMLAB_INLINE __m512d e4m3_block_scales(__m512d amax, __mmask8& zero, __mmask8& over, __m256i& codes) const {

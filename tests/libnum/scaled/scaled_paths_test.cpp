@@ -93,6 +93,40 @@ TEST(ScaledPaths, Avx512MxMatchesScalarAlongRowsWithPartialBlocks) {
   }
 }
 
+// A row's whole MX blocks go 16 to a group (one pass for their scales, one
+// for their elements): rows whose whole blocks end a group exactly, just
+// before or after it (1, 8, 15, 16, 17, 33 blocks), with and without a
+// partial last block, a NaN (a block left to the scalar path) at a group's
+// first and last position and the next group's first, and a zero block.
+TEST(ScaledPaths, Avx512MxGroupsOfSixteenBlocksMatchScalarAtEveryBoundary) {
+  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  for (const std::size_t blocks : {1, 8, 15, 16, 17, 33}) {
+    for (const std::size_t tail : {0, 6}) {
+      const num::tensor_shape shape{3, blocks * 32 + tail};
+      std::vector<float> in = scaled_test::path_data((shape.size() + 31) / 32, 13);
+      in.resize(shape.size());
+      for (std::size_t r = 0; r < shape.rows; ++r) {
+        for (const std::size_t b : {0, 15, 16}) {
+          if (b < blocks) in[r * shape.cols + 32 * b + 4 + r] = std::numeric_limits<float>::quiet_NaN();
+        }
+      }
+      std::fill_n(in.begin() + static_cast<std::ptrdiff_t>(shape.cols + 32 * (blocks - 1)), 32, 0.0f);
+      for (const char* name : {"mxfp8", "mxfp4", "e3m2/mx-rceil"}) {
+        for (num::rounding mode :
+             {num::rounding::nearest_even, num::rounding::toward_zero, num::rounding::stochastic}) {
+          num::scaled_options o = scaled_test::options_for(name);
+          o.spec.mode = mode;
+          o.seed = 4;
+          o.first_index = 2;
+          expect_avx512_matches_scalar(in, o, shape,
+                                       std::string(name) + " " + std::string(num::rounding_name(mode)) + " " +
+                                           std::to_string(shape.rows) + "x" + std::to_string(shape.cols));
+        }
+      }
+    }
+  }
+}
+
 // Rows of at most 16 columns go several to one pass of the MX kernel (each
 // row its own block, its own scale): widths that fill the 32 lanes exactly
 // (1, 2, 16) and not (5, 9, 10), row counts that leave a last, smaller group,

@@ -1,0 +1,166 @@
+// Internal: the MX kernel's element rounding, sixteen lanes at a time
+// (mx_block_avx512.cpp): each lane's element code under its block's scale,
+// with the same decisions as round_exact (libnum/src/core/round_exact.cpp),
+// saturated, signed, and with its flags. Include after avx512_region.hpp
+// and element_fields_avx512.hpp.
+#pragma once
+
+#include <cstdint>
+
+#include "mx_block_kernel.hpp"
+
+namespace num::scaled_detail {
+namespace {
+
+/// Sixteen lanes' element codes (sign in the element's top bit) and which
+/// lanes were inexact, saturated, and flushed to zero though nonzero.
+struct mx_lanes {
+  __m512i code;
+  __mmask16 inexact, overflow, flushed;
+};
+
+/// The rounding of one element format and mode; its constants are members
+/// (not read through the setup) so that byte stores cannot make the
+/// compiler reload them.
+template <rounding Mode>
+class mx_lane_rounding {
+ public:
+  explicit mx_lane_rounding(const mx_kernel_setup& k)
+      : normal_shift_minus_one_(splat(static_cast<std::uint32_t>(23 - k.precision))),
+        max_code_(splat(k.max_code)),
+        top_bits_(splat(k.spec.random_bits >= 32 ? 0xFFFFFFFFu : ~((1u << (32 - k.spec.random_bits)) - 1))),
+        precision_shift_(_mm_cvtsi32_si128(k.precision - 1)),
+        sign_shift_(_mm_cvtsi32_si128(32 - k.element_bits)),
+        sign_bit_(splat(1u << (k.element_bits - 1))),
+        emin_bits_(splat(static_cast<std::uint32_t>(127 + k.emin) << 23)),
+        c_offset_(splat(static_cast<std::uint32_t>(24 - k.precision) << 23)),
+        normal_shift_count_(_mm_cvtsi32_si128(24 - k.precision)),
+        c_field_offset_(splat(static_cast<std::uint32_t>(127 + k.emin + 24 - k.precision) << (k.precision - 1))),
+        int8_(k.int8),
+        int8_negative_limit_(splat(k.int8_symmetric ? 127 : 128)),
+        fields_(k.element_bits, k.precision - 1, k.bias) {}
+
+  // Sixteen lanes: x (fp32 patterns), a = |x|, emin_field = the fp32
+  // exponent field of the element's 2^emin under the block's scale.
+  NUMLAB_INLINE mx_lanes round16(__m512i x, __m512i a, __m512i emin_field, __m512i words) const {
+    const __m512i one = splat(1);
+    const __m512i biased = _mm512_srli_epi32(a, 23);
+    const __mmask16 nonzero = _mm512_test_epi32_mask(a, a);
+    // m = hidden bit | fraction (inputs are normal or zero here); 0 in zero lanes.
+    const __m512i m = _mm512_maskz_ternarylogic_epi32(nonzero, a, splat(0x7FFFFF), splat(0x800000), 0xEA);
+    // Bits cut off: 24 - p in the element's normal range, one more per
+    // binade below it (s - 1 computed first: the half bit's position).
+    const __m512i s1 = _mm512_max_epi32(
+        normal_shift_minus_one_, _mm512_add_epi32(normal_shift_minus_one_, _mm512_sub_epi32(emin_field, biased)));
+    const __m512i s = _mm512_add_epi32(s1, one);
+    const __m512i truncated = _mm512_srlv_epi32(m, s);  // counts >= 32 give 0
+    const __mmask16 inexact = _mm512_cmpneq_epi32_mask(_mm512_sllv_epi32(truncated, s), m);
+    __m512i kept = truncated;
+    if constexpr (Mode == rounding::nearest_even) {
+      // (m + half - 1 + lowest kept bit) >> s; with s - 1 >= 32 the half is
+      // 0 and the shift still gives 0.
+      const __m512i half = _mm512_sllv_epi32(one, s1);
+      const __m512i odd = _mm512_and_si512(truncated, one);
+      kept = _mm512_srlv_epi32(_mm512_add_epi32(_mm512_add_epi32(m, odd), _mm512_sub_epi32(half, one)), s);
+    } else if constexpr (Mode == rounding::nearest_away) {
+      kept = _mm512_srlv_epi32(_mm512_add_epi32(m, _mm512_sllv_epi32(one, s1)), s);
+    } else if constexpr (Mode == rounding::to_odd) {
+      kept = _mm512_mask_or_epi32(truncated, inexact, truncated, one);
+    } else if constexpr (Mode == rounding::toward_positive) {
+      kept = _mm512_mask_add_epi32(truncated, inexact & ~_mm512_movepi32_mask(x), truncated, one);
+    } else if constexpr (Mode == rounding::toward_negative) {
+      kept = _mm512_mask_add_epi32(truncated, inexact & _mm512_movepi32_mask(x), truncated, one);
+    } else if constexpr (Mode == rounding::stochastic) {
+      // The discarded fraction left-aligned in 32 bits (one shift gives it,
+      // the other 0); up iff its top r bits + the word's carry out of 2^r.
+      const __m512i fraction = _mm512_or_si512(_mm512_sllv_epi32(m, _mm512_sub_epi32(splat(32), s)),
+                                               _mm512_srlv_epi32(m, _mm512_sub_epi32(s, splat(32))));
+      const __mmask16 up = _mm512_cmpgt_epu32_mask(_mm512_and_si512(words, top_bits_),
+                                                   _mm512_ternarylogic_epi32(fraction, top_bits_, top_bits_, 0x3F));
+      kept = _mm512_mask_add_epi32(truncated, up, truncated, one);
+    }
+    // code = (max(E, E_emin) - E_emin) · 2^(p-1) + kept: the subnormal and
+    // normal ranges alike (emin + bias = 1), a carry reaching the next binade.
+    const __m512i field = _mm512_sub_epi32(_mm512_max_epi32(biased, emin_field), emin_field);
+    return finish(x, _mm512_maskz_add_epi32(nonzero, _mm512_sll_epi32(field, precision_shift_), kept), nonzero,
+                  inexact);
+  }
+
+  // Nearest-even on the fp32 unit: y = |x| / X (pattern y_bits; exact where
+  // x is nonzero and the exponent field stays >= 1, "valid"). Adding C = 2^(23 + quantum
+  // exponent), a power of two above y whose ulp is the element's quantum at
+  // y (the normal or the subnormal one), rounds y at that quantum in one
+  // correctly rounded fp32 addition, and the sum's pattern minus C's is the
+  // kept significand in quanta (the sum stays below 2C). Lanes that are not
+  // valid lie below 2^-126 · X, far under half the smallest subnormal
+  // element: they round to zero.
+  NUMLAB_INLINE mx_lanes nearest_even16(__m512i x, __m512i y_bits) const {
+    const __mmask16 nonzero = _mm512_test_epi32_mask(x, splat(0x7FFFFFFF));
+    const __mmask16 valid = _mm512_mask_cmpgt_epi32_mask(nonzero, y_bits, splat(0x7FFFFF));
+    const __m512i quantum_field = _mm512_and_si512(_mm512_max_epi32(y_bits, emin_bits_), splat(0x7F800000));
+    const __m512i c_bits = _mm512_add_epi32(quantum_field, c_offset_);
+    const __m512 c = _mm512_castsi512_ps(c_bits);
+    const __m512 y = _mm512_castsi512_ps(y_bits);
+    const __m512 sum = _mm512_add_round_ps(y, c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m512i kept = _mm512_sub_epi32(_mm512_castps_si512(sum), c_bits);
+    const __m512 rounded = _mm512_sub_round_ps(sum, c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);  // exact
+    const __mmask16 inexact = _mm512_mask_cmp_ps_mask(valid, rounded, y, _CMP_NEQ_UQ) | (nonzero & ~valid);
+    // code = kept + (max(E_y, E_emin) - E_emin) · 2^(p-1), from C's field.
+    const __m512i field = _mm512_sub_epi32(_mm512_srl_epi32(c_bits, normal_shift_count_), c_field_offset_);
+    return finish(x, _mm512_maskz_add_epi32(valid, field, kept), nonzero, inexact);
+  }
+
+  // MX INT8 (§5.3.4 as in scalar's round_int8): y = |x| / X · 2^6 rounded to
+  // an integer by adding C = 2^23 (whose ulp is 1), saturated to 127, or to
+  // 128 for negative x (-2 = -128 · 2^-6) unless symmetric; the code is the
+  // two's complement byte. INT8 raises no underflow.
+  NUMLAB_INLINE mx_lanes int8_nearest_even16(__m512i x, __m512i y_bits) const {
+    const __mmask16 nonzero = _mm512_test_epi32_mask(x, splat(0x7FFFFFFF));
+    const __mmask16 valid = _mm512_mask_cmpgt_epi32_mask(nonzero, y_bits, splat(0x7FFFFF));
+    const __m512i c_bits = splat(0x4B000000);  // 2^23
+    const __m512 c = _mm512_castsi512_ps(c_bits);
+    const __m512 y = _mm512_castsi512_ps(y_bits);
+    const __m512 sum = _mm512_add_round_ps(y, c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512i kept = _mm512_maskz_sub_epi32(valid, _mm512_castps_si512(sum), c_bits);
+    const __m512 rounded = _mm512_sub_round_ps(sum, c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);  // exact
+    const __mmask16 negative = _mm512_movepi32_mask(x);
+    const __m512i limit = _mm512_mask_mov_epi32(splat(127), negative, int8_negative_limit_);
+    mx_lanes out;
+    out.overflow = _mm512_cmpgt_epu32_mask(kept, limit);
+    kept = _mm512_min_epu32(kept, limit);
+    out.inexact = _mm512_mask_cmp_ps_mask(valid, rounded, y, _CMP_NEQ_UQ) | (nonzero & ~valid) | out.overflow;
+    out.flushed = _mm512_mask_testn_epi32_mask(nonzero, kept, kept);
+    out.code = _mm512_mask_sub_epi32(kept, negative, _mm512_setzero_si512(), kept);  // the store keeps the low byte
+    return out;
+  }
+
+  // A lane's element code (as finish() leaves it) to its value, exactly the
+  // value dequantize()'s table holds (the kernel makes no inf or NaN codes).
+  NUMLAB_INLINE __m512 decode16(__m512i code) const { return int8_ ? int8_value(code) : fields_.value(code); }
+
+ private:
+  // Saturation, counts and the sign, from the magnitude code (0 in zero lanes).
+  NUMLAB_INLINE mx_lanes finish(__m512i x, __m512i code, __mmask16 nonzero, __mmask16 inexact) const {
+    mx_lanes out;
+    out.overflow = _mm512_cmpgt_epu32_mask(code, max_code_);
+    out.flushed = _mm512_mask_testn_epi32_mask(nonzero, code, code);
+    code = _mm512_min_epu32(code, max_code_);
+    out.inexact = inexact | out.overflow;
+    // Sign: fp32's sign bit moved to the element's top bit.
+    out.code = _mm512_ternarylogic_epi32(code, _mm512_srl_epi32(x, sign_shift_), sign_bit_, 0xF8);
+    return out;
+  }
+
+  const __m512i normal_shift_minus_one_, max_code_, top_bits_;
+  const __m128i precision_shift_, sign_shift_;
+  const __m512i sign_bit_;
+  const __m512i emin_bits_, c_offset_;  // nearest_even16's
+  const __m128i normal_shift_count_;
+  const __m512i c_field_offset_;
+  const bool int8_;
+  const __m512i int8_negative_limit_;
+  const element_fields fields_;  // decode16's
+};
+
+}  // namespace
+}  // namespace num::scaled_detail
