@@ -72,14 +72,18 @@ def main():
                             timed(args.steps, {"path": path, "format": "fp16", "every": every}))
                     finally:
                         numlab.torch.Recorder = variants[""]
+    # Also paired by round (each recorded run over the unrecorded run of its
+    # own round), which follows the machine's load as it drifts.
     base = statistics.median(c for c, _ in results["off"])
-    print("| recording | CPU ms/step | wall ms/step | CPU time added |")
-    print("|---|---:|---:|---:|")
+    print("| recording | CPU ms/step | wall ms/step | CPU time added | added, paired by round |")
+    print("|---|---:|---:|---:|---:|")
     for name, times in results.items():
         cpu = statistics.median(c for c, _ in times)
         wall = statistics.median(w for _, w in times)
+        paired = statistics.median(c / off for (c, _), (off, _) in zip(times, results["off"]))
         added = "—" if name == "off" else f"{(cpu / base - 1) * 100:+.1f}%"
-        print(f"| {name} | {cpu:.2f} | {wall:.2f} | {added} |")
+        added_paired = "—" if name == "off" else f"{(paired - 1) * 100:+.1f}%"
+        print(f"| {name} | {cpu:.2f} | {wall:.2f} | {added} | {added_paired} |")
 
 
 if __name__ == "__main__":
