@@ -18,9 +18,10 @@ into `format` would make them: underflows, overflows, subnormals and the
 binade histogram, whatever dtype the tensor has (bf16 and fp16 tensors widen to
 fp32 exactly). Every step's loss is recorded, and with a scaler its loss scale
 and whether the step was skipped (the scale went down, as torch's GradScaler
-does on inf/NaN gradients). The hooks cannot follow modules that modify
-their input in place (nn.ReLU(inplace=True)). They are attached only for a
-recorded step (end_step attaches and detaches them), so call end_step between
+does on inf/NaN gradients). A module that modifies its input in place
+(nn.ReLU(inplace=True)) gets no grad_input row: the view it was handed no
+longer carries the gradient (full backward hooks raise an error there
+instead). The hooks are attached only for a recorded step (end_step attaches and detaches them), so call end_step between
 steps, never inside one.
 
 A module's grad_input is what torch's full backward hook would pass as

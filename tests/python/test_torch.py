@@ -186,3 +186,16 @@ def test_grad_input_is_the_modules_own_share_as_full_backward_hooks_see_it(tmp_p
         want = numlab.stats(shares[name], "fp16")
         assert rows["mean"][i] == want["mean"] and rows["rms"][i] == want["rms"], name
         np.testing.assert_array_equal(rows["histogram"][i], want["histogram"])
+
+
+def test_an_in_place_module_gets_no_grad_input_row(tmp_path):
+    # As the Recorder's docstring says: ReLU(inplace=True) overwrites the view
+    # it was handed, so only the last Linear's grad_input is recorded (the
+    # first Linear's input needs no gradient).
+    net = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU(inplace=True), torch.nn.Linear(4, 2))
+    with numlab.torch.Recorder(net, tmp_path / "inplace.db", every=1) as recorder:
+        net(torch.randn(3, 4)).sum().backward()
+        recorder.end_step(0.0)
+    db = numlab.rundb.open(tmp_path / "inplace.db")
+    assert db.tensor_stats(role="grad_input")["layer"].tolist() == ["2"]
+    assert sorted(db.tensor_stats(role="activation")["layer"].tolist()) == ["0", "1", "2"]
