@@ -8,15 +8,16 @@ printed beside it. Creating the database and the final commit are outside.
 Each round trains a fresh model for --steps steps both ways; the table gives
 the median over the rounds.
 
-With --per-tensor-commits, each recorded configuration also runs with a
-Recorder that hands every tensor's statistics to the writer as it comes (one
-transaction each, as before the Recorder gathered a step's into one batch).
+With --before FILE, each recorded configuration also runs with the Recorder
+of another version of numlab/torch.py, in the same rounds, e.g.
+    git show 31a676d:python/numlab/torch.py > /tmp/torch_before.py
 
 Usage: PYTHONPATH=build/python python3 bench/pytorch_recorder_bench.py [--rounds 5] [--steps 100] [--every 10]
-       [--per-tensor-commits]
+       [--before FILE]
 """
 
 import argparse
+import importlib.util
 import os
 import pathlib
 import statistics
@@ -31,12 +32,13 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "examples")
 import pytorch_amp_recipe as recipe  # noqa: E402
 
 
-class PerTensorCommits(numlab.torch.Recorder):
-    """The Recorder before batching: one add_tensor_stats (one commit) per tensor."""
-
-    def _record(self, site, op, role, tensor):
-        self._db.add_tensor_stats(self.run, self.step_index, site, op, role,
-                                  numlab.torch._stats(numlab.torch._values(tensor), self.format, self.mode))
+def recorder_of(path):
+    """The Recorder class of the numlab/torch.py version at `path`, loaded
+    inside the numlab package so that its relative imports resolve."""
+    spec = importlib.util.spec_from_file_location("numlab._torch_before", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.Recorder
 
 
 def timed(steps, options):
@@ -50,12 +52,12 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--every", type=int, default=10)
-    parser.add_argument("--per-tensor-commits", action="store_true")
+    parser.add_argument("--before", help="another version of numlab/torch.py to measure beside this one")
     args = parser.parse_args()
     torch.set_num_threads(1)
     variants = {"": numlab.torch.Recorder}
-    if args.per_tensor_commits:
-        variants[", one commit per tensor"] = PerTensorCommits
+    if args.before:
+        variants[", before"] = recorder_of(args.before)
     results = {"off": []}
     with tempfile.TemporaryDirectory() as folder:
         timed(10, None)  # warm-up: allocator, autocast caches
@@ -70,14 +72,18 @@ def main():
                             timed(args.steps, {"path": path, "format": "fp16", "every": every}))
                     finally:
                         numlab.torch.Recorder = variants[""]
+    # Also paired by round (each recorded run over the unrecorded run of its
+    # own round), which follows the machine's load as it drifts.
     base = statistics.median(c for c, _ in results["off"])
-    print("| recording | CPU ms/step | wall ms/step | CPU time added |")
-    print("|---|---:|---:|---:|")
+    print("| recording | CPU ms/step | wall ms/step | CPU time added | added, paired by round |")
+    print("|---|---:|---:|---:|---:|")
     for name, times in results.items():
         cpu = statistics.median(c for c, _ in times)
         wall = statistics.median(w for _, w in times)
+        paired = statistics.median(c / off for (c, _), (off, _) in zip(times, results["off"]))
         added = "—" if name == "off" else f"{(cpu / base - 1) * 100:+.1f}%"
-        print(f"| {name} | {cpu:.2f} | {wall:.2f} | {added} |")
+        added_paired = "—" if name == "off" else f"{(paired - 1) * 100:+.1f}%"
+        print(f"| {name} | {cpu:.2f} | {wall:.2f} | {added} | {added_paired} |")
 
 
 if __name__ == "__main__":

@@ -12,8 +12,12 @@
 # (CPACK_COMPONENT_<C>_DEPENDS), the rest are listed here.
 set(CPACK_PACKAGE_NAME numlab)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
-  "bit-exact low-precision floating point (fp16, bf16, FP8, TF32, custom) for C++, NumPy and PyTorch")
+# Debian's synopsis line stays under 80 characters; each extended description
+# below is wrapped the same way (lintian: synopsis-too-long,
+# extended-description-line-too-long).
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "bit-exact low-precision floating point for C++, NumPy and PyTorch")
+# Debian ships binaries stripped (lintian: unstripped-binary-or-object).
+set(CPACK_STRIP_FILES ON)
 set(CPACK_PACKAGE_CONTACT "numlab developers <numlab@localhost>")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
@@ -34,19 +38,38 @@ endif()
 
 # The runtime libraries: a package per SONAME (libnumlab-num.so.0.1 ->
 # libnumlab-num0.1), with a shlibs file so that packages built against them
-# get their dependency from dpkg-shlibdeps (cpack writes shlibs for every
-# package that holds a library with a SONAME) and the ldconfig calls.
+# get their dependency from dpkg-shlibdeps (Debian Policy 8.6), and a
+# triggers file that has dpkg run ldconfig once after all packages are
+# unpacked (Policy 8.1.1), as debhelper's packages do. Both are written here,
+# per package, rather than by CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS: CMake
+# 3.25 has that switch only for all packages at once, and then warns about
+# every shared object without a SONAME, i.e. python3-numlab's extension
+# module, which as a Python module rightly has none.
 foreach(library num rundb)
   string(TOUPPER ${library} upper)
-  set(CPACK_DEBIAN_${upper}_RUNTIME_PACKAGE_NAME libnumlab-${library}${NUMLAB_SOVERSION})
+  set(package libnumlab-${library}${NUMLAB_SOVERSION})
+  set(CPACK_DEBIAN_${upper}_RUNTIME_PACKAGE_NAME ${package})
   set(CPACK_DEBIAN_${upper}_RUNTIME_PACKAGE_SECTION libs)
+  set(control ${PROJECT_BINARY_DIR}/deb-control/${package})
+  file(CONFIGURE OUTPUT ${control}/shlibs
+       CONTENT "libnumlab-${library} ${NUMLAB_SOVERSION} ${package} (= ${PROJECT_VERSION})\n")
+  file(CONFIGURE OUTPUT ${control}/triggers CONTENT "activate-noawait ldconfig\n")
+  # postinst and postrm calling ldconfig are what cpack adds for a library
+  # under /usr/lib unless the package brings its own; the trigger does
+  # their work, so these only keep cpack from adding them.
+  file(CONFIGURE OUTPUT ${control}/postinst CONTENT "#!/bin/sh\nset -e\n")
+  file(CONFIGURE OUTPUT ${control}/postrm CONTENT "#!/bin/sh\nset -e\n")
+  set(CPACK_DEBIAN_${upper}_RUNTIME_PACKAGE_CONTROL_EXTRA
+      ${control}/shlibs ${control}/triggers ${control}/postinst ${control}/postrm)
 endforeach()
-set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 string(CONCAT CPACK_COMPONENT_NUM_RUNTIME_DESCRIPTION
-  "libnum, shared library: fp16, bf16, FP8, TF32 and custom formats in every rounding mode, bit for bit, with "
-  "IEEE 754 flags, SIMD array kernels and tensor statistics.")
+  "libnum, shared library: fp16, bf16, FP8, TF32 and custom formats in every\n"
+  "rounding mode, bit for bit, with IEEE 754 flags, SIMD array kernels and\n"
+  "tensor statistics.")
 string(CONCAT CPACK_COMPONENT_RUNDB_RUNTIME_DESCRIPTION
-  "The numlab run database (SQLite), shared library: reader and writer of traced training runs.")
+  "The numlab run database (SQLite), shared library: reader and writer of\n"
+  "traced training runs.")
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libnumlab-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
@@ -55,13 +78,15 @@ set(CPACK_COMPONENT_DEV_DEPENDS num_runtime rundb_runtime)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libsqlite3-dev, libmpfr-dev, libgmp-dev")
 set(CPACK_DEBIAN_DEV_PACKAGE_RECOMMENDS "pkg-config")
 string(CONCAT CPACK_COMPONENT_DEV_DESCRIPTION
-  "Headers, static libraries, CMake package (find_package(numlab): numlab::num, numlab::rundb) and pkg-config "
-  "file (numlab.pc) of libnum and the numlab run database.")
+  "Headers, static libraries, CMake package (find_package(numlab):\n"
+  "numlab::num, numlab::rundb) and pkg-config file (numlab.pc) of libnum and\n"
+  "the numlab run database.")
 
 set(CPACK_DEBIAN_CLI_PACKAGE_NAME numlab)
 string(CONCAT CPACK_COMPONENT_CLI_DESCRIPTION
-  "The numlab program: rounding, formats, TestFloat filter, certification, the low-precision trainer, run "
-  "inspection, the mixed-precision tutorials' experiments and sweeps.")
+  "The numlab program: rounding, formats, TestFloat filter, certification,\n"
+  "the low-precision trainer, run inspection, the mixed-precision tutorials'\n"
+  "experiments and sweeps.")
 set(CPACK_DEBIAN_CLI_PACKAGE_SUGGESTS numlab-gui)
 
 set(CPACK_DEBIAN_GUI_PACKAGE_NAME numlab-gui)
@@ -79,8 +104,8 @@ if(NUMLAB_BUILD_PYTHON)
   # The PyTorch recorder (numlab.torch) needs torch.
   set(CPACK_DEBIAN_PYTHON_PACKAGE_RECOMMENDS python3-torch)
   string(CONCAT CPACK_COMPONENT_PYTHON_DESCRIPTION
-    "The Python package numlab: libnum on NumPy arrays, numlab run databases as NumPy columns, and a PyTorch "
-    "recorder that writes them.")
+    "The Python package numlab: libnum on NumPy arrays, numlab run databases\n"
+    "as NumPy columns, and a PyTorch recorder that writes them.")
 endif()
 include(CPack)
 

@@ -159,13 +159,6 @@ void zero_gradients(const std::vector<parameter*>& params) {
   for (auto* p : params) p->grad.zero();
 }
 
-double gradient_norm(const std::vector<parameter*>& params) {
-  double sum = 0.0;
-  for (auto* p : params)
-    for (float g : p->grad.values()) sum += static_cast<double>(g) * g;
-  return std::sqrt(sum);
-}
-
 float torch_fp32_norm(std::span<const float> values) {
   // ATen 1.13's CPU norm kernel, as built for AVX2 (Debian's python3-torch on
   // x86-64): eight float lanes accumulate fused multiply-adds over the whole
@@ -185,16 +178,21 @@ float torch_fp32_norm(std::span<const float> values) {
   return std::sqrt(sum);
 }
 
+float global_gradient_norm(const std::vector<parameter*>& params) {
+  // clip_grad_norm_ (1.13): torch.norm(torch.stack([torch.norm(g) for g in grads])).
+  std::vector<float> norms;
+  norms.reserve(params.size());
+  for (const auto* p : params) norms.push_back(torch_fp32_norm(p->grad.values()));
+  return torch_fp32_norm(norms);
+}
+
 double clip_gradient_norm(const std::vector<parameter*>& params, float max_norm) {
   // torch.nn.utils.clip_grad_norm_ (1.13) on fp32 tensors: the norm of the
   // per-tensor norms, clip_coef = reciprocal(total + 1e-6) * max_norm (Python's
   // max_norm / tensor is reciprocal-then-multiply, the scalars cast to float),
   // clamped to at most 1 with NaN kept, and every gradient multiplied by it
   // in float. A norm just below max_norm is therefore still scaled.
-  std::vector<float> norms;
-  norms.reserve(params.size());
-  for (const auto* p : params) norms.push_back(torch_fp32_norm(p->grad.values()));
-  const float total = torch_fp32_norm(norms);
+  const float total = global_gradient_norm(params);
   if (max_norm <= 0.0f) return total;
   const float coef = (1.0f / (total + static_cast<float>(1e-6))) * max_norm;
   const float clamped = std::isnan(coef) ? coef : std::min(coef, 1.0f);

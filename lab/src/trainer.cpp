@@ -153,15 +153,20 @@ void trainer::apply_update() {
   if (observer_ != nullptr) {
     last_step_.step = updates_done_;
     last_step_.loss_scale = scaler_->scale();
-    last_step_.grad_norm = gradient_norm(params_);
     last_step_.skipped = last_update_skipped_;
     last_step_.skip_reason = last_update_skipped_ ? non_finite_gradient(params_) : std::string();
     last_step_.lr = last_update_skipped_ ? 0.0 : lr;
   }
-  if (!last_update_skipped_) {
-    if (config_.clip_norm > 0.0) clip_gradient_norm(params_, static_cast<float>(config_.clip_norm));
-    optimizer_->step(ctx, lr);
+  // The recorded norm is the one clipping compares with clip_norm (taken
+  // once, before the gradients are scaled), whether or not it clips.
+  const bool clips = !last_update_skipped_ && config_.clip_norm > 0.0;
+  if (clips) {
+    const double norm = clip_gradient_norm(params_, static_cast<float>(config_.clip_norm));
+    if (observer_ != nullptr) last_step_.grad_norm = norm;
+  } else if (observer_ != nullptr) {
+    last_step_.grad_norm = global_gradient_norm(params_);
   }
+  if (!last_update_skipped_) optimizer_->step(ctx, lr);
   scaler_->update(found_inf);
   zero_gradients(params_);
   ++updates_done_;

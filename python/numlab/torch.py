@@ -18,10 +18,18 @@ into `format` would make them: underflows, overflows, subnormals and the
 binade histogram, whatever dtype the tensor has (bf16 and fp16 tensors widen to
 fp32 exactly). Every step's loss is recorded, and with a scaler its loss scale
 and whether the step was skipped (the scale went down, as torch's GradScaler
-does on inf/NaN gradients). Forward and full-backward hooks cannot follow
-modules that modify their input in place (nn.ReLU(inplace=True)). The
-gradient hooks are attached only for a recorded step (end_step attaches and
-detaches them), so call end_step between steps, never inside one.
+does on inf/NaN gradients). A module that modifies its input in place
+(nn.ReLU(inplace=True)) gets no grad_input row: the view it was handed no
+longer carries the gradient (full backward hooks raise an error there
+instead). The hooks are attached only for a recorded step (end_step attaches and detaches them), so call end_step between
+steps, never inside one.
+
+A module's grad_input is what torch's full backward hook would pass as
+grad_input[0]: the gradient that this module alone sends to its first input.
+The recorder takes it more cheaply: a forward pre-hook hands the module a view
+of that input (`view_as`, no copy) and a tensor hook on the view receives the
+gradient flowing back through it, so torch does not wrap the module's inputs
+and outputs in Python autograd functions on every call.
 """
 
 import math
@@ -65,27 +73,26 @@ class Recorder:
         self._closed = False
         self._modules = [(name or type(m).__name__.lower(), type(m).__name__.lower(), m)
                          for name, m in model.named_modules() if not any(True for _ in m.children())]
-        self._handles = [module.register_forward_hook(self._on_output(site, op)) for site, op, module in self._modules]
-        self._gradient_handles = []
-        self._pending = []  # this step's (site, op, role, stats), written by end_step
-        if self.recording:
-            self._attach_gradient_hooks()
         self._parameters = [(f"{site}.{parameter_name}", op, parameter) for site, op, module in self._modules
                             for parameter_name, parameter in module.named_parameters(recurse=False)]
+        self._handles = []
+        self._pending = []  # this step's (site, op, role, stats), written by end_step
+        if self.recording:
+            self._attach_hooks()
 
-    def _attach_gradient_hooks(self):
-        """The gradient hooks, for a recorded step only: a full backward hook
-        makes torch wrap every call of its module, recorded or not."""
+    def _attach_hooks(self):
+        """The hooks, for a recorded step only: an unrecorded step then runs
+        exactly as without a recorder."""
         for site, op, module in self._modules:
-            self._gradient_handles.append(module.register_full_backward_hook(self._on_input_gradient(site, op)))
-            for parameter_name, parameter in module.named_parameters(recurse=False):
-                self._gradient_handles.append(parameter.register_hook(
-                    self._on_parameter_gradient(f"{site}.{parameter_name}", op)))
+            self._handles.append(module.register_forward_pre_hook(self._on_input(site, op)))
+            self._handles.append(module.register_forward_hook(self._on_output(site, op)))
+        for site, op, parameter in self._parameters:
+            self._handles.append(parameter.register_hook(self._on_parameter_gradient(site, op)))
 
-    def _detach_gradient_hooks(self):
-        for handle in self._gradient_handles:
+    def _detach_hooks(self):
+        for handle in self._handles:
             handle.remove()
-        self._gradient_handles = []
+        self._handles = []
 
     @property
     def recording(self):
@@ -102,22 +109,25 @@ class Recorder:
             self._db.add_tensor_stats_many(self.run, self.step_index, self._pending)
             self._pending = []
 
-    def _on_output(self, site, op):
-        def hook(module, inputs, output):
-            if self.recording and isinstance(output, torch.Tensor) and output.is_floating_point():
-                self._record(site, op, "activation", output)
+    def _on_input(self, site, op):
+        def hook(module, inputs):
+            first = inputs[0] if inputs else None
+            if not (isinstance(first, torch.Tensor) and first.requires_grad):
+                return None  # no gradient flows to it: full backward hooks see None too
+            view = first.view_as(first)
+            view.register_hook(lambda gradient: self._record(site, op, "grad_input", gradient))
+            return (view,) + tuple(inputs[1:])
         return hook
 
-    def _on_input_gradient(self, site, op):
-        def hook(module, grad_input, grad_output):
-            if self.recording and grad_input and grad_input[0] is not None:
-                self._record(site, op, "grad_input", grad_input[0])
+    def _on_output(self, site, op):
+        def hook(module, inputs, output):
+            if isinstance(output, torch.Tensor) and output.is_floating_point():
+                self._record(site, op, "activation", output)
         return hook
 
     def _on_parameter_gradient(self, site, op):
         def hook(gradient):
-            if self.recording:
-                self._record(site, op, "grad_weight", gradient)
+            self._record(site, op, "grad_weight", gradient)
         return hook
 
     def _current_scale(self):
@@ -145,9 +155,9 @@ class Recorder:
         was_recording = self.recording
         self.step_index += 1
         if was_recording and not self.recording:
-            self._detach_gradient_hooks()
+            self._detach_hooks()
         elif self.recording and not was_recording:
-            self._attach_gradient_hooks()
+            self._attach_hooks()
 
     def close(self, status="finished"):
         """Removes the hooks and marks the run `status` (finished, failed,
@@ -156,9 +166,7 @@ class Recorder:
             return
         self._closed = True
         self._write_pending()  # a step that ended without end_step keeps what it recorded
-        for handle in self._handles:
-            handle.remove()
-        self._detach_gradient_hooks()
+        self._detach_hooks()
         self._db.finish_run(self.run, status)
         self._db.close()
 

@@ -178,6 +178,7 @@ py::dict scaled_stats_of(const py::array& values, const rounding_arguments& roun
   py::array_t<double> amax_over_scale(static_cast<py::ssize_t>(s.amax_over_scale.size()));
   std::copy(s.amax_over_scale.begin(), s.amax_over_scale.end(), amax_over_scale.mutable_data());
   d["amax_over_scale"] = amax_over_scale;
+  d["amax"] = static_cast<double>(s.amax);
   d["finite"] = s.finite;
   d["nonzero_finite"] = s.nonzero_finite;
   d["signal_energy"] = s.signal_energy;

@@ -141,8 +141,9 @@ underflow_to_zero, saturated, scale_underflow, scale_overflow,
 nan_scale_blocks), block_underflow_fraction (of nonzero finite values),
 saturation_fraction (of finite values), snr_db, signal_energy, noise_energy,
 finite, nonzero_finite, tensor_scale (NVFP4), scale_binades ({k: blocks whose
-decode scale lies in [2^k, 2^(k+1))}), zero_scale_blocks, and amax_over_scale
-(per block, row-major: its amax over its decode scale). overflow defaults to
+decode scale lies in [2^k, 2^(k+1))}), zero_scale_blocks, amax_over_scale
+(per block, row-major: its amax over its decode scale), and amax (the largest
+finite |x| of the values, 0 for none: the amax every scale rule takes). overflow defaults to
 saturate; specials, int8_symmetric, margin, given_scale and tensor_amax as for
 quantize(), and only for scaled formats.)");
 }

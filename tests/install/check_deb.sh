@@ -46,7 +46,8 @@ for p in "${packages[@]}"; do
 done
 
 # The runtime libraries: SONAME file and link only, section libs, a shlibs
-# file naming the package (Debian Policy 8.6), ldconfig run on install.
+# file naming the package (Debian Policy 8.6), ldconfig run on install by
+# dpkg's trigger (Policy 8.1.1).
 for pair in "num:$num" "rundb:$rundb"; do
   name=${pair%%:*} p=${pair#*:}
   expect_field "$p" Section libs
@@ -55,6 +56,8 @@ for pair in "num:$num" "rundb:$rundb"; do
   lacks "$p" "/include/"
   shlibs=$(dpkg-deb --ctrl-tarfile "$(deb_of "$p")" | tar -xO ./shlibs)
   [ "$shlibs" = "libnumlab-$name $soversion $p (= $version)" ] || fail "$p: shlibs is '$shlibs'"
+  triggers=$(dpkg-deb --ctrl-tarfile "$(deb_of "$p")" | tar -xO ./triggers)
+  [ "$triggers" = "activate-noawait ldconfig" ] || fail "$p: triggers is '$triggers'"
 done
 expect_field "$num" Depends libmpfr6
 expect_field "$rundb" Depends libsqlite3-0

@@ -1,7 +1,9 @@
 // Losses, optimizers and schedules against hand-derived values.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -187,7 +189,22 @@ TEST(Optimizer, ClipByGlobalNorm) {
   EXPECT_DOUBLE_EQ(norm, 5.0);
   EXPECT_NEAR(a.grad[0], 0.6, 1e-6);
   EXPECT_NEAR(b.grad[0], 0.8, 1e-6);
-  EXPECT_NEAR(gradient_norm({&a, &b}), 1.0, 1e-6);
+  EXPECT_NEAR(global_gradient_norm({&a, &b}), 1.0, 1e-6);
+}
+
+// The norm is torch's float one, not a double one rounded at the end: with
+// five elements (all in the unvectorised tail) the sum of squares starts at
+// 1 and each 2^-12 adds 2^-24, half an ulp of 1, a tie that rounds back to 1
+// (even), so the float norm is exactly 1; in double it is sqrt(1 + 2^-22),
+// which rounds to the float 1 + 2^-23.
+TEST(Optimizer, GlobalGradientNormIsTorchsFloatNorm) {
+  const float small = std::ldexp(1.0f, -12);
+  parameter a = make_parameter("w", "test", op_class::elementwise, "value", {5}, true);
+  const float grads[] = {1.0f, small, small, small, small};
+  std::copy(std::begin(grads), std::end(grads), a.grad.values().begin());
+  EXPECT_EQ(global_gradient_norm({&a}), 1.0f);
+  EXPECT_EQ(static_cast<float>(std::sqrt(1.0 + std::ldexp(1.0, -22))), 1.0f + std::ldexp(1.0f, -23));
+  EXPECT_EQ(clip_gradient_norm({&a}, 1e30f), 1.0);
 }
 
 TEST(Schedule, WarmupThenConstStepCosine) {

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <rundb/reader.hpp>
 
@@ -87,6 +89,33 @@ TEST(RunRecorder, RecordsStepsStatisticsAndEvaluations) {
   EXPECT_EQ(evals[0].epoch, 1);
   EXPECT_EQ(evals[0].step, 4);
   EXPECT_EQ(evals[1].step, 8);
+}
+
+// The recorded norm is the float one clipping compares with clip_norm
+// (global_gradient_norm, tested by hand in loss_optimizer_test), clipping or
+// not: every value is a float, and step 0 (same weights, same batch) records
+// the same norm with and without clipping. A norm accumulated in double is
+// almost never a float.
+TEST(RunRecorder, GradNormIsTheNormClippingUses) {
+  lab::testing::temp_dir dir;
+  std::vector<double> first;
+  for (const char* clip : {"0", "0.05"}) {
+    train_config config = tiny(dir / (std::string("clip") + clip + ".db"));
+    set_config_value(config, "clip_norm", clip, "test");
+    const auto id = record(config);
+    const auto steps = rundb::reader(dir / (std::string("clip") + clip + ".db")).steps(id);
+    ASSERT_EQ(steps.size(), 8u);
+    for (const auto& s : steps) {
+      ASSERT_TRUE(s.grad_norm.has_value());
+      EXPECT_EQ(static_cast<double>(static_cast<float>(*s.grad_norm)), *s.grad_norm) << clip << " " << s.step;
+    }
+    first.push_back(*steps[0].grad_norm);
+    // Clipping at 0.05 acts: the norms lie above it.
+    if (std::string(clip) != "0") {
+      EXPECT_GT(*steps[0].grad_norm, 0.05);
+    }
+  }
+  EXPECT_EQ(first[0], first[1]);
 }
 
 TEST(RunRecorder, SkippedStepsCarryTheirReasonAndAnEvent) {

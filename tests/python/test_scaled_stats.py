@@ -79,6 +79,7 @@ def counted_stats(x, format, mode, block_cols, **options):
         # top of the range: hand-checked above; here quantize's own report.
         "saturated": numlab.quantize(x, format, mode, counts=True, **options)[3]["saturated"],
         "finite": int(np.count_nonzero(finite)), "nonzero_finite": int(np.count_nonzero(nonzero)),
+        "amax": float(np.abs(x64[finite]).max(initial=0.0)),
         "scale_binades": binades, "amax_over_scale": amax / scale,
         "signal_energy": float(np.sum(x64[finite] ** 2)),
         "noise_energy": float(np.sum((x64[finite] - y64[finite]) ** 2)),
@@ -144,3 +145,13 @@ def test_scaled_only_arguments_are_refused_for_element_formats():
         numlab.stats(np.float32([1.0]), "e2m1/no-such-rule")
     with pytest.raises(ValueError, match="must be a 1-D or 2-D array"):
         numlab.stats(np.zeros((2, 2, 2), np.float32), "mxfp8")
+
+
+@pytest.mark.parametrize("format", ["mxfp8", "nvfp4", "fp8-block"])
+def test_amax_is_numpys_largest_finite_magnitude(format):
+    rng = np.random.default_rng(23)
+    x = (rng.standard_normal(32 * 16) * np.exp2(rng.integers(-20, 20, 32 * 16))).astype(np.float32)
+    x[[5, 77, 300]] = [np.inf, -np.inf, np.nan]  # not finite: never the amax
+    x[123] = -3.0e7  # the largest finite magnitude (the others stay below 2^19 x 6), negative
+    assert numlab.stats(x, format)["amax"] == float(np.max(np.abs(x[np.isfinite(x)]))) == 3.0e7
+    assert numlab.stats(np.float32([0, -0.0, np.nan]), format)["amax"] == 0.0

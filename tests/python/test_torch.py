@@ -152,3 +152,50 @@ def test_numlab_gui_renders_the_recording(recorded, tmp_path):
                     "--step", "15", str(path)], check=True, capture_output=True, timeout=300,
                    env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+class Residual(torch.nn.Module):
+    """fc(x) + x: fc's input also feeds the sum, so its tensor's gradient is
+    more than what fc sends back."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Linear(6, 6)
+        self.fc = torch.nn.Linear(6, 6)
+
+    def forward(self, x):
+        h = self.stem(x)
+        return self.fc(h) + h
+
+
+def test_grad_input_is_the_modules_own_share_as_full_backward_hooks_see_it(tmp_path):
+    torch.manual_seed(5)
+    net = Residual()
+    shares = {}
+    for name in ("stem", "fc"):
+        getattr(net, name).register_full_backward_hook(
+            lambda m, gin, gout, name=name: shares.__setitem__(name, gin[0].detach().numpy().copy()))
+    x = torch.randn(4, 6, requires_grad=True)
+    with numlab.torch.Recorder(net, tmp_path / "r.db", every=1) as recorder:
+        net(x).square().sum().backward()
+        recorder.end_step(0.0)
+    rows = numlab.rundb.open(tmp_path / "r.db").tensor_stats()
+    recorded = {rows["layer"][i]: i for i in range(len(rows["id"])) if rows["role"][i] == "grad_input"}
+    assert sorted(recorded) == ["fc", "stem"]
+    for name, i in recorded.items():
+        want = numlab.stats(shares[name], "fp16")
+        assert rows["mean"][i] == want["mean"] and rows["rms"][i] == want["rms"], name
+        np.testing.assert_array_equal(rows["histogram"][i], want["histogram"])
+
+
+def test_an_in_place_module_gets_no_grad_input_row(tmp_path):
+    # As the Recorder's docstring says: ReLU(inplace=True) overwrites the view
+    # it was handed, so only the last Linear's grad_input is recorded (the
+    # first Linear's input needs no gradient).
+    net = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU(inplace=True), torch.nn.Linear(4, 2))
+    with numlab.torch.Recorder(net, tmp_path / "inplace.db", every=1) as recorder:
+        net(torch.randn(3, 4)).sum().backward()
+        recorder.end_step(0.0)
+    db = numlab.rundb.open(tmp_path / "inplace.db")
+    assert db.tensor_stats(role="grad_input")["layer"].tolist() == ["2"]
+    assert sorted(db.tensor_stats(role="activation")["layer"].tolist()) == ["0", "1", "2"]

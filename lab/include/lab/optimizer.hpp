@@ -111,15 +111,20 @@ class optimizer {
 
 /// Sets every parameter's gradient to zero.
 void zero_gradients(const std::vector<parameter*>& params);
-/// The global L2 norm of all gradients (accumulated in double).
-double gradient_norm(const std::vector<parameter*>& params);
 /// torch.norm(values, 2) of an fp32 tensor in PyTorch 1.13's CPU (AVX2)
 /// summation order: float, eight fused multiply-add lanes, then the tail.
 float torch_fp32_norm(std::span<const float> values);
+/// The global L2 norm of all gradients as torch.nn.utils.clip_grad_norm_
+/// (PyTorch 1.13, fp32) takes and returns it: torch_fp32_norm() of the
+/// per-gradient torch_fp32_norm()s, in float. It is the norm the trainer
+/// records, clipping or not, so that the recorded value is the one clipping
+/// compares with max_norm and the one a PyTorch script would log. Float
+/// overflows where double would not (sum of squares above ~3.4e38), as in torch.
+float global_gradient_norm(const std::vector<parameter*>& params);
 /// torch.nn.utils.clip_grad_norm_(params, max_norm) of PyTorch 1.13 in fp32,
-/// bit for bit: the norm of the per-gradient torch_fp32_norm()s, multiplied
-/// into every gradient as min(max_norm / (norm + 1e-6), 1) in float. Returns
-/// that norm. max_norm <= 0 disables clipping (returns the norm only). A NaN
+/// bit for bit: global_gradient_norm(), multiplied into every gradient as
+/// min(max_norm / (norm + 1e-6), 1) in float. Returns that norm.
+/// max_norm <= 0 disables clipping (returns the norm only). A NaN
 /// norm makes every gradient NaN and an infinite one zeroes the finite
 /// gradients (the inf ones become NaN), as torch does.
 double clip_gradient_norm(const std::vector<parameter*>& params, float max_norm);

@@ -74,7 +74,8 @@ struct step_info {
   bool skipped = false;     ///< update skipped for inf/NaN gradients
   std::string skip_reason;  ///< which gradient was not finite, when skipped
   double lr = 0.0;          ///< learning rate applied (0 when skipped)
-  double grad_norm = 0.0;   ///< global L2 norm of the unscaled gradients, before clipping
+  double grad_norm = 0.0;   ///< global_gradient_norm() of the unscaled gradients before clipping (float,
+                            ///< torch's clip_grad_norm_ order): the value clipping compared with clip_norm
 };
 
 /// Observes the training loop step by step. Every call comes from the
