@@ -2,7 +2,7 @@
 // bf16) without counts or flushing, the case mixed-precision training calls
 // most. Included by each SIMD kernels_<path>.cpp after kernel_lanes.hpp
 // and kernel_draws.hpp (whose vector types, loads and generator it uses) and
-// after defining `store_fp16_codes(out, v)` and `any_lane_set(mask)`.
+// after defining `store_fp16_codes(out, v)` and `any_lane_above(v, limit)`.
 //
 // The general lane algorithm (kernel_lanes.hpp) handles any format, input
 // width and cut of up to 64 bits; here the input is fp32, so the discarded
@@ -37,17 +37,15 @@ struct stochastic16_rounder {
   /// infinite are set in `non_finite`.
   template <bool Bf16>
   NUMLAB_INLINE u32v round(u32v x, u32v word, i32v& non_finite) const {
-    const u32v sign = x & 0x80000000u;
-    const u32v a = x ^ sign;
+    const u32v a = x & 0x7FFFFFFFu;
     const u32v wt = word & top_bits;
     const u32v rounded = Bf16 ? bf16_rounded(a, wt) : fp16_rounded(a, wt);
     // Overflows, infinities and NaNs all land above the largest finite
     // value (a NaN's or infinity's pattern plus less than one quantum stays
     // at or above the all-ones exponent), and they are rare: one compare
     // finds them and the vector that holds none skips their handling.
-    const auto special = rounded > max_finite;
-    if (!any_lane_set(reinterpret_cast<u32v>(special))) return rounded | sign;
-    return special_results(a, rounded, sign, non_finite);
+    if (!any_lane_above(rounded, max_finite)) return rounded | (x & 0x80000000u);
+    return special_results(a, rounded, x & 0x80000000u, non_finite);
   }
 
   NUMLAB_INLINE u32v special_results(u32v a, u32v rounded, u32v sign, i32v& non_finite) const {
@@ -84,8 +82,8 @@ struct stochastic16_rounder {
   NUMLAB_INLINE u32v fp16_rounded(u32v a, u32v wt) const {
     const u32v zero{};
     const u32v exponent = a >> 23;
-    const u32v below_normal = 126u - exponent;
-    const u32v s = reinterpret_cast<i32v>(below_normal) > 13 ? below_normal : zero + 13;
+    const i32v below_normal = 126 - reinterpret_cast<i32v>(exponent);
+    const auto s = reinterpret_cast<u32v>(below_normal > 13 ? below_normal : i32v{} + 13);
     const u32v normal = (a + shift_right_or_zero(wt, 32u - s)) & shift_left_or_zero(zero + 0xFFFFFFFFu, s);
     const u32v tiny_fraction = shift_right_or_zero((a << 8) | 0x80000000u, 102u - exponent);
     const auto up = wt > ((tiny_fraction & top_bits) ^ 0xFFFFFFFFu);

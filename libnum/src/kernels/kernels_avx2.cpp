@@ -73,11 +73,12 @@ inline __attribute__((always_inline)) void store_fp16_codes(std::uint16_t* out, 
                    _mm256_cvtps_ph(reinterpret_cast<__m256>(value), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
 }
 
-// Whether any lane of a compare result is set (one vptest, where the
-// generic any_lane's reduction over lanes compiles to lane extracts).
-inline __attribute__((always_inline)) bool any_lane_set(u32x8 mask) {
-  const auto m = reinterpret_cast<__m256i>(mask);
-  return !_mm256_testz_si256(m, m);
+// Whether any lane of v exceeds limit's, unsigned (one compare and one
+// vptest, where the generic any_lane's reduction over lanes compiles to
+// lane extracts).
+inline __attribute__((always_inline)) bool any_lane_above(u32x8 v, u32x8 limit) {
+  const auto above = reinterpret_cast<__m256i>(v > limit);
+  return !_mm256_testz_si256(above, above);
 }
 
 }  // namespace

@@ -55,11 +55,11 @@ inline __attribute__((always_inline)) void store_fp16_codes(std::uint16_t* out, 
                       _mm512_cvtps_ph(reinterpret_cast<__m512>(value), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
 }
 
-// Whether any lane of a compare result is set (one vptestmd, where the
-// generic any_lane's reduction over lanes compiles to lane extracts).
-inline __attribute__((always_inline)) bool any_lane_set(u32x16 mask) {
-  const auto m = reinterpret_cast<__m512i>(mask);
-  return _mm512_test_epi32_mask(m, m) != 0;
+// Whether any lane of v exceeds limit's, unsigned (one compare into a mask
+// register, where the generic any_lane's reduction over lanes compiles to
+// lane extracts).
+inline __attribute__((always_inline)) bool any_lane_above(u32x16 v, u32x16 limit) {
+  return _mm512_cmpgt_epu32_mask(reinterpret_cast<__m512i>(v), reinterpret_cast<__m512i>(limit)) != 0;
 }
 
 }  // namespace
