@@ -78,7 +78,9 @@ struct stochastic16_rounder {
   // fraction of 2^-24 there, left-aligned in 32 bits, is the significand
   // with its hidden bit, left-aligned, shifted right by 102 - E (0 from a
   // shift of 32 or more, as for every fp32 subnormal; what falls below the
-  // lane is below every random bit), against which the core's compare runs.
+  // lane is below every random bit). It carries with the random bits as the
+  // core's compare says; cutting it to its top r bits first would change no
+  // carry (the argument at bf16_rounded).
   NUMLAB_INLINE u32v fp16_rounded(u32v a, u32v wt) const {
     const u32v zero{};
     const u32v exponent = a >> 23;
@@ -86,7 +88,7 @@ struct stochastic16_rounder {
     const auto s = reinterpret_cast<u32v>(below_normal > 13 ? below_normal : i32v{} + 13);
     const u32v normal = (a + shift_right_or_zero(wt, 32u - s)) & shift_left_or_zero(zero + 0xFFFFFFFFu, s);
     const u32v tiny_fraction = shift_right_or_zero((a << 8) | 0x80000000u, 102u - exponent);
-    const auto up = wt > ((tiny_fraction & top_bits) ^ 0xFFFFFFFFu);
+    const auto up = wt > (tiny_fraction ^ 0xFFFFFFFFu);
     const u32v tiny = up ? zero + 0x33800000u : zero;
     return s > 23 ? tiny : normal;
   }
@@ -95,14 +97,14 @@ struct stochastic16_rounder {
 /// What a 16-bit stochastic chunk writes.
 enum class stochastic16_output : std::uint8_t { codes, values };
 
-/// Elements [0, n) with n a multiple of block_elements<D> and first a
-/// multiple of draw_alignment; returns whether some result is NaN or
-/// infinite. One generator run per block: 16 * lanes elements under
-/// full_word draws, 32 * lanes under half_word. Four register sets in
-/// flight, not two: each Philox round waits on a multiply, and with four
-/// independent sets the rounds run at the multiplier's throughput rather
-/// than its latency (session 9, bench/RESULTS.md: bf16 r = 32 in cache
-/// 0.37 -> 0.25 ns per element).
+/// Elements [0, n) with n a multiple of lanes and first a multiple of
+/// draw_alignment; returns whether some result is NaN or infinite. One
+/// generator run per block: 16 * lanes elements under full_word draws,
+/// 32 * lanes under half_word; a last, partial block uses the words it
+/// needs of a whole run. Four register sets in flight, not two: each Philox
+/// round waits on a multiply, and with four independent sets the rounds run
+/// at the multiplier's throughput rather than its latency (bench/RESULTS.md,
+/// "Issue 13 (session 9)").
 template <random_draws D>
 constexpr std::size_t block_elements = draws_per_run<philox_isa, D, 4>;
 
@@ -114,7 +116,8 @@ bool stochastic16_blocks(const kernel_plan& plan, const float* in, void* out, st
   alignas(64) std::uint32_t words[block];
   for (std::size_t i = 0; i < n; i += block) {
     philox_draws<philox_isa, D, 4>(plan.seed, plan.stream, first + i, words);
-    for (std::size_t v = 0; v < block / lanes; ++v) {
+    const std::size_t vectors = (n - i < block ? n - i : block) / lanes;
+    for (std::size_t v = 0; v < vectors; ++v) {
       const std::size_t k = i + v * lanes;
       const u32v r =
           round.template round<Bf16>(load_vector<u32v>(in + k), load_vector<u32v>(words + v * lanes), non_finite);
@@ -144,16 +147,15 @@ bool stochastic16_body(const kernel_plan& plan, const float* in, void* out, std:
 }
 
 /// A chunk of a plan with the stochastic_16bit shortcut: the unaligned head
-/// and the tail (less than one block) by the general algorithm.
+/// and the tail (less than one vector) by the general algorithm.
 tally run_stochastic16(const kernel_plan& plan, const chunk& c) {
   const bool half = plan.draws == random_draws::half_word;
-  const std::size_t block = half ? block_elements<random_draws::half_word> : block_elements<random_draws::full_word>;
   const std::size_t out_size = plan.op == operation::round_f32 ? 4 : 2;
   const auto* in = static_cast<const float*>(c.in);
   auto* out = static_cast<unsigned char*>(c.out);
   std::size_t head = static_cast<std::size_t>((draw_alignment - c.first_index % draw_alignment) % draw_alignment);
   head = head < c.n ? head : c.n;
-  const std::size_t body = (c.n - head) / block * block;
+  const std::size_t body = (c.n - head) / lanes * lanes;
   tally t = run_lanes(plan, {in, out, head, c.first_index});
   const float* body_in = in + head;
   void* body_out = out + head * out_size;
