@@ -114,9 +114,8 @@ bool stochastic16_blocks(const kernel_plan& plan, const float* in, void* out, st
   const stochastic16_rounder round(plan);
   i32v non_finite{};
   alignas(64) std::uint32_t words[block];
-  for (std::size_t i = 0; i < n; i += block) {
+  auto round_vectors = [&](std::size_t i, std::size_t vectors) __attribute__((always_inline)) {
     philox_draws<philox_isa, D, 4>(plan.seed, plan.stream, first + i, words);
-    const std::size_t vectors = (n - i < block ? n - i : block) / lanes;
     for (std::size_t v = 0; v < vectors; ++v) {
       const std::size_t k = i + v * lanes;
       const u32v r =
@@ -129,7 +128,12 @@ bool stochastic16_blocks(const kernel_plan& plan, const float* in, void* out, st
         store_fp16_codes(static_cast<std::uint16_t*>(out) + k, r);
       }
     }
-  }
+  };
+  // Whole blocks with a constant trip count, then the rest: one loop with a
+  // variable bound measured 1.5x slower for bf16 at r = 32 (GCC 12).
+  std::size_t i = 0;
+  for (; i + block <= n; i += block) round_vectors(i, block / lanes);
+  if (i < n) round_vectors(i, (n - i) / lanes);
   return any_lane(non_finite);
 }
 
