@@ -1,35 +1,33 @@
 // Internal: stochastic rounding of fp32 inputs into a 16-bit target (fp16 or
 // bf16) without counts or flushing, the case mixed-precision training calls
 // most. Included by each SIMD kernels_<path>.cpp after kernel_lanes.hpp
-// and kernel_draws.hpp (whose vector types, loads and generator it uses).
+// and kernel_draws.hpp (whose vector types, loads and generator it uses) and
+// after defining `store_fp16_codes(out, v)` and `any_lane_above(v, limit)`.
 //
 // The general lane algorithm (kernel_lanes.hpp) handles any format, input
 // width and cut of up to 64 bits; here the input is fp32, so the discarded
 // fraction always fits one 32-bit lane, no sticky bits or tallies are formed,
-// and the output width and kind are template parameters. The arithmetic is
-// the same (so the results are the core's, bit for bit): the bits below the
-// target's quantum, left-aligned, against the random word's top r bits.
+// and the output width and kind are template parameters. The core's rule
+// (round up when the bits below the target's quantum, left-aligned, plus the
+// random word, both cut to their top r bits, carry out of 32 bits) becomes an
+// integer add of the shifted random bits to the pattern and a mask, which
+// gives the core's results bit for bit (the argument is at bf16_rounded).
 #pragma once
 
 namespace num::kernels {
 namespace {
 
 struct stochastic16_rounder {
-  u32v min_normal, max_finite, low_quantum, overflow_positive, overflow_negative, infinity_result, nan_payload,
-      normal_shift, low_shift_base, top_bits;
+  u32v max_finite, overflow_positive, overflow_negative, infinity_result, nan_payload, top_bits;
 
   explicit stochastic16_rounder(const kernel_plan& plan) {
     const domain_constants& c = plan.f32;
     auto splat = [](auto v) { return u32v{} + static_cast<std::uint32_t>(v); };
-    min_normal = splat(c.min_normal);
     max_finite = splat(c.max_finite);
-    low_quantum = splat(c.low_quantum);
     overflow_positive = splat(c.overflow_positive);
     overflow_negative = splat(c.overflow_negative);
     infinity_result = splat(c.infinity_result);
     nan_payload = splat(c.nan_payload);
-    normal_shift = splat(c.normal_shift);
-    low_shift_base = splat(c.low_shift_base);
     const int r = plan.spec.random_bits;
     top_bits = splat(r >= 32 ? 0xFFFFFFFFu : ~((std::uint32_t{1} << (32 - r)) - 1));
   }
@@ -39,12 +37,19 @@ struct stochastic16_rounder {
   /// infinite are set in `non_finite`.
   template <bool Bf16>
   NUMLAB_INLINE u32v round(u32v x, u32v word, i32v& non_finite) const {
+    const u32v a = x & 0x7FFFFFFFu;
+    const u32v wt = word & top_bits;
+    const u32v rounded = Bf16 ? bf16_rounded(a, wt) : fp16_rounded(a, wt);
+    // Overflows, infinities and NaNs all land above the largest finite
+    // value (a NaN's or infinity's pattern plus less than one quantum stays
+    // at or above the all-ones exponent), and they are rare: one compare
+    // finds them and the vector that holds none skips their handling.
+    if (!any_lane_above(rounded, max_finite)) return rounded | (x & 0x80000000u);
+    return special_results(a, rounded, x & 0x80000000u, non_finite);
+  }
+
+  NUMLAB_INLINE u32v special_results(u32v a, u32v rounded, u32v sign, i32v& non_finite) const {
     const u32v zero{};
-    const u32v sign = x & 0x80000000u;
-    const u32v a = x ^ sign;
-    // bf16 keeps fp32's exponent range, so every finite input loses its
-    // low 16 bits, subnormal or not.
-    const u32v rounded = Bf16 ? bf16_rounded(a, word) : fp16_rounded(a, word);
     const auto finite = a < 0x7F800000u;
     const auto overflow = finite & (rounded > max_finite);
     u32v result = overflow ? (sign != zero ? overflow_negative : overflow_positive) : rounded;
@@ -56,45 +61,52 @@ struct stochastic16_rounder {
 
   // The core rounds up when random > ~fraction in 32 bits (both cut to the
   // top r bits), that is when random + fraction carries out of 32 bits.
-  // Shifted down to the fraction's 16 bits, the random bits' sum with the
-  // pattern carries into the kept bits in exactly those lanes (the random
-  // word's bits below the fraction's never reach the carry), so the rounded
-  // pattern is one add and one mask.
-  NUMLAB_INLINE u32v bf16_rounded(u32v a, u32v word) const {
-    return (a + ((word & top_bits) >> 16)) & 0xFFFF0000u;
-  }
+  // With the random bits shifted down to the s discarded bits, their sum
+  // with the pattern carries into the kept bits in exactly those lanes
+  // (random and the threshold 2^32 - fraction are both multiples of the
+  // shifted-out unit, so what the shift drops never decides the carry, and
+  // fraction bits below the top r cannot either), so the rounded pattern is
+  // one add and one mask. Here wt is the random word cut to its top r bits.
+  NUMLAB_INLINE u32v bf16_rounded(u32v a, u32v wt) const { return (a + (wt >> 16)) & 0xFFFF0000u; }
 
-  NUMLAB_INLINE u32v fp16_rounded(u32v a, u32v word) const {
+  // fp16 (emin = -14, 11 significant bits) on fp32 patterns, biased
+  // exponent E: the quantum is 2^-24 below 2^-14, so s = max(126 - E, 13)
+  // bits are cut. While s <= 23 the cut is inside the significand and the
+  // add-and-mask of bf16 applies with a per-lane shift (a carry out of the
+  // fraction steps the exponent, as the binade changes). Below 2^-24
+  // (E <= 102) the hidden bit is cut too and the result is 0 or 2^-24: the
+  // fraction of 2^-24 there, left-aligned in 32 bits, is the significand
+  // with its hidden bit, left-aligned, shifted right by 102 - E (0 from a
+  // shift of 32 or more, as for every fp32 subnormal; what falls below the
+  // lane is below every random bit). It carries with the random bits as the
+  // core's compare says; cutting it to its top r bits first would change no
+  // carry (the argument at bf16_rounded).
+  NUMLAB_INLINE u32v fp16_rounded(u32v a, u32v wt) const {
     const u32v zero{};
-    const u32v one = zero + 1;
     const u32v exponent = a >> 23;
-    const u32v m = (a & 0x007FFFFFu) | (exponent == zero ? zero : zero + 0x00800000u);
-    const u32v effective_exponent = exponent > one ? exponent : one;
-    // Bits cut off: 13 in fp16's normal range (where low_shift_base - E is
-    // at most 13, negative for large E: compared as signed), more below it.
-    const u32v below_normal = low_shift_base - effective_exponent;
-    const u32v s = reinterpret_cast<i32v>(below_normal) > reinterpret_cast<i32v>(normal_shift) ? below_normal
-                                                                                               : normal_shift;
-    // The discarded fraction left-aligned in 32 bits (one of the two shifts
-    // gives it, the other 0); what falls below the lane is below every
-    // random bit, so stochastic rounding never sees it.
-    const u32v frac = shift_left_or_zero(m, 32 - s) | shift_right_or_zero(m, s - 32);
-    const auto up = (word & top_bits) > ((frac & top_bits) ^ 0xFFFFFFFFu);
-    const u32v unit = shift_left_or_zero(one, s);
-    // Cutting more than 23 bits leaves 0 or one low quantum.
-    return s <= 23 ? (a & ~(unit - one)) + (up ? unit : zero) : (up ? low_quantum : zero);
+    const i32v below_normal = 126 - reinterpret_cast<i32v>(exponent);
+    const auto s = reinterpret_cast<u32v>(below_normal > 13 ? below_normal : i32v{} + 13);
+    const u32v normal = (a + shift_right_or_zero(wt, 32u - s)) & shift_left_or_zero(zero + 0xFFFFFFFFu, s);
+    const u32v tiny_fraction = shift_right_or_zero((a << 8) | 0x80000000u, 102u - exponent);
+    const auto up = wt > (tiny_fraction ^ 0xFFFFFFFFu);
+    const u32v tiny = up ? zero + 0x33800000u : zero;
+    return s > 23 ? tiny : normal;
   }
 };
 
 /// What a 16-bit stochastic chunk writes.
 enum class stochastic16_output : std::uint8_t { codes, values };
 
-/// Elements [0, n) with n a multiple of block_elements<D> and first a
-/// multiple of draw_alignment; returns whether some result is NaN or
-/// infinite. One generator run per block: 4 * lanes elements under
-/// full_word draws, 8 * lanes under half_word.
+/// Elements [0, n) with n a multiple of lanes and first a multiple of
+/// draw_alignment; returns whether some result is NaN or infinite. One
+/// generator run per block: 16 * lanes elements under full_word draws,
+/// 32 * lanes under half_word; a last, partial block uses the words it
+/// needs of a whole run. Four register sets in flight, not two: each Philox
+/// round waits on a multiply, and with four independent sets the rounds run
+/// at the multiplier's throughput rather than its latency (bench/RESULTS.md,
+/// "Issue 13 (session 9)").
 template <random_draws D>
-constexpr std::size_t block_elements = draws_per_run<philox_isa, D, 2>;
+constexpr std::size_t block_elements = draws_per_run<philox_isa, D, 4>;
 
 template <bool Bf16, stochastic16_output Out, random_draws D>
 bool stochastic16_blocks(const kernel_plan& plan, const float* in, void* out, std::size_t n, std::uint64_t first) {
@@ -102,9 +114,9 @@ bool stochastic16_blocks(const kernel_plan& plan, const float* in, void* out, st
   const stochastic16_rounder round(plan);
   i32v non_finite{};
   alignas(64) std::uint32_t words[block];
-  for (std::size_t i = 0; i < n; i += block) {
-    philox_draws<philox_isa, D, 2>(plan.seed, plan.stream, first + i, words);
-    for (std::size_t v = 0; v < block / lanes; ++v) {
+  auto round_vectors = [&](std::size_t i, std::size_t vectors) __attribute__((always_inline)) {
+    philox_draws<philox_isa, D, 4>(plan.seed, plan.stream, first + i, words);
+    for (std::size_t v = 0; v < vectors; ++v) {
       const std::size_t k = i + v * lanes;
       const u32v r =
           round.template round<Bf16>(load_vector<u32v>(in + k), load_vector<u32v>(words + v * lanes), non_finite);
@@ -113,10 +125,15 @@ bool stochastic16_blocks(const kernel_plan& plan, const float* in, void* out, st
       } else if constexpr (Bf16) {
         store_vector(static_cast<std::uint16_t*>(out) + k, __builtin_convertvector(r >> 16, u16v));
       } else {
-        store_vector(static_cast<std::uint16_t*>(out) + k, __builtin_convertvector(exact_fp16_encode(r), u16v));
+        store_fp16_codes(static_cast<std::uint16_t*>(out) + k, r);
       }
     }
-  }
+  };
+  // Whole blocks with a constant trip count, then the rest: one loop with a
+  // variable bound measured 1.5x slower for bf16 at r = 32 (GCC 12).
+  std::size_t i = 0;
+  for (; i + block <= n; i += block) round_vectors(i, block / lanes);
+  if (i < n) round_vectors(i, (n - i) / lanes);
   return any_lane(non_finite);
 }
 
@@ -134,16 +151,15 @@ bool stochastic16_body(const kernel_plan& plan, const float* in, void* out, std:
 }
 
 /// A chunk of a plan with the stochastic_16bit shortcut: the unaligned head
-/// and the tail (less than one block) by the general algorithm.
+/// and the tail (less than one vector) by the general algorithm.
 tally run_stochastic16(const kernel_plan& plan, const chunk& c) {
   const bool half = plan.draws == random_draws::half_word;
-  const std::size_t block = half ? block_elements<random_draws::half_word> : block_elements<random_draws::full_word>;
   const std::size_t out_size = plan.op == operation::round_f32 ? 4 : 2;
   const auto* in = static_cast<const float*>(c.in);
   auto* out = static_cast<unsigned char*>(c.out);
   std::size_t head = static_cast<std::size_t>((draw_alignment - c.first_index % draw_alignment) % draw_alignment);
   head = head < c.n ? head : c.n;
-  const std::size_t body = (c.n - head) / block * block;
+  const std::size_t body = (c.n - head) / lanes * lanes;
   tally t = run_lanes(plan, {in, out, head, c.first_index});
   const float* body_in = in + head;
   void* body_out = out + head * out_size;

@@ -67,6 +67,20 @@ inline __attribute__((always_inline)) u32x8 exact_fp16_encode(u32x8 value) {
   return reinterpret_cast<u32x8>(_mm256_cvtepu16_epi32(h));
 }
 
+// The 8 fp16 encodings of fp32 patterns holding fp16 values, stored.
+inline __attribute__((always_inline)) void store_fp16_codes(std::uint16_t* out, u32x8 value) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out),
+                   _mm256_cvtps_ph(reinterpret_cast<__m256>(value), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+}
+
+// Whether any lane of v exceeds limit's, unsigned (one compare and one
+// vptest, where the generic any_lane's reduction over lanes compiles to
+// lane extracts).
+inline __attribute__((always_inline)) bool any_lane_above(u32x8 v, u32x8 limit) {
+  const auto above = reinterpret_cast<__m256i>(v > limit);
+  return !_mm256_testz_si256(above, above);
+}
+
 }  // namespace
 }  // namespace num::kernels
 

@@ -49,6 +49,19 @@ inline __attribute__((always_inline)) u32x16 exact_fp16_encode(u32x16 value) {
   return reinterpret_cast<u32x16>(_mm512_cvtepu16_epi32(h));
 }
 
+// The 16 fp16 encodings of fp32 patterns holding fp16 values, stored.
+inline __attribute__((always_inline)) void store_fp16_codes(std::uint16_t* out, u32x16 value) {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
+                      _mm512_cvtps_ph(reinterpret_cast<__m512>(value), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+}
+
+// Whether any lane of v exceeds limit's, unsigned (one compare into a mask
+// register, where the generic any_lane's reduction over lanes compiles to
+// lane extracts).
+inline __attribute__((always_inline)) bool any_lane_above(u32x16 v, u32x16 limit) {
+  return _mm512_cmpgt_epu32_mask(reinterpret_cast<__m512i>(v), reinterpret_cast<__m512i>(limit)) != 0;
+}
+
 }  // namespace
 }  // namespace num::kernels
 

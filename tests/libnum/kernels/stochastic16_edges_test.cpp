@@ -1,0 +1,144 @@
+// The 16-bit stochastic shortcut (fp32 to fp16 or bf16, add-and-mask with a
+// per-lane shift) at the places its formulation changes case, each met by
+// many random words: fp16's exponent boundaries (2^-14, where the cut grows
+// past 13 bits; 2^-24 and 2^-25, where the hidden bit is cut and the result
+// is 0 or 2^-24; 2^-56 and 2^-57, below which the fraction leaves the lane;
+// fp32 subnormals), fractions that make the add carry or just not, the
+// largest finite values and the overflow thresholds under every overflow
+// mode, NaNs and infinities sharing a vector with finite lanes, at r from
+// 32 down to 1 under both draws. Every path against the core, bit for bit.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "kernel_oracle.hpp"
+
+namespace {
+
+using namespace kernel_test;
+
+// Positive fp32 patterns at fp16's and bf16's case boundaries.
+std::vector<std::uint32_t> boundary_patterns() {
+  std::vector<std::uint32_t> p;
+  // fp32 biased exponents: 70/71 (2^-57, 2^-56), 94/95, 101..104 (2^-25,
+  // 2^-24), 112..114 (2^-14), 141..143 (fp16's top binades), 253/254.
+  const std::uint32_t exponents[] = {70, 71, 72, 94, 95, 101, 102, 103, 104, 112, 113, 114, 141, 142, 143, 253, 254};
+  // Fractions with the cut bits empty, full, at half, one either side, and
+  // the carry into the exponent.
+  const std::uint32_t fractions[] = {0, 1, 0x1FFF, 0x2000, 0x1000, 0xFFF, 0x7FFFFF, 0x7FE000, 0x7FDFFF,
+                                     0x400000, 0x3FFFFF, 0xFFFF, 0x8000, 0x7FFF, 0x7F0000};
+  for (std::uint32_t e : exponents) {
+    for (std::uint32_t f : fractions) p.push_back(e << 23 | f);
+  }
+  const std::uint32_t others[] = {
+      0, 1, 0x3FF, 0x7FFFFF,                         // zero, fp32 subnormals
+      0x477FE000, 0x477FEFFF, 0x477FF000, 0x477FF001,  // fp16: 65504, below and at 65520
+      0x477FFFFF, 0x47800000,                          // fp16: just below and at 2^16
+      0x7F7F0000, 0x7F7F7FFF, 0x7F7F8000, 0x7F7FFFFF,  // bf16's largest finite and above
+      0x7F800000, 0x7F800001, 0x7FBFFFFF, 0x7FC00000, 0x7FFFFFFF, 0x7FC12345,  // inf, NaNs
+      0x32C00000, 0x33400000, 0x38401000, 0x38801000, 0x3F801000};  // a quarter to 3/4 of a quantum cut
+  p.insert(p.end(), std::begin(others), std::end(others));
+  return p;
+}
+
+// Each pattern in both signs, the list walked with a stride coprime to its
+// length so that every value meets many words in every lane, and
+// specials share vectors with finite values.
+std::vector<float> boundary_inputs() {
+  const std::vector<std::uint32_t> p = boundary_patterns();
+  std::vector<float> in;
+  const std::size_t n = p.size();
+  std::size_t stride = 7;
+  while (std::gcd(stride, n) != 1) stride += 2;
+  for (std::size_t k = 0; k < 48 * n; ++k) {
+    const std::uint32_t bits = p[(k * stride) % n] | (k % 3 == 0 ? 0x80000000u : 0u);
+    in.push_back(std::bit_cast<float>(bits));
+  }
+  return in;
+}
+
+num::array_options edge_options(const num::format& f, int r, num::random_draws d, num::overflow_mode ov,
+                                num::simd_path path) {
+  num::array_options o;
+  o.target = f;
+  o.spec.mode = num::rounding::stochastic;
+  o.spec.random_bits = r;
+  o.spec.overflow = ov;
+  o.draws = d;
+  o.seed = 0x5DEECE66Dull;
+  o.stream = 9;
+  o.first_index = 3;
+  o.path = path;
+  return o;
+}
+
+// Mismatches of encode (16-bit codes) and round (fp32 values) against the
+// core; the first few are described.
+void expect_core_bits(const std::vector<float>& in, const num::array_options& o) {
+  std::vector<std::uint16_t> codes(in.size());
+  std::vector<float> values(in.size());
+  num::encode_array(std::span<const float>(in), std::span<std::uint16_t>(codes), o);
+  num::round_array(std::span<const float>(in), std::span<float>(values), o);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const std::uint32_t want = core_round(in[i], o, i).bits;
+    if (codes[i] != want || float_bits(values[i]) != float_bits(num::to_float(o.target, want))) {
+      if (++bad <= 5) {
+        ADD_FAILURE() << describe(o) << " element " << i << " input 0x" << std::hex << float_bits(in[i]) << ": got 0x"
+                      << codes[i] << " / 0x" << float_bits(values[i]) << ", core 0x" << want;
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0u) << describe(o);
+}
+
+class Stochastic16Edges : public ::testing::TestWithParam<num::simd_path> {};
+
+TEST_P(Stochastic16Edges, BoundariesMatchCoreForEveryCutAndOverflowMode) {
+  NUMLAB_REQUIRE_PATH(GetParam());
+  const std::vector<float> in = boundary_inputs();
+  for (const num::format& f : {num::binary16, num::bfloat16_format}) {
+    for (int r : {32, 24, 17, 16, 13, 12, 11, 8, 1}) {
+      for (num::random_draws d : {num::random_draws::full_word, num::random_draws::half_word}) {
+        if (d == num::random_draws::half_word && r > 16) continue;
+        for (num::overflow_mode ov : {num::overflow_mode::ieee, num::overflow_mode::saturate, num::overflow_mode::nan}) {
+          expect_core_bits(in, edge_options(f, r, d, ov, GetParam()));
+        }
+      }
+    }
+  }
+}
+
+// The comparison above is not between two constant answers: at r = 32,
+// values that cut a quarter to 3/4 of a quantum in each fp16 case (below
+// 2^-24, fp16 subnormal, normal, 1, 65520 toward infinity) take both
+// neighbours among their draws.
+TEST_P(Stochastic16Edges, InexactBoundaryValuesTakeBothNeighbours) {
+  NUMLAB_REQUIRE_PATH(GetParam());
+  const std::vector<float> in = boundary_inputs();
+  const num::array_options o =
+      edge_options(num::binary16, 32, num::random_draws::full_word, num::overflow_mode::ieee, GetParam());
+  std::vector<std::uint16_t> codes(in.size());
+  num::encode_array(std::span<const float>(in), std::span<std::uint16_t>(codes), o);
+  std::size_t both = 0;
+  for (std::uint32_t pattern : {0x32C00000u, 0x33400000u, 0x38401000u, 0x38801000u, 0x3F801000u, 0x477FF000u}) {
+    bool down = false, up = false;
+    const std::uint16_t low = num::from_float(num::binary16, std::bit_cast<float>(pattern),
+                                              {num::rounding::toward_zero, 32}, 0).bits;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      if (float_bits(in[i]) != pattern) continue;
+      down = down || codes[i] == low;
+      up = up || codes[i] == low + 1;
+    }
+    both += down && up ? 1 : 0;
+  }
+  EXPECT_EQ(both, 6u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, Stochastic16Edges, ::testing::ValuesIn(all_paths),
+                         [](const auto& info) { return std::string(num::simd_path_name(info.param)); });
+
+}  // namespace
