@@ -87,6 +87,12 @@ std::size_t compare_run_by_run(rundb::reader& db) {
 
 std::size_t compare_outcomes(rundb::reader& db) { return rundb::compare_runs(db, compared_keys()).size(); }
 
+// What a first session-9 version did: run_outcomes with a one-point curve,
+// which streams every step through C++ (slower than the reference).
+std::size_t compare_outcomes_with_curves(rundb::reader& db) {
+  return rundb::group_outcomes(db.run_outcomes(1), compared_keys()).size();
+}
+
 template <std::size_t (*read)(rundb::reader&)>
 void compare_tab_read(benchmark::State& state) {
   const auto file = sweep_file();
@@ -123,7 +129,8 @@ void inspect_compare(benchmark::State& state) {
 }
 
 BENCHMARK(inspect_compare<compare_run_by_run>)->Name("InspectCompare/run_by_run_reference")->Unit(benchmark::kMillisecond);
-BENCHMARK(inspect_compare<compare_outcomes>)->Name("InspectCompare/run_outcomes")->Unit(benchmark::kMillisecond);
+BENCHMARK(inspect_compare<compare_outcomes_with_curves>)->Name("InspectCompare/run_outcomes_with_curves")->Unit(benchmark::kMillisecond);
+BENCHMARK(inspect_compare<compare_outcomes>)->Name("InspectCompare/run_outcomes_without_curves")->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

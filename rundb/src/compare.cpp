@@ -53,9 +53,7 @@ mean_sd mean_and_sd(std::span<const double> values) {
 }
 
 std::vector<run_group> compare_runs(reader& db, std::span<const std::string> keys) {
-  // The comparison draws no curve: one point per run is the least run_outcomes keeps.
-  constexpr std::size_t one_loss_point = 1;
-  const auto outcomes = db.run_outcomes(one_loss_point);
+  const auto outcomes = db.run_outcomes_without_curves();
   std::set<std::string> known;
   for (const auto& o : outcomes)
     for (const auto& c : o.coordinates) known.insert(c.key);

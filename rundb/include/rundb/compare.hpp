@@ -35,8 +35,8 @@ struct run_group {
 };
 
 /// The runs of `db` grouped by their coordinates of `keys`, groups sorted by
-/// those values (numbers numerically): group_outcomes of db.run_outcomes(),
-/// so one statement per table, none per run. Throws rundb::error when no run
+/// those values (numbers numerically): group_outcomes of
+/// db.run_outcomes_without_curves(), so one statement per table, none per run. Throws rundb::error when no run
 /// has any of the keys as a coordinate (naming the keys that runs do have).
 std::vector<run_group> compare_runs(reader& db, std::span<const std::string> keys);
 
