@@ -18,6 +18,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "rundb/compare.hpp"
 #include "rundb/reader.hpp"
 
 namespace {
@@ -59,6 +60,39 @@ std::size_t read_outcomes(rundb::reader& db) {
   return points;
 }
 
+// The keys `numlab inspect --compare` groups by in this measurement.
+const std::vector<std::string>& compared_keys() {
+  static const std::vector<std::string> keys{"precision", "rounding.update"};
+  return keys;
+}
+
+// The reference: inspect --compare before session 9, three statements per finished run.
+std::size_t compare_run_by_run(rundb::reader& db) {
+  const auto coordinates = db.all_coordinates();
+  std::vector<rundb::run_outcome> outcomes;
+  for (auto& info : db.runs()) {
+    rundb::run_outcome o;
+    if (const auto c = coordinates.find(info.id); c != coordinates.end()) o.coordinates = c->second;
+    if (info.status == rundb::run_status::finished) {
+      const auto evaluations = db.evaluations(info.id);
+      if (!evaluations.empty()) o.final_accuracy = evaluations.back().accuracy;
+      for (const auto& e : db.events(info.id)) o.overflow_events += e.kind == rundb::event_kind::overflow;
+      o.skipped_steps = static_cast<std::int64_t>(db.skipped_steps(info.id).size());
+    }
+    o.run = std::move(info);
+    outcomes.push_back(std::move(o));
+  }
+  return rundb::group_outcomes(outcomes, compared_keys()).size();
+}
+
+std::size_t compare_outcomes(rundb::reader& db) { return rundb::compare_runs(db, compared_keys()).size(); }
+
+// What a first session-9 version did: run_outcomes with a one-point curve,
+// which streams every step through C++ (slower than the reference).
+std::size_t compare_outcomes_with_curves(rundb::reader& db) {
+  return rundb::group_outcomes(db.run_outcomes(1), compared_keys()).size();
+}
+
 template <std::size_t (*read)(rundb::reader&)>
 void compare_tab_read(benchmark::State& state) {
   const auto file = sweep_file();
@@ -78,6 +112,25 @@ void compare_tab_read(benchmark::State& state) {
 
 BENCHMARK(compare_tab_read<read_run_by_run>)->Name("CompareTabRead/run_by_run_reference")->Unit(benchmark::kMillisecond);
 BENCHMARK(compare_tab_read<read_outcomes>)->Name("CompareTabRead/run_outcomes")->Unit(benchmark::kMillisecond);
+
+template <std::size_t (*compare)(rundb::reader&)>
+void inspect_compare(benchmark::State& state) {
+  const auto file = sweep_file();
+  if (!file) {
+    state.SkipWithError("set NUMLAB_SWEEP_DB to a sweep database written by rundb-synth (see the header)");
+    return;
+  }
+  std::size_t groups = 0;
+  for (auto _ : state) {
+    rundb::reader db(*file);  // opened per command, as numlab inspect does
+    groups = compare(db);
+  }
+  state.counters["groups"] = static_cast<double>(groups);
+}
+
+BENCHMARK(inspect_compare<compare_run_by_run>)->Name("InspectCompare/run_by_run_reference")->Unit(benchmark::kMillisecond);
+BENCHMARK(inspect_compare<compare_outcomes_with_curves>)->Name("InspectCompare/run_outcomes_with_curves")->Unit(benchmark::kMillisecond);
+BENCHMARK(inspect_compare<compare_outcomes>)->Name("InspectCompare/run_outcomes_without_curves")->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

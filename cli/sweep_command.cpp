@@ -152,7 +152,7 @@ int run_point(const std::string& dir, std::size_t index) {
     return point_busy_exit;
   }
   if (!lock->held())
-    std::fprintf(stderr, "numlab: %s: this file system has no flock; `sweep status` cannot tell this point running "
+    std::fprintf(stderr, "numlab: %s: this file system cannot lock files; `sweep status` cannot tell this point running "
                  "from killed\n", files.lock(p).c_str());
   const auto state = sweep::state_of(files, p);
   if (sweep::is_done(state)) {

@@ -124,7 +124,16 @@ comparison_grouping group_as_asked(const comparison_data& data, const std::optio
   return out;
 }
 
-comparison_data load_comparison(const QStringList& files, std::size_t max_points, const interrupt_flag& interrupt) {
+int load_progress::permille() const {
+  const int total = files.load();
+  if (total <= 0) return 0;
+  const std::size_t of = runs.load();
+  const double within = of == 0 ? 0.0 : static_cast<double>(runs_read.load()) / static_cast<double>(of);
+  return std::clamp(static_cast<int>(1000.0 * (file.load() + std::min(within, 1.0)) / total), 0, 1000);
+}
+
+comparison_data load_comparison(const QStringList& files, std::size_t max_points, const interrupt_flag& interrupt,
+                                load_progress* progress) {
   QElapsedTimer clock;
   clock.start();
   comparison_data data;
@@ -132,9 +141,22 @@ comparison_data load_comparison(const QStringList& files, std::size_t max_points
   std::set<std::string> keys;
   // Labels carry the file name only when runs come from several files.
   const bool several = files.size() > 1;
-  for (const QString& file : files) {
+  if (progress) progress->files = static_cast<int>(files.size());
+  rundb::outcome_progress tell;
+  if (progress)
+    tell = [progress](std::size_t read, std::size_t runs) {
+      progress->runs = runs;
+      progress->runs_read = read;
+    };
+  for (int f = 0; f < files.size(); ++f) {
+    const QString& file = files[f];
+    if (progress) {
+      progress->runs_read = 0;
+      progress->runs = 0;
+      progress->file = f;
+    }
     rundb::reader db(file.toStdString(), &interrupt);
-    for (auto& outcome : db.run_outcomes(max_points)) {
+    for (auto& outcome : db.run_outcomes(max_points, tell)) {
       compared_run run;
       const auto& info = outcome.run;
       QString label = QString("%1 (#%2)").arg(QString::fromStdString(info.name)).arg(info.id);

@@ -12,6 +12,7 @@
 #include <QStringList>
 #include <QtGlobal>
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -87,9 +88,24 @@ struct comparison_grouping {
 comparison_grouping group_as_asked(const comparison_data& data, const std::optional<std::string>& wanted,
                                    std::size_t max_points);
 
+/// How far a load_comparison has come: written by the worker as it reads,
+/// read by the UI thread's progress bar. Each field is atomic on its own; a
+/// reader may see them from two moments, which a progress bar can bear.
+struct load_progress {
+  std::atomic<int> file{0};             ///< the file being read, from 0
+  std::atomic<int> files{0};
+  std::atomic<std::size_t> runs_read{0};  ///< of that file (rundb::outcome_progress)
+  std::atomic<std::size_t> runs{0};
+
+  /// Done so far, in thousandths of the whole load (files count alike).
+  int permille() const;
+};
+
 /// Reads every run of `files`, with at most `max_points` loss points per run
-/// (rundb::reader::run_outcomes: a few statements per file, none per run).
+/// (rundb::reader::run_outcomes: a few statements per file, none per run),
+/// telling `progress` (when given) how far it has come.
 /// Throws rundb::error (naming the file) when a file cannot be read.
-comparison_data load_comparison(const QStringList& files, std::size_t max_points, const interrupt_flag& interrupt);
+comparison_data load_comparison(const QStringList& files, std::size_t max_points, const interrupt_flag& interrupt,
+                                load_progress* progress = nullptr);
 
 }  // namespace numlab_gui

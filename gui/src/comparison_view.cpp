@@ -7,9 +7,11 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QProgressBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
@@ -61,6 +63,8 @@ comparison_view::comparison_view(QWidget* parent)
       key_box_(new QComboBox(this)),
       log_loss_(new QCheckBox("log loss axis", this)),
       caption_(new QLabel(this)),
+      progress_(new QProgressBar(this)),
+      progress_timer_(new QTimer(this)),
       plot_(new QCustomPlot(this)),
       grid_(new QTableView(this)),
       model_(new comparison_grid(this)),
@@ -72,6 +76,7 @@ comparison_view::comparison_view(QWidget* parent)
   controls->addWidget(key_box_);
   controls->addWidget(log_loss_);
   controls->addWidget(caption_, 1);
+  controls->addWidget(progress_);
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(plot_);
   split->addWidget(grid_);
@@ -109,6 +114,29 @@ comparison_view::comparison_view(QWidget* parent)
     if (asked_key() != bands_key_) regroup();
   });
   connect(log_loss_, &QCheckBox::toggled, this, [this] { draw_bands(); });
+  progress_->setRange(0, 1000);
+  progress_->setMinimumWidth(220);
+  progress_->hide();
+  progress_timer_->setInterval(100);
+  connect(progress_timer_, &QTimer::timeout, this, &comparison_view::show_progress);
+  connect(queries_, &query_runner::busy_changed, this, [this](bool busy) {
+    progress_->setVisible(busy);
+    if (busy) {
+      show_progress();
+      progress_timer_->start();
+    } else {
+      progress_timer_->stop();
+    }
+  });
+}
+
+void comparison_view::show_progress() {
+  const auto& p = *load_progress_;
+  const int files = p.files.load();
+  QString text = QString("reading runs: %1 of %2").arg(p.runs_read.load()).arg(p.runs.load());
+  if (files > 1) text = QString("file %1 of %2, ").arg(p.file.load() + 1).arg(files) + text;
+  progress_->setFormat(text);
+  progress_->setValue(p.permille());
 }
 
 void comparison_view::set_files(const QStringList& files) {
@@ -136,10 +164,13 @@ std::optional<std::string> comparison_view::asked_key() const {
 void comparison_view::reload(reload_cause cause) {
   if (files_.isEmpty()) return;
   const QStringList files = files_;
+  auto progress = std::make_shared<load_progress>();
+  load_progress_ = progress;
   queries_->load<loaded_comparison>(
       cause,
-      [files, asked = asked_key()](const interrupt_flag& interrupt) {
-        auto data = std::make_shared<const comparison_data>(load_comparison(files, max_points, interrupt));
+      [files, asked = asked_key(), progress](const interrupt_flag& interrupt) {
+        auto data =
+            std::make_shared<const comparison_data>(load_comparison(files, max_points, interrupt, progress.get()));
         auto grouping = group_as_asked(*data, asked, max_points);
         return loaded_comparison{std::move(data), std::move(grouping)};
       },

@@ -12,6 +12,9 @@
 // key regroups the runs already read on a second runner (grouping_queries()),
 // so a regroup never interrupts a load. The UI thread only draws: the plot,
 // and the grid, a table model over the runs read (comparison_grid.hpp).
+// While a load runs, a progress bar beside the key box shows how many runs
+// are read: the worker counts into a load_progress, and a timer on the UI
+// thread looks at it ten times a second (no signal per run, no waiting).
 #pragma once
 
 #include <QStringList>
@@ -30,7 +33,9 @@ class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QLabel;
+class QProgressBar;
 class QSortFilterProxyModel;
+class QTimer;
 class QTableView;
 
 namespace numlab_gui {
@@ -57,6 +62,8 @@ class comparison_view : public QWidget {
   QString group_key() const;
 
   QCustomPlot* plot() const { return plot_; }
+  /// Shown while the runs load: thousandths of the load read (load_progress::permille).
+  QProgressBar* progress_bar() const { return progress_; }
   /// The grid of runs, sortable by any column (a proxy over grid_model()).
   QTableView* grid() const { return grid_; }
   /// The grid's rows in the order read: row r is data().runs[r].
@@ -89,10 +96,15 @@ class comparison_view : public QWidget {
   void regroup();
   void show_data(comparison_grouping grouping);
   void draw_bands();
+  void show_progress();
 
   QComboBox* key_box_;
   QCheckBox* log_loss_;
   QLabel* caption_;
+  QProgressBar* progress_;
+  QTimer* progress_timer_;
+  // The newest load's progress, shared with the worker that reads.
+  std::shared_ptr<const load_progress> load_progress_ = std::make_shared<const load_progress>();
   QCustomPlot* plot_;
   QTableView* grid_;
   comparison_grid* model_;

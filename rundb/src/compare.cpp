@@ -53,16 +53,20 @@ mean_sd mean_and_sd(std::span<const double> values) {
 }
 
 std::vector<run_group> compare_runs(reader& db, std::span<const std::string> keys) {
-  const auto coordinates = db.all_coordinates();
+  const auto outcomes = db.run_outcomes_without_curves();
   std::set<std::string> known;
-  for (const auto& [run, list] : coordinates)
-    for (const auto& c : list) known.insert(c.key);
+  for (const auto& o : outcomes)
+    for (const auto& c : o.coordinates) known.insert(c.key);
   if (std::none_of(keys.begin(), keys.end(), [&](const std::string& k) { return known.count(k) > 0; })) {
     std::string have;
     for (const auto& k : known) have += (have.empty() ? "" : ", ") + k;
     throw error(db.path().string() + ": no run has a coordinate '" + (keys.empty() ? "" : keys.front()) +
                 "' (sweep keys here: " + (have.empty() ? "none, not a sweep" : have) + ")");
   }
+  return group_outcomes(outcomes, keys);
+}
+
+std::vector<run_group> group_outcomes(std::span<const run_outcome> outcomes, std::span<const std::string> keys) {
   struct samples {
     run_group group;
     std::vector<double> accuracy, overflows, skipped;
@@ -71,34 +75,30 @@ std::vector<run_group> compare_runs(reader& db, std::span<const std::string> key
     return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), value_less);
   };
   std::map<std::vector<std::string>, samples, decltype(less)> groups(less);
-  for (const auto& run : db.runs()) {
+  for (const auto& outcome : outcomes) {
     std::vector<std::string> values;
-    const auto found = coordinates.find(run.id);
     for (const auto& key : keys) {
       std::string value = "-";
-      if (found != coordinates.end())
-        for (const auto& c : found->second)
-          if (c.key == key) value = c.value;
+      for (const auto& c : outcome.coordinates)
+        if (c.key == key) value = c.value;
       values.push_back(value);
     }
     auto& g = groups[values];
     g.group.values = values;
     ++g.group.runs;
-    if (run.status == run_status::diverged) {
+    const auto status = outcome.run.status;
+    if (status == run_status::diverged) {
       ++g.group.diverged;
       continue;  // reported as diverged, never scored
     }
-    if (run.status != run_status::finished) {
+    if (status != run_status::finished) {
       ++g.group.other;
       continue;
     }
     ++g.group.finished;
-    const auto evaluations = db.evaluations(run.id);
-    if (!evaluations.empty() && evaluations.back().accuracy) g.accuracy.push_back(*evaluations.back().accuracy);
-    const auto events = db.events(run.id);
-    g.overflows.push_back(static_cast<double>(std::count_if(
-        events.begin(), events.end(), [](const event_record& e) { return e.kind == event_kind::overflow; })));
-    g.skipped.push_back(static_cast<double>(db.skipped_steps(run.id).size()));
+    if (outcome.final_accuracy) g.accuracy.push_back(*outcome.final_accuracy);
+    g.overflows.push_back(static_cast<double>(outcome.overflow_events));
+    g.skipped.push_back(static_cast<double>(outcome.skipped_steps));
   }
   std::vector<run_group> out;
   for (auto& [values, g] : groups) {

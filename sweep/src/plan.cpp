@@ -165,7 +165,7 @@ point_state state_of(const layout& files, const point& p) {
   if (recorded != point_state::running && recorded != point_state::failed && !tried_without_record) return recorded;
   switch (probe_lock(files.lock(p))) {
     case lock_state::held: return point_state::running;
-    case lock_state::unknown: return recorded;  // no flock here: nobody can tell running from killed
+    case lock_state::unknown: return recorded;  // no locks here: nobody can tell running from killed
     case lock_state::free: break;
   }
   // Nobody runs it now. Read again: a point that ended between the first read

@@ -2,6 +2,7 @@
 // (run_coordinates) and the scales view (scale_stats). The databases are
 // written here with formulas, and every check compares what a view shows
 // with a value derived by hand from those formulas.
+#include <QProgressBar>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTest>
@@ -253,6 +254,38 @@ class sweep_views_test : public QObject {
     // bf16 and fp16 at seed 1: offsets 0.5 and 1.0, so mean +0.75 and sd 0.5 / sqrt(2).
     QVERIFY(std::abs(seed1.mean[0] - (0.75 + 0.1 + 1.0)) < 1e-12);
     QVERIFY(std::abs(seed1.sd[0] - 0.5 / std::sqrt(2.0)) < 1e-12);
+  }
+
+  // A load tells how far it has come: per file, the runs read of the runs
+  // there; the view's bar is shown from the request until the load is done.
+  void comparison_shows_its_progress_while_loading() {
+    load_progress by_hand;
+    by_hand.files = 2;
+    by_hand.file = 1;
+    by_hand.runs = 4;
+    by_hand.runs_read = 1;
+    QCOMPARE(by_hand.permille(), 625);  // (1 file + 1/4 of the second) / 2 files
+    by_hand.file = 0;
+    by_hand.runs = 0;  // the file is being opened: none of it read yet
+    QCOMPARE(by_hand.permille(), 0);
+
+    load_progress progress;
+    const interrupt_flag no_interrupt{false};
+    const auto data = load_comparison(split_, comparison_view::max_points, no_interrupt, &progress);
+    QCOMPARE(data.runs.size(), std::size_t{6});
+    QCOMPARE(progress.files.load(), 2);
+    QCOMPARE(progress.file.load(), 1);
+    QCOMPARE(progress.runs.load(), std::size_t{3});
+    QCOMPARE(progress.runs_read.load(), std::size_t{3});
+    QCOMPARE(progress.permille(), 1000);
+
+    comparison_view view;
+    QSignalSpy loaded(&view, &comparison_view::loaded);
+    QVERIFY(view.progress_bar()->isHidden());
+    view.set_files({merged_});
+    QVERIFY(!view.progress_bar()->isHidden());  // at once, before the worker reads anything
+    QVERIFY(wait_loaded(loaded));
+    QTRY_VERIFY(view.progress_bar()->isHidden());
   }
 
   // The key changes while other files load: the runs grouped at the end are

@@ -1,4 +1,4 @@
-// reader::run_outcomes against two oracles: hand-derived curves and counts
+// reader::run_outcomes (and run_outcomes_without_curves) against two oracles: hand-derived curves and counts
 // of small runs, and, on runs of every shape, the per-run queries it
 // replaces (steps with max_points, last_step, evaluations, events,
 // skipped_steps), which SQLite answers by another path (grouped SQL).
@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "rundb/reader.hpp"
 #include "rundb/writer.hpp"
@@ -109,6 +111,28 @@ TEST(RunOutcomes, SmallRunsMatchHandDerivedValues) {
   EXPECT_FALSE(s.final_loss);
   EXPECT_EQ(s.steps, 2);
 
+  // Without curves: the same counts, and the final loss of the largest step
+  // (none for "sparse", whose last step recorded no loss).
+  const auto bare = db.run_outcomes_without_curves();
+  ASSERT_EQ(bare.size(), 3u);
+  EXPECT_TRUE(bare[0].loss_curve.empty());
+  EXPECT_EQ(bare[0].final_loss, 9.0);
+  EXPECT_EQ(bare[0].final_accuracy, 0.75);
+  EXPECT_EQ(bare[0].steps, 10);
+  EXPECT_EQ(bare[0].skipped_steps, 1);
+  EXPECT_EQ(bare[0].overflow_events, 2);
+  EXPECT_EQ(bare[0].coordinates, t.coordinates);
+  EXPECT_EQ(bare[1].steps, 0);
+  EXPECT_FALSE(bare[1].final_loss);
+  EXPECT_FALSE(bare[2].final_loss);
+  EXPECT_EQ(bare[2].steps, 2);
+
+  // Progress: as the scan leaves "ten" (1 of 3), "sparse" (3: "empty", without
+  // steps, is passed with it), then the end.
+  std::vector<std::pair<std::size_t, std::size_t>> told;
+  db.run_outcomes(4, [&](std::size_t read, std::size_t runs) { told.emplace_back(read, runs); });
+  EXPECT_EQ(told, (std::vector<std::pair<std::size_t, std::size_t>>{{1, 3}, {3, 3}, {3, 3}}));
+
   // Without a limit (or under it) every step with a loss is a point.
   const auto all = db.run_outcomes(0);
   EXPECT_EQ(all[0].loss_curve.size(), 9u);
@@ -140,21 +164,40 @@ TEST(RunOutcomes, AgreeWithThePerRunQueries) {
     }
   }
   reader db(file);
+  const auto runs = db.runs();
+  // Every field but the loss curve, against the per-run queries.
+  const auto expect_per_run_fields = [&](const run_outcome& o, const run_info& info) {
+    const run_id id = info.id;
+    SCOPED_TRACE("run " + std::to_string(id));
+    EXPECT_EQ(o.run.id, id);
+    EXPECT_EQ(o.run.name, info.name);
+    EXPECT_EQ(o.run.status, info.status);
+    EXPECT_EQ(o.coordinates, db.coordinates(id));
+    const auto last = db.last_step(id);
+    EXPECT_EQ(o.final_loss, last ? last->loss : std::nullopt);
+    std::optional<double> accuracy;
+    for (const auto& e : db.evaluations(id))
+      if (e.accuracy) accuracy = e.accuracy;
+    EXPECT_EQ(o.final_accuracy, accuracy);
+    EXPECT_EQ(o.steps, db.step_count(id));
+    EXPECT_EQ(o.skipped_steps, static_cast<std::int64_t>(db.skipped_steps(id).size()));
+    std::int64_t overflows = 0, nans = 0;
+    for (const auto& e : db.events(id)) {
+      overflows += e.kind == event_kind::overflow;
+      nans += e.kind == event_kind::nan;
+    }
+    EXPECT_EQ(o.overflow_events, overflows);
+    EXPECT_EQ(o.nan_events, nans);
+  };
   for (const std::size_t max_points : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{400}}) {
     SCOPED_TRACE("max_points " + std::to_string(max_points));
     const auto outcomes = db.run_outcomes(max_points);
-    const auto runs = db.runs();
     ASSERT_EQ(outcomes.size(), runs.size());
     for (std::size_t i = 0; i < runs.size(); ++i) {
       const auto& o = outcomes[i];
-      const run_id id = runs[i].id;
-      SCOPED_TRACE("run " + std::to_string(id));
-      EXPECT_EQ(o.run.id, id);
-      EXPECT_EQ(o.run.name, runs[i].name);
-      EXPECT_EQ(o.run.status, runs[i].status);
-      EXPECT_EQ(o.coordinates, db.coordinates(id));
+      expect_per_run_fields(o, runs[i]);
       std::vector<step_record> expected;
-      for (auto& s : db.steps(id, {}, max_points))
+      for (auto& s : db.steps(runs[i].id, {}, max_points))
         if (s.loss) expected.push_back(s);
       ASSERT_EQ(o.loss_curve.size(), expected.size());
       for (std::size_t k = 0; k < expected.size(); ++k) {
@@ -162,22 +205,14 @@ TEST(RunOutcomes, AgreeWithThePerRunQueries) {
         // SQLite's avg() may add a bucket's losses in another order.
         EXPECT_NEAR(o.loss_curve[k].loss, *expected[k].loss, 1e-13 * std::abs(*expected[k].loss));
       }
-      const auto last = db.last_step(id);
-      EXPECT_EQ(o.final_loss, last ? last->loss : std::nullopt);
-      std::optional<double> accuracy;
-      for (const auto& e : db.evaluations(id))
-        if (e.accuracy) accuracy = e.accuracy;
-      EXPECT_EQ(o.final_accuracy, accuracy);
-      EXPECT_EQ(o.steps, db.step_count(id));
-      EXPECT_EQ(o.skipped_steps, static_cast<std::int64_t>(db.skipped_steps(id).size()));
-      std::int64_t overflows = 0, nans = 0;
-      for (const auto& e : db.events(id)) {
-        overflows += e.kind == event_kind::overflow;
-        nans += e.kind == event_kind::nan;
-      }
-      EXPECT_EQ(o.overflow_events, overflows);
-      EXPECT_EQ(o.nan_events, nans);
     }
+  }
+  SCOPED_TRACE("without curves");
+  const auto bare = db.run_outcomes_without_curves();
+  ASSERT_EQ(bare.size(), runs.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    expect_per_run_fields(bare[i], runs[i]);
+    EXPECT_TRUE(bare[i].loss_curve.empty());
   }
 }
 

@@ -29,15 +29,21 @@ struct run_group {
   std::size_t finished = 0;
   std::size_t diverged = 0;
   std::size_t other = 0;        ///< failed, trapped, interrupted or still running
-  mean_sd final_accuracy{};     ///< last evaluation's accuracy, finished runs with one
+  mean_sd final_accuracy{};     ///< accuracy of the last evaluation that recorded one, finished runs with one
   mean_sd overflow_events{};    ///< events of kind overflow per finished run
   mean_sd skipped_steps{};      ///< skipped steps per finished run
 };
 
 /// The runs of `db` grouped by their coordinates of `keys`, groups sorted by
-/// those values (numbers numerically). Throws rundb::error when no run has
-/// any of the keys as a coordinate (naming the keys that runs do have).
+/// those values (numbers numerically): group_outcomes of
+/// db.run_outcomes_without_curves(), so one statement per table, none per run. Throws rundb::error when no run
+/// has any of the keys as a coordinate (naming the keys that runs do have).
 std::vector<run_group> compare_runs(reader& db, std::span<const std::string> keys);
+
+/// `outcomes` grouped by their coordinates of `keys` ("-" for a run without
+/// one), groups sorted by those values (numbers numerically); only finished
+/// runs are scored.
+std::vector<run_group> group_outcomes(std::span<const run_outcome> outcomes, std::span<const std::string> keys);
 
 /// The groups as a table: the keys' values, runs, finished, diverged, other,
 /// then accuracy, overflow events and skipped steps as mean ± sd.

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -110,6 +111,9 @@ struct table {
   std::vector<std::string> columns{};
   std::vector<std::vector<cell>> rows{};
 };
+
+/// Told how far reader::run_outcomes has come: (runs read, runs in the file).
+using outcome_progress = std::function<void(std::size_t runs_read, std::size_t runs)>;
 
 /// Read-only access to one run database file.
 class reader {
@@ -223,8 +227,17 @@ class reader {
   /// as one table scan. The loss curve holds what steps(run, {}, max_points)
   /// gives, less the points without a loss: with max_points > 0 and more
   /// steps than that, the mean loss of each bucket of steps(), at the
-  /// bucket's first step.
-  std::vector<run_outcome> run_outcomes(std::size_t max_points);
+  /// bucket's first step. `progress`, when given, is called on this thread
+  /// as the step scan leaves each run, with the runs read so far (in id
+  /// order, those without steps included) and the runs in the file, and once
+  /// at the end with both equal: what a viewer shows while a big file loads.
+  std::vector<run_outcome> run_outcomes(std::size_t max_points, const outcome_progress& progress = {});
+  /// run_outcomes with every loss_curve empty, for comparing outcomes
+  /// without drawing them (`numlab inspect --compare`): the steps are counted
+  /// in SQL (one grouped statement in primary-key order) instead of streamed
+  /// through C++, which makes it faster than run_outcomes by as much as the
+  /// curves cost. The other fields are run_outcomes'.
+  std::vector<run_outcome> run_outcomes_without_curves();
 
   /// Parameters of a format: as declared in the file, else numlab's built-in ones.
   std::optional<format_info> format(std::string_view name);
@@ -250,6 +263,8 @@ class reader {
   bool has_buckets() const { return version_ >= 4; }
   /// False for scale_stats in files older than schema version 3.
   bool has_table(stats_table table) const;
+  /// Every run's outcome but what the steps give (run_outcomes' shared part).
+  std::vector<run_outcome> outcomes_but_steps();
 
   std::filesystem::path path_{};
   std::unique_ptr<detail::database> db_{};

@@ -30,7 +30,7 @@ enum class point_state {
   trapped,      ///< a floating-point trap stopped it: an outcome, not retried
   failed,       ///< stopped by an error, its database unreadable, or tried and left no database: retried
   interrupted,  ///< stopped by SIGINT: retried
-  running,      ///< a live process holds its lock (or, where flock is unsupported, its run is unfinished)
+  running,      ///< a live process holds its lock (or, where the file system cannot lock, its run is unfinished)
   killed,       ///< its run is unfinished and nobody holds its lock: the process died (SIGKILL, OOM, time limit); retried
   not_started,  ///< never tried: no database, no lock file
 };
