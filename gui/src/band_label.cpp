@@ -48,12 +48,4 @@ void band_label::fit() {
   position->setCoords((left + right) / 2, area.top() + row_gap + row_ * (line + row_gap));
 }
 
-void fit_band_labels_on_layout(QCustomPlot& plot) {
-  QObject::connect(&plot, &QCustomPlot::afterLayout, &plot, [&plot] {
-    for (int i = 0; i < plot.itemCount(); ++i) {
-      if (auto* label = qobject_cast<band_label*>(plot.item(i))) label->fit();
-    }
-  });
-}
-
 }  // namespace numlab_gui

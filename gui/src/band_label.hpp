@@ -1,7 +1,8 @@
 // A label that names a band of a plot's x axis (a format's subnormal range,
 // its normal range, ...) and stays whole at any width and zoom: after every
 // layout it is centred on the part of the band that is on screen and shows
-// the longest of its texts that fits there, or nothing. A label centred on
+// the longest of its texts that fits there, or nothing (fit_text_on_layout
+// in plot_fit.hpp calls fit()). A label centred on
 // the whole band, as before, was cut by the plot's edge ("ormal") whenever
 // the band reached past it.
 #pragma once
@@ -35,9 +36,5 @@ class band_label : public QCPItemText {
   QStringList texts_;
   int row_;
 };
-
-/// Fits every band_label of `plot` after each of its layouts (a replot, a
-/// resize, an export at another size).
-void fit_band_labels_on_layout(QCustomPlot& plot);
 
 }  // namespace numlab_gui

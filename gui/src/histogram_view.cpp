@@ -21,6 +21,7 @@
 
 #include "async_query.hpp"
 #include "band_label.hpp"
+#include "plot_fit.hpp"
 #include "plot_style.hpp"
 #include "run_queries.hpp"
 
@@ -100,9 +101,10 @@ histogram_view::histogram_view(QWidget* parent)
     bars->setPen(Qt::NoPen);
   }
   plot_->xAxis->setLabel("log2 |x|");
-  plot_->yAxis->setLabel("values");
+  label_axis(*plot_->yAxis, {"values"});
   legend_above(*plot_);
-  fit_band_labels_on_layout(*plot_);
+  fit_text_on_layout(*plot_);
+  fit_text_on_layout(*waterfall_);
   plot_->legend->setFont(QFont(font().family(), 8));
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot_->axisRect()->setRangeZoom(Qt::Horizontal);
@@ -125,7 +127,7 @@ histogram_view::histogram_view(QWidget* parent)
     else draw_selected();
   });
   waterfall_->xAxis->setLabel("step");
-  waterfall_->yAxis->setLabel("log2 |x|");
+  label_axis(*waterfall_->yAxis, {"log2 |x|"});
 
   player_->setInterval(150);
   connect(player_, &QTimer::timeout, this, [this] {

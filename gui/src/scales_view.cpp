@@ -14,6 +14,7 @@
 #include <limits>
 
 #include "map_view.hpp"
+#include "plot_fit.hpp"
 #include "plot_style.hpp"
 #include "run_queries.hpp"
 
@@ -64,11 +65,12 @@ scales_view::scales_view(QWidget* parent)
   auto* amax_axis = axis(amax_rect_, QCPAxis::atLeft);
   amax_axis->setScaleType(QCPAxis::stLogarithmic);
   amax_axis->setTicker(power_of_two_ticker());
-  amax_axis->setLabel("|x|");
+  fit_text_on_layout(*plot_);
+  label_axis(*amax_axis, {"|x|"});
   axis(amax_rect_, QCPAxis::atBottom)->setLabel("step");
   axis(amax_rect_, QCPAxis::atBottom)->setTicker(step_ticker());
   axis(scale_rect_, QCPAxis::atBottom)->setLabel("log2(block decode scale) at the chosen step");
-  axis(scale_rect_, QCPAxis::atLeft)->setLabel("blocks");
+  label_axis(*axis(scale_rect_, QCPAxis::atLeft), {"blocks"});
   saturated_ = plot_->addGraph(axis(amax_rect_, QCPAxis::atBottom), amax_axis);
   saturated_->setName("saturated (overflow) steps");
   saturated_->setLineStyle(QCPGraph::lsNone);

@@ -1,5 +1,7 @@
-// Text on the plots stays whole however narrow the window or deep the zoom:
-// the histogram's band labels ("underflow to 0", "subnormal", "normal fp16",
+// Text on the plots stays whole however small the window or deep the zoom:
+// in every view, the tick labels of each vertical axis keep apart and each
+// axis label fits along its axis (the colour bar's "fraction of values" ran
+// past the window's top, "ction of values"); the histogram's band labels ("underflow to 0", "subnormal", "normal fp16",
 // "overflow", the scaled format's band) each lie inside the plot and inside
 // their band's visible part, never overlapping, shortened or dropped when
 // they do not fit. The old labels, centred on the whole band, were cut by
@@ -15,6 +17,11 @@
 #include "../rundb/sample_database.hpp"
 #include "band_label.hpp"
 #include "histogram_view.hpp"
+#include "map_view.hpp"
+#include "overview_view.hpp"
+#include "scales_view.hpp"
+#include "swamping_view.hpp"
+#include "trouble_database.hpp"
 
 using namespace numlab_gui;
 
@@ -88,6 +95,54 @@ QStringList shown_band_texts(QCustomPlot& plot) {
   return shown;
 }
 
+// Every axis of `plot`'s axis rects and colour scales.
+std::vector<QCPAxis*> all_axes(QCustomPlot& plot) {
+  std::vector<QCPAxis*> axes;
+  for (QCPAxisRect* rect : plot.axisRects())
+    for (QCPAxis* axis : rect->axes()) axes.push_back(axis);
+  for (QCPLayoutElement* element : plot.plotLayout()->elements(true))
+    if (auto* scale = qobject_cast<QCPColorScale*>(element)) axes.push_back(scale->axis());
+  return axes;
+}
+
+// What is crowded or cut among the axes' text as drawn; empty when nothing.
+QString crowded_axis_text(QCustomPlot& plot) {
+  plot.replot();
+  for (QCPAxis* axis : all_axes(plot)) {
+    if (!axis->visible()) continue;
+    const bool vertical = axis->orientation() == Qt::Vertical;
+    const double length = vertical ? axis->axisRect()->height() : axis->axisRect()->width();
+    const QFontMetrics label_metrics(axis->labelFont());
+    if (label_metrics.horizontalAdvance(axis->label()) > length)
+      return QString("axis label '%1' (%2 pixels) is longer than its axis (%3)")
+          .arg(axis->label()).arg(label_metrics.horizontalAdvance(axis->label())).arg(length);
+    if (!vertical || !axis->tickLabels()) continue;
+    // Vertical tick labels lie one above the other: neighbours must not overlap.
+    const QVector<double> ticks = axis->tickVector();
+    const QVector<QString> labels = axis->tickVectorLabels();
+    const double height = QFontMetrics(axis->tickLabelFont()).height();
+    std::vector<double> drawn;
+    for (int i = 0; i < ticks.size(); ++i) {
+      const double at = axis->coordToPixel(ticks[i]);
+      if (!labels.value(i).isEmpty() && at >= axis->axisRect()->top() - 1 && at <= axis->axisRect()->bottom() + 1)
+        drawn.push_back(at);
+    }
+    std::sort(drawn.begin(), drawn.end());
+    for (std::size_t i = 1; i < drawn.size(); ++i) {
+      if (drawn[i] - drawn[i - 1] < height)
+        return QString("tick labels %1 pixels apart, %2 high, on axis '%3' (%4 pixels)")
+            .arg(drawn[i] - drawn[i - 1]).arg(height).arg(axis->label()).arg(length);
+    }
+  }
+  return {};
+}
+
+template <class View>
+bool wait_loaded(View& view) {
+  QSignalSpy loaded(&view, &View::loaded);
+  return loaded.wait(20000);
+}
+
 }  // namespace
 
 class layout_test : public QObject {
@@ -97,6 +152,49 @@ class layout_test : public QObject {
   void initTestCase() {
     file_ = QString::fromStdString((dir_ / "scaled.db").string());
     write_scaled_run(dir_ / "scaled.db");
+    trouble_ = QString::fromStdString((dir_ / "trouble.db").string());
+    gui_test::write_trouble(dir_ / "trouble.db");
+    sample_ = QString::fromStdString((dir_ / "sample.db").string());
+    rundb_test::write_sample(dir_ / "sample.db");
+  }
+
+  void axis_text_keeps_apart_in_every_view_at_any_size() {
+    overview_view overview;
+    overview.set_runs({{trouble_, 1, "trouble"}});
+    QVERIFY(wait_loaded(overview));
+    swamping_view swamping;
+    swamping.set_run({sample_, 1, "baseline"});
+    QVERIFY(wait_loaded(swamping));
+    QVERIFY(!swamping.data().layers.empty());
+    map_view map;
+    map.set_run({trouble_, 1, "trouble"});
+    QVERIFY(wait_loaded(map));
+    scales_view scales;
+    scales.set_run({file_, 1, "scaled"});
+    QVERIFY(wait_loaded(scales));
+    histogram_view histograms;
+    histograms.set_run({file_, 1, "scaled"});
+    QVERIFY(wait_loaded(histograms));
+    const std::vector<std::pair<QWidget*, std::vector<QCustomPlot*>>> views{
+        {&overview, {overview.plot()}}, {&swamping, {swamping.plot()}}, {&map, {map.plot()}},
+        {&scales, {scales.plot(), scales.underflow_map()->plot()}},
+        {&histograms, {histograms.plot(), histograms.waterfall()}}};
+    for (const auto& [widget, plots] : views) {
+      widget->show();
+      for (const QSize size : {QSize(1280, 800), QSize(900, 560), QSize(640, 400), QSize(480, 300)}) {
+        widget->resize(size);
+        widget->layout()->activate();
+        QCoreApplication::processEvents();
+        for (QCustomPlot* plot : plots) {
+          if (!plot->isVisible()) continue;
+          const QString crowded = crowded_axis_text(*plot);
+          QVERIFY2(crowded.isEmpty(), qPrintable(QString("%1 at %2x%3: %4")
+                                                     .arg(widget->metaObject()->className())
+                                                     .arg(widget->width()).arg(widget->height()).arg(crowded)));
+        }
+      }
+      widget->hide();
+    }
   }
 
   void histogram_band_labels_stay_whole_at_any_width_and_zoom() {
@@ -178,7 +276,7 @@ class layout_test : public QObject {
 
  private:
   rundb_test::scratch_dir dir_{"gui-layout"};
-  QString file_;
+  QString file_, trouble_, sample_;
 };
 
 QTEST_MAIN(layout_test)
