@@ -63,6 +63,8 @@ histogram_view::histogram_view(QWidget* parent)
       waterfall_(new QCustomPlot(this)),
       queries_(new query_runner(this)) {
   play_->setCheckable(true);
+  // A long caption wraps instead of holding the window at its own width.
+  caption_->setWordWrap(true);
   // Layer search: type any part of a name.
   layer_box_->setEditable(true);
   layer_box_->setInsertPolicy(QComboBox::NoInsert);

@@ -45,6 +45,8 @@ map_view::map_view(QWidget* parent)
   controls->addWidget(role_box_);
   controls->addWidget(log_scale_);
   controls->addWidget(caption_, 1);
+  // A long caption wraps instead of holding the window at its own width.
+  caption_->setWordWrap(true);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(controls);

@@ -14,6 +14,8 @@ namespace {
 // The texts label_axis gave an axis, kept on the axis itself so that they
 // live and die with it.
 constexpr const char* axis_texts_property = "numlab_axis_texts";
+// Marks an axis whose tick labels fit_ticks hid (and will show again).
+constexpr const char* labels_hidden_property = "numlab_tick_labels_hidden";
 // QCustomPlot's default tick count: numeric axes never get more than it.
 constexpr int default_ticks = 5;
 // Room per tick label along a vertical axis, in label heights.
@@ -25,10 +27,24 @@ bool is_vertical(const QCPAxis& axis) { return axis.orientation() == Qt::Vertica
 bool fit_ticks(QCPAxis& axis) {
   if (!is_vertical(axis) || axis.ticker().isNull()) return false;
   const double label_height = QFontMetrics(axis.tickLabelFont()).height();
-  const int holds = std::max(2, static_cast<int>(axis.axisRect()->height() / (tick_room * label_height)));
+  const int holds = static_cast<int>(axis.axisRect()->height() / (tick_room * label_height));
+  // A numeric axis needs two ticks to be read; one name is a name. An axis
+  // too short for that shows no tick labels rather than piled ones, until
+  // it has the room again.
   const bool names = axis.ticker().dynamicCast<name_ticker>() != nullptr;
-  const int ticks = names ? holds : std::min(default_ticks, holds);
-  if (axis.ticker()->tickCount() == ticks) return false;
+  const bool room = holds >= (names ? 1 : 2);
+  bool changed = false;
+  if (!room && axis.tickLabels()) {
+    axis.setTickLabels(false);
+    axis.setProperty(labels_hidden_property, true);
+    changed = true;
+  } else if (room && axis.property(labels_hidden_property).toBool()) {
+    axis.setTickLabels(true);
+    axis.setProperty(labels_hidden_property, false);
+    changed = true;
+  }
+  const int ticks = names ? std::max(1, holds) : std::clamp(holds, 2, default_ticks);
+  if (axis.ticker()->tickCount() == ticks) return changed;
   axis.ticker()->setTickCount(ticks);
   return true;
 }

@@ -179,8 +179,21 @@ class layout_test : public QObject {
         {&overview, {overview.plot()}}, {&swamping, {swamping.plot()}}, {&map, {map.plot()}},
         {&scales, {scales.plot(), scales.underflow_map()->plot()}},
         {&histograms, {histograms.plot(), histograms.waterfall()}}};
+    // Which axes show tick labels in a roomy window.
+    const auto labelled_axes = [](const std::vector<QCustomPlot*>& plots) {
+      std::vector<bool> labelled;
+      for (QCustomPlot* plot : plots) {
+        plot->replot();
+        for (QCPAxis* axis : all_axes(*plot)) labelled.push_back(axis->tickLabels());
+      }
+      return labelled;
+    };
     for (const auto& [widget, plots] : views) {
       widget->show();
+      widget->resize(1280, 800);
+      widget->layout()->activate();
+      QCoreApplication::processEvents();
+      const std::vector<bool> roomy = labelled_axes(plots);
       for (const QSize size : {QSize(1280, 800), QSize(900, 560), QSize(640, 400), QSize(480, 300)}) {
         widget->resize(size);
         widget->layout()->activate();
@@ -193,8 +206,16 @@ class layout_test : public QObject {
                                                      .arg(widget->width()).arg(widget->height()).arg(crowded)));
         }
       }
+      // Tick labels hidden for want of room come back with the room.
+      widget->resize(1280, 800);
+      widget->layout()->activate();
+      QCoreApplication::processEvents();
+      QCOMPARE(labelled_axes(plots), roomy);
       widget->hide();
     }
+    // The colour bars were laid out small while their views loaded unshown.
+    QVERIFY(map.color_map()->colorScale()->axis()->tickLabels());
+    QVERIFY(scales.underflow_map()->color_map()->colorScale()->axis()->tickLabels());
   }
 
   void histogram_band_labels_stay_whole_at_any_width_and_zoom() {

@@ -128,6 +128,7 @@ class plots_test : public QObject {
     QSignalSpy loaded(&view, &overview_view::loaded);
     view.set_runs({{sample_, 1, "baseline"}});
     QVERIFY(loaded.wait(10000));
+    view.show();  // tick labels are laid out for the plot's size (plot_fit.hpp)
     view.plot()->replot();
     const auto scale_labels = view.scale_rect()->axis(QCPAxis::atLeft)->tickVectorLabels();
     QVERIFY2(all_match(scale_labels, "^2\\^-?\\d+$"), qPrintable(QStringList(scale_labels.begin(), scale_labels.end()).join(" ")));
@@ -166,6 +167,7 @@ class plots_test : public QObject {
     QSignalSpy loaded(&view, &histogram_view::loaded);
     view.set_run({sample_, 1, "baseline"});
     QVERIFY(loaded.wait(10000));
+    view.show();  // tick labels are laid out for the plot's size (plot_fit.hpp)
     view.findChild<QCheckBox*>()->setChecked(true);
     view.plot()->replot();
     const auto labels = view.plot()->yAxis->tickVectorLabels();
