@@ -73,13 +73,18 @@ void label_axis(QCPAxis& axis, QStringList texts) {
 void fit_text_on_layout(QCustomPlot& plot) {
   QObject::connect(&plot, &QCustomPlot::afterLayout, &plot, [&plot] {
     bool changed = false;
+    // Both fits run on every axis, whatever the first returned.
+    const auto fit = [&changed](QCPAxis& axis) {
+      const bool ticks = fit_ticks(axis);
+      const bool label = fit_label(axis);
+      changed = changed || ticks || label;
+    };
     for (QCPAxisRect* rect : plot.axisRects()) {
-      for (QCPAxis* axis : rect->axes()) changed = (fit_ticks(*axis) | fit_label(*axis)) || changed;
+      for (QCPAxis* axis : rect->axes()) fit(*axis);
     }
     // Colour scales keep their axis in an axis rect of their own.
     for (QCPLayoutElement* element : plot.plotLayout()->elements(true)) {
-      if (auto* scale = qobject_cast<QCPColorScale*>(element))
-        changed = (fit_ticks(*scale->axis()) | fit_label(*scale->axis())) || changed;
+      if (auto* scale = qobject_cast<QCPColorScale*>(element)) fit(*scale->axis());
     }
     if (changed) {
       // Once more with the new ticks and labels; the margins depend on them.
