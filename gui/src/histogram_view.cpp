@@ -20,6 +20,8 @@
 #include <optional>
 
 #include "async_query.hpp"
+#include "band_label.hpp"
+#include "plot_fit.hpp"
 #include "plot_style.hpp"
 #include "run_queries.hpp"
 
@@ -30,7 +32,8 @@ namespace {
 // beyond the binades, so they never overlap a real binade.
 double binade_key(std::int32_t first, std::size_t i) { return first + static_cast<double>(i) + 0.5; }
 
-void shade(QCustomPlot* plot, double from, double to, const QColor& color, const QString& label) {
+// A shaded band of the x axis with a label that stays whole (band_label).
+void shade(QCustomPlot* plot, double from, double to, const QColor& color, const QStringList& labels) {
   if (!(to > from)) return;
   auto* rect = new QCPItemRect(plot);
   rect->setLayer("background");
@@ -40,12 +43,8 @@ void shade(QCustomPlot* plot, double from, double to, const QColor& color, const
   rect->bottomRight->setCoords(to, 1);
   rect->setPen(Qt::NoPen);
   rect->setBrush(color);
-  auto* text = new QCPItemText(plot);
-  text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-  text->position->setCoords((from + to) / 2, 0.02);
-  text->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
-  text->setText(label);
-  text->setColor(Qt::darkGray);
+  auto* label = new band_label(plot, from, to, labels);
+  label->setColor(Qt::darkGray);
 }
 
 }  // namespace
@@ -64,6 +63,8 @@ histogram_view::histogram_view(QWidget* parent)
       waterfall_(new QCustomPlot(this)),
       queries_(new query_runner(this)) {
   play_->setCheckable(true);
+  // A long caption wraps instead of holding the window at its own width.
+  caption_->setWordWrap(true);
   // Layer search: type any part of a name.
   layer_box_->setEditable(true);
   layer_box_->setInsertPolicy(QComboBox::NoInsert);
@@ -102,8 +103,10 @@ histogram_view::histogram_view(QWidget* parent)
     bars->setPen(Qt::NoPen);
   }
   plot_->xAxis->setLabel("log2 |x|");
-  plot_->yAxis->setLabel("values");
+  label_axis(*plot_->yAxis, {"values"});
   legend_above(*plot_);
+  fit_text_on_layout(*plot_);
+  fit_text_on_layout(*waterfall_);
   plot_->legend->setFont(QFont(font().family(), 8));
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot_->axisRect()->setRangeZoom(Qt::Horizontal);
@@ -126,7 +129,7 @@ histogram_view::histogram_view(QWidget* parent)
     else draw_selected();
   });
   waterfall_->xAxis->setLabel("step");
-  waterfall_->yAxis->setLabel("log2 |x|");
+  label_axis(*waterfall_->yAxis, {"log2 |x|"});
 
   player_->setInterval(150);
   connect(player_, &QTimer::timeout, this, [this] {
@@ -257,10 +260,10 @@ void histogram_view::shade_format_ranges(double left, double right) {
   if (!data_.format) return;
   const auto& f = *data_.format;
   const double subnormal_start = f.min_exponent();
-  shade(plot_, left, subnormal_start, QColor(160, 160, 160, 50), "underflow to 0");
-  shade(plot_, subnormal_start, f.emin, QColor(255, 200, 0, 50), "subnormal");
-  shade(plot_, f.emin, f.emax + 1, QColor(44, 160, 44, 35), "normal " + QString::fromStdString(f.name));
-  shade(plot_, f.emax + 1, right, QColor(214, 39, 40, 45), "overflow");
+  shade(plot_, left, subnormal_start, QColor(160, 160, 160, 50), {"underflow to 0", "underflow", "→ 0"});
+  shade(plot_, subnormal_start, f.emin, QColor(255, 200, 0, 50), {"subnormal", "subn."});
+  shade(plot_, f.emin, f.emax + 1, QColor(44, 160, 44, 35), {"normal " + qstr(f.name), "normal", "norm."});
+  shade(plot_, f.emax + 1, right, QColor(214, 39, 40, 45), {"overflow", "ovf."});
 }
 
 void histogram_view::outline_scaled_band(double low, double high) {
@@ -268,16 +271,14 @@ void histogram_view::outline_scaled_band(double low, double high) {
   auto* rect = new QCPItemRect(plot_);
   rect->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
   rect->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
-  rect->topLeft->setCoords(low, 0.08);
+  rect->topLeft->setCoords(low, 0);
   rect->bottomRight->setCoords(high, 1);
   rect->setPen(QPen(QColor(148, 103, 189), 2, Qt::DashLine));
   rect->setBrush(Qt::NoBrush);
-  auto* text = new QCPItemText(plot_);
-  text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-  text->position->setCoords((low + high) / 2, 0.09);
-  text->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
-  text->setText(QString("%1 at this step's scale").arg(qstr(data_.scaled_format)));
-  text->setColor(QColor(148, 103, 189));
+  // The second row of labels: the band overlaps the format's own bands.
+  const QString format = qstr(data_.scaled_format);
+  auto* label = new band_label(plot_, low, high, {format + " at this step's scale", format + " scaled", format}, 1);
+  label->setColor(QColor(148, 103, 189));
 }
 
 void histogram_view::draw_selected() {

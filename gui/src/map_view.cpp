@@ -11,6 +11,7 @@
 
 #include <cmath>
 
+#include "plot_fit.hpp"
 #include "plot_style.hpp"
 #include "run_queries.hpp"
 
@@ -44,6 +45,8 @@ map_view::map_view(QWidget* parent)
   controls->addWidget(role_box_);
   controls->addWidget(log_scale_);
   controls->addWidget(caption_, 1);
+  // A long caption wraps instead of holding the window at its own width.
+  caption_->setWordWrap(true);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(controls);
@@ -53,7 +56,7 @@ map_view::map_view(QWidget* parent)
   auto* scale = new QCPColorScale(plot_);
   plot_->plotLayout()->addElement(0, 1, scale);
   scale->setType(QCPAxis::atRight);
-  scale->axis()->setLabel("fraction of values");
+  label_axis(*scale->axis(), {"fraction of values", "fraction"});
   map_->setColorScale(scale);
   map_->setGradient(fraction_gradient());
   map_->setInterpolate(false);
@@ -64,7 +67,8 @@ map_view::map_view(QWidget* parent)
   skip_marks_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangleInverted, QColor(214, 39, 40),
                                                QColor(214, 39, 40), 8));
   plot_->xAxis->setLabel("step");
-  plot_->yAxis->setLabel("layer");
+  label_axis(*plot_->yAxis, {"layer"});
+  fit_text_on_layout(*plot_);
   auto* margins = new QCPMarginGroup(plot_);
   plot_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
   scale->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
@@ -166,9 +170,9 @@ void map_view::show_grid() {
   }
   skip_marks_->setData(skip_columns, skip_rows);
 
-  QSharedPointer<QCPAxisTickerText> layer_ticks(new QCPAxisTickerText);
-  for (int l = 0; l < rows; ++l) layer_ticks->addTick(l, qstr(grid_.layers[static_cast<std::size_t>(l)]));
-  plot_->yAxis->setTicker(layer_ticks);
+  QStringList layer_names;
+  for (const auto& layer : grid_.layers) layer_names << qstr(layer);
+  plot_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new name_ticker(layer_names)));
   QSharedPointer<QCPAxisTickerText> step_ticks(new QCPAxisTickerText);
   const int stride = std::max(1, columns / 8);
   for (int c = 0; c < columns; c += stride) step_ticks->addTick(c, QString::number(grid_.steps[static_cast<std::size_t>(c)]));

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "plot_fit.hpp"
 #include "plot_style.hpp"
 #include "run_queries.hpp"
 #include "smoothing.hpp"
@@ -72,13 +73,14 @@ overview_view::overview_view(QWidget* parent)
     rect->setRangeDrag(Qt::Horizontal);
     axis(rect, QCPAxis::atRight)->setVisible(true);
   }
-  axis(loss_rect_, QCPAxis::atLeft)->setLabel("loss");
-  axis(loss_rect_, QCPAxis::atRight)->setLabel("accuracy");
+  fit_text_on_layout(*plot_);
+  label_axis(*axis(loss_rect_, QCPAxis::atLeft), {"loss"});
+  label_axis(*axis(loss_rect_, QCPAxis::atRight), {"accuracy", "acc."});
   axis(training_rect_, QCPAxis::atBottom)->setLabel("step");
-  axis(training_rect_, QCPAxis::atLeft)->setLabel("gradient norm");
-  axis(training_rect_, QCPAxis::atRight)->setLabel("learning rate");
+  label_axis(*axis(training_rect_, QCPAxis::atLeft), {"gradient norm", "grad norm"});
+  label_axis(*axis(training_rect_, QCPAxis::atRight), {"learning rate", "lr"});
   auto* scale_axis = axis(scale_rect_, QCPAxis::atLeft);
-  scale_axis->setLabel("loss scale");
+  label_axis(*scale_axis, {"loss scale", "scale"});
   scale_axis->setScaleType(QCPAxis::stLogarithmic);
   scale_axis->setTicker(power_of_two_ticker());
   axis(scale_rect_, QCPAxis::atRight)->setTickLabels(false);

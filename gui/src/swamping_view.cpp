@@ -6,6 +6,7 @@
 #include <qcustomplot.h>
 
 #include "async_query.hpp"
+#include "plot_fit.hpp"
 #include "plot_style.hpp"
 #include "run_queries.hpp"
 
@@ -24,10 +25,11 @@ swamping_view::swamping_view(QWidget* parent)
   plot_->plotLayout()->addElement(2, 0, ratio_rect_);
   auto* margins = new QCPMarginGroup(plot_);
   for (auto* rect : {total_rect_, partial_rect_, ratio_rect_}) rect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
-  ratio_rect_->axis(QCPAxis::atLeft)->setLabel("fraction of elements");
+  fit_text_on_layout(*plot_);
+  label_axis(*ratio_rect_->axis(QCPAxis::atLeft), {"fraction of elements", "fraction"});
   ratio_rect_->axis(QCPAxis::atBottom)->setLabel("log2(|δ| / ulp(w)), newest step");
-  total_rect_->axis(QCPAxis::atLeft)->setLabel("swamped fraction");
-  partial_rect_->axis(QCPAxis::atLeft)->setLabel("partially swamped fraction");
+  label_axis(*total_rect_->axis(QCPAxis::atLeft), {"swamped fraction", "swamped"});
+  label_axis(*partial_rect_->axis(QCPAxis::atLeft), {"partially swamped fraction", "partially swamped", "partial"});
   partial_rect_->axis(QCPAxis::atBottom)->setLabel("step");
   legend_above(*plot_);
   plot_->legend->setFont(QFont(font().family(), 8));
@@ -97,6 +99,9 @@ void swamping_view::show_data() {
                         ? QString("no update statistics in this run (swamping is measured on role 'update')")
                         : QString("%1 layers; top: swamped (update lost entirely), middle: partially swamped")
                               .arg(data_.layers.size()));
+  // Nothing to plot: the caption says why (an empty legend would also squeeze
+  // the plots below it to its own width).
+  plot_->setVisible(!data_.layers.empty());
   for (auto* rect : {total_rect_, partial_rect_, ratio_rect_}) {
     rect->axis(QCPAxis::atBottom)->rescale();
     rect->axis(QCPAxis::atLeft)->rescale();
