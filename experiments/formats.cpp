@@ -31,9 +31,8 @@ std::string described(num::small_float<F> v) {
 /// column stays a number a program can read.
 template <num::format F>
 std::string log2_if_power_of_two(num::small_float<F> v) {
-  int exponent = 0;
-  const double x = static_cast<double>(v);
-  return x > 0 && std::frexp(x, &exponent) == 0.5 ? std::to_string(exponent - 1) : "-";
+  const auto k = exponent_if_power_of_two(static_cast<double>(v));
+  return k ? std::to_string(*k) : "-";
 }
 
 template <num::format F>

@@ -32,9 +32,14 @@ std::string exact_decimal(float x) {
   return num::to_exact_decimal(num::binary32, std::bit_cast<std::uint32_t>(x));
 }
 
-std::string power_of_two_or_decimal(double x) {
+std::optional<int> exponent_if_power_of_two(double x) {
   int exponent = 0;
-  if (x > 0 && std::frexp(x, &exponent) == 0.5) return "2^" + std::to_string(exponent - 1);
+  if (x > 0 && std::frexp(x, &exponent) == 0.5) return exponent - 1;
+  return std::nullopt;
+}
+
+std::string power_of_two_or_decimal(double x) {
+  if (const auto k = exponent_if_power_of_two(x)) return "2^" + std::to_string(*k);
   return num::to_shortest_decimal(num::binary32, std::bit_cast<std::uint32_t>(static_cast<float>(x)));
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include <libnum/small_float.hpp>
@@ -20,6 +21,8 @@ std::string significant(double x, int digits);
 std::string scientific(double x, int decimals);
 /// The exact decimal expansion of a value that is exactly a float.
 std::string exact_decimal(float x);
+/// k when x is exactly 2^k (x > 0), otherwise nothing.
+std::optional<int> exponent_if_power_of_two(double x);
 /// "2^-24" when x is a power of two, otherwise the shortest decimal of x as a float.
 std::string power_of_two_or_decimal(double x);
 
