@@ -203,6 +203,49 @@ void BM_libnum_fp16_sr16_half_round(benchmark::State& s) {
   round_values(s, num::binary16, num::rounding::stochastic, 16, false, half_word);
 }
 
+// fp64 inputs to 16-bit encodings on a named path (one thread): the
+// realistic data widened to double, so the values are the fp32 cases'.
+const std::vector<double>& realistic_doubles() {
+  static const std::vector<double> v(bench::realistic_data().begin(), bench::realistic_data().end());
+  return v;
+}
+void encode_f64_bits(benchmark::State& state, num::format f, num::rounding mode, num::simd_path path) {
+  if (!num::simd_path_supported(path)) {
+    state.SkipWithError("this CPU cannot run the path");
+    return;
+  }
+  num::array_options o = options(state, f, mode);
+  o.path = path;
+  const std::size_t n = size_of(state);
+  const double* in = realistic_doubles().data();
+  std::vector<std::uint16_t> out(n);
+  for (auto _ : state) {
+    num::encode_array(std::span<const double>(in, n), std::span<std::uint16_t>(out.data(), n), o);
+    benchmark::ClobberMemory();
+  }
+  count(state, n, 10);
+}
+constexpr auto avx512 = num::simd_path::avx512;
+constexpr auto avx2 = num::simd_path::avx2;
+void BM_libnum_f64_fp16_ne_bits_avx512(benchmark::State& s) {
+  encode_f64_bits(s, num::binary16, num::rounding::nearest_even, avx512);
+}
+void BM_libnum_f64_fp16_sr32_bits_avx512(benchmark::State& s) {
+  encode_f64_bits(s, num::binary16, num::rounding::stochastic, avx512);
+}
+void BM_libnum_f64_bf16_sr32_bits_avx512(benchmark::State& s) {
+  encode_f64_bits(s, num::bfloat16_format, num::rounding::stochastic, avx512);
+}
+void BM_libnum_f64_fp16_ne_bits_avx2(benchmark::State& s) {
+  encode_f64_bits(s, num::binary16, num::rounding::nearest_even, avx2);
+}
+void BM_libnum_f64_fp16_sr32_bits_avx2(benchmark::State& s) {
+  encode_f64_bits(s, num::binary16, num::rounding::stochastic, avx2);
+}
+void BM_libnum_f64_bf16_sr32_bits_avx2(benchmark::State& s) {
+  encode_f64_bits(s, num::bfloat16_format, num::rounding::stochastic, avx2);
+}
+
 // The size sweep, one thread.
 void sizes(benchmark::internal::Benchmark* b) {
   for (std::size_t n : {std::size_t{16}, std::size_t{256}, std::size_t{4096}, in_cache, std::size_t{1} << 18,
@@ -214,6 +257,11 @@ void sizes(benchmark::internal::Benchmark* b) {
 void sizes_and_threads(benchmark::internal::Benchmark* b) {
   sizes(b);
   for (auto n : {in_cache, out_of_cache}) b->Args({static_cast<std::int64_t>(n), 0});
+}
+
+// In and out of cache, one thread.
+void two_sizes(benchmark::internal::Benchmark* b) {
+  for (auto n : {in_cache, out_of_cache}) b->Args({static_cast<std::int64_t>(n), 1});
 }
 
 // The cost of a split: one thread against two forced threads, small sizes.
@@ -258,4 +306,10 @@ BENCHMARK(BM_libnum_fp8_ne_bits)->Apply(sizes_and_threads);
 BENCHMARK(BM_libnum_fp8_sr32_bits)->Apply(sizes_and_threads);
 BENCHMARK(BM_libnum_fp16_ne_bits)->Name("BM_libnum_fp16_ne_bits_split")->Apply(forced_split)->UseRealTime();
 BENCHMARK(BM_libnum_fp16_sr32_bits)->Name("BM_libnum_fp16_sr32_bits_split")->Apply(forced_split)->UseRealTime();
+BENCHMARK(BM_libnum_f64_fp16_ne_bits_avx512)->Apply(two_sizes);
+BENCHMARK(BM_libnum_f64_fp16_sr32_bits_avx512)->Apply(two_sizes);
+BENCHMARK(BM_libnum_f64_bf16_sr32_bits_avx512)->Apply(two_sizes);
+BENCHMARK(BM_libnum_f64_fp16_ne_bits_avx2)->Apply(two_sizes);
+BENCHMARK(BM_libnum_f64_fp16_sr32_bits_avx2)->Apply(two_sizes);
+BENCHMARK(BM_libnum_f64_bf16_sr32_bits_avx2)->Apply(two_sizes);
 BENCHMARK_MAIN();

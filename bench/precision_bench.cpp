@@ -81,6 +81,7 @@ BENCHMARK_CAPTURE(BM_TutorialConv, fp16_half_partials, "fp16-half-partials")
     ->Iterations(5);
 BENCHMARK_CAPTURE(BM_ResNet8, fp32, "fp32")->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_ResNet8, fp16_mixed, "fp16-mixed")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_ResNet8, bf16_pure, "bf16")->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_ResNet8, fp16_half_partials, "fp16-half-partials")
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()

@@ -147,6 +147,11 @@ kernel_plan make_rounding_plan(const array_options& o, operation op, int width, 
   }
   const bool plain_f64_to_16 = !o.want_counts && !o.flush_subnormal_inputs && !o.flush_subnormal_outputs &&
                                (op == operation::round_f64 || (op == operation::encode_f64 && width == 2));
+  if (plain_f64_to_16 && o.spec.mode == rounding::stochastic &&
+      (o.target == binary16 || o.target == bfloat16_format)) {
+    plan.shortcut = kernels::hardware_shortcut::stochastic_16bit;
+    return plan;
+  }
   if (plain_f64_to_16 && o.spec.mode == rounding::nearest_even && o.spec.overflow == overflow_mode::ieee &&
       (o.target == binary16 || o.target == bfloat16_format)) {
     plan.shortcut = kernels::hardware_shortcut::f64_nearest_16bit;

@@ -25,7 +25,7 @@ enum class hardware_shortcut : std::uint8_t {
   none,
   fp16_convert,  ///< vcvtps2ph with a static rounding mode (ne, rz, ru, rd)
   bf16_nearest,  ///< bf16 nearest-even (vcvtneps2bf16 on blocks without subnormal inputs)
-  stochastic_16bit,  ///< fp32 -> fp16/bf16 stochastic, no counts or flushing (kernel_stochastic16.hpp)
+  stochastic_16bit,  ///< fp32 or fp64 -> fp16/bf16 stochastic, no counts or flushing (kernel_stochastic16.hpp)
   /// fp64 -> fp16/bf16 nearest-even, no counts or flushing: rounded to odd
   /// into fp32 (24 bits, at least two more than the target keeps at every
   /// exponent, so the second rounding is exact), then fp16_convert or

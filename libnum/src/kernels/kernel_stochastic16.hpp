@@ -1,17 +1,20 @@
-// Internal: stochastic rounding of fp32 inputs into a 16-bit target (fp16 or
-// bf16) without counts or flushing, the case mixed-precision training calls
-// most. Included by each SIMD kernels_<path>.cpp after kernel_lanes.hpp
-// and kernel_draws.hpp (whose vector types, loads and generator it uses) and
-// after defining `store_fp16_codes(out, v)` and `any_lane_above(v, limit)`.
+// Internal: stochastic rounding of fp32 and fp64 inputs into a 16-bit target
+// (fp16 or bf16) without counts or flushing, the case mixed-precision
+// training calls most. Included by each SIMD kernels_<path>.cpp after
+// kernel_lanes.hpp and kernel_draws.hpp (whose vector types, loads, encoder,
+// decoder and generator it uses) and after defining `store_fp16_codes(out,
+// v)` and `any_lane_above(v, limit)`.
 //
 // The general lane algorithm (kernel_lanes.hpp) handles any format, input
-// width and cut of up to 64 bits; here the input is fp32, so the discarded
-// fraction always fits one 32-bit lane, no sticky bits or tallies are formed,
-// and the output width and kind are template parameters. The core's rule
-// (round up when the bits below the target's quantum, left-aligned, plus the
-// random word, both cut to their top r bits, carry out of 32 bits) becomes an
-// integer add of the shifted random bits to the pattern and a mask, which
-// gives the core's results bit for bit (the argument is at bf16_rounded).
+// width and cut of up to 64 bits; here the target is 16 bits wide, so the
+// random word always fits the cut (fp32: the cut fits one 32-bit lane; fp64:
+// the cut is at least 42 bits and the word goes in whole), no sticky bits or
+// tallies are formed, and the output width and kind are template
+// parameters. The core's rule (round up when the bits below the target's
+// quantum, left-aligned, plus the random word, both cut to their top r bits,
+// carry out of 32 bits) becomes an integer add of the shifted random bits to
+// the pattern and a mask, which gives the core's results bit for bit (the
+// argument is at bf16_rounded).
 #pragma once
 
 namespace num::kernels {
@@ -94,6 +97,73 @@ struct stochastic16_rounder {
   }
 };
 
+/// The same rounding of fp64 inputs (patterns in 64-bit lanes), for
+/// fp16 or bf16 alike: the random word, cut to its top r bits, is added
+/// left-aligned into the s cut bits and the cut is masked off, where s =
+/// max(cut_base - E, normal_shift) for the biased fp64 exponent E (fp16:
+/// 1051 - E, at least 42; bf16: 942 - E, at least 45). The cut is never
+/// under 32 bits, so the word goes in whole (shifted up by s - 32) and the
+/// argument at bf16_rounded carries over: the carry out of the cut bits is
+/// the core's decision for every r, and fraction bits below the word's
+/// never decide it. Once s passes 52 the hidden bit is cut too and the
+/// result is 0 or the smallest subnormal (the tiny case of fp16_rounded).
+struct stochastic16_f64_rounder {
+  u64v max_finite, overflow_positive, overflow_negative, infinity_result, nan_payload, low_quantum, top_bits;
+  i64v cut_base, normal_shift;
+
+  explicit stochastic16_f64_rounder(const kernel_plan& plan) {
+    const domain_constants& c = plan.f64;
+    auto splat = [](auto v) { return u64v{} + static_cast<std::uint64_t>(v); };
+    max_finite = splat(c.max_finite);
+    overflow_positive = splat(c.overflow_positive);
+    overflow_negative = splat(c.overflow_negative);
+    infinity_result = splat(c.infinity_result);
+    nan_payload = splat(c.nan_payload);
+    low_quantum = splat(c.low_quantum);
+    const int r = plan.spec.random_bits;
+    top_bits = splat(r >= 32 ? 0xFFFFFFFFu : ~((std::uint32_t{1} << (32 - r)) - 1));
+    // s below 2^emin is low_shift_base - E (domain_constants), never less
+    // than the normal range's cut.
+    cut_base = i64v{} + c.low_shift_base;
+    normal_shift = i64v{} + c.normal_shift;
+  }
+
+  /// fp64 patterns of x rounded into the target with random words `word`
+  /// (zero-extended); lanes whose result is NaN or infinite are set in
+  /// `non_finite`.
+  NUMLAB_INLINE u64v round(u64v x, u64v word, i64v& non_finite) const {
+    const u64v zero{};
+    const u64v one = zero + 1;
+    const u64v a = x & 0x7FFFFFFFFFFFFFFFu;
+    const u64v sign = x & 0x8000000000000000u;
+    const u64v wt = word & top_bits;
+    const i64v below_normal = cut_base - reinterpret_cast<i64v>(a >> 52);
+    const i64v s = below_normal > normal_shift ? below_normal : normal_shift;
+    // Cuts inside the significand (s <= 52); the other lanes' value is
+    // replaced by the tiny result, so their shift is clamped to stay defined.
+    const auto inside = s <= 52;
+    const u64v cut = reinterpret_cast<u64v>(inside ? s : i64v{} + 52);
+    const u64v normal = (a + (wt << (cut - 32))) & ~((one << cut) - one);
+    // Below the smallest subnormal: the fraction of it, left-aligned, is the
+    // significand with its hidden bit shifted right by s - 53 (nothing from
+    // 64 on, as for every fp64 subnormal); its top 32 bits meet the word.
+    const u64v tiny_shift = reinterpret_cast<u64v>(s - 53);
+    const u64v aligned = (a << 11) | 0x8000000000000000u;
+    const u64v tiny_fraction = tiny_shift > 63 ? zero : aligned >> (tiny_shift & 63);
+    const auto up = wt > ((tiny_fraction >> 32) ^ 0xFFFFFFFFu);
+    const u64v rounded = inside ? normal : (up ? low_quantum : zero);
+    const auto above = rounded > max_finite;
+    // Overflows, infinities and NaNs are rare: one narrowed compare finds
+    // them and the vector that holds none skips their handling.
+    if (!any_lane_above(reinterpret_cast<u32v>(__builtin_convertvector(above, i32v)), u32v{})) return rounded | sign;
+    u64v result = (above & (a < 0x7FF0000000000000u)) ? (sign != zero ? overflow_negative : overflow_positive) : rounded;
+    result = a > 0x7FF0000000000000u ? (a & nan_payload) | 0x7FF8000000000000u : result;
+    result = a == 0x7FF0000000000000u ? infinity_result : result;
+    non_finite |= result >= 0x7FF0000000000000u;
+    return result | sign;
+  }
+};
+
 /// What a 16-bit stochastic chunk writes.
 enum class stochastic16_output : std::uint8_t { codes, values };
 
@@ -137,6 +207,53 @@ bool stochastic16_blocks(const kernel_plan& plan, const float* in, void* out, st
   return any_lane(non_finite);
 }
 
+/// stochastic16_blocks for fp64 inputs: the rounded fp64 patterns encode by
+/// the lane algorithm's encoder (exact for values of the target, ±inf and
+/// NaN), and a value written as fp32 is its code decoded (bf16: the code is
+/// the pattern's top half).
+template <bool Bf16, stochastic16_output Out, random_draws D>
+bool stochastic16_f64_blocks(const kernel_plan& plan, const double* in, void* out, std::size_t n,
+                             std::uint64_t first) {
+  constexpr std::size_t block = block_elements<D>;
+  const stochastic16_f64_rounder round(plan);
+  const encoder<f64_domain> encode(plan);
+  const decoder decode(plan, false);
+  i64v non_finite{};
+  alignas(64) std::uint32_t words[block];
+  auto round_vectors = [&](std::size_t i, std::size_t vectors) __attribute__((always_inline)) {
+    philox_draws<philox_isa, D, 4>(plan.seed, plan.stream, first + i, words);
+    for (std::size_t v = 0; v < vectors; ++v) {
+      const std::size_t k = i + v * lanes;
+      const u64v word = __builtin_convertvector(load_vector<u32v>(words + v * lanes), u64v);
+      const u32v code = encode(round.round(load_vector<u64v>(in + k), word, non_finite));
+      if constexpr (Out == stochastic16_output::codes) {
+        store_vector(static_cast<std::uint16_t*>(out) + k, __builtin_convertvector(code, u16v));
+      } else if constexpr (Bf16) {
+        store_vector(static_cast<float*>(out) + k, code << 16);
+      } else {
+        store_vector(static_cast<float*>(out) + k, decode(code));
+      }
+    }
+  };
+  std::size_t i = 0;
+  for (; i + block <= n; i += block) round_vectors(i, block / lanes);
+  if (i < n) round_vectors(i, (n - i) / lanes);
+  return any_lane(non_finite);
+}
+
+template <random_draws D>
+bool stochastic16_f64_body(const kernel_plan& plan, const double* in, void* out, std::size_t n, std::uint64_t first) {
+  constexpr auto codes = stochastic16_output::codes;
+  constexpr auto fp32 = stochastic16_output::values;
+  const bool values = plan.op == operation::round_f64;
+  if (plan.target == bfloat16_format) {
+    return values ? stochastic16_f64_blocks<true, fp32, D>(plan, in, out, n, first)
+                  : stochastic16_f64_blocks<true, codes, D>(plan, in, out, n, first);
+  }
+  return values ? stochastic16_f64_blocks<false, fp32, D>(plan, in, out, n, first)
+                : stochastic16_f64_blocks<false, codes, D>(plan, in, out, n, first);
+}
+
 template <random_draws D>
 bool stochastic16_body(const kernel_plan& plan, const float* in, void* out, std::size_t n, std::uint64_t first) {
   constexpr auto codes = stochastic16_output::codes;
@@ -150,26 +267,40 @@ bool stochastic16_body(const kernel_plan& plan, const float* in, void* out, std:
                 : stochastic16_blocks<false, codes, D>(plan, in, out, n, first);
 }
 
-/// A chunk of a plan with the stochastic_16bit shortcut: the unaligned head
-/// and the tail (less than one vector) by the general algorithm.
-tally run_stochastic16(const kernel_plan& plan, const chunk& c) {
+template <class In>
+tally run_stochastic16_of(const kernel_plan& plan, const chunk& c) {
   const bool half = plan.draws == random_draws::half_word;
-  const std::size_t out_size = plan.op == operation::round_f32 ? 4 : 2;
-  const auto* in = static_cast<const float*>(c.in);
+  const bool values = plan.op == operation::round_f32 || plan.op == operation::round_f64;
+  const std::size_t out_size = values ? 4 : 2;
+  const auto* in = static_cast<const In*>(c.in);
   auto* out = static_cast<unsigned char*>(c.out);
   std::size_t head = static_cast<std::size_t>((draw_alignment - c.first_index % draw_alignment) % draw_alignment);
   head = head < c.n ? head : c.n;
   const std::size_t body = (c.n - head) / lanes * lanes;
   tally t = run_lanes(plan, {in, out, head, c.first_index});
-  const float* body_in = in + head;
+  const In* body_in = in + head;
   void* body_out = out + head * out_size;
   const std::uint64_t body_first = c.first_index + head;
-  const bool non_finite = half ? stochastic16_body<random_draws::half_word>(plan, body_in, body_out, body, body_first)
-                               : stochastic16_body<random_draws::full_word>(plan, body_in, body_out, body, body_first);
+  bool non_finite = false;
+  if constexpr (sizeof(In) == 8) {
+    non_finite = half ? stochastic16_f64_body<random_draws::half_word>(plan, body_in, body_out, body, body_first)
+                      : stochastic16_f64_body<random_draws::full_word>(plan, body_in, body_out, body, body_first);
+  } else {
+    non_finite = half ? stochastic16_body<random_draws::half_word>(plan, body_in, body_out, body, body_first)
+                      : stochastic16_body<random_draws::full_word>(plan, body_in, body_out, body, body_first);
+  }
   t.non_finite = t.non_finite || non_finite;
   const std::size_t done = head + body;
   t += run_lanes(plan, {in + done, out + done * out_size, c.n - done, c.first_index + done});
   return t;
+}
+
+/// A chunk of a plan with the stochastic_16bit shortcut (fp32 or fp64
+/// inputs): the unaligned head and the tail (less than one vector) by the
+/// general algorithm.
+tally run_stochastic16(const kernel_plan& plan, const chunk& c) {
+  const bool f64 = plan.op == operation::encode_f64 || plan.op == operation::round_f64;
+  return f64 ? run_stochastic16_of<double>(plan, c) : run_stochastic16_of<float>(plan, c);
 }
 
 }  // namespace

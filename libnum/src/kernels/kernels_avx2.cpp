@@ -1,6 +1,7 @@
 // The AVX2 + F16C path of the array kernels: vcvtps2ph where it gives the
 // core's answer, an integer bf16 nearest-even, and the lane algorithm on
-// 8-lane vectors with a vectorised Philox4x32-10 for stochastic rounding.
+// 8-lane vectors with a vectorised Philox4x32-10 for stochastic rounding
+// (fp32 and fp64 inputs to fp16/bf16 through kernel_stochastic16.hpp).
 #include <immintrin.h>
 
 #include <cstddef>

@@ -12,6 +12,7 @@
 #include <bit>
 #include <cstdint>
 #include <numeric>
+#include <type_traits>
 #include <vector>
 
 #include "kernel_oracle.hpp"
@@ -60,6 +61,70 @@ std::vector<float> boundary_inputs() {
   return in;
 }
 
+// Positive fp64 patterns at the fp64 shortcut's case boundaries for fp16
+// and bf16: the normal cut (42 / 45 bits) and its growth below 2^emin, the
+// cut reaching the hidden bit (2^-24 / 2^-133 and one binade below), the
+// fraction leaving the 64-bit lane (s - 53 = 63 / 64), fp64 subnormals.
+std::vector<std::uint64_t> boundary_patterns64() {
+  std::vector<std::uint64_t> p;
+  // fp16: 934/935 (tiny shift 64/63), 997..1000 (2^-26 .. 2^-23),
+  // 1008..1010 (2^-14), 1037..1039 (top binades); bf16: 825/826, 888..891
+  // (2^-135 .. 2^-132), 896..898 (2^-126), 1150..1152; and 1023 (one).
+  const std::uint64_t exponents[] = {825,  826,  888,  889,  890,  891,  896,  897,  898,  934,  935,
+                                     997,  998,  999,  1000, 1008, 1009, 1010, 1023, 1037, 1038, 1039,
+                                     1150, 1151, 1152};
+  // Fractions (52 bits) with the cut bits empty, full, at half (bit 41 is
+  // fp16's, bit 44 bf16's), bits only below the word's lowest (fp16's word
+  // starts at bit 10, bf16's at 13), and the carry into the exponent.
+  const std::uint64_t fractions[] = {0,
+                                     1,
+                                     0x3FF,
+                                     0x1FFF,
+                                     0x3FFFFFFFFFFull,
+                                     0x20000000000ull,
+                                     0x1FFFFFFFFFFull,
+                                     0x20000000001ull,
+                                     0x1FFFFFFFFFFFull,
+                                     0x100000000000ull,
+                                     0xFFFFFFFFFFFull,
+                                     0xFFFFFFFFFFFFFull,
+                                     0x8000000000000ull,
+                                     0x7FFFFFFFFFFFFull,
+                                     0xFFC0000000000ull,
+                                     0xFFBFFFFFFFFFFull,
+                                     0x123456789ABCDull};
+  for (std::uint64_t e : exponents) {
+    for (std::uint64_t f : fractions) p.push_back(e << 52 | f);
+  }
+  const std::uint64_t others[] = {
+      0, 1, 0xFFFFFFFFFFFFFull,                                  // zero, fp64 subnormals
+      0x40EFFC0000000000, 0x40EFFDFFFFFFFFFF, 0x40EFFE0000000000,  // fp16: 65504, below and at 65520
+      0x40EFFE0000000001, 0x40EFFFFFFFFFFFFF, 0x40F0000000000000,  // above 65520, below and at 2^16
+      0x47EFE00000000000, 0x47EFEFFFFFFFFFFF, 0x47EFF00000000000,  // bf16's largest finite, below and at the midpoint
+      0x47EFFFFFFFFFFFFF, 0x47F0000000000000, 0x7FEFFFFFFFFFFFFF,  // 2^128 and fp64's largest
+      0x7FF0000000000000, 0x7FF0000000000001, 0x7FF7FFFFFFFFFFFF,  // inf, signalling NaNs
+      0x7FF8000000000000, 0x7FFFFFFFFFFFFFFF, 0x7FF8123456789ABC,  // quiet NaNs
+      0x3E58000000000000, 0x3E68000000000000, 0x3F08020000000000,  // fp16: 3/4 and 1/2 of 2^-24 cut, subnormal
+      0x3F10020000000000, 0x3FF0020000000000, 0x3FF0018000000001,  // fp16: normal, at one (half and above)
+      0x3780000000000000, 0x37E0800000000000, 0x3FF0100000000000}; // bf16: 1/2 of 2^-133, subnormal, at one
+  p.insert(p.end(), std::begin(others), std::end(others));
+  return p;
+}
+
+// The fp64 patterns walked as boundary_inputs walks the fp32 ones.
+std::vector<double> boundary_inputs64() {
+  const std::vector<std::uint64_t> p = boundary_patterns64();
+  std::vector<double> in;
+  const std::size_t n = p.size();
+  std::size_t stride = 7;
+  while (std::gcd(stride, n) != 1) stride += 2;
+  for (std::size_t k = 0; k < 48 * n; ++k) {
+    const std::uint64_t bits = p[(k * stride) % n] | (k % 3 == 0 ? 0x8000000000000000ull : 0u);
+    in.push_back(std::bit_cast<double>(bits));
+  }
+  return in;
+}
+
 num::array_options edge_options(const num::format& f, int r, num::random_draws d, num::overflow_mode ov,
                                 num::simd_path path) {
   num::array_options o;
@@ -75,20 +140,22 @@ num::array_options edge_options(const num::format& f, int r, num::random_draws d
   return o;
 }
 
-// Mismatches of encode (16-bit codes) and round (fp32 values) against the
-// core; the first few are described.
-void expect_core_bits(const std::vector<float>& in, const num::array_options& o) {
+// Mismatches of encode (16-bit codes) and round (fp32 values) of float or
+// double inputs against the core; the first few are described.
+template <class T>
+void expect_core_bits(const std::vector<T>& in, const num::array_options& o) {
   std::vector<std::uint16_t> codes(in.size());
   std::vector<float> values(in.size());
-  num::encode_array(std::span<const float>(in), std::span<std::uint16_t>(codes), o);
-  num::round_array(std::span<const float>(in), std::span<float>(values), o);
+  num::encode_array(std::span<const T>(in), std::span<std::uint16_t>(codes), o);
+  num::round_array(std::span<const T>(in), std::span<float>(values), o);
   std::size_t bad = 0;
   for (std::size_t i = 0; i < in.size(); ++i) {
     const std::uint32_t want = core_round(in[i], o, i).bits;
     if (codes[i] != want || float_bits(values[i]) != float_bits(num::to_float(o.target, want))) {
       if (++bad <= 5) {
-        ADD_FAILURE() << describe(o) << " element " << i << " input 0x" << std::hex << float_bits(in[i]) << ": got 0x"
-                      << codes[i] << " / 0x" << float_bits(values[i]) << ", core 0x" << want;
+        ADD_FAILURE() << describe(o) << " element " << i << " input " << sizeof(T) * 8 << "-bit 0x" << std::hex
+                      << std::bit_cast<std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>(in[i])
+                      << ": got 0x" << codes[i] << " / 0x" << float_bits(values[i]) << ", core 0x" << want;
       }
     }
   }
@@ -136,6 +203,52 @@ TEST_P(Stochastic16Edges, InexactBoundaryValuesTakeBothNeighbours) {
     both += down && up ? 1 : 0;
   }
   EXPECT_EQ(both, 6u);
+}
+
+TEST_P(Stochastic16Edges, Fp64BoundariesMatchCoreForEveryCutAndOverflowMode) {
+  NUMLAB_REQUIRE_PATH(GetParam());
+  const std::vector<double> in = boundary_inputs64();
+  for (const num::format& f : {num::binary16, num::bfloat16_format}) {
+    for (int r : {32, 24, 17, 16, 13, 12, 11, 8, 1}) {
+      for (num::random_draws d : {num::random_draws::full_word, num::random_draws::half_word}) {
+        if (d == num::random_draws::half_word && r > 16) continue;
+        for (num::overflow_mode ov : {num::overflow_mode::ieee, num::overflow_mode::saturate, num::overflow_mode::nan}) {
+          expect_core_bits(in, edge_options(f, r, d, ov, GetParam()));
+        }
+      }
+    }
+  }
+}
+
+// As InexactBoundaryValuesTakeBothNeighbours, for fp64 inputs: values that
+// cut a quarter to 3/4 of a quantum (fp16: below 2^-24, subnormal, normal,
+// one, 65520 toward infinity; bf16: below 2^-133, subnormal, one) take both
+// neighbours among their draws.
+TEST_P(Stochastic16Edges, Fp64InexactBoundaryValuesTakeBothNeighbours) {
+  NUMLAB_REQUIRE_PATH(GetParam());
+  const std::vector<double> in = boundary_inputs64();
+  std::size_t both = 0, checked = 0;
+  for (const num::format& f : {num::binary16, num::bfloat16_format}) {
+    const num::array_options o = edge_options(f, 32, num::random_draws::full_word, num::overflow_mode::ieee, GetParam());
+    std::vector<std::uint16_t> codes(in.size());
+    num::encode_array(std::span<const double>(in), std::span<std::uint16_t>(codes), o);
+    const std::vector<std::uint64_t> fp16_patterns = {0x3E58000000000000, 0x3E68000000000000, 0x3F08020000000000,
+                                                      0x3F10020000000000, 0x3FF0020000000000, 0x40EFFE0000000001};
+    const std::vector<std::uint64_t> bf16_patterns = {0x3780000000000000, 0x37E0800000000000, 0x3FF0100000000000};
+    for (std::uint64_t pattern : f == num::binary16 ? fp16_patterns : bf16_patterns) {
+      ++checked;
+      bool down = false, up = false;
+      const std::uint16_t low =
+          num::from_double(f, std::bit_cast<double>(pattern), {num::rounding::toward_zero, 32}, 0).bits;
+      for (std::size_t i = 0; i < in.size(); ++i) {
+        if (std::bit_cast<std::uint64_t>(in[i]) != pattern) continue;
+        down = down || codes[i] == low;
+        up = up || codes[i] == low + 1;
+      }
+      both += down && up ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(both, checked);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, Stochastic16Edges, ::testing::ValuesIn(all_paths),
