@@ -107,13 +107,22 @@ struct stochastic16_rounder {
 /// the core's decision for every r, and fraction bits below the word's
 /// never decide it. Once s passes 52 the hidden bit is cut too and the
 /// result is 0 or the smallest subnormal (the tiny case of fp16_rounded).
+///
+/// It works on half vectors (lanes / 2 64-bit lanes, one machine register):
+/// GCC 12 lowers selects and shifts on the two-register u64v one lane at a
+/// time, which made this body (and the lane algorithm's fp64 path) run at
+/// several ns per element.
+typedef std::uint64_t u64h __attribute__((vector_size(4 * lanes)));
+typedef std::int64_t i64h __attribute__((vector_size(4 * lanes)));
+typedef std::uint32_t u32h __attribute__((vector_size(2 * lanes)));
+
 struct stochastic16_f64_rounder {
-  u64v max_finite, overflow_positive, overflow_negative, infinity_result, nan_payload, low_quantum, top_bits;
-  i64v cut_base, normal_shift;
+  u64h max_finite, overflow_positive, overflow_negative, infinity_result, nan_payload, low_quantum, top_bits;
+  i64h cut_base, normal_shift;
 
   explicit stochastic16_f64_rounder(const kernel_plan& plan) {
     const domain_constants& c = plan.f64;
-    auto splat = [](auto v) { return u64v{} + static_cast<std::uint64_t>(v); };
+    auto splat = [](auto v) { return u64h{} + static_cast<std::uint64_t>(v); };
     max_finite = splat(c.max_finite);
     overflow_positive = splat(c.overflow_positive);
     overflow_negative = splat(c.overflow_negative);
@@ -124,45 +133,104 @@ struct stochastic16_f64_rounder {
     top_bits = splat(r >= 32 ? 0xFFFFFFFFu : ~((std::uint32_t{1} << (32 - r)) - 1));
     // s below 2^emin is low_shift_base - E (domain_constants), never less
     // than the normal range's cut.
-    cut_base = i64v{} + c.low_shift_base;
-    normal_shift = i64v{} + c.normal_shift;
+    cut_base = i64h{} + c.low_shift_base;
+    normal_shift = i64h{} + c.normal_shift;
   }
 
-  /// fp64 patterns of x rounded into the target with random words `word`
-  /// (zero-extended); lanes whose result is NaN or infinite are set in
-  /// `non_finite`.
-  NUMLAB_INLINE u64v round(u64v x, u64v word, i64v& non_finite) const {
-    const u64v zero{};
-    const u64v one = zero + 1;
-    const u64v a = x & 0x7FFFFFFFFFFFFFFFu;
-    const u64v sign = x & 0x8000000000000000u;
-    const u64v wt = word & top_bits;
-    const i64v below_normal = cut_base - reinterpret_cast<i64v>(a >> 52);
-    const i64v s = below_normal > normal_shift ? below_normal : normal_shift;
+  /// Magnitude patterns of |x| rounded with random words `word`
+  /// (zero-extended), before overflow, infinity and NaN handling: their low
+  /// 32 bits are always zero (the cut is at least 42 bits).
+  NUMLAB_INLINE u64h rounded(u64h a, u64h word) const {
+    const u64h zero{};
+    const u64h one = zero + 1;
+    const u64h wt = word & top_bits;
+    const i64h below_normal = cut_base - reinterpret_cast<i64h>(a >> 52);
+    const i64h s = below_normal > normal_shift ? below_normal : normal_shift;
     // Cuts inside the significand (s <= 52); the other lanes' value is
     // replaced by the tiny result, so their shift is clamped to stay defined.
     const auto inside = s <= 52;
-    const u64v cut = reinterpret_cast<u64v>(inside ? s : i64v{} + 52);
-    const u64v normal = (a + (wt << (cut - 32))) & ~((one << cut) - one);
+    const u64h cut = reinterpret_cast<u64h>(inside ? s : i64h{} + 52);
+    const u64h normal = (a + (wt << (cut - 32))) & ~((one << cut) - one);
     // Below the smallest subnormal: the fraction of it, left-aligned, is the
     // significand with its hidden bit shifted right by s - 53 (nothing from
     // 64 on, as for every fp64 subnormal); its top 32 bits meet the word.
-    const u64v tiny_shift = reinterpret_cast<u64v>(s - 53);
-    const u64v aligned = (a << 11) | 0x8000000000000000u;
-    const u64v tiny_fraction = tiny_shift > 63 ? zero : aligned >> (tiny_shift & 63);
+    const u64h tiny_shift = reinterpret_cast<u64h>(s - 53);
+    const u64h aligned = (a << 11) | 0x8000000000000000u;
+    const u64h tiny_fraction = tiny_shift > 63 ? zero : aligned >> (tiny_shift & 63);
     const auto up = wt > ((tiny_fraction >> 32) ^ 0xFFFFFFFFu);
-    const u64v rounded = inside ? normal : (up ? low_quantum : zero);
-    const auto above = rounded > max_finite;
-    // Overflows, infinities and NaNs are rare: one narrowed compare finds
-    // them and the vector that holds none skips their handling.
-    if (!any_lane_above(reinterpret_cast<u32v>(__builtin_convertvector(above, i32v)), u32v{})) return rounded | sign;
-    u64v result = (above & (a < 0x7FF0000000000000u)) ? (sign != zero ? overflow_negative : overflow_positive) : rounded;
+    return inside ? normal : (up ? low_quantum : zero);
+  }
+
+  /// Overflow, infinity and NaN results in place of `rounded` where a (the
+  /// input's magnitude) or rounded calls for them; lanes whose result is
+  /// NaN or infinite are set in `non_finite`.
+  NUMLAB_INLINE u64h special_results(u64h a, u64h rounded, u64h sign, i64h& non_finite) const {
+    const u64h zero{};
+    const auto overflow = (rounded > max_finite) & (a < 0x7FF0000000000000u);
+    u64h result = overflow ? (sign != zero ? overflow_negative : overflow_positive) : rounded;
     result = a > 0x7FF0000000000000u ? (a & nan_payload) | 0x7FF8000000000000u : result;
     result = a == 0x7FF0000000000000u ? infinity_result : result;
     non_finite |= result >= 0x7FF0000000000000u;
-    return result | sign;
+    return result;
   }
 };
+
+/// The fp32 pattern of an fp64 magnitude pattern holding a 16-bit target's
+/// value, ±inf or NaN (exact: such values have at most 11 significant bits
+/// and lie in fp32's range; NaNs keep the payload bits a 16-bit target
+/// keeps). Only bf16 has values below 2^-126 (fp32 subnormals), and only
+/// vectors with a special lane (Special) hold infinities or NaNs.
+template <bool Bf16, bool Special>
+NUMLAB_INLINE u64h fp32_pattern_of(u64h a) {
+  const u64h zero{};
+  const u64h exponent = a >> 52;
+  // Normal fp32 values: the exponent re-biased by 1023 - 127, 23 fraction bits.
+  u64h p = (a >> 29) - (std::uint64_t{1023 - 127} << 23);
+  if constexpr (Bf16) {
+    // Below 2^-126: the significand, hidden bit included, scaled to units of
+    // 2^-149 (a shift of 926 - E, at least 30 for every bf16 subnormal).
+    const u64h subnormal = ((a & 0xFFFFFFFFFFFFFu) | 0x10000000000000u) >> ((zero + 926 - exponent) & 63);
+    p = exponent < 1023 - 126 ? subnormal : p;
+  }
+  p = a == zero ? zero : p;
+  if constexpr (Special) p = exponent == 0x7FF ? ((a >> 29) & 0x7FFFFFu) | 0x7F800000u : p;
+  return p;
+}
+
+/// Two half vectors' low 32 bits of each lane as one u32v, in lane order.
+NUMLAB_INLINE u32v join_halves(u64h low, u64h high) {
+  const u32h l = __builtin_convertvector(low, u32h);
+  const u32h h = __builtin_convertvector(high, u32h);
+  u32v joined;
+  __builtin_memcpy(&joined, &l, sizeof l);
+  __builtin_memcpy(reinterpret_cast<unsigned char*>(&joined) + sizeof l, &h, sizeof h);
+  return joined;
+}
+
+/// fp32 patterns of one vector of fp64 inputs (lanes of them, as two half
+/// vectors) rounded stochastically into fp16 or bf16 with `words`.
+template <bool Bf16>
+NUMLAB_INLINE u32v stochastic16_f64_vector(const stochastic16_f64_rounder& round, const double* in,
+                                           const std::uint32_t* words, i64h& non_finite) {
+  constexpr int half = lanes / 2;
+  u64h a[2], sign[2], r[2];
+  for (int h = 0; h < 2; ++h) {
+    const u64h x = load_vector<u64h>(in + h * half);
+    sign[h] = x & 0x8000000000000000u;
+    a[h] = x ^ sign[h];
+    r[h] = round.rounded(a[h], __builtin_convertvector(load_vector<u32h>(words + h * half), u64h));
+  }
+  // The rare lanes (overflow, infinity, NaN) all round above the largest
+  // finite value; the rounded patterns' low halves are zero, so their high
+  // halves compare in one 32-bit test.
+  const u32v high = join_halves(r[0] >> 32, r[1] >> 32);
+  const u32v sign32 = join_halves(sign[0] >> 32, sign[1] >> 32);
+  if (!any_lane_above(high, u32v{} + static_cast<std::uint32_t>(round.max_finite[0] >> 32))) {
+    return join_halves(fp32_pattern_of<Bf16, false>(r[0]), fp32_pattern_of<Bf16, false>(r[1])) | sign32;
+  }
+  for (int h = 0; h < 2; ++h) r[h] = round.special_results(a[h], r[h], sign[h], non_finite);
+  return join_halves(fp32_pattern_of<Bf16, true>(r[0]), fp32_pattern_of<Bf16, true>(r[1])) | sign32;
+}
 
 /// What a 16-bit stochastic chunk writes.
 enum class stochastic16_output : std::uint8_t { codes, values };
@@ -207,31 +275,26 @@ bool stochastic16_blocks(const kernel_plan& plan, const float* in, void* out, st
   return any_lane(non_finite);
 }
 
-/// stochastic16_blocks for fp64 inputs: the rounded fp64 patterns encode by
-/// the lane algorithm's encoder (exact for values of the target, ±inf and
-/// NaN), and a value written as fp32 is its code decoded (bf16: the code is
-/// the pattern's top half).
+/// stochastic16_blocks for fp64 inputs: the rounded values' fp32 patterns
+/// are written as stochastic16_blocks writes them.
 template <bool Bf16, stochastic16_output Out, random_draws D>
 bool stochastic16_f64_blocks(const kernel_plan& plan, const double* in, void* out, std::size_t n,
                              std::uint64_t first) {
   constexpr std::size_t block = block_elements<D>;
   const stochastic16_f64_rounder round(plan);
-  const encoder<f64_domain> encode(plan);
-  const decoder decode(plan, false);
-  i64v non_finite{};
+  i64h non_finite{};
   alignas(64) std::uint32_t words[block];
   auto round_vectors = [&](std::size_t i, std::size_t vectors) __attribute__((always_inline)) {
     philox_draws<philox_isa, D, 4>(plan.seed, plan.stream, first + i, words);
     for (std::size_t v = 0; v < vectors; ++v) {
       const std::size_t k = i + v * lanes;
-      const u64v word = __builtin_convertvector(load_vector<u32v>(words + v * lanes), u64v);
-      const u32v code = encode(round.round(load_vector<u64v>(in + k), word, non_finite));
-      if constexpr (Out == stochastic16_output::codes) {
-        store_vector(static_cast<std::uint16_t*>(out) + k, __builtin_convertvector(code, u16v));
+      const u32v r = stochastic16_f64_vector<Bf16>(round, in + k, words + v * lanes, non_finite);
+      if constexpr (Out == stochastic16_output::values) {
+        store_vector(static_cast<float*>(out) + k, r);
       } else if constexpr (Bf16) {
-        store_vector(static_cast<float*>(out) + k, code << 16);
+        store_vector(static_cast<std::uint16_t*>(out) + k, __builtin_convertvector(r >> 16, u16v));
       } else {
-        store_vector(static_cast<float*>(out) + k, decode(code));
+        store_fp16_codes(static_cast<std::uint16_t*>(out) + k, r);
       }
     }
   };
