@@ -397,7 +397,9 @@ TEST(SweepStatus, NeverOpensTheDatabaseOfAPointBeingTrained) {
   struct killer {
     pid_t pid;
     void now() {
-      if (pid > 0) ::kill(pid, SIGKILL), ::waitpid(pid, nullptr, 0);
+      if (pid <= 0) return;
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
       pid = -1;
     }
     ~killer() { now(); }
