@@ -154,7 +154,7 @@ int run_point(const std::string& dir, std::size_t index) {
   if (!lock->held())
     std::fprintf(stderr, "numlab: %s: this file system cannot lock files; `sweep status` cannot tell this point running "
                  "from killed\n", files.lock(p).c_str());
-  const auto state = sweep::state_of(files, p);
+  const auto state = sweep::recorded_state(files, p);  // state_of would see our own lock: `running`
   if (sweep::is_done(state)) {
     std::printf("%s: already %s\n", p.name.c_str(), std::string(sweep::to_string(state)).c_str());
     return 0;

@@ -22,8 +22,19 @@ fi
 work=$(mktemp -d /tmp/numlab-slurm-XXXXXX)
 pids=()
 cleanup() {
+  local status=$?
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  # The daemons are not our children (they detach): wait for them to exit, as
+  # slurmctld saves its state into the spool folder while it stops, and an
+  # rm racing with it fails (and made a passing run exit 1).
+  for _ in $(seq 100); do
+    alive=0
+    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && break
+    sleep 0.1
+  done
   rm -rf "$work"
+  exit "$status"
 }
 trap cleanup EXIT
 

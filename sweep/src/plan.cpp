@@ -131,10 +131,6 @@ std::vector<point> read_plan(const std::filesystem::path& dir) {
   return points;
 }
 
-namespace {
-
-// What the point's database alone says; `running` for any run not ended
-// (including an empty or unreadable file) and `not_started` for no file.
 point_state recorded_state(const layout& files, const point& p) {
   const auto file = files.database(p);
   if (!std::filesystem::exists(file)) return point_state::not_started;
@@ -157,24 +153,32 @@ point_state recorded_state(const layout& files, const point& p) {
   return point_state::failed;
 }
 
-}  // namespace
-
+// The lock is probed before the database is opened, and a point whose lock a
+// live process holds is `running` unread: its writer may be on another node,
+// and SQLite in WAL mode wants every reader of a database being written on
+// the writer's node (the WAL index is shared memory), so over NFS a reader
+// elsewhere may read it torn. Once the lock is seen free it is held shared
+// for the read, so that no writer can begin meanwhile.
 point_state state_of(const layout& files, const point& p) {
-  const point_state recorded = recorded_state(files, p);
-  const bool tried_without_record = recorded == point_state::not_started && std::filesystem::exists(files.lock(p));
-  if (recorded != point_state::running && recorded != point_state::failed && !tried_without_record) return recorded;
-  switch (probe_lock(files.lock(p))) {
+  const auto lock = files.lock(p);
+  switch (probe_lock(lock)) {
     case lock_state::held: return point_state::running;
-    case lock_state::unknown: return recorded;  // no locks here: nobody can tell running from killed
+    case lock_state::unknown: return recorded_state(files, p);  // no locks here: nobody can tell running from killed
     case lock_state::free: break;
   }
-  // Nobody runs it now. Read again: a point that ended between the first read
-  // and the probe shows its outcome, never `killed`.
-  const point_state now = recorded_state(files, p);
-  if (now == point_state::running) return point_state::killed;
+  if (!std::filesystem::exists(lock)) {
+    // Never tried by a `sweep point`; a database here was put by hand (or by a
+    // numlab older than the lock), and nobody can be writing it through a sweep.
+    const point_state recorded = recorded_state(files, p);
+    return recorded == point_state::running ? point_state::killed : recorded;
+  }
+  const auto hold = point_lock::share_if_idle(lock);
+  if (!hold) return point_state::running;  // a `sweep point` took it between the probe and now
+  const point_state recorded = recorded_state(files, p);
+  if (recorded == point_state::running) return point_state::killed;  // unfinished, and nobody trains it
   // Tried but no database: an error before it made one (its log says which), or killed in that instant.
-  if (now == point_state::not_started && std::filesystem::exists(files.lock(p))) return point_state::failed;
-  return now;
+  if (recorded == point_state::not_started) return point_state::failed;
+  return recorded;
 }
 
 std::optional<std::pair<layout, point>> point_of_database(const std::filesystem::path& database) {

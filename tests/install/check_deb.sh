@@ -78,6 +78,11 @@ holds numlab /usr/share/numlab/configs/tutorial_conv_fp32.yml
 expect_field numlab Depends libyaml-cpp
 lacks numlab "^./usr/lib/"
 holds numlab-gui /usr/bin/numlab-gui
+# Man pages (Debian Policy 12.1), gzip'd, with the program: numlab's and one per subcommand.
+holds numlab /usr/share/man/man1/numlab.1.gz
+holds numlab /usr/share/man/man1/numlab-train.1.gz
+holds numlab /usr/share/man/man1/numlab-sweep.1.gz
+holds numlab-gui /usr/share/man/man1/numlab-gui.1.gz
 expect_field numlab-gui Depends libqt6widgets6
 expect_field python3-numlab Section python
 expect_field python3-numlab Depends python3-numpy

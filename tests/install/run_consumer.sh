@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the build tree BUILD into a temporary prefix, then builds the
 # consumer project against it twice (find_package and pkg-config), runs both,
-# and imports the installed Python package. Usage: run_consumer.sh BUILD VERSION
+# and imports the installed Python package; then uses the installed programs
+# as a user would, with the source tree and BUILD hidden (installed_use.sh),
+# and checks that every installed program has its man page. Usage: run_consumer.sh BUILD VERSION
 # (VERSION: the project version BUILD was configured with, which the consumer asks for)
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -44,3 +46,33 @@ pydir=$(find "$prefix" -path '*-packages/numlab/__init__.py' -printf '%h\n' | he
 [ -n "$pydir" ] || { echo "run_consumer: the Python package was not installed" >&2; exit 1; }
 PYTHONPATH=$(dirname "$pydir") /usr/bin/python3 -c \
   "import numlab, numpy as np; assert numlab.encode(np.float32([0.1]), 'fp16')[0] == 0x2E66; print('python: numlab', numlab.__version__)"
+
+# Every installed program has a man page, named for it (numlab's subcommands
+# have theirs, numlab-train(1) ...), that man renders without a warning.
+for program in "$prefix"/bin/*; do
+  page=$prefix/share/man/man1/$(basename "$program").1.gz
+  [ -f "$page" ] || { echo "run_consumer: $(basename "$program") has no man page ($page)" >&2; exit 1; }
+done
+for page in "$prefix"/share/man/man1/*.1.gz; do
+  warnings=$(MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null)
+  [ -z "$warnings" ] || { echo "run_consumer: man warns on $page: $warnings" >&2; exit 1; }
+done
+[ -f "$prefix/share/man/man1/numlab-train.1.gz" ] || { echo "run_consumer: numlab-train(1) is missing" >&2; exit 1; }
+
+# The installed programs need nothing of the tree they were built from. Where
+# user namespaces allow (Debian's default), the source tree and BUILD are
+# covered by empty folders while they run, so that a path into either fails.
+source_tree=$(cd "$here/../.." && pwd)
+cp "$here/installed_use.sh" "$work/"  # run from outside the trees it hides
+check=(bash "$work/installed_use.sh" "$prefix" "$work/use" "$(dirname "$pydir")")
+if unshare --map-root-user --mount true 2>/dev/null; then
+  unshare --map-root-user --mount bash -c '
+    source_tree=$1 build=$2; shift 2
+    mount -t tmpfs numlab-hidden "$source_tree"
+    case $build in "$source_tree"/*) ;; *) mount -t tmpfs numlab-hidden "$build" ;; esac
+    [ -z "$(ls -A "$source_tree")" ] || { echo "run_consumer: the source tree is not hidden" >&2; exit 1; }
+    exec "$@"' _ "$source_tree" "$build" "${check[@]}"
+else
+  echo "run_consumer: note: no user namespaces here; the installed programs run with the source tree in view"
+  "${check[@]}"
+fi

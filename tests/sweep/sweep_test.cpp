@@ -2,9 +2,12 @@
 // parallel sweep of 8 small training runs (2 of which diverge) leaves one
 // database per point with its outcome, merges and compares; a sweep killed
 // halfway and rerun trains only the points it had not finished; status tells
-// a running point from a SIGKILLed one.
+// a running point from a SIGKILLed one, and neither status nor merge opens the
+// database of a point being trained.
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/inotify.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -21,6 +24,7 @@
 #include "rundb/compare.hpp"
 #include "rundb/errors.hpp"
 #include "rundb/reader.hpp"
+#include "rundb/writer.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/point_lock.hpp"
 #include "sweep/spec.hpp"
@@ -311,27 +315,31 @@ TEST(SweepStatus, TellsARunningPointFromAKilledOne) {
   EXPECT_NE(status_line(status.out, 0).find("killed"), std::string::npos) << status.out;
   EXPECT_NE(status_line(status.out, 1).find("running"), std::string::npos) << status.out;
   EXPECT_NE(status.out.find("8 points: 1 running 1 killed 6 not-started"), std::string::npos) << status.out;
-  // merge records what status knows: the killed point's run as killed, the running one's as running.
-  const auto merged = run_numlab({"merge", (s.dir / "all.db").string(), files.database(points[0]).string(),
-                                  files.database(points[1]).string()});
+  // merge refuses the running point, naming it and its trainer, and writes nothing.
+  const auto refused = run_numlab({"merge", (s.dir / "all.db").string(), files.database(points[0]).string(),
+                                   files.database(points[1]).string()});
+  EXPECT_EQ(refused.exit_code, 2) << refused.out;
+  EXPECT_NE(refused.err.find(files.database(points[1]).string() + ": sweep point " + points[1].name +
+                             " is being trained by pid " + std::to_string(second.pid)),
+            std::string::npos) << refused.err;
+  EXPECT_FALSE(fs::exists(s.dir / "all.db"));
+  // It merges the killed one, recording what status knows: its run as killed.
+  const auto merged = run_numlab({"merge", (s.dir / "all.db").string(), files.database(points[0]).string()});
   ASSERT_EQ(merged.exit_code, 0) << merged.err;
-  EXPECT_NE(merged.out.find("2 runs from 2 files (1 killed sweep points recorded as killed)"), std::string::npos)
+  EXPECT_NE(merged.out.find("1 runs from 1 files (1 killed sweep points recorded as killed)"), std::string::npos)
       << merged.out;
   const auto runs = rundb::reader(s.dir / "all.db").runs();
-  ASSERT_EQ(runs.size(), 2u);
+  ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].status, rundb::run_status::killed);
-  EXPECT_EQ(runs[1].status, rundb::run_status::running);
   EXPECT_EQ(rundb::reader(files.database(points[0])).runs().back().status, rundb::run_status::running)
       << "merge wrote into its input";
-  // --mark-killed records it in the killed point's own file too (under its
-  // lock), and leaves the live point's file to its writer.
+  // --mark-killed records it in the killed point's own file too (under its lock).
   const auto marked = run_numlab({"merge", "--mark-killed", (s.dir / "marked.db").string(),
-                                  files.database(points[0]).string(), files.database(points[1]).string()});
+                                  files.database(points[0]).string()});
   ASSERT_EQ(marked.exit_code, 0) << marked.err;
-  EXPECT_NE(marked.out.find("2 runs from 2 files (1 killed sweep points recorded as killed; 1 in their own files)"),
+  EXPECT_NE(marked.out.find("1 runs from 1 files (1 killed sweep points recorded as killed; 1 in their own files)"),
             std::string::npos) << marked.out;
   EXPECT_EQ(rundb::reader(files.database(points[0])).runs().back().status, rundb::run_status::killed);
-  EXPECT_EQ(rundb::reader(files.database(points[1])).runs().back().status, rundb::run_status::running);
   EXPECT_EQ(rundb::reader(s.dir / "marked.db").runs()[0].status, rundb::run_status::killed);
   EXPECT_EQ(sweep::state_of(files, points[1]), sweep::point_state::running);
   EXPECT_NE(status_line(run_numlab({"sweep", "status", dir.string()}).out, 0).find("killed"), std::string::npos);
@@ -341,6 +349,90 @@ TEST(SweepStatus, TellsARunningPointFromAKilledOne) {
   std::ifstream script(dir / "sweep.sbatch");
   const std::string text((std::istreambuf_iterator<char>(script)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("#SBATCH --array=0,2-7\n"), std::string::npos) << text;
+}
+
+
+// How many times any process opened `file` since the watch began (inotify IN_OPEN).
+struct open_counter {
+  int fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  explicit open_counter(const fs::path& file) { ::inotify_add_watch(fd, file.c_str(), IN_OPEN); }
+  ~open_counter() { ::close(fd); }
+  int opens() const {
+    alignas(inotify_event) char buffer[4096];
+    int n = 0;
+    for (ssize_t got; (got = ::read(fd, buffer, sizeof buffer)) > 0;)
+      for (char* e = buffer; e < buffer + got; e += sizeof(inotify_event) + reinterpret_cast<inotify_event*>(e)->len)
+        n += (reinterpret_cast<inotify_event*>(e)->mask & IN_OPEN) != 0;
+    return n;
+  }
+};
+
+// SQLite's WAL mode wants every reader of a database being written on the
+// writer's node, so on a cluster `sweep status` and `merge` on a login node
+// must not open the database of a point trained on a compute node: they probe
+// the point's lock first. Here another process holds point 0's lock over a
+// database that says finished (what a rerun's `sweep point` does while it
+// looks): status reports it running and merge refuses it, and neither opens it.
+TEST(SweepStatus, NeverOpensTheDatabaseOfAPointBeingTrained) {
+  scratch s("live");
+  const auto dir = s.dir / "out";
+  ASSERT_EQ(run_numlab({"sweep", write_spec(s.dir, 1).string(), "--dir", dir.string()}).exit_code, 0);
+  const auto points = sweep::read_plan(dir);
+  const sweep::layout files{dir};
+  const auto db = files.database(points[0]);
+  {
+    rundb::writer w(db);
+    w.finish_run(w.begin_run({.name = points[0].name, .config_yaml = "seed: 1\n", .numlab_version = "0.1.0"}),
+                 rundb::run_status::finished);
+  }
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t holder = ::fork();
+  if (holder == 0) {
+    const auto lock = sweep::point_lock::take(files.lock(points[0]), std::chrono::milliseconds(0));
+    const char byte = lock && lock->held() ? 'y' : 'n';
+    if (::write(ready[1], &byte, 1) != 1) ::_exit(1);
+    for (;;) ::pause();
+  }
+  struct killer {
+    pid_t pid;
+    void now() {
+      if (pid <= 0) return;
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+      pid = -1;
+    }
+    ~killer() { now(); }
+  } holding{holder};
+  ::close(ready[1]);
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  ::close(ready[0]);
+  ASSERT_EQ(byte, 'y');
+
+  const open_counter watch(db);
+  EXPECT_EQ(sweep::state_of(files, points[0]), sweep::point_state::running);
+  const auto status = run_numlab({"sweep", "status", dir.string()});
+  EXPECT_NE(status_line(status.out, 0).find("running"), std::string::npos) << status.out;
+  EXPECT_NE(status_line(status.out, 0).find("pid " + std::to_string(holder)), std::string::npos) << status.out;
+  const auto out = s.dir / "all.db";
+  const auto refused = run_numlab({"merge", out.string(), db.string()});
+  EXPECT_EQ(refused.exit_code, 2) << refused.out;
+  EXPECT_EQ(refused.err, "numlab: " + db.string() + ": sweep point " + points[0].name + " is being trained by pid " +
+                             std::to_string(holder) + " on " + [] {
+                               char host[256] = {};
+                               ::gethostname(host, sizeof host - 1);
+                               return std::string(host);
+                             }() + "; merge it when it has ended, or leave it out\n");
+  EXPECT_EQ(s.names(), (std::vector<std::string>{"grid.yml", "out"})) << "merge left a file behind";
+  EXPECT_EQ(watch.opens(), 0) << "the database of a point being trained was opened";
+
+  holding.now();
+  EXPECT_EQ(sweep::state_of(files, points[0]), sweep::point_state::finished);
+  const auto merged = run_numlab({"merge", out.string(), db.string()});
+  EXPECT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(merged.out, out.string() + ": 1 runs from 1 files\n");
+  EXPECT_GT(watch.opens(), 0) << "the watch saw no open: it would not have seen one above either";
 }
 
 }  // namespace

@@ -66,9 +66,19 @@ void write_plan(const spec& s, const std::vector<point>& points, std::span<const
 /// The points of the plan in `dir`; throws lab::input_error when there is none.
 std::vector<point> read_plan(const std::filesystem::path& dir);
 
-/// The state of `p`: its run database's last run status, and for a run not
-/// yet ended whether a live process holds the point's lock.
+/// The state of `p` as anyone but its trainer sees it: `running` while a live
+/// process holds the point's lock, without opening its run database (whose
+/// writer may be on another node: SQLite's WAL mode wants every reader on the
+/// writer's node); otherwise, holding the lock shared so that no trainer
+/// begins meanwhile, its run database's last run status, with a run not ended
+/// read as `killed`. Where the file system cannot lock, the database alone.
 point_state state_of(const layout& files, const point& p);
+
+/// What the run database of `p` alone says (`running` for a run not ended,
+/// `not_started` for no file). For a process that holds the point's lock —
+/// for writing (`sweep point`, whom state_of would report as `running`) or
+/// shared (`numlab merge`) — so that no other process writes the database.
+point_state recorded_state(const layout& files, const point& p);
 
 /// A Slurm batch script running `indices` of the sweep in `dir` as one job
 /// array (at most `resources.max_parallel` at once), each task calling
