@@ -1,8 +1,11 @@
 // Colours, tickers and legend placement; see plot_style.hpp.
 #include "plot_style.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <numeric>
+#include <vector>
 
 namespace numlab_gui {
 namespace {
@@ -37,6 +40,27 @@ class integer_ticker : public QCPAxisTicker {
     return QString::number(static_cast<qlonglong>(std::llround(tick)));
   }
 };
+
+// The most columns of `legend`'s entries, in their fill order (along a row,
+// then the next row), that fit `width` pixels; at least one.
+int legend_columns_that_fit(const QCPLegend& legend, int width) {
+  std::vector<int> widths;
+  for (int i = 0; i < legend.elementCount(); ++i) {
+    if (const auto* item = legend.item(i)) widths.push_back(item->minimumOuterSizeHint().width());
+  }
+  const QMargins margins = legend.margins();
+  for (auto columns = static_cast<int>(widths.size()); columns > 1; --columns) {
+    std::vector<int> column_widths(static_cast<std::size_t>(columns), 0);
+    for (std::size_t i = 0; i < widths.size(); ++i) {
+      int& w = column_widths[i % static_cast<std::size_t>(columns)];
+      w = std::max(w, widths[i]);
+    }
+    const int needed = std::accumulate(column_widths.begin(), column_widths.end(), 0) +
+                       (columns - 1) * legend.columnSpacing() + margins.left() + margins.right();
+    if (needed <= width) return columns;
+  }
+  return 1;
+}
 
 }  // namespace
 
@@ -79,9 +103,23 @@ void legend_above(QCustomPlot& plot) {
   layout->insertRow(0);
   layout->addElement(0, 0, legend);
   legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-  legend->setWrap(4);  // rows of four entries keep the window's minimum width modest
   legend->setBorderPen(Qt::NoPen);
   layout->setRowStretchFactor(0, 0.001);
+  // The entries reflow into as many columns as the plot's width holds, after
+  // every layout (a resize, an export at another size). The legend would
+  // otherwise set the widget's minimum width (four fixed columns held the
+  // window at about 790 pixels); its rows grow instead.
+  plot.setMinimumWidth(minimum_plot_width);
+  QObject::connect(&plot, &QCustomPlot::afterLayout, &plot, [&plot] {
+    QCPLegend& legend = *plot.legend;
+    const int columns = legend_columns_that_fit(legend, plot.viewport().width());
+    if (columns == legend.wrap()) return;
+    legend.setWrap(columns);
+    legend.setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // rearranges the entries
+    plot.plotLayout()->update(QCPLayoutElement::upPreparation);
+    plot.plotLayout()->update(QCPLayoutElement::upMargins);
+    plot.plotLayout()->update(QCPLayoutElement::upLayout);
+  });
 }
 
 void legend_above_with_zoom_reset(QCustomPlot& plot) {

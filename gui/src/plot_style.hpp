@@ -31,8 +31,13 @@ QSharedPointer<QCPAxisTicker> power_of_ten_ticker();
 /// Ticks of a step axis: integers only, however far one zooms in.
 QSharedPointer<QCPAxisTicker> step_ticker();
 
+/// The narrowest a plot with a legend above lets its window become, in pixels.
+inline constexpr int minimum_plot_width = 240;
+
 /// Puts `plot`'s legend in a row of its own above the axis rects, so it
-/// never covers data.
+/// never covers data, its entries in as many columns as the plot's width
+/// holds (re-counted after every layout); the legend no longer sets the
+/// plot's minimum width (minimum_plot_width does).
 void legend_above(QCustomPlot& plot);
 /// The legend above (small type), wheel zoom and drag pan, and a
 /// double-click that rescales every axis to the data.
