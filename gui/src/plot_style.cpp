@@ -1,6 +1,9 @@
 // Colours, tickers and legend placement; see plot_style.hpp.
 #include "plot_style.hpp"
 
+#include <QMouseEvent>
+#include <QToolTip>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -95,6 +98,11 @@ QSharedPointer<QCPAxisTicker> power_of_two_ticker() { return QSharedPointer<QCPA
 QSharedPointer<QCPAxisTicker> power_of_ten_ticker() { return QSharedPointer<QCPAxisTicker>(new power_ticker(10)); }
 QSharedPointer<QCPAxisTicker> step_ticker() { return QSharedPointer<QCPAxisTicker>(new integer_ticker); }
 
+void show_hover_text(QCustomPlot& plot, const QMouseEvent& event, const QString& text) {
+  if (text.isEmpty()) QToolTip::hideText();
+  else QToolTip::showText(event.globalPosition().toPoint(), text, &plot);
+}
+
 void legend_above(QCustomPlot& plot) {
   auto* layout = plot.plotLayout();
   auto* legend = plot.legend;
@@ -129,6 +137,18 @@ void legend_above_with_zoom_reset(QCustomPlot& plot) {
   QObject::connect(&plot, &QCustomPlot::mouseDoubleClick, &plot, [&plot] {
     plot.rescaleAxes();
     plot.replot();
+  });
+}
+
+user_zoom::user_zoom(QCustomPlot& plot, std::function<void()> reset) : QObject(&plot) {
+  connect(&plot, &QCustomPlot::mouseWheel, this, [this] { active_ = true; });
+  connect(&plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) { press_at_ = event->pos(); });
+  connect(&plot, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* event) {
+    if ((event->pos() - press_at_).manhattanLength() > 3) active_ = true;
+  });
+  connect(&plot, &QCustomPlot::mouseDoubleClick, this, [this, reset = std::move(reset)] {
+    active_ = false;
+    if (reset) reset();
   });
 }
 
