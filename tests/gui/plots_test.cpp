@@ -40,6 +40,22 @@ void wheel_over(QCustomPlot* plot, QCPAxisRect* rect) {
   QCoreApplication::sendEvent(plot, &wheel);
 }
 
+// One run of `steps` steps whose fc weight is scaled per tensor to FP8
+// (scale 1/448), its amax 1 throughout or, `growing`, 1 + step.
+void write_fp8_run(const std::filesystem::path& file, std::int64_t steps, bool growing) {
+  rundb::writer w(file);
+  const auto id = w.begin_run({.name = "fp8", .config_yaml = "x: 1\n", .numlab_version = "0.1.0"});
+  for (std::int64_t s = 0; s < steps; ++s) {
+    w.add_step({.run = id, .step = s, .loss = 1.0});
+    rundb::scale_stats_record r{.run = id, .step = s, .layer = "fc", .op = "dense", .role = "weight",
+                                .scaled_format = "fp8-tensor", .count = 10, .blocks = 1};
+    r.amax = growing ? 1.0 + static_cast<double>(s) : 1.0;
+    r.scale = 1.0 / 448;
+    w.add_scale_stats(r);
+  }
+  w.finish_run(id, rundb::run_status::finished);
+}
+
 bool all_match(const QVector<QString>& labels, const QString& pattern) {
   const QRegularExpression re(pattern);
   for (const auto& l : labels)
@@ -250,19 +266,7 @@ class plots_test : public QObject {
   // 3 ms in all (bench/gui_replot_bench).
   void scales_curves_are_solid_polylines() {
     const auto file = dir_ / "scales.db";
-    {
-      rundb::writer w(file);
-      const auto id = w.begin_run({.name = "fp8", .config_yaml = "x: 1\n", .numlab_version = "0.1.0"});
-      for (std::int64_t s = 0; s < 3; ++s) {
-        w.add_step({.run = id, .step = s, .loss = 1.0});
-        rundb::scale_stats_record r{.run = id, .step = s, .layer = "fc", .op = "dense", .role = "weight",
-                                    .scaled_format = "fp8-tensor", .count = 10, .blocks = 1};
-        r.amax = 1.0;
-        r.scale = 1.0 / 448;
-        w.add_scale_stats(r);
-      }
-      w.finish_run(id, rundb::run_status::finished);
-    }
+    write_fp8_run(file, 3, false);
     scales_view view;
     QSignalSpy loaded(&view, &scales_view::loaded);
     view.set_run({QString::fromStdString(file.string()), 1, "fp8"});
@@ -500,19 +504,7 @@ class plots_test : public QObject {
     QVERIFY2(mapped.isEmpty(), qPrintable("map: " + mapped));
 
     const auto file = dir_ / "scales-zoom.db";
-    {
-      rundb::writer w(file);
-      const auto id = w.begin_run({.name = "fp8", .config_yaml = "x: 1\n", .numlab_version = "0.1.0"});
-      for (std::int64_t s = 0; s < 40; ++s) {
-        w.add_step({.run = id, .step = s, .loss = 1.0});
-        rundb::scale_stats_record r{.run = id, .step = s, .layer = "fc", .op = "dense", .role = "weight",
-                                    .scaled_format = "fp8-tensor", .count = 10, .blocks = 1};
-        r.amax = 1.0 + static_cast<double>(s);
-        r.scale = 1.0 / 448;
-        w.add_scale_stats(r);
-      }
-      w.finish_run(id, rundb::run_status::finished);
-    }
+    write_fp8_run(file, 40, true);
     scales_view scales;
     QSignalSpy scales_loaded(&scales, &scales_view::loaded);
     scales.set_run({QString::fromStdString(file.string()), 1, "fp8"});
