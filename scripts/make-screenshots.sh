@@ -9,8 +9,8 @@
 #   scripts/make-screenshots.sh [-b BUILD_DIR] [-w WORK_DIR]
 #
 # About 20 minutes of training on 2 busy cores. The before/after pictures of
-# session 7's Scales fixes (scales-*-before.png, scales-mxfp8-after.png) and
-# the Compare tab's (compare.png, docs/SWEEPS.md) are not remade here.
+# session 7's Scales fixes (scales-*-before.png, scales-mxfp8-after.png) are
+# not remade here.
 set -euo pipefail
 build=build work=
 while getopts b:w: opt; do
@@ -32,11 +32,14 @@ cd "$work"
 export QT_QPA_PLATFORM=offscreen
 shot() { "$build/numlab-gui" --screenshot "$shots/$1" "${@:2}"; }
 
-rm -f synthetic.db scaled.db real.db compare.db nvfp4.db
+rm -f synthetic.db scaled.db real.db compare.db nvfp4.db sweep.db
 "$build/rundb-synth" synthetic.db --steps 3000 --layers 6 --runs 2
+"$build/rundb-synth" sweep.db --runs 24 --steps 2000 --layers 2 --stats-every 1000 \
+  --coordinate precision=fp16-mixed,bf16,fp8 --coordinate seed=1,2,3,4,5,6,7,8
 "$build/rundb-synth" scaled.db --steps 3000 --layers 6 --stats-every 10 --scale-stats fp8-tensor --amax-history 16
 shot problems.png --view problems synthetic.db
 shot scales.png --view scales --layer layer2 --role grad_weight --step 1500 scaled.db
+shot compare.png --view comparison --group-by precision sweep.db
 
 # numlab train finds configs/NAME.yml from the source tree.
 cd "$root"

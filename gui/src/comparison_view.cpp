@@ -77,6 +77,8 @@ comparison_view::comparison_view(QWidget* parent)
   controls->addWidget(log_loss_);
   controls->addWidget(caption_, 1);
   controls->addWidget(progress_);
+  // A long caption wraps instead of holding the window at its own width.
+  caption_->setWordWrap(true);
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(plot_);
   split->addWidget(grid_);

@@ -121,15 +121,44 @@ histogram_view::histogram_view(QWidget* parent)
   step_field_->setKeyboardTracking(false);
   step_field_->setToolTip("Type a step: the newest recorded step at or before it is shown");
   // A typed step selects the newest recorded step at or before it, with no query.
+  // The caption says when the typed step was not recorded.
   connect(step_field_, qOverload<int>(&QSpinBox::valueChanged), this, [this](int step) {
-    const int index = static_cast<int>(data_.index_of(step));
-    requested_step_ = step;
-    data_.requested_step = step;
-    if (index != slider_->value()) slider_->setValue(index);
-    else draw_selected();
+    if (data_.steps.empty()) return;
+    const std::size_t index = data_.index_of(step);
+    const QSignalBlocker block(slider_);
+    slider_->setValue(static_cast<int>(index));
+    select(index, step);
   });
   waterfall_->xAxis->setLabel("step");
   label_axis(*waterfall_->yAxis, {"log2 |x|"});
+  waterfall_map_ = new QCPColorMap(waterfall_->xAxis, waterfall_->yAxis);
+  waterfall_map_->setGradient(QCPColorGradient::gpNight);
+  waterfall_map_->setInterpolate(false);
+  waterfall_scale_ = new QCPColorScale(waterfall_);
+  waterfall_->plotLayout()->addElement(0, 1, waterfall_scale_);
+  waterfall_scale_->setType(QCPAxis::atRight);
+  label_axis(*waterfall_scale_->axis(), {"log10(1 + values)", "log10(1 + n)"});
+  waterfall_map_->setColorScale(waterfall_scale_);
+  auto* margins = new QCPMarginGroup(waterfall_);
+  waterfall_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+  waterfall_scale_->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+  // Steps whose values overflowed: red squares on the overflow row, whatever
+  // its colour on the map (a handful of overflows is dark on gpNight).
+  waterfall_overflow_ = new QCPGraph(waterfall_->xAxis, waterfall_->yAxis);
+  waterfall_overflow_->setLineStyle(QCPGraph::lsNone);
+  waterfall_overflow_->setScatterStyle(
+      QCPScatterStyle(QCPScatterStyle::ssSquare, QColor(214, 39, 40), QColor(214, 39, 40), 5));
+  waterfall_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  waterfall_->axisRect()->setRangeZoom(Qt::Horizontal);
+  waterfall_->axisRect()->setRangeDrag(Qt::Horizontal);
+  waterfall_zoom_ = new user_zoom(*waterfall_, [this] {
+    draw_waterfall();
+    waterfall_->replot();
+  });
+  connect(plot_, &QCustomPlot::mouseMove, this,
+          [this](QMouseEvent* event) { show_hover_text(*plot_, *event, hover_text(event->pos())); });
+  connect(waterfall_, &QCustomPlot::mouseMove, this,
+          [this](QMouseEvent* event) { show_hover_text(*waterfall_, *event, waterfall_hover_text(event->pos())); });
 
   player_->setInterval(150);
   connect(player_, &QTimer::timeout, this, [this] {
@@ -144,13 +173,10 @@ histogram_view::histogram_view(QWidget* parent)
   // a long run's slider loads the one record it reaches.
   connect(slider_, &QSlider::valueChanged, this, [this](int index) {
     if (index < 0 || static_cast<std::size_t>(index) >= data_.steps.size()) return;
-    data_.selected = static_cast<std::size_t>(index);
-    requested_step_ = data_.steps[data_.selected];
-    data_.requested_step = requested_step_;
+    const std::int64_t step = data_.steps[static_cast<std::size_t>(index)];
     const QSignalBlocker block(step_field_);
-    step_field_->setValue(static_cast<int>(requested_step_));
-    if (data_.selected_stats() == nullptr) load_selected_step();
-    else draw_selected();
+    step_field_->setValue(static_cast<int>(step));
+    select(static_cast<std::size_t>(index), step);
   });
   connect(log_counts_, &QCheckBox::toggled, this, [this](bool on) {
     plot_->yAxis->setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
@@ -161,6 +187,14 @@ histogram_view::histogram_view(QWidget* parent)
   auto reselect = [this] { show_at(layer_box_->currentText(), role_box_->currentText(), requested_step_); };
   connect(layer_box_, qOverload<int>(&QComboBox::activated), this, reselect);
   connect(role_box_, qOverload<int>(&QComboBox::activated), this, reselect);
+}
+
+// The layer picker is an editable combo box: losing the focus while the
+// widgets are torn down (closing the window) finishes its edit, which emits
+// activated() into a view whose members are already gone.
+histogram_view::~histogram_view() {
+  layer_box_->blockSignals(true);
+  role_box_->blockSignals(true);
 }
 
 void histogram_view::set_run(const run_ref& run) {
@@ -194,6 +228,14 @@ void histogram_view::reload(reload_cause cause) {
         emit loaded();
       },
       [this](const QString& error) { emit failed(error); });
+}
+
+void histogram_view::select(std::size_t index, std::int64_t asked) {
+  data_.selected = index;
+  requested_step_ = asked;
+  data_.requested_step = asked;
+  if (data_.selected_stats() == nullptr) load_selected_step();
+  else draw_selected();
 }
 
 void histogram_view::load_selected_step() {
@@ -390,29 +432,84 @@ QString histogram_view::caption() const { return caption_->text(); }
 
 
 void histogram_view::draw_waterfall() {
-  waterfall_->clearPlottables();
-  if (data_.waterfall_columns == 0 || data_.waterfall_rows == 0) {
+  const int columns = static_cast<int>(data_.waterfall_columns);
+  const int rows = static_cast<int>(data_.waterfall_rows);
+  const bool empty = columns == 0 || rows == 0;
+  waterfall_map_->setVisible(!empty);
+  waterfall_scale_->setVisible(!empty);
+  waterfall_overflow_->data()->clear();
+  if (empty) {
     waterfall_->replot();
     return;
   }
   const double first_exponent = data_.waterfall_first_exponent;
-  auto* map = new QCPColorMap(waterfall_->xAxis, waterfall_->yAxis);
-  const int columns = static_cast<int>(data_.waterfall_columns);
-  const int rows = static_cast<int>(data_.waterfall_rows);
-  map->data()->setSize(columns, rows);
-  map->data()->setRange(QCPRange(0, std::max(columns - 1, 1)),
-                        QCPRange(first_exponent - 0.5, first_exponent - 0.5 + std::max(rows - 1, 1)));
+  auto* cells = waterfall_map_->data();
+  cells->setSize(columns, rows);
+  cells->setRange(QCPRange(0, std::max(columns - 1, 1)),
+                  QCPRange(first_exponent - 0.5, first_exponent - 0.5 + std::max(rows - 1, 1)));
+  QVector<double> overflow_columns, overflow_rows;
   for (int c = 0; c < columns; ++c) {
-    for (int r = 0; r < rows; ++r) map->data()->setCell(c, r, data_.waterfall[static_cast<std::size_t>(c * rows + r)]);
+    for (int r = 0; r < rows; ++r) cells->setCell(c, r, data_.waterfall[static_cast<std::size_t>(c * rows + r)]);
+    if (data_.waterfall[static_cast<std::size_t>(c * rows + rows - 1)] > 0) {
+      overflow_columns.push_back(c);
+      overflow_rows.push_back(first_exponent - 0.5 + (rows - 1));
+    }
   }
-  map->setGradient(QCPColorGradient::gpNight);
-  map->setInterpolate(false);
-  map->rescaleDataRange(true);
+  waterfall_overflow_->setData(overflow_columns, overflow_rows, true);
+  waterfall_map_->rescaleDataRange(true);
   QSharedPointer<QCPAxisTickerText> step_ticks(new QCPAxisTickerText);
   const int stride = std::max(1, columns / 8);
   for (int c = 0; c < columns; c += stride) step_ticks->addTick(c, QString::number(data_.waterfall_starts[static_cast<std::size_t>(c)]));
   waterfall_->xAxis->setTicker(step_ticks);
-  waterfall_->rescaleAxes();
+  const QCPRange kept = waterfall_->xAxis->range();
+  waterfall_map_->rescaleAxes();
+  if (waterfall_zoom_->active()) waterfall_->xAxis->setRange(kept);
+}
+
+QString histogram_view::hover_text(const QPoint& pixel) const {
+  const auto* stats = data_.selected_stats();
+  if (!plot_->axisRect()->rect().contains(pixel) || stats == nullptr || stats->hist.bins.size() < 2) return {};
+  const auto& h = stats->hist;
+  const double x = plot_->xAxis->pixelToCoord(pixel.x());
+  const auto binades = static_cast<std::int64_t>(h.binade_count());
+  // The keys drawn (binade_key): binade i at first + i + 0.5, the special bins one slot beyond.
+  const auto slot = static_cast<std::int64_t>(std::floor(x)) - h.first_exponent;
+  const auto of = [&](std::uint64_t n) {
+    return QString("%1 values (%2% of %3)")
+        .arg(n)
+        .arg(stats->count == 0 ? 0.0 : 100.0 * static_cast<double>(n) / static_cast<double>(stats->count), 0, 'g', 3)
+        .arg(stats->count);
+  };
+  if (slot == -2) return QString("underflowed to zero: %1").arg(of(h.bins.front()));
+  if (slot == binades + 1) return QString("overflowed: %1").arg(of(h.bins.back()));
+  if (slot < 0 || slot >= binades) return {};
+  const auto e = h.first_exponent + slot;
+  return QString("2^%1 <= |x| < 2^%2: %3").arg(e).arg(e + 1).arg(of(h.bins[static_cast<std::size_t>(slot) + 1]));
+}
+
+QString histogram_view::waterfall_hover_text(const QPoint& pixel) const {
+  const auto columns = static_cast<long>(data_.waterfall_columns), rows = static_cast<long>(data_.waterfall_rows);
+  if (!waterfall_->axisRect()->rect().contains(pixel) || columns == 0 || rows == 0) return {};
+  const long c = std::lround(waterfall_->xAxis->pixelToCoord(pixel.x()));
+  const long r = std::lround(waterfall_->yAxis->pixelToCoord(pixel.y()) - (data_.waterfall_first_exponent - 0.5));
+  if (c < 0 || c >= columns || r < 0 || r >= rows) return {};
+  const auto column = static_cast<std::size_t>(c);
+  // The recorded steps the column holds: from its start to the next column's.
+  const std::int64_t start = data_.waterfall_starts[column];
+  const auto end = column + 1 < data_.waterfall_starts.size()
+                       ? std::lower_bound(data_.steps.begin(), data_.steps.end(), data_.waterfall_starts[column + 1])
+                       : data_.steps.end();
+  const std::int64_t last = end == data_.steps.begin() ? start : std::max(start, *std::prev(end));
+  const QString steps = last == start ? QString("step %1").arg(start) : QString("steps %1..%2").arg(start).arg(last);
+  const long e = data_.waterfall_first_exponent + r - 1;
+  const QString bin = r == 0 ? QString("underflowed to zero")
+                      : r == rows - 1 ? QString("overflowed")
+                                      : QString("2^%1 <= |x| < 2^%2").arg(e).arg(e + 1);
+  const double cell = data_.waterfall[column * data_.waterfall_rows + static_cast<std::size_t>(r)];
+  return QString("%1, %2: about %3 values (log10(1 + n) = %4)")
+      .arg(steps, bin)
+      .arg(std::pow(10.0, cell) - 1, 0, 'g', 4)
+      .arg(cell, 0, 'g', 3);
 }
 
 }  // namespace numlab_gui

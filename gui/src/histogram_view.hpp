@@ -2,9 +2,11 @@
 // with a slider (or played), over the format's shaded ranges (underflow to
 // zero, subnormal, normal, overflow), with the loss scale's effect drawn as
 // a shifted outline, and, for a scaled-format recipe, the band its element
-// range covers at that step's scale; below, a waterfall of the same histogram over all steps.
+// range covers at that step's scale; below, a waterfall of the same histogram over all steps,
+// with a colour bar and the steps that overflowed marked red on its top row.
 // The x axis opens on the populated binades (fp32's 2^-150..2^128 would
-// crowd the labels); the wheel zooms, a drag pans, double-click resets.
+// crowd the labels); the wheel zooms, a drag pans, double-click resets (the
+// waterfall's steps too); hovering shows a bar's or a cell's count.
 #pragma once
 
 #include <QPoint>
@@ -21,6 +23,8 @@ class QComboBox;
 class QCustomPlot;
 class QCPBars;
 class QCPColorMap;
+class QCPColorScale;
+class QCPGraph;
 class QLabel;
 class QPushButton;
 class QSlider;
@@ -29,11 +33,14 @@ class QTimer;
 
 namespace numlab_gui {
 
+class user_zoom;
+
 class histogram_view : public QWidget {
   Q_OBJECT
 
  public:
   explicit histogram_view(QWidget* parent = nullptr);
+  ~histogram_view() override;
 
   /// Shows `run` (its first layer and gradient role, newest step).
   void set_run(const run_ref& run);
@@ -54,6 +61,16 @@ class histogram_view : public QWidget {
   QComboBox* layer_picker() const { return layer_box_; }
   /// The caption above the plot (what is drawn, and notes such as a requested step past the end).
   QString caption() const;
+  /// What hovering at `pixel` (plot coordinates) shows: the binade (or
+  /// special bin) under it with its count and share; empty elsewhere.
+  QString hover_text(const QPoint& pixel) const;
+  /// The same for the waterfall: its column's steps, the bin and about how many values.
+  QString waterfall_hover_text(const QPoint& pixel) const;
+  /// The waterfall's colour scale, and its overflow row's marks (one per column that overflowed).
+  QCPColorScale* waterfall_scale() const { return waterfall_scale_; }
+  QCPGraph* waterfall_overflow_marks() const { return waterfall_overflow_; }
+  /// The step field beside the slider: typing a step shows the newest recorded step at or before it.
+  QSpinBox* step_field() const { return step_field_; }
   /// The log2 |x| range the x axis opens on: the populated binades and a margin.
   static std::pair<double, double> populated_range(const rundb::histogram& h, double margin);
 
@@ -65,6 +82,8 @@ class histogram_view : public QWidget {
   void show_data();
   void draw_selected();
   void draw_waterfall();
+  /// Shows the recorded step at `index`, for the step `asked` (the caption says when they differ).
+  void select(std::size_t index, std::int64_t asked);
   /// Loads the selected step's record (long runs keep only one loaded).
   void load_selected_step();
   void shade_format_ranges(double left, double right);
@@ -83,6 +102,10 @@ class histogram_view : public QWidget {
   QTimer* player_;
   QCustomPlot* plot_;
   QCustomPlot* waterfall_;
+  QCPColorMap* waterfall_map_;
+  QCPColorScale* waterfall_scale_;
+  QCPGraph* waterfall_overflow_;
+  user_zoom* waterfall_zoom_;
   QCPBars* binades_;
   QCPBars* underflow_;
   QCPBars* overflow_;

@@ -5,7 +5,6 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QToolTip>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
@@ -232,22 +231,19 @@ void map_view::on_release(QMouseEvent* event) {
   if (const auto cell = cell_at(event->pos())) activate_cell(cell->first, cell->second);
 }
 
-void map_view::on_hover(QMouseEvent* event) {
-  const auto cell = cell_at(event->pos());
-  if (!cell) {
-    QToolTip::hideText();
-    return;
-  }
+void map_view::on_hover(QMouseEvent* event) { show_hover_text(*plot_, *event, hover_text(event->pos())); }
+
+QString map_view::hover_text(const QPoint& pixel) const {
+  const auto cell = cell_at(pixel);
+  if (!cell) return {};
   const auto [layer, column] = *cell;
   const std::size_t at = layer * grid_.steps.size() + column;
   const double v = grid_.fractions[at];
-  QToolTip::showText(event->globalPosition().toPoint(),
-                     QString("%1 / %2 at step %3\n%4 fraction %5\nclick: open its histogram")
-                         .arg(qstr(grid_.layers[layer]), qstr(grid_.cell_roles[at]))
-                         .arg(grid_.worst_steps[at])
-                         .arg(metric_name(selected_metric()))
-                         .arg(std::isfinite(v) ? QString::number(v, 'g', 4) : QString("(no record)")),
-                     plot_);
+  return QString("%1 / %2 at step %3\n%4 fraction %5\nclick: open its histogram")
+      .arg(qstr(grid_.layers[layer]), qstr(grid_.cell_roles[at]))
+      .arg(grid_.worst_steps[at])
+      .arg(metric_name(selected_metric()))
+      .arg(std::isfinite(v) ? QString::number(v, 'g', 4) : QString("(no record)"));
 }
 
 }  // namespace numlab_gui

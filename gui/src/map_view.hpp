@@ -52,6 +52,9 @@ class map_view : public QWidget {
   double cell_value(std::size_t layer, std::size_t column) const;
   /// Acts as if the user clicked that cell.
   void activate_cell(std::size_t layer, std::size_t column);
+  /// What hovering at `pixel` (plot coordinates) shows: the cell's layer,
+  /// role, worst step and fraction; empty off the cells.
+  QString hover_text(const QPoint& pixel) const;
 
   /// Most step columns drawn; longer runs merge consecutive steps per column.
   static constexpr std::size_t max_columns = 2000;

@@ -5,7 +5,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSlider>
-#include <QToolTip>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
@@ -144,6 +143,12 @@ QCPGraph* overview_view::smoothed_graph(std::size_t run_index) const {
 QCPGraph* overview_view::skipped_graph(std::size_t run_index) const {
   return run_index < skipped_graphs_.size() ? skipped_graphs_[run_index] : nullptr;
 }
+QCPGraph* overview_view::grad_norm_graph(std::size_t run_index) const {
+  return run_index < grad_norm_graphs_.size() ? grad_norm_graphs_[run_index] : nullptr;
+}
+QCPGraph* overview_view::lr_graph(std::size_t run_index) const {
+  return run_index < lr_graphs_.size() ? lr_graphs_[run_index] : nullptr;
+}
 
 void overview_view::mark_step(std::int64_t step) {
   marked_step_ = step;
@@ -157,6 +162,8 @@ void overview_view::show_series() {
   loss_graphs_.clear();
   smoothed_graphs_.clear();
   skipped_graphs_.clear();
+  grad_norm_graphs_.clear();
+  lr_graphs_.clear();
   const double weight = smoothing_->value() / 100.0;
   smoothing_label_->setText(QString::number(weight, 'f', 2));
   auto* loss_axis = axis(loss_rect_, QCPAxis::atLeft);
@@ -251,11 +258,13 @@ void overview_view::show_series() {
     auto* grad = add(training_rect_, grad_axis, s.run.label + " gradient norm", QPen(color, 1));
     grad->setData(grad_steps, grads, true);
     grad->removeFromLegend();
+    grad_norm_graphs_.push_back(grad);
     // Solid, not dashed: a dashed pen over thousands of points is stroked
     // dash by dash (about 50 ms per replot); its own axis names it.
     auto* lr = add(training_rect_, lr_axis, s.run.label + " learning rate", QPen(color.lighter(140), 1));
     lr->setData(lr_steps, lrs, true);
     lr->removeFromLegend();
+    lr_graphs_.push_back(lr);
   }
   if (marked_step_) {
     for (auto* rect : {loss_rect_, scale_rect_, training_rect_}) {
@@ -310,35 +319,44 @@ void overview_view::reset_zoom() {
   show_series();
 }
 
-void overview_view::show_tooltip(QMouseEvent* event) {
-  if (show_skip_tooltip(event)) return;
-  if (!loss_rect_->rect().contains(event->pos()) || loss_graphs_.empty()) {
-    QToolTip::hideText();
-    return;
-  }
-  // Hover values: every run's smoothed and raw loss at the nearest step.
-  const double key = axis(loss_rect_, QCPAxis::atBottom)->pixelToCoord(event->pos().x());
+void overview_view::show_tooltip(QMouseEvent* event) { show_hover_text(*plot_, *event, hover_text(event->pos())); }
+
+QString overview_view::hover_text(const QPoint& pixel) const {
+  if (scale_rect_->rect().contains(pixel)) return skip_text(pixel);
+  const bool on_loss = loss_rect_->rect().contains(pixel);
+  if (!on_loss && !training_rect_->rect().contains(pixel)) return {};
+  // Hover values: every run's values at the step nearest the cursor.
+  const double key = axis(loss_rect_, QCPAxis::atBottom)->pixelToCoord(pixel.x());
   QString text;
   for (std::size_t i = 0; i < series_.size(); ++i) {
-    const auto at = nearest(smoothed_graphs_[i], key);
-    const auto raw = nearest(loss_graphs_[i], key);
-    if (!at || !raw) continue;
-    text += QString("%1%2 — step %3: loss %4 (smoothed %5)")
-                .arg(text.isEmpty() ? "" : "\n", series_[i].run.label)
-                .arg(static_cast<qlonglong>(at->first))
-                .arg(raw->second, 0, 'g', 5)
-                .arg(at->second, 0, 'g', 5);
+    const QString run = QString("%1%2").arg(text.isEmpty() ? "" : "\n", series_[i].run.label);
+    if (on_loss) {
+      const auto at = nearest(smoothed_graphs_[i], key);
+      const auto raw = nearest(loss_graphs_[i], key);
+      if (!at || !raw) continue;
+      text += QString("%1 — step %2: loss %3 (smoothed %4)")
+                  .arg(run)
+                  .arg(static_cast<qlonglong>(at->first))
+                  .arg(raw->second, 0, 'g', 5)
+                  .arg(at->second, 0, 'g', 5);
+    } else {
+      const auto norm = nearest(grad_norm_graphs_[i], key);
+      const auto lr = nearest(lr_graphs_[i], key);
+      if (!norm && !lr) continue;
+      text += QString("%1 — step %2:").arg(run).arg(static_cast<qlonglong>(norm ? norm->first : lr->first));
+      if (norm) text += QString(" gradient norm %1").arg(norm->second, 0, 'g', 5);
+      if (lr) text += QString("%1 learning rate %2").arg(norm ? "," : "").arg(lr->second, 0, 'g', 5);
+    }
   }
-  QToolTip::showText(event->globalPosition().toPoint(), text, plot_);
+  return text;
 }
 
-bool overview_view::show_skip_tooltip(QMouseEvent* event) {
+QString overview_view::skip_text(const QPoint& pixel) const {
   auto* key_axis = axis(scale_rect_, QCPAxis::atBottom);
   auto* value_axis = axis(scale_rect_, QCPAxis::atLeft);
-  if (!scale_rect_->rect().contains(event->pos())) return false;
   constexpr double tolerance_px = 6;
   for (const auto& s : series_) {
-    const double key = key_axis->pixelToCoord(event->pos().x());
+    const double key = key_axis->pixelToCoord(pixel.x());
     // Skipped steps are sorted: look at the neighbours of the cursor's step.
     auto it = std::lower_bound(s.skipped.begin(), s.skipped.end(), key,
                                [](const rundb::step_record& r, double k) { return static_cast<double>(r.step) < k; });
@@ -346,20 +364,15 @@ bool overview_view::show_skip_tooltip(QMouseEvent* event) {
       if (candidate == s.skipped.end()) continue;
       const double x = key_axis->coordToPixel(static_cast<double>(candidate->step));
       const double y = value_axis->coordToPixel(candidate->loss_scale.value_or(1.0));
-      if (std::abs(x - event->pos().x()) <= tolerance_px && std::abs(y - event->pos().y()) <= tolerance_px) {
-        QToolTip::showText(event->globalPosition().toPoint(),
-                           QString("%1: step %2 skipped\n%3")
-                               .arg(s.run.label)
-                               .arg(candidate->step)
-                               .arg(candidate->skip_reason.empty() ? QString("(no reason recorded)")
-                                                                   : qstr(candidate->skip_reason)),
-                           plot_);
-        return true;
+      if (std::abs(x - pixel.x()) <= tolerance_px && std::abs(y - pixel.y()) <= tolerance_px) {
+        return QString("%1: step %2 skipped\n%3")
+            .arg(s.run.label)
+            .arg(candidate->step)
+            .arg(candidate->skip_reason.empty() ? QString("(no reason recorded)") : qstr(candidate->skip_reason));
       }
     }
   }
-  QToolTip::hideText();
-  return true;
+  return {};
 }
 
 }  // namespace numlab_gui

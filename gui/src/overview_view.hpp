@@ -52,6 +52,13 @@ class overview_view : public QWidget {
   QCPGraph* smoothed_graph(std::size_t run_index) const;
   /// The skipped-step markers of the i-th run (nullptr when it skipped none).
   QCPGraph* skipped_graph(std::size_t run_index) const;
+  /// The gradient-norm and learning-rate curves of the i-th run.
+  QCPGraph* grad_norm_graph(std::size_t run_index) const;
+  QCPGraph* lr_graph(std::size_t run_index) const;
+  /// What hovering at `pixel` (plot coordinates) shows: each run's loss, or
+  /// gradient norm and learning rate, at the nearest step; a skipped step's
+  /// cause; empty elsewhere.
+  QString hover_text(const QPoint& pixel) const;
   QCPAxisRect* scale_rect() const { return scale_rect_; }
   QCPAxisRect* loss_rect() const { return loss_rect_; }
   QCPAxisRect* training_rect() const { return training_rect_; }
@@ -67,7 +74,7 @@ class overview_view : public QWidget {
   void show_series();
   void reset_zoom();
   void show_tooltip(QMouseEvent* event);
-  bool show_skip_tooltip(QMouseEvent* event);
+  QString skip_text(const QPoint& pixel) const;
 
   QSlider* smoothing_;
   QLabel* smoothing_label_;
@@ -79,7 +86,7 @@ class overview_view : public QWidget {
   query_runner* queries_;
   QList<run_ref> runs_;
   std::vector<overview_series> series_;
-  std::vector<QCPGraph*> loss_graphs_, smoothed_graphs_, skipped_graphs_;
+  std::vector<QCPGraph*> loss_graphs_, smoothed_graphs_, skipped_graphs_, grad_norm_graphs_, lr_graphs_;
   std::optional<std::int64_t> marked_step_;
   bool zoomed_ = false;  // the user zoomed or panned: redraws keep the step range
   QPoint press_at_;

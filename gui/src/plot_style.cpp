@@ -1,8 +1,14 @@
 // Colours, tickers and legend placement; see plot_style.hpp.
 #include "plot_style.hpp"
 
+#include <QMouseEvent>
+#include <QToolTip>
+
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <numeric>
+#include <vector>
 
 namespace numlab_gui {
 namespace {
@@ -38,6 +44,27 @@ class integer_ticker : public QCPAxisTicker {
   }
 };
 
+// The most columns of `legend`'s entries, in their fill order (along a row,
+// then the next row), that fit `width` pixels; at least one.
+int legend_columns_that_fit(const QCPLegend& legend, int width) {
+  std::vector<int> widths;
+  for (int i = 0; i < legend.elementCount(); ++i) {
+    if (const auto* item = legend.item(i)) widths.push_back(item->minimumOuterSizeHint().width());
+  }
+  const QMargins margins = legend.margins();
+  for (auto columns = static_cast<int>(widths.size()); columns > 1; --columns) {
+    std::vector<int> column_widths(static_cast<std::size_t>(columns), 0);
+    for (std::size_t i = 0; i < widths.size(); ++i) {
+      int& w = column_widths[i % static_cast<std::size_t>(columns)];
+      w = std::max(w, widths[i]);
+    }
+    const int needed = std::accumulate(column_widths.begin(), column_widths.end(), 0) +
+                       (columns - 1) * legend.columnSpacing() + margins.left() + margins.right();
+    if (needed <= width) return columns;
+  }
+  return 1;
+}
+
 }  // namespace
 
 QColor run_color(std::size_t index) {
@@ -71,6 +98,11 @@ QSharedPointer<QCPAxisTicker> power_of_two_ticker() { return QSharedPointer<QCPA
 QSharedPointer<QCPAxisTicker> power_of_ten_ticker() { return QSharedPointer<QCPAxisTicker>(new power_ticker(10)); }
 QSharedPointer<QCPAxisTicker> step_ticker() { return QSharedPointer<QCPAxisTicker>(new integer_ticker); }
 
+void show_hover_text(QCustomPlot& plot, const QMouseEvent& event, const QString& text) {
+  if (text.isEmpty()) QToolTip::hideText();
+  else QToolTip::showText(event.globalPosition().toPoint(), text, &plot);
+}
+
 void legend_above(QCustomPlot& plot) {
   auto* layout = plot.plotLayout();
   auto* legend = plot.legend;
@@ -79,9 +111,23 @@ void legend_above(QCustomPlot& plot) {
   layout->insertRow(0);
   layout->addElement(0, 0, legend);
   legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-  legend->setWrap(4);  // rows of four entries keep the window's minimum width modest
   legend->setBorderPen(Qt::NoPen);
   layout->setRowStretchFactor(0, 0.001);
+  // The entries reflow into as many columns as the plot's width holds, after
+  // every layout (a resize, an export at another size). The legend would
+  // otherwise set the widget's minimum width (four fixed columns held the
+  // window at about 790 pixels); its rows grow instead.
+  plot.setMinimumWidth(minimum_plot_width);
+  QObject::connect(&plot, &QCustomPlot::afterLayout, &plot, [&plot] {
+    QCPLegend& legend = *plot.legend;
+    const int columns = legend_columns_that_fit(legend, plot.viewport().width());
+    if (columns == legend.wrap()) return;
+    legend.setWrap(columns);
+    legend.setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // rearranges the entries
+    plot.plotLayout()->update(QCPLayoutElement::upPreparation);
+    plot.plotLayout()->update(QCPLayoutElement::upMargins);
+    plot.plotLayout()->update(QCPLayoutElement::upLayout);
+  });
 }
 
 void legend_above_with_zoom_reset(QCustomPlot& plot) {
@@ -91,6 +137,18 @@ void legend_above_with_zoom_reset(QCustomPlot& plot) {
   QObject::connect(&plot, &QCustomPlot::mouseDoubleClick, &plot, [&plot] {
     plot.rescaleAxes();
     plot.replot();
+  });
+}
+
+user_zoom::user_zoom(QCustomPlot& plot, std::function<void()> reset) : QObject(&plot) {
+  connect(&plot, &QCustomPlot::mouseWheel, this, [this] { active_ = true; });
+  connect(&plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) { press_at_ = event->pos(); });
+  connect(&plot, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* event) {
+    if ((event->pos() - press_at_).manhattanLength() > 3) active_ = true;
+  });
+  connect(&plot, &QCustomPlot::mouseDoubleClick, this, [this, reset = std::move(reset)] {
+    active_ = false;
+    if (reset) reset();
   });
 }
 

@@ -6,6 +6,9 @@
 #include <QString>
 #include <qcustomplot.h>
 
+#include <QPoint>
+
+#include <functional>
 #include <string>
 
 namespace numlab_gui {
@@ -31,11 +34,34 @@ QSharedPointer<QCPAxisTicker> power_of_ten_ticker();
 /// Ticks of a step axis: integers only, however far one zooms in.
 QSharedPointer<QCPAxisTicker> step_ticker();
 
+/// Shows `text` as `plot`'s tooltip where `event` points, or hides the tooltip when `text` is empty.
+void show_hover_text(QCustomPlot& plot, const QMouseEvent& event, const QString& text);
+
+/// The narrowest a plot with a legend above lets its window become, in pixels.
+inline constexpr int minimum_plot_width = 240;
+
 /// Puts `plot`'s legend in a row of its own above the axis rects, so it
-/// never covers data.
+/// never covers data, its entries in as many columns as the plot's width
+/// holds (re-counted after every layout); the legend no longer sets the
+/// plot's minimum width (minimum_plot_width does).
 void legend_above(QCustomPlot& plot);
 /// The legend above (small type), wheel zoom and drag pan, and a
 /// double-click that rescales every axis to the data.
 void legend_above_with_zoom_reset(QCustomPlot& plot);
+
+/// Whether the user zoomed or panned `plot` (the wheel, or a drag of more
+/// than 3 pixels) since the view last chose its ranges, so that redraws (a
+/// live refresh) keep what the user looks at. A double-click forgets it and
+/// calls `reset`, which redraws on the data's ranges.
+class user_zoom : public QObject {
+ public:
+  user_zoom(QCustomPlot& plot, std::function<void()> reset);
+  bool active() const { return active_; }
+  void forget() { active_ = false; }
+
+ private:
+  bool active_ = false;
+  QPoint press_at_;
+};
 
 }  // namespace numlab_gui

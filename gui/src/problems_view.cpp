@@ -47,6 +47,8 @@ problems_view::problems_view(QWidget* parent)
   big.setPointSizeF(big.pointSizeF() * 1.4);
   big.setBold(true);
   title_->setFont(big);
+  // A long run name wraps instead of holding the window at its own width.
+  title_->setWordWrap(true);
   title_->setText("Open a run database (File > Open, or drop one here)");
   auto* grid = new QGridLayout;
   grid->setColumnStretch(1, 1);

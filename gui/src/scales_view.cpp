@@ -79,6 +79,7 @@ scales_view::scales_view(QWidget* parent)
   auto* margins = new QCPMarginGroup(plot_);
   for (auto* rect : {amax_rect_, scale_rect_}) rect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
   legend_above_with_zoom_reset(*plot_);
+  zoom_ = new user_zoom(*plot_, nullptr);  // the double-click's rescale is legend_above_with_zoom_reset's
   // Each solid curve as one polyline (see the Overview).
   plot_->setPlottingHint(QCP::phFastPolylines, true);
 
@@ -99,6 +100,7 @@ scales_view::scales_view(QWidget* parent)
 
 void scales_view::set_run(const run_ref& run) {
   run_ = run;
+  zoom_->forget();
   layer_.clear();
   role_.clear();
   step_ = -1;
@@ -215,11 +217,14 @@ void scales_view::show_history() {
     if (limit[i].isEmpty()) limit_[i]->removeFromLegend();
   }
   saturated_->setData(saturated_steps, saturated_amax);
-  steps_axis->rescale();
-  values_axis->rescale();
-  // A little room above and below on the 2^k axis.
-  const auto range = values_axis->range();
-  if (range.lower > 0) values_axis->setRange(range.lower / 2, range.upper * 2);
+  // A live refresh keeps what the user zoomed to or panned.
+  if (!zoom_->active()) {
+    steps_axis->rescale();
+    values_axis->rescale();
+    // A little room above and below on the 2^k axis.
+    const auto range = values_axis->range();
+    if (range.lower > 0) values_axis->setRange(range.lower / 2, range.upper * 2);
+  }
   plot_->replot();
 }
 

@@ -33,6 +33,7 @@ class QSpinBox;
 namespace numlab_gui {
 
 class map_view;
+class user_zoom;
 
 class scales_view : public QWidget {
   Q_OBJECT
@@ -80,6 +81,7 @@ class scales_view : public QWidget {
   QSpinBox* step_field_;
   QLabel* caption_;
   QCustomPlot* plot_;
+  user_zoom* zoom_;
   QCPAxisRect* amax_rect_;
   QCPAxisRect* scale_rect_;
   std::vector<QCPGraph*> amax_;

@@ -35,10 +35,12 @@ swamping_view::swamping_view(QWidget* parent)
   plot_->legend->setFont(QFont(font().family(), 8));
   for (auto* rect : {total_rect_, partial_rect_}) rect->axis(QCPAxis::atBottom)->setTicker(step_ticker());
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  zoom_ = new user_zoom(*plot_, [this] { show_data(); });
 }
 
 void swamping_view::set_run(const run_ref& run) {
   run_ = run;
+  zoom_->forget();
   reload();
 }
 
@@ -102,6 +104,11 @@ void swamping_view::show_data() {
   // Nothing to plot: the caption says why (an empty legend would also squeeze
   // the plots below it to its own width).
   plot_->setVisible(!data_.layers.empty());
+  // A live refresh keeps what the user zoomed to or panned.
+  if (zoom_->active()) {
+    plot_->replot();
+    return;
+  }
   for (auto* rect : {total_rect_, partial_rect_, ratio_rect_}) {
     rect->axis(QCPAxis::atBottom)->rescale();
     rect->axis(QCPAxis::atLeft)->rescale();

@@ -14,6 +14,8 @@ class QLabel;
 
 namespace numlab_gui {
 
+class user_zoom;
+
 class swamping_view : public QWidget {
   Q_OBJECT
 
@@ -40,6 +42,7 @@ class swamping_view : public QWidget {
 
   QLabel* caption_;
   QCustomPlot* plot_;
+  user_zoom* zoom_;
   QCPAxisRect* total_rect_;
   QCPAxisRect* partial_rect_;
   QCPAxisRect* ratio_rect_;

@@ -7,7 +7,9 @@
 // they do not fit. The old labels, centred on the whole band, were cut by
 // the plot's edge ("ormal").
 #include <QLayout>
+#include <QSettings>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTest>
 #include <qcustomplot.h>
 
@@ -16,9 +18,12 @@
 
 #include "../rundb/sample_database.hpp"
 #include "band_label.hpp"
+#include "comparison_view.hpp"
 #include "histogram_view.hpp"
+#include "main_window.hpp"
 #include "map_view.hpp"
 #include "overview_view.hpp"
+#include "runs_view.hpp"
 #include "scales_view.hpp"
 #include "swamping_view.hpp"
 #include "trouble_database.hpp"
@@ -259,6 +264,72 @@ class layout_test : public QObject {
     plot.replot();
     QVERIFY2(!shown_band_texts(plot).contains("subn.") && !shown_band_texts(plot).contains("subnormal"),
              qPrintable(shown_band_texts(plot).join(", ")));
+  }
+
+  // The main window narrows to 640 pixels on every tab: the Overview's
+  // legend reflows into as many columns as the width holds (it held the
+  // window at about 790 with four fixed columns), and no entry is cut.
+  void the_window_narrows_to_640_pixels_on_every_tab() {
+    QCoreApplication::setOrganizationName("numlab-tests");
+    QCoreApplication::setApplicationName("layout_test");
+    QSettings().remove("window/geometry");
+    main_window window;
+    window.show();
+    QSignalSpy listed(window.runs(), &runs_view::file_loaded);
+    window.tabs()->setCurrentWidget(window.overview());
+    // Three runs with names as long as a sweep's: six legend entries (loss
+    // and skipped steps) of about 330 pixels each.
+    const auto long_names = dir_ / "long-names.db";
+    for (const char* name : {"tutorial_conv_fp16_mixed_seed1", "tutorial_conv_fp16_mixed_seed2",
+                             "tutorial_conv_fp16_mixed_seed3"})
+      gui_test::write_trouble(long_names, name);
+    const QString file = QString::fromStdString(long_names.string());
+    window.open_file(file);
+    QVERIFY(listed.wait(20000));
+    QSignalSpy overview_loaded(window.overview(), &overview_view::loaded);
+    window.runs()->select_runs({{file, 1, {}}, {file, 2, {}}, {file, 3, {}}});
+    QVERIFY(overview_loaded.count() > 0 || overview_loaded.wait(20000));
+    QCustomPlot& overview = *window.overview()->plot();
+    overview.replot();
+    int entries = 0;
+    for (int i = 0; i < overview.legend->elementCount(); ++i) entries += overview.legend->item(i) != nullptr ? 1 : 0;
+    QCOMPARE(entries, 6);
+    // The Compare tab lists the file's runs too (its caption wraps).
+    QSignalSpy compared(window.comparison(), &comparison_view::loaded);
+    window.tabs()->setCurrentWidget(window.comparison());
+    QVERIFY(compared.wait(20000));
+    for (int tab = 0; tab < window.tabs()->count(); ++tab) {
+      window.tabs()->setCurrentIndex(tab);
+      QCoreApplication::processEvents();
+      window.resize(640, 560);
+      window.layout()->activate();
+      QCoreApplication::processEvents();
+      QVERIFY2(window.width() == 640, qPrintable(QString("tab %1 holds the window at %2 pixels (it asks for %3)")
+                                                     .arg(window.tabs()->tabText(tab))
+                                                     .arg(window.width())
+                                                     .arg(window.minimumSizeHint().width())));
+      window.resize(1280, 800);
+      QCoreApplication::processEvents();
+    }
+    // At 640 the legend's entries lie inside the plot, side by side in fewer columns.
+    window.tabs()->setCurrentWidget(window.overview());
+    const auto legend_columns_and_fit = [&] {
+      overview.replot();
+      int right = 0;
+      for (int i = 0; i < overview.legend->elementCount(); ++i)
+        if (const auto* item = overview.legend->item(i)) right = std::max(right, item->outerRect().right());
+      return std::pair{overview.legend->columnCount(), right <= overview.viewport().right() + 1};
+    };
+    window.resize(1280, 800);
+    QCoreApplication::processEvents();
+    const auto [wide_columns, wide_fits] = legend_columns_and_fit();
+    window.resize(640, 560);
+    QCoreApplication::processEvents();
+    const auto [narrow_columns, narrow_fits] = legend_columns_and_fit();
+    QVERIFY(wide_fits && narrow_fits);
+    QVERIFY2(narrow_columns < wide_columns && narrow_columns >= 1,
+             qPrintable(QString("%1 columns at 1280, %2 at 640").arg(wide_columns).arg(narrow_columns)));
+    QSettings().remove("window/geometry");
   }
 
   // An export at another size than the window's lays the labels out for that size.

@@ -8,6 +8,7 @@
 #include <QCompleter>
 #include <QRegularExpression>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTest>
 #include <QTreeWidget>
 #include <QWheelEvent>
@@ -37,6 +38,22 @@ void wheel_over(QCustomPlot* plot, QCPAxisRect* rect) {
   QWheelEvent wheel(at, plot->mapToGlobal(at.toPoint()), QPoint(), QPoint(0, 240), Qt::NoButton, Qt::NoModifier,
                     Qt::NoScrollPhase, false);
   QCoreApplication::sendEvent(plot, &wheel);
+}
+
+// One run of `steps` steps whose fc weight is scaled per tensor to FP8
+// (scale 1/448), its amax 1 throughout or, `growing`, 1 + step.
+void write_fp8_run(const std::filesystem::path& file, std::int64_t steps, bool growing) {
+  rundb::writer w(file);
+  const auto id = w.begin_run({.name = "fp8", .config_yaml = "x: 1\n", .numlab_version = "0.1.0"});
+  for (std::int64_t s = 0; s < steps; ++s) {
+    w.add_step({.run = id, .step = s, .loss = 1.0});
+    rundb::scale_stats_record r{.run = id, .step = s, .layer = "fc", .op = "dense", .role = "weight",
+                                .scaled_format = "fp8-tensor", .count = 10, .blocks = 1};
+    r.amax = growing ? 1.0 + static_cast<double>(s) : 1.0;
+    r.scale = 1.0 / 448;
+    w.add_scale_stats(r);
+  }
+  w.finish_run(id, rundb::run_status::finished);
 }
 
 bool all_match(const QVector<QString>& labels, const QString& pattern) {
@@ -249,19 +266,7 @@ class plots_test : public QObject {
   // 3 ms in all (bench/gui_replot_bench).
   void scales_curves_are_solid_polylines() {
     const auto file = dir_ / "scales.db";
-    {
-      rundb::writer w(file);
-      const auto id = w.begin_run({.name = "fp8", .config_yaml = "x: 1\n", .numlab_version = "0.1.0"});
-      for (std::int64_t s = 0; s < 3; ++s) {
-        w.add_step({.run = id, .step = s, .loss = 1.0});
-        rundb::scale_stats_record r{.run = id, .step = s, .layer = "fc", .op = "dense", .role = "weight",
-                                    .scaled_format = "fp8-tensor", .count = 10, .blocks = 1};
-        r.amax = 1.0;
-        r.scale = 1.0 / 448;
-        w.add_scale_stats(r);
-      }
-      w.finish_run(id, rundb::run_status::finished);
-    }
+    write_fp8_run(file, 3, false);
     scales_view view;
     QSignalSpy loaded(&view, &scales_view::loaded);
     view.set_run({QString::fromStdString(file.string()), 1, "fp8"});
@@ -306,6 +311,208 @@ class plots_test : public QObject {
     }
     QCOMPARE(loss_colours.size(), 3);
     QCOMPARE(skip_colours.size(), 3);
+  }
+
+  // Hover values on curves, the map and histograms (and the waterfall), as
+  // the tooltip shows them, at the pixel of a known point.
+  void hovering_shows_the_values_under_the_cursor() {
+    overview_view overview;
+    overview.resize(1000, 700);
+    overview.show();
+    QSignalSpy overview_loaded(&overview, &overview_view::loaded);
+    overview.set_runs({{sample_, 1, "baseline"}});
+    QVERIFY(overview_loaded.wait(10000));
+    overview.plot()->replot();
+    const auto pixel_at = [](QCPAxisRect* rect, double key, QCPAxis::AxisType value_axis, double value) {
+      return QPoint(static_cast<int>(std::lround(rect->axis(QCPAxis::atBottom)->coordToPixel(key))),
+                    static_cast<int>(std::lround(rect->axis(value_axis)->coordToPixel(value))));
+    };
+    const QString loss = overview.hover_text(pixel_at(overview.loss_rect(), 10, QCPAxis::atLeft, 1.0));
+    QVERIFY2(loss.contains(QString("baseline — step 10: loss %1").arg(rundb_test::sample_loss(10), 0, 'g', 5)),
+             qPrintable(loss));
+    // The sample's gradient norm is 1 + step, its learning rate 0.1.
+    const QString training = overview.hover_text(pixel_at(overview.training_rect(), 30, QCPAxis::atLeft, 10));
+    QVERIFY2(training.contains("step 30: gradient norm 31, learning rate 0.1"), qPrintable(training));
+    // Step 16 was skipped at the loss scale of step 16.
+    const QString skip =
+        overview.hover_text(pixel_at(overview.scale_rect(), 16, QCPAxis::atLeft, rundb_test::sample_scale(16)));
+    QVERIFY2(skip.contains("step 16 skipped"), qPrintable(skip));
+
+    map_view map;
+    map.resize(1000, 600);
+    map.show();
+    QSignalSpy map_loaded(&map, &map_view::loaded);
+    map.set_metric(map_metric::overflow);
+    map.set_role("grad_weight");
+    map.set_run({sample_, 1, "baseline"});
+    QVERIFY(map_loaded.wait(10000));
+    map.plot()->replot();
+    // fc (row 2) at the 4th recorded step (15).
+    const QPoint cell(static_cast<int>(map.plot()->xAxis->coordToPixel(3)),
+                      static_cast<int>(map.plot()->yAxis->coordToPixel(2)));
+    const QString hovered = map.hover_text(cell);
+    QVERIFY2(hovered.startsWith("fc / grad_weight at step 15") &&
+                 hovered.contains(QString("fraction %1").arg(map.cell_value(2, 3), 0, 'g', 4)),
+             qPrintable(hovered));
+
+    histogram_view histograms;
+    histograms.resize(1000, 700);
+    histograms.show();
+    QSignalSpy loaded(&histograms, &histogram_view::loaded);
+    histograms.set_run({sample_, 1, "baseline"});
+    histograms.show_at("conv2", "grad_weight", 10);
+    QVERIFY(loaded.wait(10000));
+    histograms.plot()->replot();
+    const auto stored = rundb::reader(sample_.toStdString()).histogram(1, "conv2", "grad_weight", 10);
+    QVERIFY(stored.has_value());
+    const auto& h = stored->hist;
+    // The fourth binade's bar.
+    const std::int32_t e = h.first_exponent + 3;
+    const QPoint bar(static_cast<int>(histograms.plot()->xAxis->coordToPixel(e + 0.5)),
+                     static_cast<int>(histograms.plot()->yAxis->coordToPixel(0)) - 2);
+    const QString binade = histograms.hover_text(bar);
+    QVERIFY2(binade.startsWith(QString("2^%1 <= |x| < 2^%2: %3 values").arg(e).arg(e + 1).arg(h.bins[4])),
+             qPrintable(binade));
+    // The waterfall's cell of that binade at the first recorded step (step 0, column 0).
+    histograms.waterfall()->replot();
+    const QPoint fall(static_cast<int>(histograms.waterfall()->xAxis->coordToPixel(0)),
+                      static_cast<int>(histograms.waterfall()->yAxis->coordToPixel(e + 0.5)));
+    const auto first = rundb_test::sample_bins(0, 1);
+    const QString cell_text = histograms.waterfall_hover_text(fall);
+    QVERIFY2(cell_text.startsWith(QString("step 0, 2^%1 <= |x| < 2^%2: about %3 values")
+                                      .arg(e).arg(e + 1).arg(static_cast<double>(first[4]), 0, 'g', 4)),
+             qPrintable(cell_text));
+    QVERIFY(histograms.hover_text(QPoint(-10, -10)).isEmpty());
+  }
+
+  // The waterfall (the histogram's history) has a colour bar and marks, on
+  // its overflow row, exactly the steps that overflowed.
+  void waterfall_has_a_colour_bar_and_marks_the_overflows() {
+    const auto file = dir_ / "overflow.db";
+    {
+      rundb::writer w(file);
+      const auto id = w.begin_run({.name = "ovf", .config_yaml = "x: 1\n", .numlab_version = "0.1.0"});
+      for (std::int64_t s = 0; s < 6; ++s) {
+        w.add_step({.run = id, .step = s, .loss = 1.0});
+        std::vector<std::uint64_t> bins(42, 5);
+        bins.back() = s == 2 || s == 4 ? 3 : 0;  // overflows at steps 2 and 4 only
+        w.add_tensor_stats({.run = id, .step = s, .layer = "fc", .op = "dense", .role = "grad_weight",
+                            .format = "binary16", .count = 200 + bins.back(), .hist = {-24, bins}});
+      }
+      w.finish_run(id, rundb::run_status::finished);
+    }
+    histogram_view view;
+    view.resize(1000, 700);
+    view.show();
+    QSignalSpy loaded(&view, &histogram_view::loaded);
+    view.set_run({QString::fromStdString(file.string()), 1, "ovf"});
+    QVERIFY(loaded.wait(10000));
+    QVERIFY(view.waterfall_scale()->visible());
+    QVERIFY(!view.waterfall_scale()->axis()->label().isEmpty());
+    const auto* marks = view.waterfall_overflow_marks();
+    QCOMPARE(marks->dataCount(), 2);
+    QCOMPARE(marks->data()->at(0)->key, 2.0);
+    QCOMPARE(marks->data()->at(1)->key, 4.0);
+    // On the top row: 40 binades from 2^-24 and the two special rows.
+    QCOMPARE(marks->data()->at(0)->value, -24 - 0.5 + 41);
+    // The wheel zooms the waterfall's steps, a live refresh keeps it, a double-click resets.
+    view.waterfall()->replot();
+    const QCPRange full = view.waterfall()->xAxis->range();
+    wheel_over(view.waterfall(), view.waterfall()->axisRect());
+    const QCPRange zoomed = view.waterfall()->xAxis->range();
+    QVERIFY(zoomed.size() < full.size());
+    view.reload(reload_cause::live);
+    QVERIFY(loaded.wait(10000));
+    QCOMPARE(view.waterfall()->xAxis->range().lower, zoomed.lower);
+    QTest::mouseDClick(view.waterfall(), Qt::LeftButton, Qt::NoModifier, view.waterfall()->axisRect()->rect().center());
+    QCOMPARE(view.waterfall()->xAxis->range().size(), full.size());
+  }
+
+  void the_step_field_shows_the_newest_recorded_step_at_or_before_it() {
+    histogram_view view;
+    QSignalSpy loaded(&view, &histogram_view::loaded);
+    view.set_run({sample_, 1, "baseline"});
+    view.show_at("fc", "grad_weight", -1);
+    QVERIFY(loaded.wait(10000));
+    view.step_field()->setValue(23);  // recorded every 5 steps
+    QCOMPARE(view.shown_step(), std::int64_t{20});
+    QVERIFY2(view.caption().contains("step 23 has no statistics"), qPrintable(view.caption()));
+    const auto stored = rundb::reader(sample_.toStdString()).histogram(1, "fc", "grad_weight", 20);
+    QCOMPARE(view.bar_values(), std::vector<double>(stored->hist.bins.begin(), stored->hist.bins.end()));
+    view.step_field()->setValue(35);
+    QCOMPARE(view.shown_step(), std::int64_t{35});
+    QCOMPARE(loaded.count(), 1);  // no query: every record of a short run is loaded
+  }
+
+  void gradient_norm_learning_rate_and_log_loss_are_charted() {
+    overview_view view;
+    QSignalSpy loaded(&view, &overview_view::loaded);
+    view.set_runs({{sample_, 1, "baseline"}});
+    QVERIFY(loaded.wait(10000));
+    const auto steps = rundb::reader(sample_.toStdString()).steps(1);
+    QCOMPARE(view.grad_norm_graph(0)->dataCount(), static_cast<int>(steps.size()));
+    QCOMPARE(view.lr_graph(0)->dataCount(), static_cast<int>(steps.size()));
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const auto at = static_cast<int>(i);
+      QCOMPARE(view.grad_norm_graph(0)->data()->at(at)->key, static_cast<double>(steps[i].step));
+      QCOMPARE(view.grad_norm_graph(0)->data()->at(at)->value, *steps[i].grad_norm);
+      QCOMPARE(view.lr_graph(0)->data()->at(at)->value, *steps[i].lr);
+    }
+    auto* loss_axis = view.loss_rect()->axis(QCPAxis::atLeft);
+    QCOMPARE(loss_axis->scaleType(), QCPAxis::stLinear);
+    view.set_log_loss(true);
+    QCOMPARE(loss_axis->scaleType(), QCPAxis::stLogarithmic);
+    QVERIFY(loss_axis->range().lower > 0);
+    view.set_log_loss(false);
+    QCOMPARE(loss_axis->scaleType(), QCPAxis::stLinear);
+  }
+
+  // Zoom/pan everywhere, kept by live refreshes, double-click resets: the
+  // views that rescaled on every refresh (Swamping, Scales) and the map.
+  void swamping_scales_and_map_keep_the_zoom_and_reset_on_double_click() {
+    const auto check = [](QWidget& view, QCustomPlot* plot, QCPAxisRect* rect, auto reload, auto& loaded) {
+      view.resize(1000, 700);
+      view.show();
+      plot->replot();
+      auto* steps = rect->axis(QCPAxis::atBottom);
+      const QCPRange full = steps->range();
+      wheel_over(plot, rect);
+      const QCPRange zoomed = steps->range();
+      if (!(zoomed.size() < full.size() * 0.9)) return QString("the wheel did not zoom");
+      reload();
+      if (!loaded.wait(10000)) return QString("no reload");
+      if (steps->range().lower != zoomed.lower || steps->range().upper != zoomed.upper)
+        return QString("the live refresh reset the zoom to %1..%2").arg(steps->range().lower).arg(steps->range().upper);
+      QTest::mouseDClick(plot, Qt::LeftButton, Qt::NoModifier, rect->rect().center());
+      if (steps->range().size() < full.size() * 0.99) return QString("the double-click did not reset");
+      return QString();
+    };
+    swamping_view swamping;
+    QSignalSpy swamping_loaded(&swamping, &swamping_view::loaded);
+    swamping.set_run({sample_, 1, "baseline"});
+    QVERIFY(swamping_loaded.wait(10000));
+    const QString swamped = check(swamping, swamping.plot(), swamping.plot()->axisRect(),
+                                  [&] { swamping.reload(reload_cause::live); }, swamping_loaded);
+    QVERIFY2(swamped.isEmpty(), qPrintable("swamping: " + swamped));
+
+    map_view map;
+    QSignalSpy map_loaded(&map, &map_view::loaded);
+    map.set_run({sample_, 1, "baseline"});
+    QVERIFY(map_loaded.wait(10000));
+    const QString mapped = check(map, map.plot(), map.plot()->axisRect(), [&] { map.reload(reload_cause::live); },
+                                 map_loaded);
+    QVERIFY2(mapped.isEmpty(), qPrintable("map: " + mapped));
+
+    const auto file = dir_ / "scales-zoom.db";
+    write_fp8_run(file, 40, true);
+    scales_view scales;
+    QSignalSpy scales_loaded(&scales, &scales_view::loaded);
+    scales.set_run({QString::fromStdString(file.string()), 1, "fp8"});
+    QVERIFY(scales_loaded.wait(10000));
+    QTRY_VERIFY_WITH_TIMEOUT(!scales.queries()->busy() && !scales.detail_queries()->busy(), 10000);
+    const QString scaled = check(scales, scales.plot(), scales.plot()->axisRect(),
+                                 [&] { scales.reload(reload_cause::live); }, scales_loaded);
+    QVERIFY2(scaled.isEmpty(), qPrintable("scales: " + scaled));
   }
 
   void smoothing_is_a_debiased_ema() {

@@ -2,6 +2,7 @@
 // (tests/rundb/sample_database.hpp): what the views show must equal what
 // the database holds, read back independently through rundb::reader.
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QProcess>
 #include <QSettings>
 #include <QSignalSpy>
@@ -9,6 +10,8 @@
 #include <QTableWidget>
 #include <QTest>
 #include <qcustomplot.h>
+
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <cmath>
@@ -19,6 +22,7 @@
 #include "histogram_view.hpp"
 #include "live_watcher.hpp"
 #include "main_window.hpp"
+#include "problems_view.hpp"
 #include "map_view.hpp"
 #include "overview_view.hpp"
 #include "plot_export.hpp"
@@ -265,6 +269,38 @@ class views_test : public QObject {
       QCOMPARE(ranking->worst_step->step, std::int64_t{5});  // 30 of 100; step 2's 50 of 100 + 0 of 900 sum to 5%
       QCOMPARE(ranking->worst_step->what, std::string("30 of 100 values underflowed to zero"));
     }
+  }
+
+  // Defect 1's WAL growth: with every view loaded and the window left open,
+  // no read transaction is left behind, so a writer's checkpoint can move the
+  // whole WAL into the database and truncate it (SQLite answers busy while
+  // any reader still holds an older snapshot).
+  void open_views_hold_no_read_transaction() {
+    const auto file = dir_ / "checkpoint.db";
+    rundb_test::write_sample(file);
+    const QString name = QString::fromStdString(file.string());
+    main_window window;
+    window.open_file(name);
+    for (QWidget* view : std::initializer_list<QWidget*>{window.problems(), window.overview(), window.map(),
+                                                        window.histograms(), window.swamping(), window.events()}) {
+      window.tabs()->setCurrentWidget(view);
+      QTRY_VERIFY_WITH_TIMEOUT(!window.loading(), 20000);
+    }
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(db, "BEGIN IMMEDIATE; INSERT INTO meta(key, value) VALUES ('checkpoint_test', '1'); COMMIT;",
+                          nullptr, nullptr, nullptr), SQLITE_OK);
+    int busy = -1, log = -1, moved = -1;
+    sqlite3_stmt* checkpoint = nullptr;
+    QCOMPARE(sqlite3_prepare_v2(db, "PRAGMA wal_checkpoint(TRUNCATE)", -1, &checkpoint, nullptr), SQLITE_OK);
+    QCOMPARE(sqlite3_step(checkpoint), SQLITE_ROW);
+    busy = sqlite3_column_int(checkpoint, 0);
+    log = sqlite3_column_int(checkpoint, 1);
+    moved = sqlite3_column_int(checkpoint, 2);
+    sqlite3_finalize(checkpoint);
+    sqlite3_close(db);
+    QVERIFY2(busy == 0 && log == moved, qPrintable(QString("busy %1, %2 of %3 frames moved").arg(busy).arg(moved).arg(log)));
+    QCOMPARE(QFileInfo(name + "-wal").size(), qint64{0});
   }
 
   void live_refresh_picks_up_rows_from_another_process() {
