@@ -73,7 +73,7 @@ void run_recorder::on_step(const step_info& info) {
   r.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   db_.add_step(std::move(r));
   if (info.skipped)
-    db_.add_event({run_, step, rundb::event_kind::skipped, {}, "update skipped: " + info.skip_reason});
+    db_.add_event({run_, step, rundb::event_kind::skipped, info.skip_layer, "update skipped: " + info.skip_reason});
   if (trainer_ != nullptr && info.step % every_ == 0) {
     for (const auto& e : trainer_->shadow_errors()) {
       const bool parameter = e.role == tensor_role::grad_weight;

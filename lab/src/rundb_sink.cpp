@@ -52,15 +52,30 @@ rundb::tensor_stats_record rundb_sink::row(std::string_view site, std::string_vi
   return r;
 }
 
+namespace {
+
+// Names only the counts that are nonzero, and says what "overflow" means, so
+// that the event reads the same as the step's skip reason: values beyond the
+// format's largest finite value are what became inf there ("0 inf and 67
+// overflowing values" read as a contradiction of "inf in grad_weight").
+std::string overflow_text(const rundb::tensor_stats_record& r) {
+  std::string text;
+  if (r.infs > 0) text = std::to_string(r.infs) + " inf";
+  if (r.overflows > 0)
+    text += (text.empty() ? "" : " and ") + std::to_string(r.overflows) + " finite value" +
+            (r.overflows == 1 ? "" : "s") + " beyond " + r.format + "'s largest finite value";
+  return text + " in " + r.role + " (" + r.format + ", first occurrence at this site)";
+}
+
+}  // namespace
+
 void rundb_sink::report_non_finite(const rundb::tensor_stats_record& r) {
   const std::string key = r.layer + "/" + r.role;
   if (r.nans > 0 && reported_nan_.insert(key).second)
     db_.add_event({run_, r.step, rundb::event_kind::nan, r.layer,
                    std::to_string(r.nans) + " NaN in " + r.role + " (first occurrence at this site)"});
   if (r.infs + r.overflows > 0 && reported_overflow_.insert(key).second)
-    db_.add_event({run_, r.step, rundb::event_kind::overflow, r.layer,
-                   std::to_string(r.infs) + " inf and " + std::to_string(r.overflows) + " overflowing values in " +
-                       r.role + " (" + r.format + ", first occurrence at this site)"});
+    db_.add_event({run_, r.step, rundb::event_kind::overflow, r.layer, overflow_text(r)});
 }
 
 void rundb_sink::on_stats(const num::stats_record& record) {

@@ -24,12 +24,18 @@ std::size_t count_correct(const tensor& logits, std::span<const std::int32_t> la
   return correct;
 }
 
-// Names the first gradient that is not finite (why a step is skipped).
-std::string non_finite_gradient(const std::vector<parameter*>& params) {
+// The first gradient that is not finite (why a step is skipped): the text,
+// and the layer it belongs to, so that the skip event names its layer.
+struct non_finite_site {
+  std::string reason;
+  std::string layer;
+};
+
+non_finite_site non_finite_gradient(const std::vector<parameter*>& params) {
   for (const auto* p : params)
     for (const float g : p->grad.values())
-      if (!std::isfinite(g)) return std::string(std::isnan(g) ? "NaN" : "inf") + " in grad_weight of " + p->name;
-  return "inf/NaN in gradients";
+      if (!std::isfinite(g)) return {std::string(std::isnan(g) ? "NaN" : "inf") + " in grad_weight of " + p->name, p->layer};
+  return {"inf/NaN in gradients", {}};
 }
 
 }  // namespace
@@ -154,7 +160,9 @@ void trainer::apply_update() {
     last_step_.step = updates_done_;
     last_step_.loss_scale = scaler_->scale();
     last_step_.skipped = last_update_skipped_;
-    last_step_.skip_reason = last_update_skipped_ ? non_finite_gradient(params_) : std::string();
+    non_finite_site skip = last_update_skipped_ ? non_finite_gradient(params_) : non_finite_site{};
+    last_step_.skip_reason = std::move(skip.reason);
+    last_step_.skip_layer = std::move(skip.layer);
     last_step_.lr = last_update_skipped_ ? 0.0 : lr;
   }
   // The recorded norm is the one clipping compares with clip_norm (taken

@@ -136,7 +136,26 @@ TEST(RunRecorder, SkippedStepsCarryTheirReasonAndAnEvent) {
   EXPECT_DOUBLE_EQ(*steps[0].loss_scale, 1099511627776.0);
   EXPECT_DOUBLE_EQ(*steps[1].loss_scale, 549755813888.0);
   std::size_t skipped_events = 0;
-  for (const auto& e : r.events(id)) skipped_events += e.kind == rundb::event_kind::skipped ? 1 : 0;
+  std::size_t overflow_events = 0;
+  for (const auto& e : r.events(id)) {
+    if (e.kind == rundb::event_kind::skipped) {
+      ++skipped_events;
+      // The event names the layer whose gradient the step's reason names ("... of dense1.kernel").
+      const auto step = std::find_if(steps.begin(), steps.end(), [&](const auto& s) { return s.step == e.step; });
+      ASSERT_NE(step, steps.end());
+      EXPECT_FALSE(e.layer.empty()) << e.message;
+      EXPECT_NE(step->skip_reason.find(" of " + e.layer + "."), std::string::npos) << e.layer << ": " << e.message;
+    }
+    // A per-site overflow event names the counts it has, and never "0 inf" beside the skip reason's "inf".
+    if (e.kind == rundb::event_kind::overflow && e.message.find("first occurrence at this site") != std::string::npos) {
+      ++overflow_events;
+      EXPECT_FALSE(e.message.starts_with("0 ")) << e.message;
+      if (e.message.find(" finite value") != std::string::npos) {
+        EXPECT_NE(e.message.find("beyond fp16's largest finite value"), std::string::npos) << e.message;
+      }
+    }
+  }
+  EXPECT_GT(overflow_events, 0u);
   EXPECT_EQ(skipped_events, static_cast<std::size_t>(std::count_if(
                                 steps.begin(), steps.end(), [](const auto& s) { return s.skipped; })));
   // The site filter keeps only dense1's tensors.

@@ -73,6 +73,7 @@ struct step_info {
   double loss_scale = 1.0;  ///< loss scale in force during the step
   bool skipped = false;     ///< update skipped for inf/NaN gradients
   std::string skip_reason;  ///< which gradient was not finite, when skipped
+  std::string skip_layer;   ///< the layer of that gradient, when skipped (empty if none was found)
   double lr = 0.0;          ///< learning rate applied (0 when skipped)
   double grad_norm = 0.0;   ///< global_gradient_norm() of the unscaled gradients before clipping (float,
                             ///< torch's clip_grad_norm_ order): the value clipping compared with clip_norm
