@@ -36,7 +36,7 @@ inline constexpr element_type all_element_types[] = {element_type::e2m1, element
 int element_bits(element_type t);
 /// Largest finite element value (6, 7.5, 28, 448, 57344, 127/64).
 double element_max(element_type t);
-/// emax_elem of MX Table 1: the exponent of the largest normal element (0 for INT8).
+/// emax_elem of MX §6.3: the exponent of the largest normal of the §5.3 element type (0 for INT8).
 int element_emax(element_type t);
 /// Whether the element format has NaN (and possibly inf) encodings: E4M3 and E5M2.
 bool element_has_specials(element_type t);
@@ -110,7 +110,7 @@ struct scaled_format {
 /// the tensor), or nullopt.
 std::optional<std::string> scaled_format_problem(const scaled_format& f);
 
-/// The named scaled formats (OCP MX v1.0 §6 Table 1, NVFP4, FP8 recipes).
+/// The named scaled formats (OCP MX v1.0 §5.2 Table 1, NVFP4, FP8 recipes).
 struct named_scaled_format {
   std::string_view name;
   scaled_format format;

@@ -12,15 +12,24 @@
 // converted to the fp32 pattern that |x| must reach: rounded up for "at
 // least", rounded down plus one ulp for "more than". A binary search over
 // the eight thresholds gives the code; comparisons on the patterns as
-// integers do not depend on the MXCSR.
+// integers do not depend on the MXCSR. That exact path is the fallback:
+// most blocks round from an approximate quotient instead
+// (nvfp4_quotient_avx512.hpp), at about 30 vector operations per block
+// against the exact path's 50, and go to the exact path only where a lane
+// lies within a few fp32 patterns of a boundary. Counts go to per-lane
+// counters (lane_counts_avx512.hpp).
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 
 #include "nvfp4_block_kernel.hpp"
 
 // The AVX-512 region opens after every other header (see avx512_region.hpp).
 #include "avx512_region.hpp"
+#include "lane_counts_avx512.hpp"
 #include "lane_max_avx512.hpp"
+#include "nvfp4_quotient_avx512.hpp"
+#include "nvfp4_scale_avx512.hpp"
 #include "random_window.hpp"
 
 namespace num::scaled_detail {
@@ -76,31 +85,6 @@ std::uint32_t below_pattern(double kappa, bool more_than, double d) {
   return __builtin_bit_cast(std::uint32_t, _mm_cvtss_f32(_mm_cvt_roundsd_ss(_mm_setzero_ps(), product, upward)));
 }
 
-// The block scale: S = RNE_E4M3(amax / (6·s)) saturating at 448.
-struct block_scale_result {
-  std::uint32_t code = 0;
-  double value = 0;  // 0: the scale rounded to zero (the scalar path's case)
-  bool overflowed = false;
-};
-
-NUMLAB_INLINE block_scale_result e4m3_block_scale(double amax, double six_s) {
-  const double y = _mm_cvtsd_f64(_mm_div_round_sd(_mm_set_sd(amax), _mm_set_sd(six_s), nearest));
-  // 464 is the midpoint of 448 and 480; its tie goes to even 448.
-  if (y > 464.0) return {0x7E, 448.0, true};
-  // Round y at E4M3's quantum 2^(max(e, -6) - 3) by adding 2^52 quanta.
-  const auto y_bits = __builtin_bit_cast(std::uint64_t, y);
-  const int e = static_cast<int>(y_bits >> 52) - 1023;
-  const int quantum = (e > -6 ? e : -6) - 3;
-  const __m128d c = _mm_set_sd(__builtin_bit_cast(double, static_cast<std::uint64_t>(quantum + 52 + 1023) << 52));
-  const double r = _mm_cvtsd_f64(_mm_sub_round_sd(_mm_add_round_sd(_mm_set_sd(y), c, nearest), c, nearest));
-  if (r == 0) return {};
-  const auto r_bits = __builtin_bit_cast(std::uint64_t, r);
-  const int er = static_cast<int>(r_bits >> 52) - 1023;
-  const auto code = er < -6 ? static_cast<std::uint32_t>(r * 512.0)  // subnormal: multiples of 2^-9
-                            : static_cast<std::uint32_t>(((er + 7) << 3) | static_cast<int>((r_bits >> 49) & 7));
-  return {code, r, false};
-}
-
 template <rounding Mode>
 class nvfp4_blocks {
  public:
@@ -153,7 +137,8 @@ class nvfp4_blocks {
       return true;
     }
     if (scale_of.overflowed) ++scale_overflow_;
-    elements(x, a, scale_of.value * static_cast<double>(s_), codes, index);  // D exact: 4 x 24 bits
+    const double d = scale_of.value * static_cast<double>(s_);  // exact: 4 x 24 bits
+    if (!quotient_elements(x, a, reciprocal_of(d), codes)) elements(x, a, d, codes, index);
     present_ = 0xFFFF;
     return true;
   }
@@ -171,6 +156,7 @@ class nvfp4_blocks {
     // Bad and empty lanes compute on 1.0 instead (their results are not used).
     const __m512 amax_f = _mm512_castsi512_ps(_mm512_mask_blend_epi32(bad | empty, amax, splat(0x3F800000)));
     alignas(64) double d[16];
+    alignas(64) float reciprocal[16];   // RN32(RN64(1 / D)), for quotient_elements
     alignas(64) float block_scale[16];  // S as a float (0 where zero)
     __m256i code_half[2];
     __mmask8 zero[2], over[2];
@@ -178,8 +164,13 @@ class nvfp4_blocks {
       const __m512d am =
           _mm512_cvtps_pd(h == 0 ? _mm512_castps512_ps256(amax_f)
                                  : _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(amax_f), 1)));
-      const __m512d r = e4m3_block_scales(am, zero[h], over[h], code_half[h]);
-      _mm512_store_pd(d + 8 * h, _mm512_mul_pd(r, _mm512_set1_pd(static_cast<double>(s_))));
+      const __m512d r = e4m3_block_scales(am, six_s_, zero[h], over[h], code_half[h]);
+      const __m512d dh = _mm512_mul_pd(r, _mm512_set1_pd(static_cast<double>(s_)));
+      _mm512_store_pd(d + 8 * h, dh);
+      if constexpr (Mode != rounding::stochastic) {
+        _mm256_store_ps(reciprocal + 8 * h,
+                        _mm512_cvt_roundpd_ps(_mm512_div_round_pd(_mm512_set1_pd(1.0), dh, nearest), nearest));
+      }
       _mm256_store_ps(block_scale + 8 * h, _mm512_maskz_cvtpd_ps(static_cast<__mmask8>(~zero[h]), r));
     }
     // Blocks whose scale is zero (all zeros, or E4M3 underflow): code 0.
@@ -202,33 +193,47 @@ class nvfp4_blocks {
         zero_scale_elements(_mm512_loadu_si512(in + 16 * j), a[j], codes + block_bytes_ * static_cast<std::size_t>(j));
         continue;
       }
-      elements(_mm512_loadu_si512(in + 16 * j), a[j], d[j], codes + block_bytes_ * static_cast<std::size_t>(j),
-               first + static_cast<std::size_t>(j));
+      const __m512i x = _mm512_loadu_si512(in + 16 * j);
+      std::uint8_t* block_codes = codes + block_bytes_ * static_cast<std::size_t>(j);
+      if (!quotient_elements(x, a[j], reciprocal[j], block_codes)) {
+        elements(x, a[j], d[j], block_codes, first + static_cast<std::size_t>(j));
+      }
     }
   }
 
  private:
-  // e4m3_block_scale on eight lanes: the scale values (0 where `zero`),
-  // `over` where it saturated, and the codes.
-  NUMLAB_INLINE __m512d e4m3_block_scales(__m512d amax, __mmask8& zero, __mmask8& over, __m256i& codes) const {
-    const __m512d y = _mm512_div_round_pd(amax, _mm512_set1_pd(six_s_), nearest);
-    over = _mm512_cmp_pd_mask(y, _mm512_set1_pd(464.0), _CMP_GT_OQ);
-    // C = 2^(max(e, -6) - 3 + 52): biased max(e, -6) + 49, as a pattern.
-    const __m512i biased = _mm512_max_epi64(_mm512_srli_epi64(_mm512_castpd_si512(y), 52), _mm512_set1_epi64(1017));
-    const __m512d c = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_add_epi64(biased, _mm512_set1_epi64(49)), 52));
-    __m512d r = _mm512_sub_round_pd(_mm512_add_round_pd(y, c, nearest), c, nearest);
-    zero = _mm512_cmp_pd_mask(r, _mm512_setzero_pd(), _CMP_EQ_OQ);
-    r = _mm512_mask_blend_pd(over, r, _mm512_set1_pd(448.0));
-    const __m512i bits = _mm512_castpd_si512(r);
-    const __m512i field = _mm512_srli_epi64(bits, 52);
-    // Normal: (e + 7) · 8 + the top three fraction bits; below 2^-6: r · 2^9.
-    const __m512i normal = _mm512_or_si512(_mm512_slli_epi64(_mm512_sub_epi64(field, _mm512_set1_epi64(1016)), 3),
-                                           _mm512_and_si512(_mm512_srli_epi64(bits, 49), _mm512_set1_epi64(7)));
-    const __mmask8 subnormal = _mm512_cmplt_epi64_mask(field, _mm512_set1_epi64(1017));
-    const __m512i code =
-        _mm512_mask_blend_epi64(subnormal, normal, _mm512_cvttpd_epi64(_mm512_mul_pd(r, _mm512_set1_pd(512.0))));
-    codes = _mm512_cvtepi64_epi32(code);
-    return r;
+  static float reciprocal_of(double d) {
+    return _mm_cvtss_f32(_mm_cvt_roundsd_ss(_mm_setzero_ps(), _mm_div_round_sd(_mm_set_sd(1.0), _mm_set_sd(d), nearest),
+                                            nearest));
+  }
+
+  // The fast path of elements() (nvfp4_quotient_avx512.hpp) for every mode
+  // but stochastic: false, with nothing written or counted, where the block
+  // needs the exact one.
+  NUMLAB_INLINE bool quotient_elements(__m512i x, __m512i a, float reciprocal, std::uint8_t* codes) {
+    if constexpr (Mode == rounding::stochastic) {
+      return false;
+    } else {
+      nvfp4_quotient_lanes lanes;
+      if (!nvfp4_reciprocal_usable(reciprocal) || !quotient_.codes(x, a, reciprocal, lanes)) return false;
+      const __mmask16 inexact = _mm512_test_epi32_mask(a, a);
+      tally(x, a, lanes.code, inexact, lanes.saturated, codes);
+      if (!underflow_ && inexact != 0) {
+        // Tiny: y below 1, or after rounding below the point from which
+        // rounding carries to 1 (any_tiny's limits; y lies on none of them).
+        __m512i limit = splat(0x3F800000);
+        if (after_rounding_) {
+          if constexpr (Mode == rounding::nearest_even || Mode == rounding::nearest_away) {
+            limit = splat(0x3F600000);  // 0.875
+          } else if constexpr (directed) {
+            const __mmask16 up = Mode == rounding::toward_positive ? ~_mm512_movepi32_mask(x) : _mm512_movepi32_mask(x);
+            limit = _mm512_mask_mov_epi32(limit, up, splat(0x3F400000));  // 0.75
+          }
+        }
+        if (_mm512_mask_cmplt_epu32_mask(inexact, lanes.y, limit) != 0) underflow_ = true;
+      }
+      return true;
+    }
   }
 
  public:
@@ -279,16 +284,19 @@ class nvfp4_blocks {
 
   void add_to(scaled_result& result) const {
     scaled_counts& c = result.counts;
+    const std::uint64_t inexact = inexact_ + inexact_lanes_.total(),
+                        saturated = saturated_ + saturated_lanes_.total(),
+                        block_underflow = block_underflow_ + block_underflow_lanes_.total();
     c.elements += elements_;
     c.blocks += blocks_;
-    c.inexact += inexact_;
-    c.saturated += saturated_;
-    c.block_underflow += block_underflow_;
-    c.underflow_to_zero += underflow_to_zero_;
+    c.inexact += inexact;
+    c.saturated += saturated;
+    c.block_underflow += block_underflow;
+    c.underflow_to_zero += flushed_ + flushed_lanes_.total() - block_underflow;
     c.scale_overflow += scale_overflow_;
     c.scale_underflow += scale_underflow_;
-    if (inexact_ != 0) result.raised |= flags::inexact;
-    if (saturated_ != 0) result.raised |= flags::overflow;
+    if (inexact != 0) result.raised |= flags::inexact;
+    if (saturated != 0) result.raised |= flags::overflow;
     if (underflow_) result.raised |= flags::underflow;
   }
 
@@ -300,7 +308,7 @@ class nvfp4_blocks {
     const __mmask16 nonzero = _mm512_test_epi32_mask(a, a);
     const __mmask16 flushed = _mm512_mask_testn_epi32_mask(nonzero, code, code);
     const __mmask16 block_flushed = _mm512_mask_cmpge_epu32_mask(flushed, a, own_nonzero_);
-    const __m512i signed_code = _mm512_ternarylogic_epi32(code, _mm512_srli_epi32(x, 28), splat(8), 0xF8);
+    const __m512i signed_code = _mm512_ternarylogic_epi32(code, _mm512_srli_epi32(x, 28), sign_to_code_, 0xF8);
     if (out_ != nullptr) {
       // dequantize()'s two fp32 products: value × S (exact), then × s.
       const __m512 v = _mm512_mul_ps(_mm512_mul_ps(_mm512_permutexvar_ps(signed_code, value_table_), out_scale_),
@@ -311,13 +319,18 @@ class nvfp4_blocks {
     } else {
       store_codes16_masked(codes, signed_code, present_, packed_fp4_);
     }
-    ++blocks_;
     elements_ += static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(present_)));
-    inexact_ += static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(inexact)));
-    saturated_ += static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(saturated)));
-    block_underflow_ += static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(block_flushed)));
-    underflow_to_zero_ +=
-        static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(flushed & ~block_flushed)));
+    inexact_lanes_.add(inexact);
+    saturated_lanes_.add(saturated);
+    flushed_lanes_.add(flushed);
+    block_underflow_lanes_.add(block_flushed);
+    // The lane counters hold up to 2^32 - 1 blocks.
+    if ((++blocks_ & 0x7FFFFFFF) == 0) {
+      inexact_ += inexact_lanes_.take();
+      saturated_ += saturated_lanes_.take();
+      flushed_ += flushed_lanes_.take();
+      block_underflow_ += block_underflow_lanes_.take();
+    }
   }
 
   // Where values are wanted, the next block's go to block `index`'s place,
@@ -442,10 +455,18 @@ class nvfp4_blocks {
   const double six_s_;
   const bool after_rounding_;
   __m512i own_nonzero_;
+  const __m512i sign_to_code_ = splat(8);  // tally()'s
+  struct no_quotient_rounding {};
+  [[no_unique_address]] std::conditional_t<Mode == rounding::stochastic, no_quotient_rounding,
+                                           nvfp4_quotient_rounding<Mode>>
+      quotient_;
   __mmask16 present_ = 0xFFFF;  // the lanes of the block being quantized
-  std::uint64_t blocks_ = 0, elements_ = 0, inexact_ = 0, saturated_ = 0, block_underflow_ = 0, underflow_to_zero_ = 0,
-                scale_underflow_ = 0,
-                scale_overflow_ = 0;
+  // Counts: the lane counters' totals taken so far, then the lane counters.
+  // (flushed: every nonzero element that became zero; those not counted as
+  // block underflow underflowed to zero.)
+  std::uint64_t blocks_ = 0, elements_ = 0, inexact_ = 0, saturated_ = 0, flushed_ = 0, block_underflow_ = 0,
+                scale_underflow_ = 0, scale_overflow_ = 0;
+  lane_counts inexact_lanes_, saturated_lanes_, flushed_lanes_, block_underflow_lanes_;
   bool underflow_ = false;
 };
 

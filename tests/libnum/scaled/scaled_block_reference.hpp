@@ -24,7 +24,7 @@ struct scale_out {
 
 inline rational element_max_of(num::element_type t) { return cached_magnitudes(spec_of(t)).back().value; }
 
-/// emax_elem: MX Table 1 (INT8: 0).
+/// emax_elem (MX §6.3): the exponent of the element type's largest normal (INT8: 0).
 inline int emax_of(num::element_type t) { return floor_log2(element_max_of(t)); }
 
 inline scale_out e8m0(int w) {
