@@ -36,6 +36,10 @@ void apply_decay_fp32(std::span<float> weight, float keep) {
   for (float& w : weight) w *= keep;
 }
 
+void add_scaled_fp32(std::span<const float> a, float s, std::span<const float> b, std::span<float> out) {
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = std::fma(s, b[i], a[i]);
+}
+
 void requested_delta(const weight_step& step, std::span<float> delta) {
   for (std::size_t i = 0; i < delta.size(); ++i) delta[i] = step.scale * step.direction[i];
 }
@@ -47,6 +51,16 @@ void op_context::update(const site& where, std::span<float> weight, const weight
     return;
   }
   apply_step_fp32(weight, step);
+}
+
+void op_context::add_scaled(const site& where, tensor_role role, std::span<const float> a, float s,
+                            std::span<const float> b, std::span<float> out) const {
+  if (a.size() != out.size() || b.size() != out.size()) throw std::logic_error("op_context::add_scaled: size mismatch");
+  if (hook_ != nullptr) {
+    hook_->add_scaled(where, role, a, s, b, out);
+    return;
+  }
+  add_scaled_fp32(a, s, b, out);
 }
 
 void sgemm(const gemm_args& g) {

@@ -65,7 +65,8 @@ void optimizer::step(const op_context& ctx, double lr) {
     // term only when weight_decay != 0), so an infinite weight stays out of it.
     if (l2 != 0.0) {
       const float decay = state_scalar(ctx, p, l2);
-      for (std::size_t j = 0; j < n; ++j) grad_[j] = std::fma(w[j], decay, g[j]);  // grad.add(param, alpha=wd)
+      ctx.add_scaled(state_site(p, p.tensor_name), tensor_role::optimizer_state, {g, n}, decay, {w, n},
+                     grad_);  // grad.add(param, alpha=wd)
     } else {
       std::copy(g, g + n, grad_.begin());
     }
@@ -100,7 +101,8 @@ void optimizer::sgd_update(const op_context& ctx, std::size_t i, double lr) {
     direction = first_[i].values();
     if (s.nesterov) {
       delta_.resize(n);
-      for (std::size_t j = 0; j < n; ++j) delta_[j] = std::fma(buf[j], momentum, grad_[j]);
+      ctx.add_scaled(state_site(p, p.tensor_name), tensor_role::optimizer_state, grad_, momentum, first_[i].values(),
+                     delta_);  // grad.add(buf, alpha=momentum)
       round_state(ctx, p, ".nesterov_direction", delta_);
       direction = delta_;
     }
@@ -132,7 +134,8 @@ void optimizer::adam_update(const op_context& ctx, std::size_t i, double lr) {
   float* v = second_[i].data();
   for (std::size_t j = 0; j < n; ++j) m[j] *= beta1;
   round_state(ctx, p, ".m.decayed", first_[i].values());
-  for (std::size_t j = 0; j < n; ++j) m[j] = std::fma(grad_[j], one_minus_beta1, m[j]);
+  ctx.add_scaled(state_site(p, p.tensor_name), tensor_role::optimizer_state, first_[i].values(), one_minus_beta1,
+                 grad_, first_[i].values());
   round_state(ctx, p, ".m", first_[i].values());
   for (std::size_t j = 0; j < n; ++j) v[j] *= beta2;
   round_state(ctx, p, ".v.decayed", second_[i].values());
@@ -152,7 +155,7 @@ void optimizer::adam_update(const op_context& ctx, std::size_t i, double lr) {
   const lab::site where = p.site();
   const bool decoupled = s.kind == optimizer_kind::adamw && p.decay && s.weight_decay != 0.0;
   const float keep = decoupled ? ctx.scalar(where, tensor_role::update, 1.0 - lr * s.weight_decay) : 1.0f;
-  ctx.update(where, p.value.values(), {delta_, 1.0f, keep});
+  ctx.update(where, p.value.values(), {delta_, 1.0f, keep, step_kernel::addcdiv});
 }
 
 void zero_gradients(const std::vector<parameter*>& params) {

@@ -320,7 +320,13 @@ void precision_hook::update(const site& where, std::span<float> weight, const we
   if (stored) {
     const std::span<double> exact = detail::scratch_prefix(exact_, n);
     if (policy_.spec(tensor_role::update).mode == num::rounding::nearest_even) {
-      for (std::size_t i = 0; i < n; ++i) exact[i] = std::fma(scale, d[i], base[i]);
+      if (step.kernel == step_kernel::add && emulates_torch_bf16(*site_format(where), tensor_role::update)) {
+        // PyTorch's scalar loop rounds s * d to bf16 first (torch_cpu_kernels.hpp).
+        torch_bf16_add(*policy_.torch_bf16, base, scale, d, rounded);
+        std::copy(rounded.begin(), rounded.end(), exact.begin());
+      } else {
+        for (std::size_t i = 0; i < n; ++i) exact[i] = std::fma(scale, d[i], base[i]);
+      }
     } else {
       for (std::size_t i = 0; i < n; ++i)
         exact[i] = detail::sum_to_odd(base[i], static_cast<double>(scale) * static_cast<double>(d[i]));
@@ -375,6 +381,19 @@ void precision_hook::update(const site& where, std::span<float> weight, const we
     requested_delta(step, delta);
     next_->observe_update(where, trap_scratch_, delta, weight);
   }
+}
+
+bool precision_hook::emulates_torch_bf16(const num::format& f, tensor_role role) const {
+  return policy_.torch_bf16.has_value() && f == num::bfloat16_format &&
+         policy_.spec(role).mode == num::rounding::nearest_even;
+}
+
+void precision_hook::add_scaled(const site& where, tensor_role role, std::span<const float> a, float s,
+                                std::span<const float> b, std::span<float> out) {
+  if (const auto f = format_of(where, role); f && emulates_torch_bf16(*f, role))
+    torch_bf16_add(*policy_.torch_bf16, a, s, b, out);
+  else
+    add_scaled_fp32(a, s, b, out);
 }
 
 float precision_hook::scalar(const site& where, tensor_role role, double value) {

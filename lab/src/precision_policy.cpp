@@ -240,6 +240,26 @@ const std::vector<policy_key>& policy_keys() {
              bad_value(w, k, v, "full-word or half-word");
            }
          }},
+        {"torch_bf16_kernels",
+         "match PyTorch 1.13's CPU bf16 optimizer steps in their scalar tails: off (default) | avx2 | avx512, "
+         "optionally :THREADS (torch.get_num_threads() of the run to match, default 1)",
+         [](P p, S k, S v, S w) {
+           const std::size_t colon = v.find(':');
+           const std::string capability = v.substr(0, colon);
+           if (v == "off") {
+             p.torch_bf16.reset();
+             return;
+           }
+           torch_cpu_kernels kernels;
+           if (capability == "avx2")
+             kernels.capability = torch_cpu_capability::avx2;
+           else if (capability == "avx512")
+             kernels.capability = torch_cpu_capability::avx512;
+           else
+             bad_value(w, k, v, "off, avx2 or avx512, optionally followed by :THREADS");
+           if (colon != std::string::npos) kernels.threads = positive_count(w, k, v.substr(colon + 1));
+           p.torch_bf16 = kernels;
+         }},
     };
     for (std::size_t i = 0; i < tensor_role_count; ++i) {
       const std::string r(role_name(static_cast<tensor_role>(i)));

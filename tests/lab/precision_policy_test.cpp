@@ -481,14 +481,15 @@ TEST(Autocast, PerLayerOverrideAndElementwiseOpsFollowingTheirInput) {
 // The key table: what `numlab train` lists, accepts and rejects.
 TEST(PrecisionKeys, ListedKeysAreAcceptedAndBadOnesNamed) {
   const auto keys = precision_config_keys();
-  // 19 general keys, rounding.<role> for 7 roles, autocast.<class> for 6
+  // 20 general keys, rounding.<role> for 7 roles, autocast.<class> for 6
   // classes, 5 scaled-recipe keys and scaled.<operand> for 3 operands.
-  ASSERT_EQ(keys.size(), 40u);
+  ASSERT_EQ(keys.size(), 41u);
   EXPECT_EQ(keys.front().first, "precision");
   EXPECT_EQ(keys[18].first, "rounding_draws");
-  EXPECT_EQ(keys[19].first, "rounding.activation");
-  EXPECT_EQ(keys[25].first, "rounding.optimizer_state");
-  EXPECT_EQ(keys[31].first, "autocast.optimizer");
+  EXPECT_EQ(keys[19].first, "torch_bf16_kernels");
+  EXPECT_EQ(keys[20].first, "rounding.activation");
+  EXPECT_EQ(keys[26].first, "rounding.optimizer_state");
+  EXPECT_EQ(keys[32].first, "autocast.optimizer");
   EXPECT_EQ(keys.back().first, "scaled.gradient");
   for (const auto& [key, help] : keys) EXPECT_TRUE(is_precision_key(key)) << key;
   EXPECT_TRUE(is_precision_key("layers.conv1.precision"));

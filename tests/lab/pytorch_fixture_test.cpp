@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -29,6 +30,7 @@
 #include "lab/pooling.hpp"
 #include "lab/precision_hook.hpp"
 #include "lab/relu.hpp"
+#include "lab/torch_cpu_kernels.hpp"
 
 namespace lab {
 namespace {
@@ -190,9 +192,11 @@ TEST(PyTorchFixtures, BatchNormTrainingAndEvaluation) {
 // explain_optimizer_gap.py next to the fixtures shows what each difference
 // of the old order cost). With bf16 parameters the pure bf16 policy holds w
 // and the state in bf16 and rounds the hyper-parameters PyTorch casts to
-// the tensor's dtype (op_context::scalar). The bf16 tensors have 64
-// elements, all in the vectorised body of PyTorch's kernels (the scalar tail
-// after it rounds bf16 products to bf16 once more; make_fixtures.py).
+// the tensor's dtype (op_context::scalar). These bf16 tensors have 64
+// elements, all in the vectorised body of PyTorch's kernels, which numlab
+// matches without naming them; the scalar tails, which round add(alpha)'s
+// product to bf16 once more, are matched below
+// (Bf16OptimizerStepsWithScalarTailsBitForBit).
 struct optimizer_case {
   const char* name;
   optimizer_settings settings;
@@ -270,6 +274,110 @@ TEST(PyTorchFixtures, OptimizerStepsWithBf16ParametersUnderThePureBf16PolicyBitF
                                   optimizer_case{"nesterov", sgd_with(0.9, true, 0.0), 0.05},
                                   optimizer_case{"sgd_decay", sgd_with(0.0, false, 0.01), 0.05}})
     expect_steps_bit_for_bit(g, "bf16_", c, "bf16");
+}
+
+// make_fixtures.py's formula_bf16: +-(1 + m/128) * 2^(e - 4 - shift) from a
+// multiplicative hash of the index, exact in float and bf16.
+tensor formula_bf16(std::size_t n, std::uint64_t salt, int shift) {
+  tensor t(shape({n}));
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto u = static_cast<std::uint32_t>(i * 2654435761ULL + salt * 40503ULL + 12345ULL);
+    const double sign = (u >> 31) != 0 ? -1.0 : 1.0;
+    const double significand = 1.0 + static_cast<double>((u >> 24) & 127U) / 128.0;
+    t[i] = static_cast<float>(sign * std::ldexp(significand, static_cast<int>((u >> 16) & 7U) - 4 - shift));
+  }
+  return t;
+}
+
+// "nN", the prefix of a size's tensors in optimizers_bf16_tails_*.txt
+// (appended, not "n" + to_string: GCC 12 warns falsely on that at -O3).
+std::string size_tag(std::size_t n) {
+  std::string tag = "n";
+  tag += std::to_string(n);
+  return tag;
+}
+
+// Case c's four steps on formula_bf16 parameters of n elements under the
+// pure bf16 policy with policy.torch_bf16 = kernels, compared with PyTorch's
+// at the elements of "nN_windows". Returns how many compared elements
+// differ (each one a test failure when `report`).
+std::size_t bf16_tail_mismatches(const fixture& f, std::size_t n, const optimizer_case& c,
+                                 std::optional<torch_cpu_kernels> kernels, bool report) {
+  precision_policy policy = precision_preset("bf16");
+  policy.torch_bf16 = kernels;
+  precision_hook hook(policy, 1);
+  const std::string tag = size_tag(n);
+  parameter p = make_parameter("w", "test", op_class::elementwise, "value", {n}, true);
+  p.value = formula_bf16(n, 0, 0);
+  hook.store_parameters({&p});
+  const tensor& windows = f.at(tag + "_windows");
+  optimizer opt(c.settings, {&p});
+  std::size_t off = 0;
+  for (int step = 0; step < 4; ++step) {
+    hook.begin_step(static_cast<std::uint64_t>(step));
+    p.grad = formula_bf16(n, static_cast<std::uint64_t>(step) + 1, 2 * step);
+    opt.step(hook.context(), c.lr);
+    const std::string name = tag + "_" + c.name + "_w" + std::to_string(step + 1);
+    const tensor& want = f.at(name);
+    std::size_t k = 0;
+    for (std::size_t w = 0; w + 1 < windows.size(); w += 2) {
+      const auto first = static_cast<std::size_t>(windows[w]);
+      for (std::size_t i = first; i < first + static_cast<std::size_t>(windows[w + 1]); ++i, ++k) {
+        if (std::bit_cast<std::uint32_t>(p.value[i]) == std::bit_cast<std::uint32_t>(want[k])) continue;
+        ++off;
+        if (report) ADD_FAILURE() << name << "[" << i << "]: " << p.value[i] << " vs PyTorch " << want[k];
+      }
+    }
+    EXPECT_EQ(k, want.size()) << name;
+  }
+  return off;
+}
+
+// PyTorch's bf16 kernels round add(b, alpha)'s product to bf16 in the
+// elements after each parallel chunk's last whole block of two vectors
+// (torch_cpu_kernels.hpp). With policy.torch_bf16 naming the capability and
+// thread count of the fixture's torch run, every element matches, tails of
+// 1 to 63 elements and two threads' chunks included; without it, or with
+// the wrong thread count, some do not (so the fixtures tell them apart).
+TEST(PyTorchFixtures, Bf16OptimizerStepsWithScalarTailsBitForBit) {
+  const std::vector<optimizer_case> cases = {
+      {"adam", adam_with(optimizer_kind::adam, 0.0, 1e-3), 1e-2},
+      {"adam_decay", adam_with(optimizer_kind::adam, 0.1, 1e-3), 1e-2},
+      {"adamw", adam_with(optimizer_kind::adamw, 0.5, 1e-3), 1e-1},
+      {"sgd_momentum", sgd_with(0.9, false, 0.0), 0.05},
+      {"nesterov", sgd_with(0.9, true, 0.0), 0.05},
+      {"sgd_decay", sgd_with(0.0, false, 0.01), 0.05}};
+  for (const auto capability : {torch_cpu_capability::avx2, torch_cpu_capability::avx512}) {
+    std::string file = "optimizers_bf16_tails_";
+    file += capability == torch_cpu_capability::avx2 ? "avx2" : "avx512";
+    const fixture f = read_fixture(file);
+    for (std::size_t threads = 1; f.count("kernels_" + std::to_string(threads)) != 0; ++threads) {
+      const tensor& recorded = f.at("kernels_" + std::to_string(threads));
+      const torch_cpu_kernels kernels{capability, threads};
+      ASSERT_EQ(kernels.block(), static_cast<std::size_t>(recorded[0])) << file;
+      ASSERT_EQ(threads, static_cast<std::size_t>(recorded[1])) << file;
+      std::size_t without = 0, one_thread = 0;
+      for (const float size : f.at("sizes_" + std::to_string(threads)).values()) {
+        const auto n = static_cast<std::size_t>(size);
+        const tensor head = formula_bf16(n, 0, 0);
+        const std::string tag = size_tag(n);
+        const tensor& want_head = f.at(tag + "_w0_head");
+        for (std::size_t i = 0; i < want_head.size(); ++i) {
+          ASSERT_EQ(std::bit_cast<std::uint32_t>(head[i]), std::bit_cast<std::uint32_t>(want_head[i]))
+              << file << ": formula_bf16 differs from make_fixtures.py's at n " << n << " element " << i;
+        }
+        for (const optimizer_case& c : cases) {
+          EXPECT_EQ(bf16_tail_mismatches(f, n, c, kernels, true), 0u) << file << " n " << n << " " << c.name;
+          without += bf16_tail_mismatches(f, n, c, std::nullopt, false);
+          if (threads > 1) one_thread += bf16_tail_mismatches(f, n, c, torch_cpu_kernels{capability, 1}, false);
+        }
+      }
+      EXPECT_GT(without, 0u) << file << " (" << threads << " threads) cannot tell the emulation from its absence";
+      if (threads > 1) {
+        EXPECT_GT(one_thread, 0u) << file << " cannot tell " << threads << " threads from 1";
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -30,6 +30,13 @@
 //                                     and w after (swamping detection).
 //                                     Afterwards the optimizer reports the new
 //                                     weight with produce(site, master_weight, weight).
+//   ctx.add_scaled(site, role, a, s, b, out)
+//                                     an optimizer's out <- a + s * b (PyTorch's
+//                                     a.add(b, alpha=s)) before the rounding
+//                                     into the role's format, which produce()
+//                                     then does: fused in float, except where a
+//                                     policy emulating PyTorch's bf16 scalar
+//                                     loop rounds the product first.
 //   ctx.scalar(site, role, x)         a hyper-parameter x (a Python double in
 //                                     PyTorch) as an elementwise op combines it
 //                                     with the tensor of that role: PyTorch casts
@@ -102,6 +109,15 @@ struct site {
   std::string_view tensor;
 };
 
+/// Which PyTorch operation a weight_step stands for. They agree in float
+/// and in PyTorch's vectorised bf16 body; in its bf16 scalar loop add_
+/// rounds the product scale * direction to bf16 before the sum, addcdiv_
+/// does not (torch_cpu_kernels.hpp).
+enum class step_kernel : std::uint8_t {
+  add,      ///< param.add_(direction, alpha=scale) (SGD)
+  addcdiv,  ///< param.addcdiv_(m, denominator, value) with its quotient as direction, scale 1 (Adam)
+};
+
 /// The optimizer's write to one weight tensor:
 ///   w[i] <- w[i] * keep, rounded into the weight's format (AdamW's
 ///           param.mul_(1 - lr * weight_decay); keep = 1 leaves w as it is), then
@@ -109,11 +125,12 @@ struct site {
 ///           param.add_(direction, alpha=scale) computes it on the CPU: a
 ///           fused multiply-add, the product and the sum rounded once (its
 ///           vectorised kernel calls fmadd).
-/// Adam passes its finished step with scale 1.
+/// Adam passes its finished step with scale 1 and kernel addcdiv.
 struct weight_step {
   std::span<const float> direction;
   float scale = 1.0f;
   float keep = 1.0f;
+  step_kernel kernel = step_kernel::add;
 };
 
 /// weight[i] <- fma(step.scale, step.direction[i], weight[i] * step.keep) in
@@ -126,6 +143,11 @@ void apply_step_fp32(std::span<float> weight, const weight_step& step);
 /// operation). What an update's observers see as "before" is the weight
 /// after this decay (tensor_hook::observe_update).
 void apply_decay_fp32(std::span<float> weight, float keep);
+/// out[i] <- fma(s, b[i], a[i]) in fp32, rounded to nearest even (IEEE 754
+/// fusedMultiplyAdd): PyTorch 1.13's a.add(b, alpha=s) on fp32 tensors, and
+/// on bf16 ones in its vectorised body before the rounding to bf16. `out`
+/// may alias `a` or `b`; all three have a's size.
+void add_scaled_fp32(std::span<const float> a, float s, std::span<const float> b, std::span<float> out);
 /// delta[i] <- step.scale * step.direction[i] rounded to fp32: the delta a
 /// step asks for, as observers of updates see it (tensor_hook::observe_update).
 void requested_delta(const weight_step& step, std::span<float> delta);
@@ -177,6 +199,14 @@ class tensor_hook {
   virtual std::span<const float> operand(const site& /*where*/, tensor_role /*role*/, std::span<const float> values,
                                          unrounded_values /*unrounded*/) {
     return values;
+  }
+  /// out[i] <- a[i] + s * b[i] for an optimizer's elementwise op at `where`
+  /// whose result is a tensor of `role` (PyTorch's a.add(b, alpha=s)), before
+  /// the rounding into that role's format, which the caller's produce() does.
+  /// Default: add_scaled_fp32 (fused). Spans as there.
+  virtual void add_scaled(const site& /*where*/, tensor_role /*role*/, std::span<const float> a, float s,
+                          std::span<const float> b, std::span<float> out) {
+    add_scaled_fp32(a, s, b, out);
   }
   /// Observes an update another hook has already performed (a precision
   /// policy calls this on the hook chained after it instead of update()):
@@ -262,6 +292,11 @@ class op_context {
   /// weight <- weight + step.scale * step.direction through the hook (role
   /// update); apply_step_fp32 without one. Spans must have equal size.
   void update(const site& where, std::span<float> weight, const weight_step& step) const;
+  /// out <- a + s * b before rounding into `role`'s format (see
+  /// tensor_hook::add_scaled); add_scaled_fp32 without a hook. Spans must
+  /// have equal size.
+  void add_scaled(const site& where, tensor_role role, std::span<const float> a, float s, std::span<const float> b,
+                  std::span<float> out) const;
   /// A hyper-parameter as the op at `where` combines it with a tensor of
   /// `role` (see tensor_hook::scalar); float(value) without a hook.
   [[nodiscard]] float scalar(const site& where, tensor_role role, double value) const {

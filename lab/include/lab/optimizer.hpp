@@ -44,13 +44,16 @@ optimizer_kind parse_optimizer_kind(const std::string& name);
 /// Applies one update per call to a fixed list of parameters, bit for bit
 /// as PyTorch 1.13's single-tensor CPU optimizers do in fp32 and, under a
 /// policy that holds parameters and state in bf16, as they do with
-/// torch.bfloat16 parameters (tests/lab/pytorch_fixture_test.cpp) in their
-/// vectorised body. PyTorch's bf16 kernels round each product a second time
-/// in the elements after the last whole block of two vectors; which those
-/// are depends on the CPU capability torch dispatches to (the last n mod 32
-/// under AVX2, n mod 64 under AVX-512, all of them without SIMD) and on its
-/// thread count, so numlab does not emulate it
-/// (tests/fixtures/pytorch/explain_bf16_tail.py measures it).
+/// torch.bfloat16 parameters (tests/lab/pytorch_fixture_test.cpp): in their
+/// vectorised body always, and in every element when the policy names the
+/// CPU capability and thread count of the torch run (precision_policy::
+/// torch_bf16, config key torch_bf16_kernels). PyTorch's bf16 add(b, alpha)
+/// rounds the product to bf16 before the sum in the elements after each
+/// parallel chunk's last whole block of two vectors (the last n mod 32 under
+/// AVX2, n mod 64 under AVX-512; torch_cpu_kernels.hpp), so the lines marked
+/// fma below that take an alpha (not addcmul's) go through
+/// op_context::add_scaled, and SGD's write says step_kernel::add.
+/// Capability "default" (no SIMD) is not emulated.
 ///
 /// Operation order, one rounding per PyTorch tensor operation; fma(a, b, c)
 /// is a * b + c rounded once (PyTorch's add with alpha, and addcmul, compute

@@ -123,6 +123,10 @@ class precision_hook : public tensor_hook {
                                 unrounded_values unrounded) override;
   void update(const site& where, std::span<float> weight, const weight_step& step) override;
   float scalar(const site& where, tensor_role role, double value) override;
+  /// Fused in float, or torch_bf16_add where policy.torch_bf16 is set, the
+  /// role's format at `where` is bf16 and its rounding nearest even.
+  void add_scaled(const site& where, tensor_role role, std::span<const float> a, float s, std::span<const float> b,
+                  std::span<float> out) override;
   std::span<const float> operand(const site& where, tensor_role role, std::span<const float> values,
                                  unrounded_values unrounded) override;
 
@@ -198,6 +202,9 @@ class precision_hook : public tensor_hook {
   // operand() at a scaled site: the whole tensor's amax for its per-tensor scale.
   void note_scaled_amax(const site& where, tensor_role role, std::span<const float> values);
   [[nodiscard]] std::optional<num::format> site_format(const site& where) const;
+  /// Whether an add-with-alpha into format f with the rounding of `role`
+  /// follows PyTorch's bf16 scalar loop (policy.torch_bf16).
+  [[nodiscard]] bool emulates_torch_bf16(const num::format& f, tensor_role role) const;
   [[nodiscard]] num::array_options options(const site& where, tensor_role role, const num::format& f) const;
   // Rounds `in` into `out` (which must not overlap it); returns the trap to
   // raise, if any, for the caller to throw once the tensor is handed on.

@@ -43,6 +43,7 @@
 
 #include "lab/op_context.hpp"
 #include "lab/scaled_recipe.hpp"
+#include "lab/torch_cpu_kernels.hpp"
 
 namespace lab {
 
@@ -116,6 +117,15 @@ struct precision_policy {
   /// How ops of class `scaled` quantize their GEMM operands (element
   /// rounding: rounding[activation], rounding[weight], rounding[grad_input]).
   scaled_recipe scaled;
+  /// PyTorch 1.13's CPU bf16 kernels to match bit for bit (torch_cpu_kernels.hpp):
+  /// when set, the optimizer's add-with-alpha operations on tensors held in
+  /// bf16 (the decay term, Adam's m, Nesterov's direction, SGD's write to
+  /// weights stored in bf16) round the product to bf16 before the sum in the
+  /// elements PyTorch's scalar loop computes, as its BFloat16 operators do,
+  /// and fuse it elsewhere. Round to nearest even only (PyTorch's own); under
+  /// stochastic rounding the exact result is rounded once as before. nullopt
+  /// (the default): every element as the vectorised body.
+  std::optional<torch_cpu_kernels> torch_bf16;
 
   /// True when nothing is ever rounded (every class fp32, no layer override).
   [[nodiscard]] bool is_fp32() const;
@@ -151,7 +161,7 @@ struct precision_config {
 /// master_weights, partials, partials_block, rounding, rounding_bits,
 /// rounding.<role>, overflow, traps, autocast.<class>, layers.<name>.precision,
 /// loss_scaling, loss_scale, loss_scale_growth, loss_scale_backoff,
-/// loss_scale_interval, loss_scale_min, loss_scale_method, shadow, precision_seed, rounding_draws,
+/// loss_scale_interval, loss_scale_min, loss_scale_method, shadow, precision_seed, rounding_draws, torch_bf16_kernels,
 /// scaled.activation, scaled.weight, scaled.gradient, scaled.scaling,
 /// scaled.amax_history_len, scaled.amax_compute_algo, scaled.margin, scaled.hadamard.
 bool is_precision_key(std::string_view key);
