@@ -25,7 +25,7 @@ fail() { echo "test-deb-install: $*" >&2; exit 1; }
 
 deb_packages "$build" test-deb-install
 for p in "${packages[@]}"; do
-  if dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'installed'; then
+  if dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep 'installed' >/dev/null; then
     echo "test-deb-install: $p is installed already; remove it first" >&2; exit 2
   fi
 done
@@ -45,17 +45,17 @@ installed=1
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${debs[@]}" >"$work/apt.log" ||
   { cat "$work/apt.log" >&2; fail "apt-get install failed"; }
 for p in "${packages[@]}"; do
-  dpkg-query -W -f '${Status}' "$p" | grep -q 'install ok installed' || fail "$p is not installed"
+  dpkg-query -W -f '${Status}' "$p" | grep 'install ok installed' >/dev/null || fail "$p is not installed"
 done
 echo "test-deb-install: installed ${packages[*]}"
 
 cd "$work"  # away from the source tree, so nothing is found there by accident
 [ "$(command -v numlab)" = /usr/bin/numlab ] || fail "numlab is not /usr/bin/numlab"
-numlab round 0.1 --format fp16 --mode ne | grep -q '0x2e66' || fail "numlab round"
-numlab train --config tutorial_conv_fp32 --print-config | grep -q 'model: tutorial_conv' ||
+numlab round 0.1 --format fp16 --mode ne | grep '0x2e66' >/dev/null || fail "numlab round"
+numlab train --config tutorial_conv_fp32 --print-config | grep 'model: tutorial_conv' >/dev/null ||
   fail "numlab does not find /usr/share/numlab/configs"
 for library in "libnumlab-num.so.$soversion" "libnumlab-rundb.so.$soversion"; do
-  ldconfig -p | grep -q "$library" || fail "ldconfig does not know $library"
+  ldconfig -p | grep "$library" >/dev/null || fail "ldconfig does not know $library"
 done
 
 /usr/bin/python3 -c "
@@ -69,7 +69,7 @@ with numlab.rundb.RunWriter('$work/python.db') as writer:
     writer.finish_run(run)
 print('python: numlab', numlab.__version__, 'from', numlab.__file__)
 "
-numlab inspect "$work/python.db" | grep -q deb-install || fail "numlab inspect cannot read the Python run"
+numlab inspect "$work/python.db" | grep deb-install >/dev/null || fail "numlab inspect cannot read the Python run"
 
 QT_QPA_PLATFORM=offscreen numlab-gui "$work/python.db" --view overview --screenshot "$work/shot.png" >/dev/null 2>&1 ||
   fail "numlab-gui --screenshot failed"
@@ -86,5 +86,5 @@ ldd "$work/cmake-build/consumer" | grep -Eq "libnumlab-num.so.$soversion => (/us
 cp "$source_dir/tests/install/consumer/main.cpp" "$source_dir/tests/install/consumer/Makefile" "$work/"
 make -s -C "$work" consumer-pc
 "$work/consumer-pc" "$work/pc.db"
-numlab inspect "$work/pc.db" | grep -q consumer || fail "numlab inspect cannot read the consumer's run"
+numlab inspect "$work/pc.db" | grep consumer >/dev/null || fail "numlab inspect cannot read the consumer's run"
 echo "test-deb-install: the consumer builds against /usr through find_package and pkg-config, and runs"

@@ -31,10 +31,10 @@ expect_field() {  # PACKAGE FIELD TEXT: the field contains TEXT
   grep -qF -- "$3" <<<"$(field "$1" "$2")" || fail "$1: $2 lacks '$3' ($(field "$1" "$2"))"
 }
 holds() {  # PACKAGE PATH: the package holds PATH (a file or a link)
-  dpkg-deb --contents "$(deb_of "$1")" | awk '{print $6}' | grep -qx "./${2#/}" || fail "$1 does not hold $2"
+  dpkg-deb --contents "$(deb_of "$1")" | awk '{print $6}' | grep -x "./${2#/}" >/dev/null || fail "$1 does not hold $2"
 }
 lacks() {  # PACKAGE PATTERN: no path of the package matches PATTERN
-  if dpkg-deb --contents "$(deb_of "$1")" | awk '{print $6}' | grep -q -- "$2"; then fail "$1 holds $2"; fi
+  if dpkg-deb --contents "$(deb_of "$1")" | awk '{print $6}' | grep -- "$2" >/dev/null; then fail "$1 holds $2"; fi
 }
 
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
@@ -97,8 +97,8 @@ mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
 touch "$root/var/lib/dpkg/status"
 # Debian's own packages are not in the throwaway database: their absence is not the packages' fault.
 dpkg --root="$root" --force-depends --unpack "${debs[@]}" >/dev/null
-dpkg --root="$root" -L numlab | grep -q '^/usr/bin/numlab$' || fail "dpkg does not list /usr/bin/numlab"
-dpkg --root="$root" -S "$lib/libnumlab-num.so" | grep -q '^libnumlab-dev:' ||
+dpkg --root="$root" -L numlab | grep '^/usr/bin/numlab$' >/dev/null || fail "dpkg does not list /usr/bin/numlab"
+dpkg --root="$root" -S "$lib/libnumlab-num.so" | grep '^libnumlab-dev:' >/dev/null ||
   fail "dpkg does not list libnumlab-num.so under libnumlab-dev"
 
 # The name and shlibs above follow the soversion CMake meant; the libraries'
@@ -111,12 +111,12 @@ done
 export LD_LIBRARY_PATH=$root$lib
 for binary in "$root/usr/bin/numlab" "$root/usr/bin/numlab-gui" "$root$lib/libnumlab-num.so.$soversion" \
               "$root$lib/libnumlab-rundb.so.$soversion" "$root"/usr/lib/python3/dist-packages/numlab/_core*.so; do
-  if ldd "$binary" | grep -q 'not found'; then fail "$binary: $(ldd "$binary" | grep 'not found')"; fi
+  if ldd "$binary" | grep 'not found' >/dev/null; then fail "$binary: $(ldd "$binary" | grep 'not found')"; fi
 done
 cd "$root"
-"$root/usr/bin/numlab" train --config tutorial_conv_fp32 --print-config | grep -q 'model: tutorial_conv' ||
+"$root/usr/bin/numlab" train --config tutorial_conv_fp32 --print-config | grep 'model: tutorial_conv' >/dev/null ||
   fail "numlab does not find its installed configs"
-"$root/usr/bin/numlab" round 0.1 --format fp16 --mode ne | grep -q '0x2e66' || fail "numlab round"
+"$root/usr/bin/numlab" round 0.1 --format fp16 --mode ne | grep '0x2e66' >/dev/null || fail "numlab round"
 PYTHONPATH=$root/usr/lib/python3/dist-packages /usr/bin/python3 -c "
 import numlab, numpy as np
 assert numlab.__file__.startswith('$root'), numlab.__file__
@@ -127,5 +127,5 @@ with numlab.rundb.RunWriter('$root/check.db') as writer:
     writer.finish_run(writer.begin_run('deb-check'))
 print('python: numlab', numlab.__version__, 'from', numlab.__file__)
 "
-"$root/usr/bin/numlab" inspect "$root/check.db" | grep -q deb-check || fail "numlab inspect cannot read the database"
+"$root/usr/bin/numlab" inspect "$root/check.db" | grep deb-check >/dev/null || fail "numlab inspect cannot read the database"
 echo "check_deb: ${#debs[@]} packages (${packages[*]}) resolve, unpack and run"

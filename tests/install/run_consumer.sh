@@ -26,7 +26,7 @@ cp "$here/consumer/main.cpp" "$here/consumer/Makefile" "$work/"
 PKG_CONFIG_PATH=$libdir/pkgconfig make -s -C "$work" consumer-pc
 "$work/consumer-pc" "$work/pc.db"
 
-"$prefix/bin/numlab" inspect "$work/pc.db" | grep -q consumer
+"$prefix/bin/numlab" inspect "$work/pc.db" | grep consumer >/dev/null
 
 # The installed numlab finds its configs in <prefix>/share/numlab/configs, from
 # any working directory: a config that exists only there loads, and a missing
@@ -34,7 +34,7 @@ PKG_CONFIG_PATH=$libdir/pkgconfig make -s -C "$work" consumer-pc
 configs=$prefix/share/numlab/configs
 [ -f "$configs/tutorial_conv_fp32.yml" ] || { echo "run_consumer: the configs were not installed" >&2; exit 1; }
 cp "$configs/tutorial_conv_fp32.yml" "$configs/only_installed.yml"
-(cd "$work" && "$prefix/bin/numlab" train --config only_installed --print-config) | grep -q 'model: tutorial_conv'
+(cd "$work" && "$prefix/bin/numlab" train --config only_installed --print-config) | grep 'model: tutorial_conv' >/dev/null
 if message=$(cd "$work" && "$prefix/bin/numlab" train --config no_such_config --print-config 2>&1); then
   echo "run_consumer: a missing config was accepted" >&2; exit 1
 fi
