@@ -235,6 +235,19 @@ NUMLAB_INLINE u32v stochastic16_f64_vector(const stochastic16_f64_rounder& round
 /// What a 16-bit stochastic chunk writes.
 enum class stochastic16_output : std::uint8_t { codes, values };
 
+/// Writes one vector of rounded fp32 patterns at element k of out: as values,
+/// as bf16 codes (the top halves) or as fp16 codes.
+template <bool Bf16, stochastic16_output Out>
+__attribute__((always_inline)) inline void store_rounded(void* out, std::size_t k, u32v r) {
+  if constexpr (Out == stochastic16_output::values) {
+    store_vector(static_cast<float*>(out) + k, r);
+  } else if constexpr (Bf16) {
+    store_vector(static_cast<std::uint16_t*>(out) + k, __builtin_convertvector(r >> 16, u16v));
+  } else {
+    store_fp16_codes(static_cast<std::uint16_t*>(out) + k, r);
+  }
+}
+
 /// Elements [0, n) with n a multiple of lanes and first a multiple of
 /// draw_alignment; returns whether some result is NaN or infinite. One
 /// generator run per block: 16 * lanes elements under full_word draws,
@@ -258,13 +271,7 @@ bool stochastic16_blocks(const kernel_plan& plan, const float* in, void* out, st
       const std::size_t k = i + v * lanes;
       const u32v r =
           round.template round<Bf16>(load_vector<u32v>(in + k), load_vector<u32v>(words + v * lanes), non_finite);
-      if constexpr (Out == stochastic16_output::values) {
-        store_vector(static_cast<float*>(out) + k, r);
-      } else if constexpr (Bf16) {
-        store_vector(static_cast<std::uint16_t*>(out) + k, __builtin_convertvector(r >> 16, u16v));
-      } else {
-        store_fp16_codes(static_cast<std::uint16_t*>(out) + k, r);
-      }
+      store_rounded<Bf16, Out>(out, k, r);
     }
   };
   // Whole blocks with a constant trip count, then the rest: one loop with a
@@ -289,13 +296,7 @@ bool stochastic16_f64_blocks(const kernel_plan& plan, const double* in, void* ou
     for (std::size_t v = 0; v < vectors; ++v) {
       const std::size_t k = i + v * lanes;
       const u32v r = stochastic16_f64_vector<Bf16>(round, in + k, words + v * lanes, non_finite);
-      if constexpr (Out == stochastic16_output::values) {
-        store_vector(static_cast<float*>(out) + k, r);
-      } else if constexpr (Bf16) {
-        store_vector(static_cast<std::uint16_t*>(out) + k, __builtin_convertvector(r >> 16, u16v));
-      } else {
-        store_fp16_codes(static_cast<std::uint16_t*>(out) + k, r);
-      }
+      store_rounded<Bf16, Out>(out, k, r);
     }
   };
   std::size_t i = 0;
