@@ -206,8 +206,7 @@ struct rounder {
     normal_shift = B::splat(static_cast<std::uint64_t>(c.normal_shift));
     low_shift_base = B::splat(static_cast<std::uint64_t>(c.low_shift_base));
     tiny_shift_base = B::splat(static_cast<std::uint64_t>(c.tiny_shift_base));
-    const int r = plan.spec.random_bits;
-    top_bits = B::splat(r >= 32 ? 0xFFFFFFFFu : ~((std::uint32_t{1} << (32 - r)) - 1));
+    top_bits = B::splat(random_word_top_bits(plan.spec.random_bits));
     flush_inputs = plan.flush_inputs;
     flush_outputs = plan.flush_outputs;
     tiny_after_rounding = plan.spec.tiny == tininess::after_rounding;

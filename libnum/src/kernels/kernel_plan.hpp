@@ -33,6 +33,12 @@ enum class hardware_shortcut : std::uint8_t {
   f64_nearest_16bit,
 };
 
+/// The bits of a 32-bit random word that a draw of r bits keeps (the top r;
+/// all of them for r >= 32), the bits num::random_draw keeps.
+constexpr std::uint32_t random_word_top_bits(int r) {
+  return r >= 32 ? 0xFFFFFFFFu : ~((std::uint32_t{1} << (32 - r)) - 1);
+}
+
 /// Target constants in the bit patterns of one input domain (fp32 or fp64):
 /// magnitudes only, the sign is handled apart.
 struct domain_constants {

@@ -31,8 +31,7 @@ struct stochastic16_rounder {
     overflow_negative = splat(c.overflow_negative);
     infinity_result = splat(c.infinity_result);
     nan_payload = splat(c.nan_payload);
-    const int r = plan.spec.random_bits;
-    top_bits = splat(r >= 32 ? 0xFFFFFFFFu : ~((std::uint32_t{1} << (32 - r)) - 1));
+    top_bits = splat(random_word_top_bits(plan.spec.random_bits));
   }
 
   /// fp32 patterns of x rounded into the target with random words `word`;
@@ -129,8 +128,7 @@ struct stochastic16_f64_rounder {
     infinity_result = splat(c.infinity_result);
     nan_payload = splat(c.nan_payload);
     low_quantum = splat(c.low_quantum);
-    const int r = plan.spec.random_bits;
-    top_bits = splat(r >= 32 ? 0xFFFFFFFFu : ~((std::uint32_t{1} << (32 - r)) - 1));
+    top_bits = splat(random_word_top_bits(plan.spec.random_bits));
     // s below 2^emin is low_shift_base - E (domain_constants), never less
     // than the normal range's cut.
     cut_base = i64h{} + c.low_shift_base;

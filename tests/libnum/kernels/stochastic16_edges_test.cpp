@@ -162,21 +162,26 @@ void expect_core_bits(const std::vector<T>& in, const num::array_options& o) {
   EXPECT_EQ(bad, 0u) << describe(o);
 }
 
-class Stochastic16Edges : public ::testing::TestWithParam<num::simd_path> {};
-
-TEST_P(Stochastic16Edges, BoundariesMatchCoreForEveryCutAndOverflowMode) {
-  NUMLAB_REQUIRE_PATH(GetParam());
-  const std::vector<float> in = boundary_inputs();
+// Every target, cut r, draw width and overflow mode on one input set.
+template <typename T>
+void expect_core_bits_for_every_cut(const std::vector<T>& in, num::simd_path path) {
   for (const num::format& f : {num::binary16, num::bfloat16_format}) {
     for (int r : {32, 24, 17, 16, 13, 12, 11, 8, 1}) {
       for (num::random_draws d : {num::random_draws::full_word, num::random_draws::half_word}) {
         if (d == num::random_draws::half_word && r > 16) continue;
         for (num::overflow_mode ov : {num::overflow_mode::ieee, num::overflow_mode::saturate, num::overflow_mode::nan}) {
-          expect_core_bits(in, edge_options(f, r, d, ov, GetParam()));
+          expect_core_bits(in, edge_options(f, r, d, ov, path));
         }
       }
     }
   }
+}
+
+class Stochastic16Edges : public ::testing::TestWithParam<num::simd_path> {};
+
+TEST_P(Stochastic16Edges, BoundariesMatchCoreForEveryCutAndOverflowMode) {
+  NUMLAB_REQUIRE_PATH(GetParam());
+  expect_core_bits_for_every_cut(boundary_inputs(), GetParam());
 }
 
 // The comparison above is not between two constant answers: at r = 32,
@@ -207,17 +212,7 @@ TEST_P(Stochastic16Edges, InexactBoundaryValuesTakeBothNeighbours) {
 
 TEST_P(Stochastic16Edges, Fp64BoundariesMatchCoreForEveryCutAndOverflowMode) {
   NUMLAB_REQUIRE_PATH(GetParam());
-  const std::vector<double> in = boundary_inputs64();
-  for (const num::format& f : {num::binary16, num::bfloat16_format}) {
-    for (int r : {32, 24, 17, 16, 13, 12, 11, 8, 1}) {
-      for (num::random_draws d : {num::random_draws::full_word, num::random_draws::half_word}) {
-        if (d == num::random_draws::half_word && r > 16) continue;
-        for (num::overflow_mode ov : {num::overflow_mode::ieee, num::overflow_mode::saturate, num::overflow_mode::nan}) {
-          expect_core_bits(in, edge_options(f, r, d, ov, GetParam()));
-        }
-      }
-    }
-  }
+  expect_core_bits_for_every_cut(boundary_inputs64(), GetParam());
 }
 
 // As InexactBoundaryValuesTakeBothNeighbours, for fp64 inputs: values that
