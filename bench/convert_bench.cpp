@@ -203,12 +203,33 @@ void BM_libnum_fp16_sr16_half_round(benchmark::State& s) {
   round_values(s, num::binary16, num::rounding::stochastic, 16, false, half_word);
 }
 
+// A slice of a tensor that starts at element 5 (stochastic position 5, not
+// a multiple of draw_alignment): the vector body starts at position 8, the
+// first 3 elements and the tail go through the general lane algorithm. The
+// aligned slice at element 0 is its reference.
+void encode_slice_at(benchmark::State& state, num::format f, num::rounding mode, std::size_t start) {
+  num::array_options o = options(state, f, mode);
+  o.first_index = start;
+  time_conversion<std::uint16_t>(state, 6, [&o, start](const float* in, std::uint16_t* out, std::size_t n) {
+    num::encode_array(std::span<const float>(in + start, n), std::span<std::uint16_t>(out, n), o);
+  });
+}
+void BM_libnum_fp16_sr32_bits_at0(benchmark::State& s) { encode_slice_at(s, num::binary16, num::rounding::stochastic, 0); }
+void BM_libnum_fp16_sr32_bits_at5(benchmark::State& s) { encode_slice_at(s, num::binary16, num::rounding::stochastic, 5); }
+void BM_libnum_bf16_sr32_bits_at0(benchmark::State& s) {
+  encode_slice_at(s, num::bfloat16_format, num::rounding::stochastic, 0);
+}
+void BM_libnum_bf16_sr32_bits_at5(benchmark::State& s) {
+  encode_slice_at(s, num::bfloat16_format, num::rounding::stochastic, 5);
+}
+
 // fp64 inputs to 16-bit encodings on a named path (one thread): the
 // realistic data widened to double, so the values are the fp32 cases'.
 const std::vector<double>& realistic_doubles() {
   static const std::vector<double> v(bench::realistic_data().begin(), bench::realistic_data().end());
   return v;
 }
+template <class Out = std::uint16_t>
 void encode_f64_bits(benchmark::State& state, num::format f, num::rounding mode, num::simd_path path) {
   if (!num::simd_path_supported(path)) {
     state.SkipWithError("this CPU cannot run the path");
@@ -218,12 +239,12 @@ void encode_f64_bits(benchmark::State& state, num::format f, num::rounding mode,
   o.path = path;
   const std::size_t n = size_of(state);
   const double* in = realistic_doubles().data();
-  std::vector<std::uint16_t> out(n);
+  std::vector<Out> out(n);
   for (auto _ : state) {
-    num::encode_array(std::span<const double>(in, n), std::span<std::uint16_t>(out.data(), n), o);
+    num::encode_array(std::span<const double>(in, n), std::span<Out>(out.data(), n), o);
     benchmark::ClobberMemory();
   }
-  count(state, n, 10);
+  count(state, n, 8 + sizeof(Out));
 }
 constexpr auto avx512 = num::simd_path::avx512;
 constexpr auto avx2 = num::simd_path::avx2;
@@ -235,6 +256,19 @@ void BM_libnum_f64_fp16_sr32_bits_avx512(benchmark::State& s) {
 }
 void BM_libnum_f64_bf16_sr32_bits_avx512(benchmark::State& s) {
   encode_f64_bits(s, num::bfloat16_format, num::rounding::stochastic, avx512);
+}
+void BM_libnum_f64_bf16_ne_bits_avx512(benchmark::State& s) {
+  encode_f64_bits(s, num::bfloat16_format, num::rounding::nearest_even, avx512);
+}
+// The general lane body on fp64 inputs (the parallel threshold's fp64 costs).
+void BM_libnum_f64_fp8_ne_bits_avx512(benchmark::State& s) {
+  encode_f64_bits<std::uint8_t>(s, num::fp8_e4m3, num::rounding::nearest_even, avx512);
+}
+void BM_libnum_f64_fp8_sr32_bits_avx512(benchmark::State& s) {
+  encode_f64_bits<std::uint8_t>(s, num::fp8_e4m3, num::rounding::stochastic, avx512);
+}
+void BM_libnum_f64_bf16_ne_bits_avx2(benchmark::State& s) {
+  encode_f64_bits(s, num::bfloat16_format, num::rounding::nearest_even, avx2);
 }
 void BM_libnum_f64_fp16_ne_bits_avx2(benchmark::State& s) {
   encode_f64_bits(s, num::binary16, num::rounding::nearest_even, avx2);
@@ -262,6 +296,11 @@ void sizes_and_threads(benchmark::internal::Benchmark* b) {
 // In and out of cache, one thread.
 void two_sizes(benchmark::internal::Benchmark* b) {
   for (auto n : {in_cache, out_of_cache}) b->Args({static_cast<std::int64_t>(n), 1});
+}
+
+// Short slices, one thread.
+void short_sizes(benchmark::internal::Benchmark* b) {
+  for (std::int64_t n : {16, 256, 4096}) b->Args({n, 1});
 }
 
 // The cost of a split: one thread against two forced threads, small sizes.
@@ -304,12 +343,20 @@ BENCHMARK(BM_libnum_bf16_sr16_half_bits)->Apply(sizes_and_threads);
 BENCHMARK(BM_libnum_fp16_sr16_half_round)->Apply(sizes_and_threads);
 BENCHMARK(BM_libnum_fp8_ne_bits)->Apply(sizes_and_threads);
 BENCHMARK(BM_libnum_fp8_sr32_bits)->Apply(sizes_and_threads);
+BENCHMARK(BM_libnum_fp16_sr32_bits_at0)->Apply(short_sizes);
+BENCHMARK(BM_libnum_fp16_sr32_bits_at5)->Apply(short_sizes);
+BENCHMARK(BM_libnum_bf16_sr32_bits_at0)->Apply(short_sizes);
+BENCHMARK(BM_libnum_bf16_sr32_bits_at5)->Apply(short_sizes);
 BENCHMARK(BM_libnum_fp16_ne_bits)->Name("BM_libnum_fp16_ne_bits_split")->Apply(forced_split)->UseRealTime();
 BENCHMARK(BM_libnum_fp16_sr32_bits)->Name("BM_libnum_fp16_sr32_bits_split")->Apply(forced_split)->UseRealTime();
 BENCHMARK(BM_libnum_f64_fp16_ne_bits_avx512)->Apply(two_sizes);
 BENCHMARK(BM_libnum_f64_fp16_sr32_bits_avx512)->Apply(two_sizes);
 BENCHMARK(BM_libnum_f64_bf16_sr32_bits_avx512)->Apply(two_sizes);
+BENCHMARK(BM_libnum_f64_bf16_ne_bits_avx512)->Apply(two_sizes);
+BENCHMARK(BM_libnum_f64_fp8_ne_bits_avx512)->Apply(two_sizes);
+BENCHMARK(BM_libnum_f64_fp8_sr32_bits_avx512)->Apply(two_sizes);
 BENCHMARK(BM_libnum_f64_fp16_ne_bits_avx2)->Apply(two_sizes);
+BENCHMARK(BM_libnum_f64_bf16_ne_bits_avx2)->Apply(two_sizes);
 BENCHMARK(BM_libnum_f64_fp16_sr32_bits_avx2)->Apply(two_sizes);
 BENCHMARK(BM_libnum_f64_bf16_sr32_bits_avx2)->Apply(two_sizes);
 BENCHMARK_MAIN();

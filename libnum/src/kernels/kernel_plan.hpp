@@ -29,7 +29,8 @@ enum class hardware_shortcut : std::uint8_t {
   /// fp64 -> fp16/bf16 nearest-even, no counts or flushing: rounded to odd
   /// into fp32 (24 bits, at least two more than the target keeps at every
   /// exponent, so the second rounding is exact), then fp16_convert or
-  /// bf16_nearest. The AVX-512 path only; the others run the lanes.
+  /// bf16_nearest (kernel_f64_nearest16.hpp). The AVX-512 and AVX2 paths;
+  /// the scalar path runs the lanes.
   f64_nearest_16bit,
 };
 

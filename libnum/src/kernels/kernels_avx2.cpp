@@ -1,7 +1,9 @@
 // The AVX2 + F16C path of the array kernels: vcvtps2ph where it gives the
 // core's answer, an integer bf16 nearest-even, and the lane algorithm on
 // 8-lane vectors with a vectorised Philox4x32-10 for stochastic rounding
-// (fp32 and fp64 inputs to fp16/bf16 through kernel_stochastic16.hpp).
+// (fp32 and fp64 inputs to fp16/bf16 through kernel_stochastic16.hpp); fp64
+// inputs to fp16/bf16 nearest-even through an fp32 rounded to odd on the
+// integer patterns (kernel_f64_nearest16.hpp).
 #include <immintrin.h>
 
 #include <cstddef>
@@ -89,6 +91,7 @@ inline __attribute__((always_inline)) bool any_lane_above(u32x8 v, u32x8 limit) 
 #include "kernel_fp16_immediate.hpp"
 #include "kernel_lanes.hpp"
 #include "kernel_stochastic16.hpp"
+#include "kernel_f64_nearest16.hpp"
 
 namespace num::kernels {
 namespace {
@@ -163,6 +166,85 @@ bool bf16_chunk(const kernel_plan& plan, const chunk& c) {
   return watch.reached(0x7F80);
 }
 
+// The 16-bit nearest-even conversion of fp32 inputs (either shortcut).
+template <bool Watch>
+bool fp32_nearest_16bit(const kernel_plan& plan, const chunk& c) {
+  if (plan.target == binary16) return fp16_chunk<_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC, Watch>(plan, c);
+  return bf16_chunk<Watch>(plan, c);
+}
+
+// Four fp64 values (patterns) rounded to odd into fp32, as fp32 patterns in
+// the low halves of the 64-bit lanes (zeros excepted, below). On the integer
+// patterns: AVX2 has no static rounding for vcvtpd2ps, and neither MXCSR's
+// rounding mode nor its flush-to-zero may change a result.
+NUMLAB_INLINE __m256i f64_to_odd_patterns(__m256i x) {
+  const __m256i sign_bit = _mm256_set1_epi64x(INT64_MIN);
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i one = _mm256_set1_epi64x(1);
+  const __m256i a = _mm256_andnot_si256(sign_bit, x);
+  // The fp32 normal range: the top 23 fraction bits under the re-biased
+  // exponent; the 29 cut bits give the odd bit (cmpeq's -1 plus one is 0).
+  const __m256i normal = _mm256_sub_epi64(_mm256_srli_epi64(a, 29), _mm256_set1_epi64x(std::int64_t{1023 - 127} << 23));
+  const __m256i normal_exact = _mm256_cmpeq_epi64(_mm256_and_si256(a, _mm256_set1_epi64x(0x1FFFFFFF)), zero);
+  __m256i p = _mm256_or_si256(normal, _mm256_add_epi64(normal_exact, one));
+  // Below 2^-126 (zero included) and from 2^128 up (infinities and NaNs
+  // included) are rare: one test finds them.
+  const __m256i below = _mm256_cmpgt_epi64(_mm256_set1_epi64x(std::int64_t{1023 - 126} << 52), a);
+  const __m256i large = _mm256_cmpgt_epi64(a, _mm256_set1_epi64x(0x47EFFFFFFFFFFFFF));
+  const __m256i rare = _mm256_or_si256(below, large);
+  if (!_mm256_testz_si256(rare, rare)) {
+    // fp32 subnormals: the significand, hidden bit included, in units of
+    // 2^-149, a shift of 926 - E (at least 30; vpsrlvq gives 0 from 64 on,
+    // and fp64 subnormals, whose hidden bit is wrong, shift out whole). Zero
+    // takes this way too and comes out as 2^-149 (its hidden bit is cut):
+    // not its rounding to odd, but both targets round it to a zero of the
+    // same sign, so it needs no case of its own.
+    const __m256i significand = _mm256_or_si256(_mm256_and_si256(a, _mm256_set1_epi64x(0xFFFFFFFFFFFFF)),
+                                                _mm256_set1_epi64x(std::int64_t{1} << 52));
+    const __m256i shift = _mm256_sub_epi64(_mm256_set1_epi64x(926), _mm256_srli_epi64(a, 52));
+    const __m256i small = _mm256_srlv_epi64(significand, shift);
+    const __m256i small_exact = _mm256_cmpeq_epi64(_mm256_sllv_epi64(small, shift), significand);
+    p = _mm256_blendv_epi8(p, _mm256_or_si256(small, _mm256_add_epi64(small_exact, one)), below);
+    // Finite values from 2^128 truncate to fp32's largest; infinities stay;
+    // NaNs keep their top 23 payload bits, quieted (as vcvtpd2ps does).
+    const __m256i infinity = _mm256_set1_epi64x(0x7FF0000000000000);
+    __m256i huge = _mm256_blendv_epi8(_mm256_set1_epi64x(0x7F7FFFFF), _mm256_set1_epi64x(0x7F800000),
+                                      _mm256_cmpeq_epi64(a, infinity));
+    const __m256i nan = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi64(a, 29), _mm256_set1_epi64x(0x7FFFFF)),
+                                        _mm256_set1_epi64x(0x7FC00000));
+    huge = _mm256_blendv_epi8(huge, nan, _mm256_cmpgt_epi64(a, infinity));
+    p = _mm256_blendv_epi8(p, huge, large);
+  }
+  return _mm256_or_si256(p, _mm256_srli_epi64(_mm256_and_si256(x, sign_bit), 32));
+}
+
+// Eight fp64 values rounded to odd into fp32, in order.
+NUMLAB_INLINE __m256i f64_to_odd8(const double* in) {
+  const __m256i low = f64_to_odd_patterns(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in)));
+  const __m256i high = f64_to_odd_patterns(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 4)));
+  // The low 32 bits of each 64-bit lane: in 128-bit halves low01 high01 |
+  // low23 high23, then the middle 64-bit pairs swapped.
+  const __m256 packed = _mm256_shuffle_ps(_mm256_castsi256_ps(low), _mm256_castsi256_ps(high), _MM_SHUFFLE(2, 0, 2, 0));
+  return _mm256_permute4x64_epi64(_mm256_castps_si256(packed), _MM_SHUFFLE(3, 1, 2, 0));
+}
+
+// The k fp64 values at in rounded to odd into odd (kernel_f64_nearest16.hpp);
+// a last partial group of 8 reads only its k values (the rest as +0).
+void f64_to_odd(const double* in, float* odd, std::size_t k) {
+  std::size_t i = 0;
+  for (; i + 8 <= k; i += 8) _mm256_store_si256(reinterpret_cast<__m256i*>(odd + i), f64_to_odd8(in + i));
+  if (i < k) {
+    double rest[8] = {};
+    __builtin_memcpy(rest, in + i, 8 * (k - i));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(odd + i), f64_to_odd8(rest));
+  }
+}
+
+template <bool Watch>
+bool f64_nearest_16bit_chunk(const kernel_plan& plan, const chunk& c) {
+  return f64_nearest_16bit_stretches(plan, c, f64_to_odd, fp32_nearest_16bit<Watch>);
+}
+
 }  // namespace
 
 tally run_avx2(const kernel_plan& plan, const chunk& c) {
@@ -179,6 +261,8 @@ tally run_avx2(const kernel_plan& plan, const chunk& c) {
       return t;
     case hardware_shortcut::stochastic_16bit: return run_stochastic16(plan, c);
     case hardware_shortcut::f64_nearest_16bit:
+      t.non_finite = plan.want_non_finite ? f64_nearest_16bit_chunk<true>(plan, c) : f64_nearest_16bit_chunk<false>(plan, c);
+      return t;
     case hardware_shortcut::none: break;
   }
   return run_lanes(plan, c);

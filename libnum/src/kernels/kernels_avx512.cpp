@@ -69,6 +69,7 @@ inline __attribute__((always_inline)) bool any_lane_above(u32x16 v, u32x16 limit
 #include "kernel_fp16_immediate.hpp"
 #include "kernel_lanes.hpp"
 #include "kernel_stochastic16.hpp"
+#include "kernel_f64_nearest16.hpp"
 
 namespace num::kernels {
 namespace {
@@ -208,35 +209,24 @@ bool fp32_nearest_16bit(const kernel_plan& plan, const chunk& c) {
   return host_cpu().avx512bf16 ? bf16_hardware_chunk<Watch>(c, values) : bf16_integer_chunk<Watch>(c, values);
 }
 
-// fp64 inputs rounded to odd into fp32 (truncated by vcvtpd2ps with a static
-// toward-zero rounding, the last bit set where that was inexact), a stretch
-// at a time into a buffer that stays in L1, then converted by the fp32 loops.
-// NaNs compare unordered and are left alone: vcvtpd2ps keeps their top
-// payload, which is all a 16-bit target keeps.
+// fp64 inputs rounded to odd into fp32 by vcvtpd2ps with a static
+// toward-zero rounding, the last bit set where that was inexact; then the
+// fp32 loops (kernel_f64_nearest16.hpp). NaNs compare unordered and are left
+// alone: vcvtpd2ps keeps their top payload, quieted.
+void f64_to_odd(const double* in, float* odd, std::size_t k) {
+  for (std::size_t i = 0; i < k; i += 8) {
+    const auto lanes8 = static_cast<__mmask8>(k - i >= 8 ? 0xFF : (1u << (k - i)) - 1);
+    const __m512d x = _mm512_maskz_loadu_pd(lanes8, in + i);
+    const __m256 truncated = _mm512_cvt_roundpd_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    const __mmask8 inexact = _mm512_cmp_pd_mask(_mm512_cvtps_pd(truncated), x, _CMP_NEQ_OQ);
+    const __m256i bits = _mm256_castps_si256(truncated);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(odd + i), _mm256_mask_or_epi32(bits, inexact, bits, _mm256_set1_epi32(1)));
+  }
+}
+
 template <bool Watch>
 bool f64_nearest_16bit_chunk(const kernel_plan& plan, const chunk& c) {
-  constexpr std::size_t stretch = 512;
-  alignas(64) float odd[stretch];
-  const auto* in = static_cast<const double*>(c.in);
-  auto* out = static_cast<unsigned char*>(c.out);
-  const std::size_t out_size = plan.op == operation::round_f64 ? 4 : 2;
-  kernel_plan f32_plan = plan;
-  f32_plan.op = plan.op == operation::round_f64 ? operation::round_f32 : operation::encode_f32;
-  bool non_finite = false;
-  for (std::size_t begin = 0; begin < c.n; begin += stretch) {
-    const std::size_t k = c.n - begin < stretch ? c.n - begin : stretch;
-    for (std::size_t i = 0; i < k; i += 8) {
-      const auto lanes8 = static_cast<__mmask8>(k - i >= 8 ? 0xFF : (1u << (k - i)) - 1);
-      const __m512d x = _mm512_maskz_loadu_pd(lanes8, in + begin + i);
-      const __m256 truncated = _mm512_cvt_roundpd_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-      const __mmask8 inexact = _mm512_cmp_pd_mask(_mm512_cvtps_pd(truncated), x, _CMP_NEQ_OQ);
-      const __m256i bits = _mm256_castps_si256(truncated);
-      _mm256_store_si256(reinterpret_cast<__m256i*>(odd + i),
-                         _mm256_mask_or_epi32(bits, inexact, bits, _mm256_set1_epi32(1)));
-    }
-    non_finite = fp32_nearest_16bit<Watch>(f32_plan, {odd, out + begin * out_size, k, 0}) || non_finite;
-  }
-  return non_finite;
+  return f64_nearest_16bit_stretches(plan, c, f64_to_odd, fp32_nearest_16bit<Watch>);
 }
 
 }  // namespace

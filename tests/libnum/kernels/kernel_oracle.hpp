@@ -8,8 +8,10 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <numeric>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "libnum/array.hpp"
@@ -128,6 +130,47 @@ inline std::string describe(const num::array_options& o) {
   return num::format_name(o.target) + " " + std::string(num::rounding_name(o.spec.mode)) +
          " r=" + std::to_string(o.spec.random_bits) + " " + std::string(num::random_draws_name(o.draws)) +
          " path " + std::string(num::simd_path_name(o.path));
+}
+
+/// Positive bit patterns of T (float or double) in both signs, the list
+/// walked with a stride coprime to its length 48 times over, so that every
+/// value meets many random words in every lane and specials share vectors
+/// with finite values.
+template <class T, class Bits>
+std::vector<T> walked_inputs(const std::vector<Bits>& patterns) {
+  static_assert(sizeof(T) == sizeof(Bits));
+  constexpr Bits sign = Bits{1} << (8 * sizeof(Bits) - 1);
+  std::vector<T> in;
+  const std::size_t n = patterns.size();
+  std::size_t stride = 7;
+  while (std::gcd(stride, n) != 1) stride += 2;
+  for (std::size_t k = 0; k < 48 * n; ++k) {
+    in.push_back(std::bit_cast<T>(static_cast<Bits>(patterns[(k * stride) % n] | (k % 3 == 0 ? sign : Bits{0}))));
+  }
+  return in;
+}
+
+/// Mismatches of encode (16-bit codes) and round (fp32 values) of float or
+/// double inputs against the core, for 16-bit targets; the first few are
+/// described.
+template <class T>
+void expect_core_bits16(const std::vector<T>& in, const num::array_options& o) {
+  std::vector<std::uint16_t> codes(in.size());
+  std::vector<float> values(in.size());
+  num::encode_array(std::span<const T>(in), std::span<std::uint16_t>(codes), o);
+  num::round_array(std::span<const T>(in), std::span<float>(values), o);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const std::uint32_t want = core_round(in[i], o, i).bits;
+    if (codes[i] != want || float_bits(values[i]) != float_bits(num::to_float(o.target, want))) {
+      if (++bad <= 5) {
+        ADD_FAILURE() << describe(o) << " element " << i << " input " << sizeof(T) * 8 << "-bit 0x" << std::hex
+                      << std::bit_cast<std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>(in[i])
+                      << ": got 0x" << codes[i] << " / 0x" << float_bits(values[i]) << ", core 0x" << want;
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0u) << describe(o);
 }
 
 }  // namespace kernel_test

@@ -11,8 +11,6 @@
 
 #include <bit>
 #include <cstdint>
-#include <numeric>
-#include <type_traits>
 #include <vector>
 
 #include "kernel_oracle.hpp"
@@ -45,21 +43,7 @@ std::vector<std::uint32_t> boundary_patterns() {
   return p;
 }
 
-// Each pattern in both signs, the list walked with a stride coprime to its
-// length so that every value meets many words in every lane, and
-// specials share vectors with finite values.
-std::vector<float> boundary_inputs() {
-  const std::vector<std::uint32_t> p = boundary_patterns();
-  std::vector<float> in;
-  const std::size_t n = p.size();
-  std::size_t stride = 7;
-  while (std::gcd(stride, n) != 1) stride += 2;
-  for (std::size_t k = 0; k < 48 * n; ++k) {
-    const std::uint32_t bits = p[(k * stride) % n] | (k % 3 == 0 ? 0x80000000u : 0u);
-    in.push_back(std::bit_cast<float>(bits));
-  }
-  return in;
-}
+std::vector<float> boundary_inputs() { return walked_inputs<float>(boundary_patterns()); }
 
 // Positive fp64 patterns at the fp64 shortcut's case boundaries for fp16
 // and bf16: the normal cut (42 / 45 bits) and its growth below 2^emin, the
@@ -111,19 +95,7 @@ std::vector<std::uint64_t> boundary_patterns64() {
   return p;
 }
 
-// The fp64 patterns walked as boundary_inputs walks the fp32 ones.
-std::vector<double> boundary_inputs64() {
-  const std::vector<std::uint64_t> p = boundary_patterns64();
-  std::vector<double> in;
-  const std::size_t n = p.size();
-  std::size_t stride = 7;
-  while (std::gcd(stride, n) != 1) stride += 2;
-  for (std::size_t k = 0; k < 48 * n; ++k) {
-    const std::uint64_t bits = p[(k * stride) % n] | (k % 3 == 0 ? 0x8000000000000000ull : 0u);
-    in.push_back(std::bit_cast<double>(bits));
-  }
-  return in;
-}
+std::vector<double> boundary_inputs64() { return walked_inputs<double>(boundary_patterns64()); }
 
 num::array_options edge_options(const num::format& f, int r, num::random_draws d, num::overflow_mode ov,
                                 num::simd_path path) {
@@ -140,28 +112,6 @@ num::array_options edge_options(const num::format& f, int r, num::random_draws d
   return o;
 }
 
-// Mismatches of encode (16-bit codes) and round (fp32 values) of float or
-// double inputs against the core; the first few are described.
-template <class T>
-void expect_core_bits(const std::vector<T>& in, const num::array_options& o) {
-  std::vector<std::uint16_t> codes(in.size());
-  std::vector<float> values(in.size());
-  num::encode_array(std::span<const T>(in), std::span<std::uint16_t>(codes), o);
-  num::round_array(std::span<const T>(in), std::span<float>(values), o);
-  std::size_t bad = 0;
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    const std::uint32_t want = core_round(in[i], o, i).bits;
-    if (codes[i] != want || float_bits(values[i]) != float_bits(num::to_float(o.target, want))) {
-      if (++bad <= 5) {
-        ADD_FAILURE() << describe(o) << " element " << i << " input " << sizeof(T) * 8 << "-bit 0x" << std::hex
-                      << std::bit_cast<std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>(in[i])
-                      << ": got 0x" << codes[i] << " / 0x" << float_bits(values[i]) << ", core 0x" << want;
-      }
-    }
-  }
-  EXPECT_EQ(bad, 0u) << describe(o);
-}
-
 // Every target, cut r, draw width and overflow mode on one input set.
 template <typename T>
 void expect_core_bits_for_every_cut(const std::vector<T>& in, num::simd_path path) {
@@ -170,7 +120,7 @@ void expect_core_bits_for_every_cut(const std::vector<T>& in, num::simd_path pat
       for (num::random_draws d : {num::random_draws::full_word, num::random_draws::half_word}) {
         if (d == num::random_draws::half_word && r > 16) continue;
         for (num::overflow_mode ov : {num::overflow_mode::ieee, num::overflow_mode::saturate, num::overflow_mode::nan}) {
-          expect_core_bits(in, edge_options(f, r, d, ov, path));
+          expect_core_bits16(in, edge_options(f, r, d, ov, path));
         }
       }
     }
