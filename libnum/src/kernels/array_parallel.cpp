@@ -26,29 +26,44 @@ tally run_on(simd_path path, const kernel_plan& plan, const chunk& c) {
 // threshold is that multiple of the fork-join cost over the kernel's cost
 // per element. Both were measured with bench/convert_bench on the development
 // host (2-core AMD EPYC KVM guest, AVX-512; bench/RESULTS.md "Issue 13
-// (session 7)"): a 256-element call forced onto two threads cost the caller
-// 2.3 us more CPU than on one thread when the second core was free, and up to
-// 6 ms when it was busy (libgomp's barrier spins until the worker runs); the
-// costs per element are one thread's, in cache, on the AVX-512 path. The
-// scalar and AVX2 paths are slower per element, so there the same threshold
-// errs toward staying on one thread.
+// (session 7)" for fp32 inputs, "Session 11 — array kernels" for fp64): a
+// 256-element call forced onto two threads cost the caller 2.3 us more CPU
+// than on one thread when the second core was free, and up to 6 ms when it
+// was busy (libgomp's barrier spins until the worker runs); the costs per
+// element are one thread's, in cache (16K elements), on the AVX-512 path.
+// The scalar and AVX2 paths are slower per element, so there the same
+// threshold errs toward staying on one thread.
 constexpr double fork_join_ns = 2300;
 constexpr double worth_forks = 8;
-constexpr double hardware_conversion_ns = 0.036;  // vcvtps2ph / vcvtneps2bf16 loops, decoding
-constexpr double stochastic_16bit_ns = 0.52;      // Philox4x32-10 word + 16-bit lane rounding
-constexpr double lane_body_ns = 0.79;             // the general lane body (fp8 E4M3 nearest-even)
-constexpr double lane_stochastic_ns = 0.91;       // the general lane body with a Philox word
+
+/// What one element costs a kernel, by input type.
+struct element_costs {
+  double hardware_conversion_ns;  ///< fp16_convert, bf16_nearest, f64_nearest_16bit; decoding
+  double stochastic_16bit_ns;     ///< a Philox4x32-10 word + the 16-bit rounding
+  double lane_body_ns;            ///< the general lane body (fp8 E4M3 nearest-even)
+  double lane_stochastic_ns;      ///< the general lane body with a Philox word
+};
+constexpr element_costs fp32_costs{0.036, 0.52, 0.79, 0.91};
+// fp64 inputs: twice the bytes, the 16-bit shortcuts on half vectors (a
+// round-to-odd fp32 first for nearest-even), the lane body on two-register
+// 64-bit vectors (which GCC 12 lowers partly lane by lane). Each is fp32's
+// cost above times the fp64 / fp32 ratio measured in one run (session 11,
+// 16K elements, AVX-512: 3.6x, 3.4x, 27.6x, 13.8x), so that both input
+// types keep the fp32 constants' calibration against fork_join_ns.
+constexpr element_costs fp64_costs{0.13, 1.78, 21.8, 12.6};
 
 double element_cost_ns(const kernel_plan& plan) {
-  if (plan.op == operation::decode) return hardware_conversion_ns;
+  const bool f64 = plan.op == operation::encode_f64 || plan.op == operation::round_f64;
+  const element_costs& c = f64 ? fp64_costs : fp32_costs;
+  if (plan.op == operation::decode) return c.hardware_conversion_ns;
   switch (plan.shortcut) {
     case hardware_shortcut::fp16_convert:
     case hardware_shortcut::bf16_nearest:
-    case hardware_shortcut::f64_nearest_16bit: return hardware_conversion_ns;
-    case hardware_shortcut::stochastic_16bit: return stochastic_16bit_ns;
+    case hardware_shortcut::f64_nearest_16bit: return c.hardware_conversion_ns;
+    case hardware_shortcut::stochastic_16bit: return c.stochastic_16bit_ns;
     case hardware_shortcut::none: break;
   }
-  return plan.spec.mode == rounding::stochastic ? lane_stochastic_ns : lane_body_ns;
+  return plan.spec.mode == rounding::stochastic ? c.lane_stochastic_ns : c.lane_body_ns;
 }
 
 std::size_t automatic_threshold(const kernel_plan& plan) {

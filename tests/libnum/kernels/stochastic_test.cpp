@@ -30,14 +30,17 @@ num::array_options stochastic_options(const num::format& f, int r) {
   return o;
 }
 
-std::vector<std::uint16_t> encode(const std::vector<float>& in, const num::array_options& o) {
+template <class T>
+std::vector<std::uint16_t> encode(const std::vector<T>& in, const num::array_options& o) {
   std::vector<std::uint16_t> out(in.size());
-  num::encode_array(std::span<const float>(in), std::span<std::uint16_t>(out), o);
+  num::encode_array(std::span<const T>(in), std::span<std::uint16_t>(out), o);
   return out;
 }
 
-TEST(Stochastic, SameBitsAcrossThreadsChunksAndPaths) {
-  const std::vector<float> in = log_uniform(50'003, 1);
+// in (float or double) on every path, thread count and split against the
+// scalar path's single call, whose samples the core checks.
+template <class T>
+void expect_same_bits_across_threads_chunks_and_paths(const std::vector<T>& in) {
   for (const num::format& f : {num::binary16, num::bfloat16_format}) {
     for (int r : {32, 8, 3}) {
       num::array_options o = stochastic_options(f, r);
@@ -58,11 +61,16 @@ TEST(Stochastic, SameBitsAcrossThreadsChunksAndPaths) {
           o.parallel_threshold = 1000;
           EXPECT_EQ(encode(in, o), reference) << describe(o) << " threads " << threads;
         }
+        // The automatic threshold (per input type) on as many threads as
+        // OpenMP offers.
+        o.threads = 0;
+        o.parallel_threshold.reset();
+        EXPECT_EQ(encode(in, o), reference) << describe(o) << " threads 0";
         o.threads = 1;
         // Split at aligned and unaligned points: each piece with its own first index.
         for (std::size_t split : {std::size_t{1}, std::size_t{3}, std::size_t{64}, std::size_t{4097}, in.size() - 5}) {
-          const std::vector<float> head(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(split));
-          const std::vector<float> tail(in.begin() + static_cast<std::ptrdiff_t>(split), in.end());
+          const std::vector<T> head(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(split));
+          const std::vector<T> tail(in.begin() + static_cast<std::ptrdiff_t>(split), in.end());
           std::vector<std::uint16_t> joined = encode(head, o);
           num::array_options rest = o;
           rest.first_index = o.first_index + split;
@@ -73,6 +81,18 @@ TEST(Stochastic, SameBitsAcrossThreadsChunksAndPaths) {
       }
     }
   }
+}
+
+TEST(Stochastic, SameBitsAcrossThreadsChunksAndPaths) {
+  expect_same_bits_across_threads_chunks_and_paths(log_uniform(50'003, 1));
+}
+
+// fp64 inputs (the values above with bits below fp32's precision), long
+// enough that the automatic threshold splits them.
+TEST(Stochastic, Fp64SameBitsAcrossThreadsChunksAndPaths) {
+  std::vector<double> in;
+  for (float x : log_uniform(50'003, 2)) in.push_back(static_cast<double>(x) * (1 + 0x1p-35));
+  expect_same_bits_across_threads_chunks_and_paths(in);
 }
 
 TEST(Stochastic, OtherSeedOrStreamGivesOtherBits) {
