@@ -329,6 +329,65 @@ bool stochastic16_body(const kernel_plan& plan, const float* in, void* out, std:
                 : stochastic16_blocks<false, codes, D>(plan, in, out, n, first);
 }
 
+/// One vector of the body's rounding for elements that fill only part of it:
+/// k elements (k <= lanes - offset) at lanes offset .. offset + k - 1 of a
+/// vector whose first lane has stochastic position `position` (a multiple of
+/// draw_alignment). They go through stack buffers (the other lanes hold +0,
+/// which no non-finite report sees) and the body's own vector code with the
+/// words of the same positions, so they get the body's bits; one Philox run
+/// of a single register set covers the vector. Returns whether some result
+/// is NaN or infinite.
+template <bool Bf16, stochastic16_output Out, random_draws D, class In>
+bool stochastic16_partial(const kernel_plan& plan, const In* in, void* out, std::size_t k, std::size_t offset,
+                          std::uint64_t position) {
+  static_assert(draws_per_run<philox_isa, D, 1> >= lanes);
+  constexpr std::size_t out_size = Out == stochastic16_output::values ? 4 : 2;
+  alignas(64) In x[lanes] = {};
+  __builtin_memcpy(x + offset, in, k * sizeof(In));
+  alignas(64) std::uint32_t words[draws_per_run<philox_isa, D, 1>];
+  philox_draws<philox_isa, D, 1>(plan.seed, plan.stream, position, words);
+  alignas(64) unsigned char result[lanes * out_size];
+  bool non_finite = false;
+  if constexpr (sizeof(In) == 8) {
+    const stochastic16_f64_rounder round(plan);
+    i64h seen{};
+    store_rounded<Bf16, Out>(result, 0, stochastic16_f64_vector<Bf16>(round, x, words, seen));
+    non_finite = any_lane(seen);
+  } else {
+    const stochastic16_rounder round(plan);
+    i32v seen{};
+    store_rounded<Bf16, Out>(result, 0, round.template round<Bf16>(load_vector<u32v>(x), load_vector<u32v>(words), seen));
+    non_finite = any_lane(seen);
+  }
+  __builtin_memcpy(out, result + offset * out_size, k * out_size);
+  return non_finite;
+}
+
+template <stochastic16_output Out, random_draws D, class In>
+bool stochastic16_partial_of(const kernel_plan& plan, const In* in, void* out, std::size_t k, std::size_t offset,
+                             std::uint64_t position) {
+  return plan.target == bfloat16_format
+             ? stochastic16_partial<true, Out, D>(plan, in, out, k, offset, position)
+             : stochastic16_partial<false, Out, D>(plan, in, out, k, offset, position);
+}
+
+/// stochastic16_partial for the plan's target, output and draws.
+template <class In>
+bool run_stochastic16_partial(const kernel_plan& plan, const In* in, void* out, std::size_t k, std::size_t offset,
+                              std::uint64_t position) {
+  constexpr auto codes = stochastic16_output::codes;
+  constexpr auto fp32 = stochastic16_output::values;
+  constexpr auto full = random_draws::full_word;
+  constexpr auto half = random_draws::half_word;
+  const bool values = plan.op == operation::round_f32 || plan.op == operation::round_f64;
+  if (plan.draws == half) {
+    return values ? stochastic16_partial_of<fp32, half>(plan, in, out, k, offset, position)
+                  : stochastic16_partial_of<codes, half>(plan, in, out, k, offset, position);
+  }
+  return values ? stochastic16_partial_of<fp32, full>(plan, in, out, k, offset, position)
+                : stochastic16_partial_of<codes, full>(plan, in, out, k, offset, position);
+}
+
 template <class In>
 tally run_stochastic16_of(const kernel_plan& plan, const chunk& c) {
   const bool half = plan.draws == random_draws::half_word;
@@ -336,10 +395,14 @@ tally run_stochastic16_of(const kernel_plan& plan, const chunk& c) {
   const std::size_t out_size = values ? 4 : 2;
   const auto* in = static_cast<const In*>(c.in);
   auto* out = static_cast<unsigned char*>(c.out);
-  std::size_t head = static_cast<std::size_t>((draw_alignment - c.first_index % draw_alignment) % draw_alignment);
+  tally t;
+  // An unaligned start: the first vector starts at the aligned position
+  // below it, its lanes before the first element unused.
+  const auto offset = static_cast<std::size_t>(c.first_index % draw_alignment);
+  std::size_t head = offset == 0 ? 0 : lanes - offset;
   head = head < c.n ? head : c.n;
+  if (head > 0) t.non_finite = run_stochastic16_partial(plan, in, out, head, offset, c.first_index - offset);
   const std::size_t body = (c.n - head) / lanes * lanes;
-  tally t = run_lanes(plan, {in, out, head, c.first_index});
   const In* body_in = in + head;
   void* body_out = out + head * out_size;
   const std::uint64_t body_first = c.first_index + head;
@@ -352,14 +415,18 @@ tally run_stochastic16_of(const kernel_plan& plan, const chunk& c) {
                       : stochastic16_body<random_draws::full_word>(plan, body_in, body_out, body, body_first);
   }
   t.non_finite = t.non_finite || non_finite;
+  // The tail, less than one vector, from an aligned position.
   const std::size_t done = head + body;
-  t += run_lanes(plan, {in + done, out + done * out_size, c.n - done, c.first_index + done});
+  if (done < c.n) {
+    non_finite = run_stochastic16_partial(plan, in + done, out + done * out_size, c.n - done, 0, c.first_index + done);
+    t.non_finite = t.non_finite || non_finite;
+  }
   return t;
 }
 
 /// A chunk of a plan with the stochastic_16bit shortcut (fp32 or fp64
-/// inputs): the unaligned head and the tail (less than one vector) by the
-/// general algorithm.
+/// inputs): the unaligned head and the tail (less than one vector) as
+/// partial vectors of the same code.
 tally run_stochastic16(const kernel_plan& plan, const chunk& c) {
   const bool f64 = plan.op == operation::encode_f64 || plan.op == operation::round_f64;
   return f64 ? run_stochastic16_of<double>(plan, c) : run_stochastic16_of<float>(plan, c);

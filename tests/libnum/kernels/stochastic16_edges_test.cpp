@@ -6,7 +6,8 @@
 // fp32 subnormals), fractions that make the add carry or just not, the
 // largest finite values and the overflow thresholds under every overflow
 // mode, NaNs and infinities sharing a vector with finite lanes, at r from
-// 32 down to 1 under both draws. Every path against the core, bit for bit.
+// 32 down to 1 under both draws; the partial vectors of unaligned starts and
+// short tails. Every path against the core, bit for bit.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -194,6 +195,33 @@ TEST_P(Stochastic16Edges, Fp64InexactBoundaryValuesTakeBothNeighbours) {
     }
   }
   EXPECT_EQ(both, checked);
+}
+
+// The partial vectors at a call's ends (an unaligned head: the first vector
+// starts at the aligned position below the first element; a tail shorter
+// than a vector) against the core: every start position modulo 8, twice,
+// and lengths around one and two vectors of either path, fp32 and fp64,
+// both draws.
+template <class T>
+void expect_partial_vectors_match_core(const std::vector<T>& all, num::simd_path path) {
+  for (const num::format& f : {num::binary16, num::bfloat16_format}) {
+    for (num::random_draws d : {num::random_draws::full_word, num::random_draws::half_word}) {
+      num::array_options o = edge_options(f, d == num::random_draws::half_word ? 16 : 32, d, num::overflow_mode::ieee, path);
+      for (std::uint64_t first = 0; first < 16; ++first) {
+        for (std::size_t n : {1, 2, 7, 8, 9, 15, 16, 17, 23, 31, 33, 47, 100}) {
+          o.first_index = first;
+          const auto begin = all.begin() + static_cast<std::ptrdiff_t>(first * 31 + n);
+          expect_core_bits16(std::vector<T>(begin, begin + static_cast<std::ptrdiff_t>(n)), o);
+        }
+      }
+    }
+  }
+}
+
+TEST_P(Stochastic16Edges, PartialVectorsAtEveryStartAndLengthMatchCore) {
+  NUMLAB_REQUIRE_PATH(GetParam());
+  expect_partial_vectors_match_core(boundary_inputs(), GetParam());
+  expect_partial_vectors_match_core(boundary_inputs64(), GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, Stochastic16Edges, ::testing::ValuesIn(all_paths),
