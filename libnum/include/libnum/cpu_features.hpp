@@ -31,4 +31,13 @@ const cpu_features& host_cpu();
 /// calls do not query the CPU.
 int cpu_feature_probes();
 
+/// Whether the calling thread's MXCSR flushes subnormal results to zero (FTZ)
+/// or reads subnormal operands as zero (DAZ), as -ffast-math start-up code or
+/// torch.set_flush_denormal(True) leave it. The CPU's own conversions
+/// (vcvtps2ph, vcvtpd2ps) then differ from the core's rounding on subnormals,
+/// so the kernels that use them ask on every call: the MXCSR is per thread and
+/// a program may change it at any time (one stmxcsr, a nanosecond or two).
+/// False on non-x86 machines.
+bool mxcsr_flushes_subnormals();
+
 }  // namespace num

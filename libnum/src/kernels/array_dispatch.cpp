@@ -152,8 +152,15 @@ kernel_plan make_rounding_plan(const array_options& o, operation op, int width, 
     plan.shortcut = kernels::hardware_shortcut::stochastic_16bit;
     return plan;
   }
+  // Two shortcuts run the CPU's conversions, which read the MXCSR. Under
+  // DAZ, vcvtps2ph reads an fp32 subnormal as zero, which the directed
+  // roundings then leave at zero instead of fp16's least subnormal; under FTZ
+  // or DAZ the AVX-512 fp64 rounding to odd loses the fp32 subnormal range,
+  // which bf16 keeps. Nearest-even and toward zero into fp16 make zero of
+  // every fp32 subnormal either way (all lie below 2^-25), so they stay.
+  const bool flushing = mxcsr_flushes_subnormals();
   if (plain_f64_to_16 && o.spec.mode == rounding::nearest_even && o.spec.overflow == overflow_mode::ieee &&
-      (o.target == binary16 || o.target == bfloat16_format)) {
+      (o.target == binary16 || (o.target == bfloat16_format && !flushing))) {
     plan.shortcut = kernels::hardware_shortcut::f64_nearest_16bit;
     return plan;
   }
@@ -161,8 +168,14 @@ kernel_plan make_rounding_plan(const array_options& o, operation op, int width, 
   if (plain && o.target == binary16) {
     switch (o.spec.mode) {
       case rounding::nearest_even: plan.hardware_rounding_immediate = 0; break;
-      case rounding::toward_negative: plan.hardware_rounding_immediate = 1; break;
-      case rounding::toward_positive: plan.hardware_rounding_immediate = 2; break;
+      case rounding::toward_negative:
+        if (flushing) return plan;
+        plan.hardware_rounding_immediate = 1;
+        break;
+      case rounding::toward_positive:
+        if (flushing) return plan;
+        plan.hardware_rounding_immediate = 2;
+        break;
       case rounding::toward_zero: plan.hardware_rounding_immediate = 3; break;
       default: return plan;
     }

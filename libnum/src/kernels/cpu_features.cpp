@@ -4,6 +4,7 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#include <xmmintrin.h>
 #endif
 
 namespace num {
@@ -66,5 +67,14 @@ const cpu_features& host_cpu() {
 }
 
 int cpu_feature_probes() { return probes.load(std::memory_order_relaxed); }
+
+bool mxcsr_flushes_subnormals() {
+#if defined(__x86_64__) || defined(__i386__)
+  constexpr unsigned flush_to_zero = 0x8000, denormals_are_zero = 0x0040;
+  return (_mm_getcsr() & (flush_to_zero | denormals_are_zero)) != 0;
+#else
+  return false;
+#endif
+}
 
 }  // namespace num
