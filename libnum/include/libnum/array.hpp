@@ -1,6 +1,7 @@
 // Array kernels: round whole arrays into a format, bit-identical to the
 // scalar core (num::from_float / num::from_double / num::to_float) on every
-// SIMD path and for every thread count.
+// SIMD path and for every thread count, whatever the calling thread's MXCSR
+// (rounding mode, flush-to-zero, denormals-are-zero) holds.
 //
 // Element i of a call uses random word
 //   num::draw_word(num::random_stream(seed, stream), draws, first_index + i)
