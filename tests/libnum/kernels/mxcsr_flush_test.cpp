@@ -6,7 +6,8 @@
 // under FTZ), so every path is compared with the core over inputs in and
 // around the fp32 subnormal range, in every rounding mode, fp32 and fp64
 // inputs, fp16 and bf16 targets. The expected codes are computed with the
-// MXCSR restored; only the kernel calls run with it flushing.
+// MXCSR restored; only the kernel calls run with it flushing. The MXCSR's
+// rounding control is varied too: no kernel may take its rounding from it.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -25,6 +26,8 @@ namespace {
 using namespace kernel_test;
 
 constexpr unsigned flush_to_zero = 0x8000, denormals_are_zero = 0x0040;
+// MXCSR rounding control (bits 13-14): toward -inf, toward +inf, toward zero.
+constexpr unsigned round_down = 0x2000, round_up = 0x4000, round_toward_zero = 0x6000;
 
 // Sets MXCSR bits for its lifetime; restores the old value however the scope ends.
 class mxcsr_bits {
@@ -69,11 +72,12 @@ void expect_core_under_flushing(num::simd_path path) {
       o.path = path;
       std::vector<std::uint16_t> want(in.size());
       for (std::size_t i = 0; i < in.size(); ++i) want[i] = static_cast<std::uint16_t>(core_round(in[i], o, i).bits);
-      for (unsigned bits : {flush_to_zero, denormals_are_zero, flush_to_zero | denormals_are_zero}) {
+      for (unsigned bits : {flush_to_zero, denormals_are_zero, flush_to_zero | denormals_are_zero, round_down, round_up,
+                            round_toward_zero | flush_to_zero | denormals_are_zero}) {
         std::vector<std::uint16_t> codes(in.size());
         {
           const mxcsr_bits flushing(bits);
-          ASSERT_TRUE(num::mxcsr_flushes_subnormals());
+          ASSERT_EQ(num::mxcsr_flushes_subnormals(), (bits & (flush_to_zero | denormals_are_zero)) != 0);
           num::encode_array(std::span<const T>(in), std::span<std::uint16_t>(codes), o);
         }
         std::size_t bad = 0;
