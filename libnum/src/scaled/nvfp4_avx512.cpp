@@ -201,7 +201,11 @@ class nvfp4_blocks {
     }
   }
 
- private:
+  // The lanes of the blocks to come (a 2-D block narrower than 16 columns);
+  // the lanes past them are loaded as zeros.
+  void take_lanes(__mmask16 present) { present_ = present; }
+
+  // RN32(RN64(1 / d)), quotient_elements' reciprocal decode scale.
   static float reciprocal_of(double d) {
     return _mm_cvtss_f32(_mm_cvt_roundsd_ss(_mm_setzero_ps(), _mm_div_round_sd(_mm_set_sd(1.0), _mm_set_sd(d), nearest),
                                             nearest));
@@ -236,7 +240,6 @@ class nvfp4_blocks {
     }
   }
 
- public:
   // The elements of block `index` of the run with D = S·s (exact in double).
   NUMLAB_INLINE void elements(__m512i x, __m512i a, double d, std::uint8_t* codes, std::size_t index) {
     if constexpr (Mode == rounding::stochastic) {
@@ -498,13 +501,18 @@ template <rounding Mode>
 void run_tile(const nvfp4_kernel_setup& k, const nvfp4_tile& tile, scaled_result& result) {
   scaled_result rows;
   const std::size_t code_stride = k.packed_fp4 ? tile.stride / 2 : tile.stride;
+  const auto present = static_cast<__mmask16>((1u << tile.cols) - 1);
+  const float reciprocal = nvfp4_blocks<Mode>::reciprocal_of(tile.d);
   for (std::size_t r = 0; r < tile.rows; ++r) {
     const std::uint64_t first_word = tile.first_word + r * tile.stride;
     std::optional<random_window> random;
     if constexpr (Mode == rounding::stochastic) random.emplace(k.seed, k.stream, first_word);
     nvfp4_blocks<Mode> kernel(k.spec, k.tensor_scale, random ? &*random : nullptr, first_word, k.packed_fp4);
-    const __m512i x = _mm512_loadu_si512(tile.in + r * tile.stride);
-    kernel.elements(x, _mm512_and_si512(x, splat(0x7FFFFFFF)), tile.d, tile.codes + r * code_stride, 0);
+    kernel.take_lanes(present);
+    const __m512i x = _mm512_maskz_loadu_epi32(present, tile.in + r * tile.stride);
+    const __m512i a = _mm512_and_si512(x, splat(0x7FFFFFFF));
+    std::uint8_t* codes = tile.codes + r * code_stride;
+    if (!kernel.quotient_elements(x, a, reciprocal, codes)) kernel.elements(x, a, tile.d, codes, 0);
     kernel.add_to(rows);
   }
   scaled_counts& c = result.counts;
