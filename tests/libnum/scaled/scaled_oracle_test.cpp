@@ -59,7 +59,7 @@ void expect_matches_reference(const std::vector<float>& in, num::tensor_shape sh
     if (code != want.codes[i]) {
       ADD_FAILURE() << label << ": element " << i << " = " << in[i] << " gave code " << code << ", reference "
                     << want.codes[i] << " (scale code "
-                    << scales[i / std::min<std::size_t>(in.size(), o.format.block.cols)] << ")";
+                    << scales[scaled_ref::block_index_of(o.format, shape, i)] << ")";
       ++shown;
     }
   }
