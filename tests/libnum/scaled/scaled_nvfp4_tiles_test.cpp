@@ -18,21 +18,13 @@
 #include <vector>
 
 #include "scaled_block_reference.hpp"
+#include "scaled_run.hpp"
 #include "scaled_test_data.hpp"
 
 namespace {
 
-constexpr std::size_t guard = 64;      // poisoned floats each side of the input
+constexpr std::size_t guard = 64;       // poisoned floats each side of the input
 constexpr std::uint8_t garbage = 0xA5;  // the element array's bytes before the call
-
-struct mode_case {
-  num::rounding mode;
-  int r;
-};
-const mode_case modes[] = {{num::rounding::nearest_even, 32},    {num::rounding::nearest_away, 32},
-                           {num::rounding::toward_zero, 32},     {num::rounding::toward_positive, 32},
-                           {num::rounding::toward_negative, 32}, {num::rounding::to_odd, 32},
-                           {num::rounding::stochastic, 32},      {num::rounding::stochastic, 3}};
 
 void expect_tiles_match(const std::vector<float>& values, num::tensor_shape shape, num::element_layout layout) {
   const std::size_t n = shape.size();
@@ -44,7 +36,7 @@ void expect_tiles_match(const std::vector<float>& values, num::tensor_shape shap
   std::copy(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(n), buffer.begin() + guard);
   const std::span<const float> in(buffer.data() + guard, n);
   const std::vector<float> in_vector(in.begin(), in.end());
-  for (const mode_case& m : modes) {
+  for (const scaled_test::mode_case& m : scaled_test::reference_modes) {
     num::scaled_options o;
     o.format = num::parse_scaled_format("nvfp4-2d");
     o.layout = layout;
@@ -59,8 +51,7 @@ void expect_tiles_match(const std::vector<float>& values, num::tensor_shape shap
     const std::size_t bytes = num::element_bytes(o.format.element, layout, n);
     std::vector<std::uint8_t> elements(bytes + guard, garbage);
     std::vector<std::uint32_t> scales(num::scale_count(o.format, shape));
-    const num::scaled_result got =
-        num::quantize(in, shape, std::span<std::uint8_t>(elements.data(), bytes), scales, o);
+    const num::scaled_result got = num::quantize(in, shape, std::span<std::uint8_t>(elements.data(), bytes), scales, o);
     ASSERT_EQ(got.path, num::simd_path::avx512) << label;
     const scaled_ref::tensor_out want = scaled_ref::quantize(in_vector, shape, o);
     ASSERT_EQ(scales, want.scales) << label;
