@@ -30,6 +30,7 @@
 #include "lane_max_avx512.hpp"
 #include "nvfp4_quotient_avx512.hpp"
 #include "nvfp4_scale_avx512.hpp"
+#include "nvfp4_stochastic_avx512.hpp"
 #include "random_window.hpp"
 
 namespace num::scaled_detail {
@@ -201,7 +202,11 @@ class nvfp4_blocks {
     }
   }
 
- private:
+  // The lanes of the blocks to come (a 2-D block narrower than 16 columns);
+  // the lanes past them are loaded as zeros.
+  void take_lanes(__mmask16 present) { present_ = present; }
+
+  // RN32(RN64(1 / d)), quotient_elements' reciprocal decode scale.
   static float reciprocal_of(double d) {
     return _mm_cvtss_f32(_mm_cvt_roundsd_ss(_mm_setzero_ps(), _mm_div_round_sd(_mm_set_sd(1.0), _mm_set_sd(d), nearest),
                                             nearest));
@@ -236,7 +241,6 @@ class nvfp4_blocks {
     }
   }
 
- public:
   // The elements of block `index` of the run with D = S·s (exact in double).
   NUMLAB_INLINE void elements(__m512i x, __m512i a, double d, std::uint8_t* codes, std::size_t index) {
     if constexpr (Mode == rounding::stochastic) {
@@ -350,78 +354,23 @@ class nvfp4_blocks {
     tally(x, a, _mm512_setzero_si512(), nonzero, 0, codes);
   }
 
-  // Stochastic rounding needs the discarded fraction's top r bits, which no
-  // comparison gives: each element is divided, y = RN(|x| / D) in double,
-  // and the FMA remainder |x| - y·D (exact) says on which side of y the
-  // quotient lies. Its bracket (m + t) · 2^e, m = y's significand or one
-  // less, t in [0, 1) nonzero iff the remainder is, is cut at E2M1's quantum
-  // as round_exact cuts it; the fraction's top 32 bits come from m alone
-  // (it has 53 bits, at least 48 of them below the quantum).
+  // Stochastic rounding from the fraction's top bits, each half of the
+  // block the fast way where it can (nvfp4_stochastic_avx512.hpp).
   NUMLAB_INLINE void stochastic_elements(__m512i x, __m512i a, double d, std::uint8_t* codes,
                                          const std::uint32_t* words) {
-    const __m512d dv = _mm512_set1_pd(d);
-    const __m512i one = _mm512_set1_epi64(1);
-    __m256i code_half[2];
-    __mmask8 inexact_half[2], saturated_half[2], tiny_half[2];
+    const __m512d dv = _mm512_set1_pd(d), rv = _mm512_set1_pd(nvfp4_reciprocal64(d));
+    nvfp4_stochastic_lanes half[2];
     for (int h = 0; h < 2; ++h) {
       const __m256i a_half = h == 0 ? _mm512_castsi512_si256(a) : _mm512_extracti64x4_epi64(a, 1);
-      const __m512d ax = _mm512_cvtps_pd(_mm256_castsi256_ps(a_half));
-      const __mmask8 nonzero = _mm256_test_epi32_mask(a_half, a_half);
-      const __m512d y = _mm512_div_round_pd(ax, dv, nearest);
-      const __m512d remainder = _mm512_fnmadd_pd(y, dv, ax);  // exact
-      const __m512i y_bits = _mm512_castpd_si512(y);
-      __m512i m = _mm512_or_si512(_mm512_and_si512(y_bits, _mm512_set1_epi64(0xFFFFFFFFFFFFF)),
-                                  _mm512_set1_epi64(std::int64_t{1} << 52));
-      m = _mm512_mask_sub_epi64(m, _mm512_cmp_pd_mask(remainder, _mm512_setzero_pd(), _CMP_LT_OQ), m, one);
-      const __mmask8 sticky = _mm512_cmp_pd_mask(remainder, _mm512_setzero_pd(), _CMP_NEQ_OQ);
-      const __m512i y_exponent = _mm512_sub_epi64(_mm512_srli_epi64(y_bits, 52), _mm512_set1_epi64(1023));
-      // The exponent of the quotient's leading bit (one less where m lost its top bit).
-      const __m512i lead = _mm512_mask_sub_epi64(
-          y_exponent, _mm512_cmplt_epu64_mask(m, _mm512_set1_epi64(std::int64_t{1} << 52)), y_exponent, one);
-      const __m512i normal_lead = _mm512_max_epi64(lead, _mm512_setzero_si512());
-      // Bits of m below the quantum 2^(max(lead, 0) - 1): m's unit is 2^(y_exponent - 52).
-      const __m512i shift = _mm512_add_epi64(_mm512_sub_epi64(normal_lead, y_exponent), _mm512_set1_epi64(51));
-      const __m512i truncated = _mm512_srlv_epi64(m, shift);  // counts >= 64 give 0
-      const __m512i fraction = _mm512_and_si512(_mm512_srlv_epi64(m, _mm512_sub_epi64(shift, _mm512_set1_epi64(32))),
-                                                _mm512_set1_epi64(0xFFFFFFFF));
-      const __mmask8 inexact = nonzero & (sticky | _mm512_cmpneq_epi64_mask(_mm512_sllv_epi64(truncated, shift), m));
       const __m512i word = _mm512_cvtepu32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(words + 8 * h)));
-      const __mmask8 up = _mm512_cmpgt_epu64_mask(
-          _mm512_and_si512(word, top_bits_),
-          _mm512_xor_si512(_mm512_and_si512(fraction, top_bits_), _mm512_set1_epi64(0xFFFFFFFF)));
-      // code = max(lead, 0) · 2 + kept (E2M1: bias 1, p = 2), a carry landing on the next binade.
-      __m512i code =
-          _mm512_add_epi64(_mm512_slli_epi64(normal_lead, 1), _mm512_mask_add_epi64(truncated, up, truncated, one));
-      const __mmask8 saturated = nonzero & _mm512_cmpgt_epi64_mask(code, _mm512_set1_epi64(7));
-      code = _mm512_maskz_min_epi64(nonzero, code, _mm512_set1_epi64(7));
-      code_half[h] = _mm512_cvtepi64_epi32(code);
-      inexact_half[h] = inexact | saturated;
-      saturated_half[h] = saturated;
-      tiny_half[h] = 0;
-      if (!underflow_) {
-        // Below 1 = 2^emin and inexact; after rounding, not carried to 1 by
-        // rounding at the quantum 2^(lead - 1) (only lead = -1 can carry).
-        __mmask8 tiny = inexact & _mm512_cmplt_epi64_mask(lead, _mm512_setzero_si512());
-        if (after_rounding_) {
-          const __m512i unbounded_shift = _mm512_sub_epi64(shift, one);
-          const __m512i kept = _mm512_srlv_epi64(m, unbounded_shift);
-          const __m512i unbounded_fraction =
-              _mm512_and_si512(_mm512_srlv_epi64(m, _mm512_sub_epi64(unbounded_shift, _mm512_set1_epi64(32))),
-                               _mm512_set1_epi64(0xFFFFFFFF));
-          const __mmask8 unbounded_up = _mm512_cmpgt_epu64_mask(
-              _mm512_and_si512(word, top_bits_),
-              _mm512_xor_si512(_mm512_and_si512(unbounded_fraction, top_bits_), _mm512_set1_epi64(0xFFFFFFFF)));
-          const __mmask8 carried = unbounded_up & _mm512_cmpeq_epi64_mask(kept, _mm512_set1_epi64(3)) &
-                                   _mm512_cmpeq_epi64_mask(lead, _mm512_set1_epi64(-1));
-          tiny &= static_cast<__mmask8>(~carried);
-        }
-        tiny_half[h] = tiny;
+      if (!nvfp4_stochastic_half<false>(a_half, dv, rv, word, top_bits_, !underflow_, after_rounding_, half[h])) {
+        nvfp4_stochastic_half<true>(a_half, dv, rv, word, top_bits_, !underflow_, after_rounding_, half[h]);
       }
     }
-    const __m512i code = _mm512_inserti64x4(_mm512_castsi256_si512(code_half[0]), code_half[1], 1);
-    const auto inexact = static_cast<__mmask16>(inexact_half[0] | (inexact_half[1] << 8));
-    const auto saturated = static_cast<__mmask16>(saturated_half[0] | (saturated_half[1] << 8));
-    if ((tiny_half[0] | tiny_half[1]) != 0) underflow_ = true;
+    const __m512i code = _mm512_inserti64x4(_mm512_castsi256_si512(half[0].code), half[1].code, 1);
+    const auto inexact = static_cast<__mmask16>(half[0].inexact | (half[1].inexact << 8));
+    const auto saturated = static_cast<__mmask16>(half[0].saturated | (half[1].saturated << 8));
+    if ((half[0].tiny | half[1].tiny) != 0) underflow_ = true;
     tally(x, a, code, inexact, saturated, codes);
   }
 
@@ -498,13 +447,18 @@ template <rounding Mode>
 void run_tile(const nvfp4_kernel_setup& k, const nvfp4_tile& tile, scaled_result& result) {
   scaled_result rows;
   const std::size_t code_stride = k.packed_fp4 ? tile.stride / 2 : tile.stride;
+  const auto present = static_cast<__mmask16>((1u << tile.cols) - 1);
+  const float reciprocal = nvfp4_blocks<Mode>::reciprocal_of(tile.d);
   for (std::size_t r = 0; r < tile.rows; ++r) {
     const std::uint64_t first_word = tile.first_word + r * tile.stride;
     std::optional<random_window> random;
     if constexpr (Mode == rounding::stochastic) random.emplace(k.seed, k.stream, first_word);
     nvfp4_blocks<Mode> kernel(k.spec, k.tensor_scale, random ? &*random : nullptr, first_word, k.packed_fp4);
-    const __m512i x = _mm512_loadu_si512(tile.in + r * tile.stride);
-    kernel.elements(x, _mm512_and_si512(x, splat(0x7FFFFFFF)), tile.d, tile.codes + r * code_stride, 0);
+    kernel.take_lanes(present);
+    const __m512i x = _mm512_maskz_loadu_epi32(present, tile.in + r * tile.stride);
+    const __m512i a = _mm512_and_si512(x, splat(0x7FFFFFFF));
+    std::uint8_t* codes = tile.codes + r * code_stride;
+    if (!kernel.quotient_elements(x, a, reciprocal, codes)) kernel.elements(x, a, tile.d, codes, 0);
     kernel.add_to(rows);
   }
   scaled_counts& c = result.counts;

@@ -48,13 +48,14 @@ bool nvfp4_kernel_usable();
 void nvfp4_blocks_avx512(const nvfp4_kernel_setup& setup, const nvfp4_run& run, scaled_result& result,
                          left_blocks& left);
 
-/// The rows of one 2-D block 16 columns wide (NVFP4 16x16), its scale
-/// already found (finite values, a nonzero E4M3 scale).
+/// The rows of one 2-D block (NVFP4 16x16; at a tensor's right edge
+/// narrower), its scale already found (finite values, a nonzero E4M3 scale).
 struct nvfp4_tile {
   const float* in = nullptr;      ///< the block's first element
   std::uint8_t* codes = nullptr;  ///< the byte of in[0]'s code (an even element when packed)
   std::size_t stride = 0;         ///< elements from one row to the next (even when packed)
   std::size_t rows = 0;
+  std::size_t cols = 16;  ///< 1..16 (even when packed)
   double d = 0;                  ///< the decode scale S·s (exact in double)
   std::uint64_t first_word = 0;  ///< the random word of in[0]
 };

@@ -182,12 +182,13 @@ class block_quantizer {
     const block_scale scale = scaled_detail::scale_for(context_, amax);
     if (scale.fit == scale_fit::underflowed) ++result.counts.scale_underflow;
     if (scale.fit == scale_fit::overflowed) ++result.counts.scale_overflow;
-    if (nvfp4_tiles_ && !special && !scale.zero && b.col1 - b.col0 == 16) {
+    if (nvfp4_tiles_ && !special && !scale.zero) {
       const std::size_t first = b.row0 * cols + b.col0;
       std::uint8_t* codes = elements.data() + (nvfp4_setup_.packed_fp4 ? first / 2 : first);
-      scaled_detail::nvfp4_tile_avx512(
-          nvfp4_setup_, {in_.data() + first, codes, cols, b.row1 - b.row0, scale.by.value, o_.first_index + first},
-          result);
+      scaled_detail::nvfp4_tile_avx512(nvfp4_setup_,
+                                       {in_.data() + first, codes, cols, b.row1 - b.row0, b.col1 - b.col0,
+                                        scale.by.value, o_.first_index + first},
+                                       result);
       return scale.code;
     }
     if (fp32_kernel_ && !special) {
@@ -341,7 +342,7 @@ block_kernel kernel_for(const scaled_options& o, tensor_shape shape) {
 bool nvfp4_tiles_fit(const scaled_options& o, tensor_shape shape) {
   const bool layout_fits = o.layout == element_layout::byte_per_element || shape.cols % 2 == 0;
   return o.format.rule == scale_rule::nvfp4 && o.format.block.cols == 16 && o.format.block.rows > 1 &&
-         shape.cols >= 16 && layout_fits && resolve_simd_path(o.path) == simd_path::avx512 &&
+         layout_fits && resolve_simd_path(o.path) == simd_path::avx512 &&
          scaled_detail::nvfp4_kernel_usable();
 }
 

@@ -117,6 +117,15 @@ inline rational nvfp4_tensor_scale(const rational& amax) {
   return s == 0 ? pow2(-149) : s;
 }
 
+/// The index, in quantize()'s scale array, of the block holding element i
+/// (row-major blocks of min(block, shape) elements, as quantize() below
+/// walks them).
+inline std::size_t block_index_of(const num::scaled_format& f, num::tensor_shape shape, std::size_t i) {
+  const std::size_t tr = std::min(f.block.rows, shape.rows), tc = std::min(f.block.cols, shape.cols);
+  const std::size_t block_cols = (shape.cols + tc - 1) / tc;
+  return (i / shape.cols / tr) * block_cols + (i % shape.cols) / tc;
+}
+
 /// The reference's quantization of a whole tensor (byte-per-element codes).
 struct tensor_out {
   std::vector<std::uint32_t> codes;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "scaled_block_reference.hpp"
+#include "scaled_run.hpp"
 
 namespace {
 
@@ -34,16 +35,8 @@ std::vector<float> mixed_values(std::size_t n, unsigned seed) {
   return v;
 }
 
-struct mode_case {
-  num::rounding mode;
-  int r;
-};
-
-const mode_case modes[] = {{num::rounding::nearest_even, 32},    {num::rounding::nearest_away, 32},
-                           {num::rounding::toward_zero, 32},     {num::rounding::toward_positive, 32},
-                           {num::rounding::toward_negative, 32}, {num::rounding::to_odd, 32},
-                           {num::rounding::stochastic, 32},      {num::rounding::stochastic, 1},
-                           {num::rounding::stochastic, 3},       {num::rounding::stochastic, 13}};
+using scaled_test::mode_case;
+const auto& modes = scaled_test::reference_modes;
 
 void expect_matches_reference(const std::vector<float>& in, num::tensor_shape shape, const num::scaled_options& o,
                               const std::string& label) {
@@ -59,7 +52,7 @@ void expect_matches_reference(const std::vector<float>& in, num::tensor_shape sh
     if (code != want.codes[i]) {
       ADD_FAILURE() << label << ": element " << i << " = " << in[i] << " gave code " << code << ", reference "
                     << want.codes[i] << " (scale code "
-                    << scales[i / std::min<std::size_t>(in.size(), o.format.block.cols)] << ")";
+                    << scales[scaled_ref::block_index_of(o.format, shape, i)] << ")";
       ++shown;
     }
   }

@@ -291,8 +291,10 @@ TEST(ScaledPaths, Avx512Nvfp4MatchesScalarInEveryMode) {
   const std::vector<float> in = scaled_test::nvfp4_data(7);
   ASSERT_EQ(in.size() % 16, 0u);
   // 1x16 blocks along rows; 16x16 blocks (nvfp4-2d) with partial tiles at
-  // the right (96 rows of 40) and at the bottom (60 rows of 64).
-  const num::tensor_shape shapes[] = {{1, in.size()}, {in.size() / 80, 80}, {in.size() / 40, 40}, {in.size() / 64, 64}};
+  // the right (96 rows of 40), at the bottom (60 rows of 64), and rows
+  // narrower than a block (480 rows of 8).
+  const num::tensor_shape shapes[] = {
+      {1, in.size()}, {in.size() / 80, 80}, {in.size() / 40, 40}, {in.size() / 64, 64}, {in.size() / 8, 8}};
   for (const char* format : {"nvfp4", "nvfp4-2d"}) {
     for (const num::tensor_shape shape : shapes) {
       for (num::rounding mode : num::all_roundings) {

@@ -28,6 +28,18 @@ inline quantized run(const std::vector<float>& in, const num::scaled_options& o,
   return q;
 }
 
+/// A rounding mode with its r (stochastic rounding's random bits).
+struct mode_case {
+  num::rounding mode;
+  int r;
+};
+/// Every mode, stochastic with several r, for comparisons with the reference.
+inline constexpr mode_case reference_modes[] = {
+    {num::rounding::nearest_even, 32},    {num::rounding::nearest_away, 32}, {num::rounding::toward_zero, 32},
+    {num::rounding::toward_positive, 32}, {num::rounding::toward_negative, 32}, {num::rounding::to_odd, 32},
+    {num::rounding::stochastic, 32},      {num::rounding::stochastic, 1},      {num::rounding::stochastic, 3},
+    {num::rounding::stochastic, 13}};
+
 inline num::scaled_options options_for(const char* name) {
   num::scaled_options o;
   o.format = num::parse_scaled_format(name);

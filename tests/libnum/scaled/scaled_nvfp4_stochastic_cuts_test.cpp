@@ -1,0 +1,165 @@
+// NVFP4's AVX-512 kernel rounds stochastically from y = RN64(|x| · RN64(1/D))
+// and sends half a block to the exact division where y lies within 4 units
+// of a cut (nvfp4_stochastic_avx512.hpp). These tensors put elements where
+// that argument is thinnest, under block decode scales D = S·s with few and
+// with many significant bits:
+//  - quotients exactly on a cut of every r = 1..32 (odd multiples of
+//    2^(q - r), q the exponent of E2M1's quantum), and on the E2M1 grid:
+//    exact quotients, whose y the multiplication may miss by a unit;
+//  - quotients within about 2^-45 (relative) of a multiple of the finest
+//    cut, 2^(q - 33), found by modular arithmetic on D's odd significand;
+// and compare the kernel, for every r and several seeds, with the rational
+// reference (codes, scales, counts) and with the scalar path (flags).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <libnum/array.hpp>
+#include <libnum/scaled_array.hpp>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "scaled_block_reference.hpp"
+#include "scaled_run.hpp"
+
+namespace {
+
+using scaled_ref::rational;
+
+// E4M3 block scales with 1 to 4 significant bits.
+const double block_scales[] = {1.0, 1.5, 1.125, 0.8125, 3.75};
+
+// The fp32 value of `v` if it has one.
+std::optional<float> exact_float(const rational& v) {
+  const float f = scaled_ref::to_float(v);
+  if (!std::isfinite(f) || f == 0 || scaled_ref::of_float(f) != v) return std::nullopt;
+  return f;
+}
+
+// Quotients Q (of x / D) exactly on cuts: for each r and quantum exponent q
+// (Q in [0, 2), [2, 4), [4, 6)), the odd multiples of 2^(q - r) nearest a few
+// points of that range; and the E2M1 grid values.
+std::vector<rational> cut_quotients() {
+  std::vector<rational> q_values;
+  for (int r = 1; r <= 32; ++r) {
+    for (const double point : {0.3, 0.9, 1.3, 1.9, 2.7, 3.3, 4.6, 5.7}) {
+      const int q = point < 2 ? -1 : point < 4 ? 0 : 1;
+      const rational unit = scaled_ref::pow2(q - r);
+      mpz_class c = scaled_ref::floor_of(rational(point) / unit);
+      if (c % 2 == 0) ++c;
+      q_values.push_back(rational(c) * unit);
+    }
+  }
+  for (const double g : {0.5, 1.0, 1.5, 2.0, 3.0, 4.0}) q_values.push_back(rational(g));
+  return q_values;
+}
+
+// Elements x = X · 2^e (X of 24 bits) whose quotient by D lies within
+// Dm · 2^-15 units of the finest cut U = 2^(q - 33) from one of its
+// multiples, Dm the odd part of D's significand (a relative distance below
+// about 2^-46): X · 2^t mod Dm near 0, with t = e - eD - log2(U).
+std::vector<float> near_cut_elements(const rational& d, unsigned seed) {
+  mpz_class odd = d.get_num();
+  int d_exponent = -static_cast<int>(mpz_sizeinbase(d.get_den_mpz_t(), 2) - 1);  // the denominator is 2^k
+  while (odd % 2 == 0) {
+    odd /= 2;
+    ++d_exponent;
+  }
+  std::vector<float> out;
+  if (odd < (1 << 8)) return out;  // too few bits for any x / D to come near a cut but on it
+  const auto dm = static_cast<std::uint64_t>(odd.get_ui());
+  const int x_exponent = scaled_ref::floor_log2(d * rational(3, 2)) - 23;
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<std::uint32_t> significand(1u << 23, (1u << 24) - 1);
+  for (int tries = 0; tries < (1 << 18) && out.size() < 24; ++tries) {
+    const std::uint32_t x_int = significand(gen);
+    // (The quotient's binade from doubles: off by one only next to a power
+    // of two, which then merely gives another element.)
+    const int lead = std::ilogb(std::ldexp(static_cast<double>(x_int), x_exponent) / d.get_d());
+    const int cut = std::max(lead, 0) - 1 - 33;
+    const int t = x_exponent - d_exponent - cut;
+    if (t < 0) continue;
+    mpz_class power;
+    mpz_powm_ui(power.get_mpz_t(), mpz_class(2).get_mpz_t(), static_cast<unsigned long>(t), odd.get_mpz_t());
+    const std::uint64_t residue = (static_cast<std::uint64_t>(x_int) * power.get_ui()) % dm;
+    if (std::min(residue, dm - residue) <= (dm >> 15)) {
+      out.push_back(static_cast<float>(std::ldexp(static_cast<double>(x_int), x_exponent)));
+    }
+  }
+  return out;
+}
+
+// One tensor under the tensor amax `tensor_amax`: per block scale S, blocks
+// whose first element sets S (amax / (6·s) = S · (1 + 2^-6), which rounds to
+// S) and whose other 15 hold the representable cut elements and the near
+// ones, alternately signed.
+std::vector<float> tensor_for(float tensor_amax, std::size_t& near_count, std::size_t& cut_count) {
+  const rational s = scaled_ref::nvfp4_tensor_scale(scaled_ref::of_float(tensor_amax));
+  std::vector<float> in;
+  const std::vector<rational> quotients = cut_quotients();
+  for (const double block_scale : block_scales) {
+    const rational d = rational(block_scale) * s;
+    std::vector<float> elements;
+    for (const rational& q : quotients) {
+      if (auto x = exact_float(q * d)) {
+        elements.push_back(*x);
+        ++cut_count;
+      }
+    }
+    const std::vector<float> near = near_cut_elements(d, static_cast<unsigned>(block_scale * 64));
+    near_count += near.size();
+    elements.insert(elements.end(), near.begin(), near.end());
+    const auto amax = static_cast<float>(6.09375 * block_scale * s.get_d());
+    for (std::size_t i = 0; i < elements.size(); i += 15) {
+      in.push_back(amax);
+      for (std::size_t j = i; j < i + 15; ++j)
+        in.push_back(j < elements.size() ? (j % 2 ? -elements[j] : elements[j]) : 0.0f);
+    }
+  }
+  return in;
+}
+
+TEST(ScaledNvfp4StochasticCuts, KernelMatchesReferenceOnAndNearEveryCut) {
+  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  // s = 421 · 2^-20 (9 bits), 0x1ABCD · 2^-30 (17 bits), RN(1000 / 2688) (24 bits).
+  for (const float tensor_amax : {2688.0f * 421.0f * 0x1p-20f, 2688.0f * 0x1ABCDp-30f, 1000.0f}) {
+    std::size_t near_count = 0, cut_count = 0;
+    const std::vector<float> in = tensor_for(tensor_amax, near_count, cut_count);
+    // The test's own premise: cut elements everywhere, near ones where s has many bits.
+    EXPECT_GT(cut_count, tensor_amax == 1000.0f ? 20u : 100u) << tensor_amax;
+    if (tensor_amax == 1000.0f) {
+      EXPECT_GT(near_count, 40u);
+    }
+    for (int r = 1; r <= 32; ++r) {
+      for (const std::uint64_t seed : {3u, 4u}) {
+        for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
+          num::scaled_options o = scaled_test::options_for("nvfp4");
+          o.spec.mode = num::rounding::stochastic;
+          o.spec.random_bits = r;
+          o.spec.tiny = tiny;
+          o.tensor_amax = tensor_amax;
+          o.seed = seed;
+          o.path = num::simd_path::avx512;
+          const std::string label = "amax " + std::to_string(tensor_amax) + " r " + std::to_string(r) + " seed " +
+                                    std::to_string(seed) +
+                                    (tiny == num::tininess::after_rounding ? " after" : " before");
+          const auto fast = scaled_test::run(in, o);
+          ASSERT_EQ(fast.result.path, num::simd_path::avx512) << label;
+          const scaled_ref::tensor_out want = scaled_ref::quantize(in, {1, in.size()}, o);
+          ASSERT_EQ(fast.scales, want.scales) << label;
+          EXPECT_EQ(fast.codes, want.codes) << label;
+          EXPECT_EQ(fast.result.counts, want.counts) << label;
+          if (r % 8 == 1) {
+            o.path = num::simd_path::scalar;
+            EXPECT_EQ(fast.result.raised, scaled_test::run(in, o).result.raised) << label;
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
