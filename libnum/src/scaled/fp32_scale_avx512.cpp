@@ -8,6 +8,7 @@
 // round_exact's decisions, the underflow flag worked out only until raised.
 #include <cstdint>
 
+#include "libnum/cpu_features.hpp"
 #include "fp32_scale_kernel.hpp"
 
 // The AVX-512 region opens after every other header (see avx512_region.hpp).
@@ -141,7 +142,7 @@ void run(const fp32_kernel_setup& k, const float* in, std::uint8_t* codes, std::
 
 }  // namespace
 
-bool fp32_kernel_usable() { return (_mm_getcsr() & 0x8040u) == 0; }
+bool fp32_kernel_usable() { return !mxcsr_flushes_subnormals(); }
 
 void fp32_scaled_elements_avx512(const fp32_kernel_setup& k, const float* in, std::uint8_t* codes, std::size_t n,
                                  double d, fp32_segment_counts& counts) {

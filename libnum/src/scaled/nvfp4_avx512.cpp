@@ -22,6 +22,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "libnum/cpu_features.hpp"
 #include "nvfp4_block_kernel.hpp"
 
 // The AVX-512 region opens after every other header (see avx512_region.hpp).
@@ -484,7 +485,7 @@ void nvfp4_tile_avx512(const nvfp4_kernel_setup& k, const nvfp4_tile& tile, scal
   }
 }
 
-bool nvfp4_kernel_usable() { return (_mm_getcsr() & 0x8040u) == 0; }
+bool nvfp4_kernel_usable() { return !mxcsr_flushes_subnormals(); }
 
 void nvfp4_blocks_avx512(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result& result, left_blocks& left) {
   switch (k.spec.mode) {

@@ -1,0 +1,81 @@
+// The scaled kernels under a flushing MXCSR (FTZ, DAZ, both), as -ffast-math
+// start-up code or torch.set_flush_denormal(True) leave the calling thread.
+// The AVX-512 NVFP4 and fp32-scale kernels divide and multiply in floating
+// point, so they step aside (num::mxcsr_flushes_subnormals) and the call
+// must give what the scalar path gives under the same MXCSR: codes, scales,
+// counts and flags, in every mode, on data with fp32 subnormals and blocks
+// whose scale meets them.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+#include <libnum/array.hpp>
+#include <libnum/cpu_features.hpp>
+#include <string>
+#include <vector>
+
+#include "scaled_run.hpp"
+#include "scaled_test_data.hpp"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+
+namespace {
+
+// Sets MXCSR bits for its lifetime; restores the old value however the scope ends.
+class mxcsr_bits {
+ public:
+  explicit mxcsr_bits(unsigned bits) : saved_(_mm_getcsr()) { _mm_setcsr(saved_ | bits); }
+  ~mxcsr_bits() { _mm_setcsr(saved_); }
+  mxcsr_bits(const mxcsr_bits&) = delete;
+  mxcsr_bits& operator=(const mxcsr_bits&) = delete;
+
+ private:
+  unsigned saved_;
+};
+
+// A tensor of fp32 subnormals only, so that the tensor and block scales
+// themselves meet the subnormal range, the place FTZ and DAZ change.
+std::vector<float> subnormal_tensor(std::size_t n) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto k = static_cast<std::uint32_t>((i * 2654435761u) % 0x7FFFFF + 1);
+    v[i] = std::bit_cast<float>(k | (i % 3 == 0 ? 0x80000000u : 0u));
+  }
+  return v;
+}
+
+void expect_scalar_results_under_flushing(const std::vector<float>& in, const char* data) {
+  const num::tensor_shape shape{15, 128};
+  ASSERT_EQ(in.size(), shape.rows * shape.cols);
+  for (const char* name : {"mxfp8", "mxfp4", "nvfp4", "nvfp4-2d", "fp8-tensor", "fp8-block", "fp8-block-128x128"}) {
+    for (const scaled_test::mode_case m : scaled_test::reference_modes) {
+      for (unsigned bits : {0x8000u, 0x0040u, 0x8040u}) {
+        num::scaled_options o = scaled_test::options_for(name);
+        o.spec.mode = m.mode;
+        o.spec.random_bits = m.r;
+        o.seed = 5;
+        const mxcsr_bits flushing(bits);
+        o.path = num::simd_path::scalar;
+        const auto scalar = scaled_test::run(in, o, shape);
+        o.path = num::simd_path::automatic;
+        const auto dispatched = scaled_test::run(in, o, shape);
+        const std::string label = std::string(name) + " " + std::string(num::rounding_name(m.mode)) +
+                                  " r=" + std::to_string(m.r) + " MXCSR bits " + std::to_string(bits) + " " + data;
+        EXPECT_EQ(dispatched.codes, scalar.codes) << label;
+        EXPECT_EQ(dispatched.scales, scalar.scales) << label;
+        EXPECT_EQ(dispatched.result.counts, scalar.result.counts) << label;
+        EXPECT_EQ(dispatched.result.raised, scalar.result.raised) << label;
+      }
+    }
+  }
+}
+
+TEST(ScaledMxcsr, FlushingMxcsrGivesTheScalarPathsResults) {
+  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  expect_scalar_results_under_flushing(scaled_test::path_data(60, 17), "mixed blocks");
+  expect_scalar_results_under_flushing(subnormal_tensor(15 * 128), "subnormals only");
+}
+
+}  // namespace
+#endif
