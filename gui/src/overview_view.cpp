@@ -97,20 +97,15 @@ overview_view::overview_view(QWidget* parent)
   // UI thread per replot (2.5 ms as polylines), on every live refresh.
   plot_->setPlottingHint(QCP::phFastPolylines, true);
   connect(plot_, &QCustomPlot::mouseMove, this, &overview_view::show_tooltip);
-  connect(plot_, &QCustomPlot::mouseWheel, this, [this] { zoomed_ = true; });
-  connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) { press_at_ = event->pos(); });
   // A drag pans; a click that did not move leaves the range to the data.
-  connect(plot_, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* event) {
-    if ((event->pos() - press_at_).manhattanLength() > 3) zoomed_ = true;
-  });
-  connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { reset_zoom(); });
+  zoom_ = new user_zoom(*plot_, [this] { show_series(); });
   connect(smoothing_, &QSlider::valueChanged, this, [this] { show_series(); });
   connect(log_loss_, &QCheckBox::toggled, this, [this] { show_series(); });
 }
 
 void overview_view::set_runs(const QList<run_ref>& runs) {
   runs_ = runs;
-  zoomed_ = false;
+  zoom_->forget();
   reload();
 }
 
@@ -278,7 +273,7 @@ void overview_view::show_series() {
     }
   }
   auto* step_axis = axis(loss_rect_, QCPAxis::atBottom);
-  if (zoomed_) {
+  if (zoom_->active()) {
     step_axis->setRange(kept_steps);
   } else {
     step_axis->rescale();
@@ -312,11 +307,6 @@ void overview_view::show_series() {
     }
   }
   plot_->replot();
-}
-
-void overview_view::reset_zoom() {
-  zoomed_ = false;
-  show_series();
 }
 
 void overview_view::show_tooltip(QMouseEvent* event) { show_hover_text(*plot_, *event, hover_text(event->pos())); }
