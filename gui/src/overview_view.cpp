@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "plot_fit.hpp"
+#include "live_queries.hpp"
 #include "plot_style.hpp"
 #include "run_queries.hpp"
 #include "smoothing.hpp"
@@ -114,11 +115,19 @@ void overview_view::set_log_loss(bool on) { log_loss_->setChecked(on); }
 
 void overview_view::reload(reload_cause cause) {
   const QList<run_ref> runs = runs_;
+  // A live refresh reads only the rows written since the shown series (at
+  // most max_points steps each, so copying them here is cheap).
+  std::vector<overview_series> held;
+  if (cause == reload_cause::live) held = series_;
   queries_->load<std::vector<overview_series>>(
       cause,
-      [runs](const interrupt_flag& interrupt) {
+      [runs, held = std::move(held)](const interrupt_flag& interrupt) {
         std::vector<overview_series> loaded;
-        for (const auto& run : runs) loaded.push_back(load_overview(run, max_points, interrupt));
+        for (qsizetype i = 0; i < runs.size(); ++i) {
+          const auto at = static_cast<std::size_t>(i);
+          if (at < held.size() && held[at].run == runs[i]) loaded.push_back(refresh_overview(held[at], max_points, interrupt));
+          else loaded.push_back(load_overview(runs[i], max_points, interrupt));
+        }
         return loaded;
       },
       [this](std::vector<overview_series> value) {

@@ -302,6 +302,7 @@ overview_series load_overview(const run_ref& run, std::size_t max_points, const 
   series.steps = db.steps(run.id, {}, max_points);
   series.skipped = db.skipped_steps(run.id);
   series.evaluations = db.evaluations(run.id);
+  series.rows_read = db.rows_read();
   return series;
 }
 
@@ -504,9 +505,11 @@ scale_detail load_scale_detail(const run_ref& run, const std::string& layer, con
   return detail;
 }
 
-event_list load_events(const run_ref& run, const interrupt_flag& interrupt) {
+event_list load_events(const run_ref& run, const interrupt_flag& interrupt, rundb::step_range range) {
   auto db = open(run.file, interrupt);
-  return {db.events(run.id)};
+  event_list list{db.events(run.id, range)};
+  list.rows_read = db.rows_read();
+  return list;
 }
 
 }  // namespace numlab_gui

@@ -65,8 +65,9 @@ struct scaled_value_range {
 /// The range of a scaled format named as scale_stats.scaled_format names it
 /// (libnum's names); nullopt for a name libnum does not parse.
 std::optional<scaled_value_range> scaled_range(const std::string& scaled_format);
-/// Every event of a run.
-event_list load_events(const run_ref& run, const interrupt_flag& interrupt);
+/// The events of a run in `range` (every one by default; a live refresh
+/// asks for tail_range of the events it holds, see live_queries.hpp).
+event_list load_events(const run_ref& run, const interrupt_flag& interrupt, rundb::step_range range = {});
 
 /// The role name load_map takes for "every role".
 inline constexpr const char* all_roles = "*";

@@ -145,8 +145,8 @@ class reader {
   /// scale, skipped if any step in it was (with one of their reasons), last
   /// wall time. Use skipped_steps() for the exact skipped steps.
   std::vector<step_record> steps(run_id run, step_range range = {}, std::size_t max_points = 0);
-  /// Every skipped step of a run, ascending.
-  std::vector<step_record> skipped_steps(run_id run);
+  /// The skipped steps of a run in `range` (every one by default), ascending.
+  std::vector<step_record> skipped_steps(run_id run, step_range range = {});
 
   /// Tensor statistics matching `query`, ordered by step, then layer order of first appearance.
   std::vector<tensor_stats_record> tensor_stats(const stats_query& query);
@@ -200,8 +200,15 @@ class reader {
   /// schema version 4).
   std::vector<layer_totals> totals_by_layer(run_id run);
 
-  std::vector<event_record> events(run_id run);
-  std::vector<evaluation_record> evaluations(run_id run);
+  /// Events of a run in `range` (every one by default), by step, then in the order written.
+  std::vector<event_record> events(run_id run, step_range range = {});
+  /// Evaluations of a run in `range` (every one by default), by step, then in the order written.
+  std::vector<evaluation_record> evaluations(run_id run, step_range range = {});
+  /// Rows this reader's queries have returned since it was opened (each
+  /// SQLite step that produced a row; the checks of the schema on opening
+  /// are not counted): what a live viewer's refresh costs, which tests
+  /// check grows with the rows appended, not with the run.
+  std::uint64_t rows_read() const;
   /// Shadow-mode errors, optionally of one layer only, ordered by step.
   std::vector<shadow_error_record> shadow_errors(run_id run, std::optional<std::string> layer = {});
   /// Scale statistics matching `query`, ordered by step, then insertion.
@@ -267,6 +274,7 @@ class reader {
   std::vector<run_outcome> outcomes_but_steps();
 
   std::filesystem::path path_{};
+  std::uint64_t rows_at_open_ = 0;  // rows the schema checks read, left out of rows_read()
   std::unique_ptr<detail::database> db_{};
   int version_ = 0;
 };
