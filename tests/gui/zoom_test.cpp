@@ -1,9 +1,10 @@
 // One zoom tracker (user_zoom) for every view: a drag pans, the wheel zooms,
 // a live refresh keeps either, a double-click goes back to the data's range,
 // and on the map a click that did not move opens the cell while a drag does
-// not. Overview, Swamping, Scales, Map and the waterfall keep their zoom in
-// plots_test; these are the cases no test covered: the drag (every earlier
-// check used the wheel), the histogram's own plot, and the map's click.
+// not. Overview, Swamping, Scales, Map and the waterfall keep a wheel's zoom
+// in plots_test; these are the cases no test covered: the drag (every
+// earlier check used the wheel), the histogram's own plot, and the map's
+// click. The tracker is the same object in every view.
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
@@ -12,7 +13,6 @@
 #include "../rundb/sample_database.hpp"
 #include "histogram_view.hpp"
 #include "map_view.hpp"
-#include "overview_view.hpp"
 #include "plot_input.hpp"
 
 using namespace numlab_gui;
@@ -101,27 +101,6 @@ class zoom_test : public QObject {
     QCOMPARE(opened.count(), 1);
     QCOMPARE(opened.at(0).at(0).toString(), QString("conv1"));
     QCOMPARE(opened.at(0).at(2).value<std::int64_t>(), std::int64_t{0});
-  }
-
-  // The overview: a drag of the step axis, kept by a live refresh (its test
-  // in plots_test turns the wheel), and the double-click's reset.
-  void overview_keeps_a_drag_through_live_refresh() {
-    overview_view view;
-    view.resize(1000, 700);
-    view.show();
-    QSignalSpy loaded(&view, &overview_view::loaded);
-    view.set_runs({{sample_, 1, "baseline"}});
-    QVERIFY(loaded.wait(10000));
-    auto* steps = view.loss_rect()->axis(QCPAxis::atBottom);
-    const QCPRange full = steps->range();
-    gui_test::drag(view.plot(), inside(view.loss_rect(), 0.3, 0.5), inside(view.loss_rect(), 0.6, 0.5));
-    const QCPRange panned = steps->range();
-    QVERIFY(panned.lower < full.lower - 1);
-    view.reload(reload_cause::live);
-    QVERIFY(loaded.wait(10000));
-    QCOMPARE(steps->range().lower, panned.lower);
-    QTest::mouseDClick(view.plot(), Qt::LeftButton, Qt::NoModifier, view.loss_rect()->rect().center());
-    QCOMPARE(steps->range().lower, full.lower);
   }
 
  private:
