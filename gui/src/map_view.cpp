@@ -114,12 +114,19 @@ void map_view::reload(reload_cause cause) {
   const std::string role = role_.toStdString();
   const map_metric metric = selected_metric();
   if (cause == reload_cause::user) zoom_->forget();
+  // A live refresh of the grid on screen reads only the steps recorded since (see refresh_map).
+  const bool same = cause == reload_cause::live && shown_run_ == run && shown_role_ == role_ && shown_metric_ == metric;
+  const std::optional<map_grid> held = same ? std::optional<map_grid>(grid_) : std::nullopt;
   queries_->load<map_grid>(
       cause,
-      [run, role, metric](const interrupt_flag& interrupt) {
-        return load_map(run, role, metric, max_columns, interrupt);
+      [run, role, metric, held](const interrupt_flag& interrupt) {
+        return held ? refresh_map(*held, run, metric, max_columns, interrupt)
+                    : load_map(run, role, metric, max_columns, interrupt);
       },
-      [this](map_grid value) {
+      [this, run, requested = role_, metric](map_grid value) {
+        shown_run_ = run;
+        shown_role_ = requested;
+        shown_metric_ = metric;
         grid_ = std::move(value);
         show_grid();
         emit loaded();

@@ -86,6 +86,10 @@ class map_view : public QWidget {
   run_ref run_;
   QString role_;
   map_grid grid_;
+  // What grid_ was read for: a live refresh of the same appends to it.
+  run_ref shown_run_;
+  QString shown_role_;
+  map_metric shown_metric_ = map_metric::overflow;
   user_zoom* zoom_;  // the user zoomed or panned: live refreshes keep the range
 };
 

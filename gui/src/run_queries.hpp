@@ -28,6 +28,12 @@ overview_series load_overview(const run_ref& run, std::size_t max_points, const 
 /// `max_columns` step columns, each keeping its worst step.
 map_grid load_map(const run_ref& run, const std::string& role, map_metric metric, std::size_t max_columns,
                   const interrupt_flag& interrupt);
+/// `held` (a load_map result for `metric`) with the steps recorded since,
+/// reading only the records from its last column on while no column merges
+/// steps (fewer than `max_columns`) and no new layer appears; otherwise
+/// load_map again. rows_read says which.
+map_grid refresh_map(const map_grid& held, const run_ref& run, map_metric metric, std::size_t max_columns,
+                     const interrupt_flag& interrupt);
 /// The histograms of layer/role (see histogram_data for which records are
 /// loaded), selecting the largest recorded step <= `step`. Empty
 /// layer or role pick the first available; a negative step picks the last.

@@ -1,5 +1,5 @@
 // Issue 18, defect 1: a live refresh reads only what the run appended. After
-// k new steps the Overview and Events refreshes read a number of rows fixed
+// k new steps the Overview, Map and Events refreshes read a number of rows fixed
 // by k (counted by rundb::reader::rows_read, derived by hand below), the
 // same for a run of 200 steps as for one of 2000, and end with exactly what
 // a full read of the file gives.
@@ -11,6 +11,7 @@
 #include "../rundb/sample_database.hpp"
 #include "events_view.hpp"
 #include "live_queries.hpp"
+#include "map_view.hpp"
 #include "overview_view.hpp"
 #include "run_queries.hpp"
 #include "rundb/writer.hpp"
@@ -145,6 +146,43 @@ class live_refresh_test : public QObject {
       const auto all = rundb::reader(file).events(id);
       QCOMPARE(messages_of(view.data().events), messages_of(all));
       QCOMPARE(view.data().events.back().message, std::string("second"));
+    }
+  }
+
+  void map_refresh_reads_rows_in_proportion_to_the_appended_steps() {
+    const interrupt_flag never{false};
+    const auto write = [](rundb::writer& w, rundb::run_id id, std::int64_t first, std::int64_t last) {
+      for (std::int64_t s = first; s <= last; ++s) {
+        w.add_step({.run = id, .step = s, .loss = 1.0});
+        for (const char* layer : {"a", "b"}) {
+          w.add_tensor_stats({.run = id, .step = s, .layer = layer, .op = "dense", .role = "grad_weight",
+                              .format = "binary16", .count = 10, .overflows = static_cast<std::uint64_t>(s % 3),
+                              .hist = {-24, std::vector<std::uint64_t>(42, 1)}});
+        }
+      }
+      w.flush();
+    };
+    for (const std::int64_t n : {50, 500}) {
+      const auto file = dir_ / ("map-" + std::to_string(n) + ".db");
+      rundb::writer w(file);
+      const auto id = w.begin_run({.name = "live", .config_yaml = "x: 1\n", .numlab_version = "0.1.0"});
+      write(w, id, 0, n - 1);
+      const run_ref run{QString::fromStdString(file.string()), id, "live"};
+      const map_grid full = load_map(run, "", map_metric::overflow, map_view::max_columns, never);
+      QCOMPARE(full.steps.size(), static_cast<std::size_t>(n));
+      write(w, id, n, n + 4);  // k = 5 steps more
+      const map_grid live = refresh_map(full, run, map_metric::overflow, map_view::max_columns, never);
+      // By hand: the role's first step, last step and distinct-step count in
+      // the range (3), the (step, layer) sums of the last held step and the
+      // 5 new ones for 2 layers (12), the run's one role (1), no skipped step.
+      QCOMPARE(live.rows_read, std::uint64_t{3 + 12 + 1});
+      const map_grid again = load_map(run, "", map_metric::overflow, map_view::max_columns, never);
+      QCOMPARE(live.steps, again.steps);
+      QCOMPARE(live.layers, again.layers);
+      QCOMPARE(live.worst_steps, again.worst_steps);
+      QCOMPARE(live.cell_roles, again.cell_roles);
+      QCOMPARE(live.fractions, again.fractions);
+      QCOMPARE(live.at(1, static_cast<std::size_t>(n + 4)), 0.1 * static_cast<double>((n + 4) % 3));
     }
   }
 

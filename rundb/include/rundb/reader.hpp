@@ -183,16 +183,18 @@ class reader {
   /// at the first recorded step), with the same worst steps as the records give.
   /// Aggregated in SQL, no record materialised, one role and one slice of
   /// steps per statement: no read transaction lasts long enough to hold back
-  /// a live writer's WAL checkpoints.
+  /// a live writer's WAL checkpoints. With `steps` narrower than the whole
+  /// run, only the records in it count (read from the records, never the
+  /// summaries): what a live map reads for the steps written since.
   std::vector<layer_step_cell> counts_by_layer_and_step(run_id run, std::string_view role, counted_stat stat,
-                                                        std::size_t max_columns = 0);
+                                                        std::size_t max_columns = 0, step_range steps = {});
   /// counts_by_layer_and_step for several stats in one scan of the records:
   /// result i is what the single-stat call with stats[i] returns (each stat
   /// pools its buckets by its own worst step). Throws rundb::error when the
   /// stats come from different tables.
   std::vector<std::vector<layer_step_cell>> counts_by_layer_and_step(run_id run, std::string_view role,
                                                                      std::span<const counted_stat> stats,
-                                                                     std::size_t max_columns = 0);
+                                                                     std::size_t max_columns = 0, step_range steps = {});
   /// Totals per layer and role over the run, in the order of layers() (first
   /// appearance), then by role name; the same list, in the same order, from
   /// a version 3 file and its version 4 upgrade (read in short statements,
