@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include "async_query.hpp"
+#include "live_queries.hpp"
 #include "plot_style.hpp"
 #include "run_queries.hpp"
 
@@ -65,10 +66,20 @@ void events_view::set_run(const run_ref& run) {
 void events_view::reload(reload_cause cause) {
   if (run_.file.isEmpty()) return;
   const run_ref run = run_;
+  // A live refresh reads only the events from the last one held on (the
+  // table only appends) and adds those it lacks; another run reads them all.
+  const bool append = cause == reload_cause::live && shown_run_ == run;
+  const rundb::step_range range = append ? tail_range(data_.events) : rundb::step_range{};
   queries_->load<event_list>(
-      cause, [run](const interrupt_flag& interrupt) { return load_events(run, interrupt); },
-      [this](event_list value) {
-        data_ = std::move(value);
+      cause, [run, range](const interrupt_flag& interrupt) { return load_events(run, interrupt, range); },
+      [this, run, append](event_list value) {
+        if (append && shown_run_ == run) {
+          append_tail(data_.events, std::move(value.events));
+          data_.rows_read = value.rows_read;
+        } else {
+          data_ = std::move(value);
+        }
+        shown_run_ = run;
         show_data();
         emit loaded();
       },

@@ -50,6 +50,7 @@ class events_view : public QWidget {
   QLabel* summary_;
   QTableWidget* table_;
   run_ref run_;
+  run_ref shown_run_;  // the run data_ holds: a live refresh of it appends
   event_list data_;
   query_runner* queries_;
 };

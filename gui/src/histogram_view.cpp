@@ -111,12 +111,7 @@ histogram_view::histogram_view(QWidget* parent)
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot_->axisRect()->setRangeZoom(Qt::Horizontal);
   plot_->axisRect()->setRangeDrag(Qt::Horizontal);
-  connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { reset_zoom(); });
-  connect(plot_, &QCustomPlot::mouseWheel, this, [this] { zoomed_ = true; });
-  connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) { press_at_ = event->pos(); });
-  connect(plot_, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* event) {
-    if ((event->pos() - press_at_).manhattanLength() > 3) zoomed_ = true;
-  });
+  zoom_ = new user_zoom(*plot_, [this] { draw_selected(); });
   step_field_->setRange(0, std::numeric_limits<int>::max());
   step_field_->setKeyboardTracking(false);
   step_field_->setToolTip("Type a step: the newest recorded step at or before it is shown");
@@ -205,7 +200,7 @@ void histogram_view::set_run(const run_ref& run) {
 }
 
 void histogram_view::show_at(const QString& layer, const QString& role, std::int64_t step) {
-  zoomed_ = false;
+  zoom_->forget();
   data_.layer = layer.toStdString();
   data_.role = role.toStdString();
   requested_step_ = step;
@@ -388,7 +383,7 @@ void histogram_view::draw_selected() {
                         .arg(stats->step).arg(stats->count).arg(stats->zeros).arg(stats->subnormals)
                         .arg(stats->underflows).arg(stats->overflows).arg(stats->infs).arg(stats->nans)
                         .arg(scale_text, note));
-  if (!zoomed_) plot_->xAxis->setRange(std::max(left, view_left), std::min(right, view_right));
+  if (!zoom_->active()) plot_->xAxis->setRange(std::max(left, view_left), std::min(right, view_right));
   plot_->yAxis->rescale(true);
   if (log_counts_->isChecked()) plot_->yAxis->setRangeLower(0.5);
   else plot_->yAxis->setRangeLower(0);
@@ -420,11 +415,6 @@ std::pair<double, double> histogram_view::populated_range(const rundb::histogram
   // Never narrower than a dozen binades: the format bands need room to read.
   const double widen = std::max(0.0, (12 - (hi - lo)) / 2);
   return {lo - margin - widen, hi + margin + widen};
-}
-
-void histogram_view::reset_zoom() {
-  zoomed_ = false;
-  draw_selected();
 }
 
 QString histogram_view::caption() const { return caption_->text(); }

@@ -89,7 +89,6 @@ class histogram_view : public QWidget {
   void shade_format_ranges(double left, double right);
   /// The scaled format's representable band at the shown step (log2 |x| edges).
   void outline_scaled_band(double low, double high);
-  void reset_zoom();
 
 
   QComboBox* layer_box_;
@@ -112,8 +111,7 @@ class histogram_view : public QWidget {
   run_ref run_;
   histogram_data data_;
   std::int64_t requested_step_ = -1;
-  bool zoomed_ = false;  // the user zoomed or panned: new steps and live refreshes keep the range
-  QPoint press_at_;
+  user_zoom* zoom_;  // the user zoomed or panned: new steps and live refreshes keep the range
   query_runner* queries_;
 };
 

@@ -81,11 +81,12 @@ map_view::map_view(QWidget* parent)
     reload();
   });
   connect(log_scale_, &QCheckBox::toggled, this, [this] { show_grid(); });
-  connect(plot_, &QCustomPlot::mousePress, this, &map_view::on_click);
   connect(plot_, &QCustomPlot::mouseMove, this, &map_view::on_hover);
-  connect(plot_, &QCustomPlot::mouseRelease, this, &map_view::on_release);
-  connect(plot_, &QCustomPlot::mouseWheel, this, [this] { zoomed_ = true; });
-  connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { reset_zoom(); });
+  zoom_ = new user_zoom(*plot_, [this] { reset_zoom(); });
+  // A drag pans; only a click that did not move opens the histogram.
+  zoom_->on_click([this](const QMouseEvent& event) {
+    if (const auto cell = cell_at(event.pos())) activate_cell(cell->first, cell->second);
+  });
 }
 
 void map_view::set_run(const run_ref& run) {
@@ -112,13 +113,20 @@ void map_view::reload(reload_cause cause) {
   const run_ref run = run_;
   const std::string role = role_.toStdString();
   const map_metric metric = selected_metric();
-  if (cause == reload_cause::user) zoomed_ = false;
+  if (cause == reload_cause::user) zoom_->forget();
+  // A live refresh of the grid on screen reads only the steps recorded since (see refresh_map).
+  const bool same = cause == reload_cause::live && shown_run_ == run && shown_role_ == role_ && shown_metric_ == metric;
+  const std::optional<map_grid> held = same ? std::optional<map_grid>(grid_) : std::nullopt;
   queries_->load<map_grid>(
       cause,
-      [run, role, metric](const interrupt_flag& interrupt) {
-        return load_map(run, role, metric, max_columns, interrupt);
+      [run, role, metric, held](const interrupt_flag& interrupt) {
+        return held ? refresh_map(*held, run, metric, max_columns, interrupt)
+                    : load_map(run, role, metric, max_columns, interrupt);
       },
-      [this](map_grid value) {
+      [this, run, requested = role_, metric](map_grid value) {
+        shown_run_ = run;
+        shown_role_ = requested;
+        shown_metric_ = metric;
         grid_ = std::move(value);
         show_grid();
         emit loaded();
@@ -177,7 +185,7 @@ void map_view::show_grid() {
   for (int c = 0; c < columns; c += stride) step_ticks->addTick(c, QString::number(grid_.steps[static_cast<std::size_t>(c)]));
   plot_->xAxis->setTicker(step_ticks);
   // A live refresh keeps the user's zoom.
-  if (!zoomed_) plot_->xAxis->setRange(-0.5, std::max(columns, 1) - 0.5);
+  if (!zoom_->active()) plot_->xAxis->setRange(-0.5, std::max(columns, 1) - 0.5);
   plot_->yAxis->setRange(-0.5, std::max(rows, 1) - 0.5 + (grid_.skipped.empty() ? 0 : 0.7));
   const QString pooling = columns > 0 && grid_.steps.size() >= max_columns ? " (each column: its worst step)" : "";
   caption_->setText(grid_.layers.empty() ? QString("no tensor statistics in this run")
@@ -188,7 +196,6 @@ void map_view::show_grid() {
 }
 
 void map_view::reset_zoom() {
-  zoomed_ = false;
   plot_->xAxis->setRange(-0.5, std::max<double>(static_cast<double>(grid_.steps.size()), 1) - 0.5);
   plot_->replot();
 }
@@ -215,20 +222,6 @@ std::optional<std::pair<std::size_t, std::size_t>> map_view::cell_at(const QPoin
     return std::nullopt;
   }
   return std::pair{static_cast<std::size_t>(layer), static_cast<std::size_t>(column)};
-}
-
-void map_view::on_click(QMouseEvent* event) {
-  if (event->button() != Qt::LeftButton || event->modifiers() != Qt::NoModifier) return;
-  press_at_ = event->pos();
-}
-
-void map_view::on_release(QMouseEvent* event) {
-  // A drag pans; only a click that did not move opens the histogram.
-  if ((event->pos() - press_at_).manhattanLength() > 3) {
-    zoomed_ = true;
-    return;
-  }
-  if (const auto cell = cell_at(event->pos())) activate_cell(cell->first, cell->second);
 }
 
 void map_view::on_hover(QMouseEvent* event) { show_hover_text(*plot_, *event, hover_text(event->pos())); }

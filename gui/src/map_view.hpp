@@ -24,6 +24,8 @@ class QMouseEvent;
 
 namespace numlab_gui {
 
+class user_zoom;
+
 class map_view : public QWidget {
   Q_OBJECT
 
@@ -71,8 +73,6 @@ class map_view : public QWidget {
   double shown_value(double fraction) const;
   /// The (layer row, step column) under a pixel of the plot.
   std::optional<std::pair<std::size_t, std::size_t>> cell_at(const QPoint& pixel) const;
-  void on_click(QMouseEvent* event);
-  void on_release(QMouseEvent* event);
   void on_hover(QMouseEvent* event);
 
   QComboBox* metric_box_;
@@ -86,8 +86,11 @@ class map_view : public QWidget {
   run_ref run_;
   QString role_;
   map_grid grid_;
-  bool zoomed_ = false;  // the user zoomed or panned: live refreshes keep the range
-  QPoint press_at_;
+  // What grid_ was read for: a live refresh of the same appends to it.
+  run_ref shown_run_;
+  QString shown_role_;
+  map_metric shown_metric_ = map_metric::overflow;
+  user_zoom* zoom_;  // the user zoomed or panned: live refreshes keep the range
 };
 
 }  // namespace numlab_gui

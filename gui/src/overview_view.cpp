@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "plot_fit.hpp"
+#include "live_queries.hpp"
 #include "plot_style.hpp"
 #include "run_queries.hpp"
 #include "smoothing.hpp"
@@ -97,20 +98,15 @@ overview_view::overview_view(QWidget* parent)
   // UI thread per replot (2.5 ms as polylines), on every live refresh.
   plot_->setPlottingHint(QCP::phFastPolylines, true);
   connect(plot_, &QCustomPlot::mouseMove, this, &overview_view::show_tooltip);
-  connect(plot_, &QCustomPlot::mouseWheel, this, [this] { zoomed_ = true; });
-  connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) { press_at_ = event->pos(); });
   // A drag pans; a click that did not move leaves the range to the data.
-  connect(plot_, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* event) {
-    if ((event->pos() - press_at_).manhattanLength() > 3) zoomed_ = true;
-  });
-  connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { reset_zoom(); });
+  zoom_ = new user_zoom(*plot_, [this] { show_series(); });
   connect(smoothing_, &QSlider::valueChanged, this, [this] { show_series(); });
   connect(log_loss_, &QCheckBox::toggled, this, [this] { show_series(); });
 }
 
 void overview_view::set_runs(const QList<run_ref>& runs) {
   runs_ = runs;
-  zoomed_ = false;
+  zoom_->forget();
   reload();
 }
 
@@ -119,11 +115,19 @@ void overview_view::set_log_loss(bool on) { log_loss_->setChecked(on); }
 
 void overview_view::reload(reload_cause cause) {
   const QList<run_ref> runs = runs_;
+  // A live refresh reads only the rows written since the shown series (at
+  // most max_points steps each, so copying them here is cheap).
+  std::vector<overview_series> held;
+  if (cause == reload_cause::live) held = series_;
   queries_->load<std::vector<overview_series>>(
       cause,
-      [runs](const interrupt_flag& interrupt) {
+      [runs, held = std::move(held)](const interrupt_flag& interrupt) {
         std::vector<overview_series> loaded;
-        for (const auto& run : runs) loaded.push_back(load_overview(run, max_points, interrupt));
+        for (qsizetype i = 0; i < runs.size(); ++i) {
+          const auto at = static_cast<std::size_t>(i);
+          if (at < held.size() && held[at].run == runs[i]) loaded.push_back(refresh_overview(held[at], max_points, interrupt));
+          else loaded.push_back(load_overview(runs[i], max_points, interrupt));
+        }
         return loaded;
       },
       [this](std::vector<overview_series> value) {
@@ -278,7 +282,7 @@ void overview_view::show_series() {
     }
   }
   auto* step_axis = axis(loss_rect_, QCPAxis::atBottom);
-  if (zoomed_) {
+  if (zoom_->active()) {
     step_axis->setRange(kept_steps);
   } else {
     step_axis->rescale();
@@ -312,11 +316,6 @@ void overview_view::show_series() {
     }
   }
   plot_->replot();
-}
-
-void overview_view::reset_zoom() {
-  zoomed_ = false;
-  show_series();
 }
 
 void overview_view::show_tooltip(QMouseEvent* event) { show_hover_text(*plot_, *event, hover_text(event->pos())); }

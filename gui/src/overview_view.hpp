@@ -26,6 +26,8 @@ class QSlider;
 
 namespace numlab_gui {
 
+class user_zoom;
+
 class overview_view : public QWidget {
   Q_OBJECT
 
@@ -72,7 +74,6 @@ class overview_view : public QWidget {
 
  private:
   void show_series();
-  void reset_zoom();
   void show_tooltip(QMouseEvent* event);
   QString skip_text(const QPoint& pixel) const;
 
@@ -88,8 +89,7 @@ class overview_view : public QWidget {
   std::vector<overview_series> series_;
   std::vector<QCPGraph*> loss_graphs_, smoothed_graphs_, skipped_graphs_, grad_norm_graphs_, lr_graphs_;
   std::optional<std::int64_t> marked_step_;
-  bool zoomed_ = false;  // the user zoomed or panned: redraws keep the step range
-  QPoint press_at_;
+  user_zoom* zoom_;  // the user zoomed or panned: redraws keep the step range
 };
 
 }  // namespace numlab_gui

@@ -145,6 +145,7 @@ user_zoom::user_zoom(QCustomPlot& plot, std::function<void()> reset) : QObject(&
   connect(&plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) { press_at_ = event->pos(); });
   connect(&plot, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* event) {
     if ((event->pos() - press_at_).manhattanLength() > 3) active_ = true;
+    else if (clicked_ && event->button() == Qt::LeftButton && event->modifiers() == Qt::NoModifier) clicked_(*event);
   });
   connect(&plot, &QCustomPlot::mouseDoubleClick, this, [this, reset = std::move(reset)] {
     active_ = false;

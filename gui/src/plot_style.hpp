@@ -52,16 +52,22 @@ void legend_above_with_zoom_reset(QCustomPlot& plot);
 /// Whether the user zoomed or panned `plot` (the wheel, or a drag of more
 /// than 3 pixels) since the view last chose its ranges, so that redraws (a
 /// live refresh) keep what the user looks at. A double-click forgets it and
-/// calls `reset`, which redraws on the data's ranges.
+/// calls `reset`, which redraws on the data's ranges. Every view's zoom is
+/// tracked by one of these.
 class user_zoom : public QObject {
  public:
   user_zoom(QCustomPlot& plot, std::function<void()> reset);
   bool active() const { return active_; }
+  /// The view chose new ranges (another run, layer or step asked for): the next redraw fits the data.
   void forget() { active_ = false; }
+  /// Calls `clicked` on a left-button release without modifiers that did not
+  /// move from its press: a click, which a drag (a pan) is not.
+  void on_click(std::function<void(const QMouseEvent&)> clicked) { clicked_ = std::move(clicked); }
 
  private:
   bool active_ = false;
   QPoint press_at_;
+  std::function<void(const QMouseEvent&)> clicked_;
 };
 
 }  // namespace numlab_gui

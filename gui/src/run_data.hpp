@@ -75,6 +75,7 @@ struct overview_series {
   std::vector<rundb::step_record> skipped;  ///< every skipped step, exact
   std::vector<rundb::evaluation_record> evaluations;
   std::int64_t total_steps = 0;
+  std::uint64_t rows_read = 0;  ///< rows the last load or refresh read (rundb::reader::rows_read)
 };
 
 /// What the overflow/underflow map colours a cell by.
@@ -96,6 +97,7 @@ struct map_grid {
   std::vector<std::string> roles;          ///< roles available in the run
   std::string role;                        ///< the role mapped; empty for every role
   std::vector<rundb::step_record> skipped; ///< every skipped step of the run, traced or not
+  std::uint64_t rows_read = 0;             ///< rows the last load or refresh read (rundb::reader::rows_read)
 
   double at(std::size_t layer, std::size_t step) const { return fractions[layer * steps.size() + step]; }
   /// The column showing `step`: the last whose start is <= step (0 before the first).
@@ -223,6 +225,7 @@ struct scale_detail {
 /// Events of one run.
 struct event_list {
   std::vector<rundb::event_record> events;
+  std::uint64_t rows_read = 0;  ///< rows the load read (rundb::reader::rows_read)
 };
 
 }  // namespace numlab_gui

@@ -7,11 +7,14 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <utility>
 
 #include <libnum/scaled_array.hpp>
 #include <libnum/scaled_format.hpp>
+
+#include "live_queries.hpp"
 
 namespace numlab_gui {
 namespace {
@@ -185,6 +188,29 @@ void fill_loss_scales(rundb::reader& db, rundb::run_id run, histogram_data& data
   }
 }
 
+// The map's cell arrays for its layers and steps, every cell without a record.
+void size_cells(map_grid& grid) {
+  const std::size_t size = grid.layers.size() * grid.steps.size();
+  grid.fractions.assign(size, std::numeric_limits<double>::quiet_NaN());
+  grid.worst_steps.assign(size, -1);
+  grid.cell_roles.assign(size, {});
+}
+
+// Puts `cells` (by step; their layers and steps in grid's) into the columns
+// from `first_column` on.
+void place_cells(map_grid& grid, const std::vector<rundb::layer_step_cell>& cells, std::size_t first_column) {
+  std::size_t column = first_column;
+  for (const auto& c : cells) {
+    while (grid.steps[column] != c.step) ++column;
+    const auto layer = static_cast<std::size_t>(std::find(grid.layers.begin(), grid.layers.end(), c.layer) -
+                                                grid.layers.begin());
+    const std::size_t at = layer * grid.steps.size() + column;
+    grid.fractions[at] = c.values > 0 ? c.counted / c.values : std::numeric_limits<double>::quiet_NaN();
+    grid.worst_steps[at] = c.worst_step;
+    grid.cell_roles[at] = c.role;
+  }
+}
+
 bool overflowing(const rundb::tensor_stats_record& r) { return r.overflows + r.infs > 0; }
 bool not_a_number(const rundb::tensor_stats_record& r) { return r.nans > 0; }
 
@@ -302,6 +328,7 @@ overview_series load_overview(const run_ref& run, std::size_t max_points, const 
   series.steps = db.steps(run.id, {}, max_points);
   series.skipped = db.skipped_steps(run.id);
   series.evaluations = db.evaluations(run.id);
+  series.rows_read = db.rows_read();
   return series;
 }
 
@@ -315,23 +342,53 @@ map_grid load_map(const run_ref& run, const std::string& role, map_metric metric
   grid.role = role == all_roles ? std::string() : preferred_role(grid.roles, role);
   if (grid.roles.empty()) return grid;
   const auto cells = db.counts_by_layer_and_step(run.id, grid.role, counted(metric), max_columns);
-  std::map<std::string, std::size_t> layer_index;
+  std::set<std::string, std::less<>> known;
   for (const auto& c : cells) {
-    if (layer_index.emplace(c.layer, grid.layers.size()).second) grid.layers.push_back(c.layer);
+    if (known.insert(c.layer).second) grid.layers.push_back(c.layer);
     if (grid.steps.empty() || grid.steps.back() != c.step) grid.steps.push_back(c.step);  // cells come by step
   }
-  const std::size_t size = grid.layers.size() * grid.steps.size();
-  grid.fractions.assign(size, std::numeric_limits<double>::quiet_NaN());
-  grid.worst_steps.assign(size, -1);
-  grid.cell_roles.assign(size, {});
-  std::size_t column = 0;
+  size_cells(grid);
+  place_cells(grid, cells, 0);
+  grid.rows_read = db.rows_read();
+  return grid;
+}
+
+map_grid refresh_map(const map_grid& held, const run_ref& run, map_metric metric, std::size_t max_columns,
+                     const interrupt_flag& interrupt) {
+  const std::string asked = held.role.empty() ? std::string(all_roles) : held.role;
+  // Merged columns (more steps than max_columns) change with the run's length: read again.
+  if (held.steps.empty() || held.steps.size() >= max_columns) return load_map(run, asked, metric, max_columns, interrupt);
+  auto db = open(run.file, interrupt);
+  // From the last held column on: its records may have been read before all were written.
+  const rundb::step_range since{.first = held.steps.back()};
+  const auto cells = db.counts_by_layer_and_step(run.id, held.role, counted(metric), 0, since);
+  std::vector<std::int64_t> fresh_steps;
   for (const auto& c : cells) {
-    while (grid.steps[column] != c.step) ++column;
-    const std::size_t at = layer_index[c.layer] * grid.steps.size() + column;
-    grid.fractions[at] = c.values > 0 ? c.counted / c.values : std::numeric_limits<double>::quiet_NaN();
-    grid.worst_steps[at] = c.worst_step;
-    grid.cell_roles[at] = c.role;
+    // A new layer changes the rows' order: read again.
+    if (!contains(held.layers, c.layer)) return load_map(run, asked, metric, max_columns, interrupt);
+    if (fresh_steps.empty() || fresh_steps.back() != c.step) fresh_steps.push_back(c.step);
   }
+  const std::size_t kept = held.steps.size() - 1;
+  if (kept + fresh_steps.size() > max_columns) return load_map(run, asked, metric, max_columns, interrupt);
+  map_grid grid;
+  grid.layers = held.layers;
+  grid.role = held.role;
+  grid.steps.assign(held.steps.begin(), held.steps.begin() + static_cast<std::ptrdiff_t>(kept));
+  grid.steps.insert(grid.steps.end(), fresh_steps.begin(), fresh_steps.end());
+  size_cells(grid);
+  for (std::size_t l = 0; l < grid.layers.size(); ++l) {
+    for (std::size_t c = 0; c < kept; ++c) {
+      const std::size_t to = l * grid.steps.size() + c, from = l * held.steps.size() + c;
+      grid.fractions[to] = held.fractions[from];
+      grid.worst_steps[to] = held.worst_steps[from];
+      grid.cell_roles[to] = held.cell_roles[from];
+    }
+  }
+  place_cells(grid, cells, kept);
+  grid.roles = db.roles(run.id, {}, rundb::table_of(counted(metric)));
+  grid.skipped = held.skipped;
+  append_tail(grid.skipped, db.skipped_steps(run.id, since));
+  grid.rows_read = db.rows_read();
   return grid;
 }
 
@@ -504,9 +561,11 @@ scale_detail load_scale_detail(const run_ref& run, const std::string& layer, con
   return detail;
 }
 
-event_list load_events(const run_ref& run, const interrupt_flag& interrupt) {
+event_list load_events(const run_ref& run, const interrupt_flag& interrupt, rundb::step_range range) {
   auto db = open(run.file, interrupt);
-  return {db.events(run.id)};
+  event_list list{db.events(run.id, range)};
+  list.rows_read = db.rows_read();
+  return list;
 }
 
 }  // namespace numlab_gui

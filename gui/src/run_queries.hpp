@@ -28,6 +28,12 @@ overview_series load_overview(const run_ref& run, std::size_t max_points, const 
 /// `max_columns` step columns, each keeping its worst step.
 map_grid load_map(const run_ref& run, const std::string& role, map_metric metric, std::size_t max_columns,
                   const interrupt_flag& interrupt);
+/// `held` (a load_map result for `metric`) with the steps recorded since,
+/// reading only the records from its last column on while no column merges
+/// steps (fewer than `max_columns`) and no new layer appears; otherwise
+/// load_map again. rows_read says which.
+map_grid refresh_map(const map_grid& held, const run_ref& run, map_metric metric, std::size_t max_columns,
+                     const interrupt_flag& interrupt);
 /// The histograms of layer/role (see histogram_data for which records are
 /// loaded), selecting the largest recorded step <= `step`. Empty
 /// layer or role pick the first available; a negative step picks the last.
@@ -65,8 +71,9 @@ struct scaled_value_range {
 /// The range of a scaled format named as scale_stats.scaled_format names it
 /// (libnum's names); nullopt for a name libnum does not parse.
 std::optional<scaled_value_range> scaled_range(const std::string& scaled_format);
-/// Every event of a run.
-event_list load_events(const run_ref& run, const interrupt_flag& interrupt);
+/// The events of a run in `range` (every one by default; a live refresh
+/// asks for tail_range of the events it holds, see live_queries.hpp).
+event_list load_events(const run_ref& run, const interrupt_flag& interrupt, rundb::step_range range = {});
 
 /// The role name load_map takes for "every role".
 inline constexpr const char* all_roles = "*";

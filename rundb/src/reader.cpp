@@ -190,10 +190,13 @@ reader::reader(const std::filesystem::path& file, const std::atomic<bool>* inter
   }
   detail::check_schema(*db_);
   version_ = static_cast<int>(db_->query_int("PRAGMA user_version"));
+  rows_at_open_ = db_->rows_returned();
 }
 
 reader::~reader() = default;
 reader::reader(reader&&) noexcept = default;
+
+std::uint64_t reader::rows_read() const { return db_->rows_returned() - rows_at_open_; }
 reader& reader::operator=(reader&&) noexcept = default;
 
 std::vector<run_info> reader::runs() {
@@ -266,9 +269,10 @@ std::vector<step_record> reader::steps(run_id run, step_range range, std::size_t
   return merged;
 }
 
-std::vector<step_record> reader::skipped_steps(run_id run) {
-  statement s(*db_, (std::string(step_columns) + " WHERE run_id = ?1 AND skipped != 0 ORDER BY step").c_str());
-  s.bind(1, run);
+std::vector<step_record> reader::skipped_steps(run_id run, step_range range) {
+  statement s(*db_, (std::string(step_columns) +
+                     " WHERE run_id = ?1 AND step BETWEEN ?2 AND ?3 AND skipped != 0 ORDER BY step").c_str());
+  s.bind(1, run).bind(2, range.first).bind(3, range.last);
   std::vector<step_record> out;
   while (s.step()) out.push_back(read_step(s));
   return out;
@@ -333,9 +337,10 @@ std::optional<std::vector<stats_bucket>> reader::histogram_buckets(run_id run, s
   return out;
 }
 
-std::vector<event_record> reader::events(run_id run) {
-  statement s(*db_, "SELECT run_id, step, kind, layer, message FROM events WHERE run_id = ?1 ORDER BY step, id");
-  s.bind(1, run);
+std::vector<event_record> reader::events(run_id run, step_range range) {
+  statement s(*db_, "SELECT run_id, step, kind, layer, message FROM events WHERE run_id = ?1 AND step BETWEEN ?2 AND ?3 "
+                    "ORDER BY step, id");
+  s.bind(1, run).bind(2, range.first).bind(3, range.last);
   std::vector<event_record> out;
   while (s.step()) {
     event_record e;
@@ -352,9 +357,10 @@ std::vector<event_record> reader::events(run_id run) {
   return out;
 }
 
-std::vector<evaluation_record> reader::evaluations(run_id run) {
-  statement s(*db_, "SELECT run_id, epoch, step, loss, accuracy FROM evaluations WHERE run_id = ?1 ORDER BY step, id");
-  s.bind(1, run);
+std::vector<evaluation_record> reader::evaluations(run_id run, step_range range) {
+  statement s(*db_, "SELECT run_id, epoch, step, loss, accuracy FROM evaluations WHERE run_id = ?1 AND step BETWEEN ?2 "
+                    "AND ?3 ORDER BY step, id");
+  s.bind(1, run).bind(2, range.first).bind(3, range.last);
   std::vector<evaluation_record> out;
   while (s.step()) {
     evaluation_record e;

@@ -118,18 +118,18 @@ struct step_extent {
 // only ask whether there are more than that, and counting every distinct
 // step of a 100,000-step role costs a scan of its index.
 step_extent role_extent(detail::database& db, run_id run, const std::string& role, std::uint64_t count_up_to = 0,
-                        std::string_view table = "tensor_stats") {
-  const std::string from = " FROM " + std::string(table) + " WHERE run_id = ?1 AND role = ?2";
+                        std::string_view table = "tensor_stats", step_range steps = {}) {
+  const std::string from = " FROM " + std::string(table) + " WHERE run_id = ?1 AND role = ?2 AND step BETWEEN ?4 AND ?5";
   // Two statements: SQLite answers a lone min() or max() with one index seek,
   // but scans the whole range for both in one (1.4 s for a 2M-row role).
   statement low(db, ("SELECT min(step)" + from).c_str()), high(db, ("SELECT max(step)" + from).c_str());
-  low.bind(1, run).bind(2, std::string_view(role));
-  high.bind(1, run).bind(2, std::string_view(role));
+  low.bind(1, run).bind(2, std::string_view(role)).bind(4, steps.first).bind(5, steps.last);
+  high.bind(1, run).bind(2, std::string_view(role)).bind(4, steps.first).bind(5, steps.last);
   if (!low.step() || low.is_null(0) || !high.step() || high.is_null(0)) return {};
   step_extent extent{low.column_int(0), high.column_int(0), 0};
   statement distinct(db, ("SELECT count(*) FROM (SELECT DISTINCT step" + from + " LIMIT ?3)").c_str());
   const auto limit = static_cast<std::int64_t>(std::min<std::uint64_t>(count_up_to, 1ULL << 62) + 1);
-  distinct.bind(1, run).bind(2, std::string_view(role)).bind(3, limit);
+  distinct.bind(1, run).bind(2, std::string_view(role)).bind(3, limit).bind(4, steps.first).bind(5, steps.last);
   extent.distinct = distinct.step() ? static_cast<std::uint64_t>(distinct.column_int(0)) : 0;
   return extent;
 }
@@ -156,14 +156,14 @@ void for_each_slice(const step_extent& extent, Visit visit) {
 }  // namespace
 
 std::vector<layer_step_cell> reader::counts_by_layer_and_step(run_id run, std::string_view role, counted_stat stat,
-                                                              std::size_t max_columns) {
+                                                              std::size_t max_columns, step_range steps) {
   const std::array<counted_stat, 1> one{stat};
-  return std::move(counts_by_layer_and_step(run, role, one, max_columns).front());
+  return std::move(counts_by_layer_and_step(run, role, one, max_columns, steps).front());
 }
 
 std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_id run, std::string_view role,
                                                                            std::span<const counted_stat> stats,
-                                                                           std::size_t max_columns) {
+                                                                           std::size_t max_columns, step_range steps) {
   std::vector<std::vector<layer_step_cell>> out(stats.size());
   if (stats.empty()) return out;
   const stats_table table = table_of(stats.front());
@@ -177,7 +177,7 @@ std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_i
   std::vector<step_extent> extents;
   step_extent all;
   for (const auto& r : role_list) {
-    extents.push_back(role_extent(*db_, run, r, max_columns, from));
+    extents.push_back(role_extent(*db_, run, r, max_columns, from, steps));
     all.first = std::min(all.first, extents.back().first);
     all.last = std::max(all.last, extents.back().last);
     all.distinct += extents.back().distinct;  // an upper bound of the union when roles differ
@@ -196,8 +196,10 @@ std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_i
   // so at least half as many columns), reading a row per layer and bucket
   // instead of one per record.
   constexpr std::int64_t summary = summary_bucket_steps;
+  // The summaries cover whole buckets: a narrower range of steps reads the records.
+  const bool whole_run = steps.first == step_range{}.first && steps.last == step_range{}.last;
   const bool from_summaries = has_buckets() && table == stats_table::tensor_stats && bucket >= summary / 2 &&
-                              bucket <= std::numeric_limits<std::int64_t>::max() / 2;
+                              bucket <= std::numeric_limits<std::int64_t>::max() / 2 && whole_run;
   const std::int64_t first_recorded = first;
   if (from_summaries) {
     bucket = (bucket + summary - 1) / summary * summary;

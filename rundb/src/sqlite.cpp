@@ -105,7 +105,10 @@ statement& statement::bind_blob(int index, std::span<const unsigned char> bytes)
 
 bool statement::step() {
   const int rc = sqlite3_step(stmt_);
-  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_ROW) {
+    db_->count_row();
+    return true;
+  }
   if (rc == SQLITE_DONE) return false;
   sqlite3_reset(stmt_);
   db_->fail(rc, "query");

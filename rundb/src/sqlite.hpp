@@ -32,11 +32,15 @@ class database {
   std::int64_t query_int(const char* sql);
   sqlite3* handle() const { return db_; }
   const std::string& file() const { return file_; }
+  /// Rows the statements on this connection have returned (see reader::rows_read).
+  std::uint64_t rows_returned() const { return rows_returned_; }
+  void count_row() { ++rows_returned_; }
   [[noreturn]] void fail(int code, std::string_view what) const;
 
  private:
   sqlite3* db_ = nullptr;
   std::string file_;
+  std::uint64_t rows_returned_ = 0;
 };
 
 /// A prepared statement; bind with 1-based indexes, step, read 0-based columns.

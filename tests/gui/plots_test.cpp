@@ -11,7 +11,6 @@
 #include <QSpinBox>
 #include <QTest>
 #include <QTreeWidget>
-#include <QWheelEvent>
 #include <qcustomplot.h>
 
 #include <array>
@@ -22,6 +21,7 @@
 #include "histogram_view.hpp"
 #include "map_view.hpp"
 #include "overview_view.hpp"
+#include "plot_input.hpp"
 #include "runs_view.hpp"
 #include "scales_view.hpp"
 #include "smoothing.hpp"
@@ -32,13 +32,7 @@ using namespace numlab_gui;
 
 namespace {
 
-// Turns the mouse wheel over the middle of `rect`, as a user zooming in.
-void wheel_over(QCustomPlot* plot, QCPAxisRect* rect) {
-  const QPointF at = rect->rect().center();
-  QWheelEvent wheel(at, plot->mapToGlobal(at.toPoint()), QPoint(), QPoint(0, 240), Qt::NoButton, Qt::NoModifier,
-                    Qt::NoScrollPhase, false);
-  QCoreApplication::sendEvent(plot, &wheel);
-}
+using gui_test::wheel_over;
 
 // One run of `steps` steps whose fc weight is scaled per tensor to FP8
 // (scale 1/448), its amax 1 throughout or, `growing`, 1 + step.

@@ -145,8 +145,8 @@ class reader {
   /// scale, skipped if any step in it was (with one of their reasons), last
   /// wall time. Use skipped_steps() for the exact skipped steps.
   std::vector<step_record> steps(run_id run, step_range range = {}, std::size_t max_points = 0);
-  /// Every skipped step of a run, ascending.
-  std::vector<step_record> skipped_steps(run_id run);
+  /// The skipped steps of a run in `range` (every one by default), ascending.
+  std::vector<step_record> skipped_steps(run_id run, step_range range = {});
 
   /// Tensor statistics matching `query`, ordered by step, then layer order of first appearance.
   std::vector<tensor_stats_record> tensor_stats(const stats_query& query);
@@ -183,16 +183,18 @@ class reader {
   /// at the first recorded step), with the same worst steps as the records give.
   /// Aggregated in SQL, no record materialised, one role and one slice of
   /// steps per statement: no read transaction lasts long enough to hold back
-  /// a live writer's WAL checkpoints.
+  /// a live writer's WAL checkpoints. With `steps` narrower than the whole
+  /// run, only the records in it count (read from the records, never the
+  /// summaries): what a live map reads for the steps written since.
   std::vector<layer_step_cell> counts_by_layer_and_step(run_id run, std::string_view role, counted_stat stat,
-                                                        std::size_t max_columns = 0);
+                                                        std::size_t max_columns = 0, step_range steps = {});
   /// counts_by_layer_and_step for several stats in one scan of the records:
   /// result i is what the single-stat call with stats[i] returns (each stat
   /// pools its buckets by its own worst step). Throws rundb::error when the
   /// stats come from different tables.
   std::vector<std::vector<layer_step_cell>> counts_by_layer_and_step(run_id run, std::string_view role,
                                                                      std::span<const counted_stat> stats,
-                                                                     std::size_t max_columns = 0);
+                                                                     std::size_t max_columns = 0, step_range steps = {});
   /// Totals per layer and role over the run, in the order of layers() (first
   /// appearance), then by role name; the same list, in the same order, from
   /// a version 3 file and its version 4 upgrade (read in short statements,
@@ -200,8 +202,15 @@ class reader {
   /// schema version 4).
   std::vector<layer_totals> totals_by_layer(run_id run);
 
-  std::vector<event_record> events(run_id run);
-  std::vector<evaluation_record> evaluations(run_id run);
+  /// Events of a run in `range` (every one by default), by step, then in the order written.
+  std::vector<event_record> events(run_id run, step_range range = {});
+  /// Evaluations of a run in `range` (every one by default), by step, then in the order written.
+  std::vector<evaluation_record> evaluations(run_id run, step_range range = {});
+  /// Rows this reader's queries have returned since it was opened (each
+  /// SQLite step that produced a row; the checks of the schema on opening
+  /// are not counted): what a live viewer's refresh costs, which tests
+  /// check grows with the rows appended, not with the run.
+  std::uint64_t rows_read() const;
   /// Shadow-mode errors, optionally of one layer only, ordered by step.
   std::vector<shadow_error_record> shadow_errors(run_id run, std::optional<std::string> layer = {});
   /// Scale statistics matching `query`, ordered by step, then insertion.
@@ -267,6 +276,7 @@ class reader {
   std::vector<run_outcome> outcomes_but_steps();
 
   std::filesystem::path path_{};
+  std::uint64_t rows_at_open_ = 0;  // rows the schema checks read, left out of rows_read()
   std::unique_ptr<detail::database> db_{};
   int version_ = 0;
 };
