@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 
+#include "fused_loops.hpp"
 #include "lab/errors.hpp"
 
 namespace lab {
@@ -139,7 +140,7 @@ void optimizer::adam_update(const op_context& ctx, std::size_t i, double lr) {
   round_state(ctx, p, ".m", first_[i].values());
   for (std::size_t j = 0; j < n; ++j) v[j] *= beta2;
   round_state(ctx, p, ".v.decayed", second_[i].values());
-  for (std::size_t j = 0; j < n; ++j) v[j] = std::fma(one_minus_beta2 * grad_[j], grad_[j], v[j]);
+  detail::fused_addcmul_square(second_[i].values(), one_minus_beta2, grad_);
   round_state(ctx, p, ".v", second_[i].values());
   denom_.resize(n);
   for (std::size_t j = 0; j < n; ++j) denom_[j] = std::sqrt(v[j]);
