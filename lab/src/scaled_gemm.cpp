@@ -1,5 +1,6 @@
 #include "lab/scaled_gemm.hpp"
 
+#include <cblas.h>
 #include <libnum/scaled_flush_counts.hpp>
 
 #include <algorithm>
@@ -9,10 +10,19 @@
 #include <vector>
 
 #include "lab/hadamard.hpp"
-#include "transpose.hpp"
 
 namespace lab {
 namespace {
+
+// The rows x cols matrix src (row stride ld) transposed into dst (cols x
+// rows, dense), by OpenBLAS's out-of-place matrix copy: several times faster
+// than a tiled loop here. Its factor 1 leaves every value as it is (a
+// signalling NaN comes out quiet, which quantize treats alike).
+void transpose(const float* src, std::size_t ld, std::size_t rows, std::size_t cols, float* dst) {
+  if (rows == 0 || cols == 0) return;
+  cblas_somatcopy(CblasRowMajor, CblasTrans, static_cast<blasint>(rows), static_cast<blasint>(cols), 1.0f, src,
+                  static_cast<blasint>(ld), dst, static_cast<blasint>(rows));
+}
 
 // One operand, quantized: its values rows x k, their block scales, and the
 // dequantized values rows x k and in the layout the op stored the operand in.
@@ -35,7 +45,7 @@ const float* stored_layout(const quantized& q, bool stored_k_major, std::vector<
     return q.dequantized.data();
   }
   stored.resize(rows * k);
-  detail::transpose(q.dequantized.data(), k, rows, k, stored.data());
+  transpose(q.dequantized.data(), k, rows, k, stored.data());
   ld = rows;
   return stored.data();
 }
@@ -148,7 +158,7 @@ void reduction_rows(const gemm_args& g, bool is_a, std::vector<float>& out) {
   if (k_contiguous) {
     for (std::size_t r = 0; r < rows; ++r) std::copy(src + r * ld, src + r * ld + k, out.data() + r * k);
   } else {
-    detail::transpose(src, ld, k, rows, out.data());
+    transpose(src, ld, k, rows, out.data());
   }
 }
 
