@@ -48,7 +48,9 @@ void train_steps(benchmark::State& state, const lab::model_spec& spec, std::size
   }
   lab::loss_scaler scaler(p.scaling);
   std::uint64_t step = 0;
+  numlab_bench::steady_faults faults;
   for (auto _ : state) {
+    faults.step();
     if (hook) hook->begin_step(step++);
     t.fill(step);
     t.net->forward(ctx, t.b.images, t.logits);
@@ -63,6 +65,7 @@ void train_steps(benchmark::State& state, const lab::model_spec& spec, std::size
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * batch_size));
   state.counters["images/s"] =
       benchmark::Counter(static_cast<double>(state.iterations() * batch_size), benchmark::Counter::kIsRate);
+  state.counters["faults/step"] = faults.per_step();
 }
 
 void BM_TutorialConv(benchmark::State& state, const char* policy) {

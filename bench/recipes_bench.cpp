@@ -46,7 +46,9 @@ void train_steps(benchmark::State& state, const lab::model_spec& spec, std::size
     ctx = hook->context();
   }
   std::uint64_t step = 0;
+  numlab_bench::steady_faults faults;
   for (auto _ : state) {
+    faults.step();
     tracer.begin_step(step);
     if (hook) hook->begin_step(step);
     t.fill(step++);
@@ -60,6 +62,7 @@ void train_steps(benchmark::State& state, const lab::model_spec& spec, std::size
   }
   state.counters["images/s"] =
       benchmark::Counter(static_cast<double>(state.iterations() * batch_size), benchmark::Counter::kIsRate);
+  state.counters["faults/step"] = faults.per_step();
   if (traced) state.counters["traced_operands"] = static_cast<double>(sink.observations);
 }
 

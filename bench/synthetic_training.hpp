@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cblas.h>
+#include <sys/resource.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -53,6 +55,32 @@ struct synthetic_training {
   lab::batch_loader loader;
   lab::batch b;
   lab::tensor logits, grad;
+};
+
+/// Minor page faults of this process so far (getrusage): memory the kernel
+/// mapped in on first touch, such as a buffer freed and allocated again.
+inline std::int64_t minor_faults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_minflt;
+}
+
+/// Counts the page faults of the training steps after the first (which
+/// touches every buffer for the first time): call step() at the start of
+/// each timed step, per_step() after the loop. A step that keeps its buffers
+/// takes none.
+class steady_faults {
+ public:
+  void step() {
+    if (++steps_ == 2) at_second_ = minor_faults();
+  }
+  [[nodiscard]] double per_step() const {
+    return steps_ < 2 ? 0.0 : static_cast<double>(minor_faults() - at_second_) / static_cast<double>(steps_ - 1);
+  }
+
+ private:
+  std::int64_t steps_ = 0;
+  std::int64_t at_second_ = 0;
 };
 
 }  // namespace numlab_bench

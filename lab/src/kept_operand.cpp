@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cstring>
+#include <utility>
 
 namespace lab {
 
@@ -44,9 +45,17 @@ std::shared_ptr<const kept_quantization> operand_keeper::find(const gemm_args& g
   return q;
 }
 
-void operand_keeper::keep(std::shared_ptr<const kept_quantization> q) {
+void operand_keeper::keep(std::shared_ptr<kept_quantization> q) {
   const std::lock_guard lock(mutex_);
   kept_ = std::move(q);
+}
+
+std::shared_ptr<kept_quantization> operand_keeper::take_unshared() {
+  // Copies of kept_ are made only under the lock (find), so a count of 1
+  // seen here cannot grow: no other thread holds or can obtain it.
+  const std::lock_guard lock(mutex_);
+  if (!kept_ || kept_.use_count() != 1) return nullptr;
+  return std::exchange(kept_, nullptr);
 }
 
 }  // namespace lab

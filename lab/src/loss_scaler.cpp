@@ -1,7 +1,10 @@
 #include "lab/loss_scaler.hpp"
 
+#include <libnum/array.hpp>
+
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 namespace lab {
 
@@ -16,12 +19,15 @@ bool loss_scaler::unscale(const std::vector<parameter*>& params) const {
   const bool keep_scaled = settings_.mode == loss_scaling::kind::none || lr_factor() != 1.0;
   // GradScaler: inv_scale = scale.double().reciprocal().float(), one fp32 multiply per gradient.
   const auto inv_scale = static_cast<float>(1.0 / scale_);
+  // Two vectorised passes: the finiteness test (on the gradients as the
+  // backward pass left them, as GradScaler's found_inf is), then the multiply.
   bool found_inf = false;
-  for (auto* p : params)
-    for (float& g : p->grad.values()) {
-      found_inf |= !std::isfinite(g);
-      if (!keep_scaled) g *= inv_scale;
-    }
+  for (auto* p : params) {
+    const std::span<float> g = p->grad.values();
+    found_inf |= num::any_non_finite(g);
+    if (!keep_scaled)
+      for (float& x : g) x *= inv_scale;
+  }
   return found_inf;
 }
 

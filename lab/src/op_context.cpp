@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <stdexcept>
 
+#include "fused_loops.hpp"
 #include "libnum/cpu_features.hpp"
 #include "sgemm_avx512.hpp"
 
@@ -29,7 +30,7 @@ std::optional<tensor_role> role_from_name(std::string_view name) {
 }
 
 void apply_step_fp32(std::span<float> weight, const weight_step& step) {
-  for (std::size_t i = 0; i < weight.size(); ++i) weight[i] = std::fma(step.scale, step.direction[i], weight[i] * step.keep);
+  detail::fused_step(weight, step.direction, step.scale, step.keep);
 }
 
 void apply_decay_fp32(std::span<float> weight, float keep) {
@@ -37,7 +38,7 @@ void apply_decay_fp32(std::span<float> weight, float keep) {
 }
 
 void add_scaled_fp32(std::span<const float> a, float s, std::span<const float> b, std::span<float> out) {
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = std::fma(s, b[i], a[i]);
+  detail::fused_add_scaled(a, s, b, out);
 }
 
 void requested_delta(const weight_step& step, std::span<float> delta) {

@@ -4,6 +4,8 @@
 #include <array>
 #include <cmath>
 
+#include "fused_loops.hpp"
+#include "scratch.hpp"
 #include "lab/errors.hpp"
 
 namespace lab {
@@ -60,58 +62,58 @@ void optimizer::step(const op_context& ctx, double lr) {
     // each in its format: one rounding per elementary tensor operation, in
     // the order PyTorch 1.13 performs them, which is what a framework
     // computing in fp16/bf16 does.
-    grad_.resize(n);
+    const std::span<float> grad = detail::scratch_prefix(grad_, n);
     // Without decay the gradient is taken as it is (PyTorch adds the decay
     // term only when weight_decay != 0), so an infinite weight stays out of it.
     if (l2 != 0.0) {
       const float decay = state_scalar(ctx, p, l2);
       ctx.add_scaled(state_site(p, p.tensor_name), tensor_role::optimizer_state, {g, n}, decay, {w, n},
-                     grad_);  // grad.add(param, alpha=wd)
+                     grad);  // grad.add(param, alpha=wd)
     } else {
-      std::copy(g, g + n, grad_.begin());
+      std::copy(g, g + n, grad.begin());
     }
-    round_state(ctx, p, ".grad", grad_);
+    round_state(ctx, p, ".grad", grad);
     if (s.kind == optimizer_kind::sgd)
-      sgd_update(ctx, i, lr);
+      sgd_update(ctx, i, lr, grad);
     else
-      adam_update(ctx, i, lr);
+      adam_update(ctx, i, lr, grad);
     ctx.produce(p.site(), tensor_role::master_weight, p.value.values());
   }
 }
 
-void optimizer::sgd_update(const op_context& ctx, std::size_t i, double lr) {
+void optimizer::sgd_update(const op_context& ctx, std::size_t i, double lr, std::span<const float> grad) {
   // PyTorch 1.13's SGD: buf = clone(grad) at the first step, then
   // buf.mul_(momentum).add_(grad); Nesterov's direction
   // grad.add(buf, alpha=momentum); then param.add_(direction, alpha=-lr).
   const auto& s = settings_;
   parameter& p = *params_[i];
-  const std::size_t n = grad_.size();
-  std::span<const float> direction = grad_;
+  const std::size_t n = grad.size();
+  std::span<const float> direction = grad;
   if (s.momentum != 0.0) {
     const float momentum = state_scalar(ctx, p, s.momentum);
     float* buf = first_[i].data();
     if (steps_ == 1) {
-      std::copy(grad_.begin(), grad_.end(), buf);
+      std::copy(grad.begin(), grad.end(), buf);
     } else {
       for (std::size_t j = 0; j < n; ++j) buf[j] *= momentum;
       round_state(ctx, p, ".momentum.decayed", first_[i].values());
-      for (std::size_t j = 0; j < n; ++j) buf[j] += grad_[j];
+      for (std::size_t j = 0; j < n; ++j) buf[j] += grad[j];
     }
     round_state(ctx, p, ".momentum", first_[i].values());
     direction = first_[i].values();
     if (s.nesterov) {
-      delta_.resize(n);
-      ctx.add_scaled(state_site(p, p.tensor_name), tensor_role::optimizer_state, grad_, momentum, first_[i].values(),
-                     delta_);  // grad.add(buf, alpha=momentum)
-      round_state(ctx, p, ".nesterov_direction", delta_);
-      direction = delta_;
+      const std::span<float> delta = detail::scratch_prefix(delta_, n);
+      ctx.add_scaled(state_site(p, p.tensor_name), tensor_role::optimizer_state, grad, momentum, first_[i].values(),
+                     delta);  // grad.add(buf, alpha=momentum)
+      round_state(ctx, p, ".nesterov_direction", delta);
+      direction = delta;
     }
   }
   const lab::site where = p.site();
   ctx.update(where, p.value.values(), {direction, ctx.scalar(where, tensor_role::update, -lr)});
 }
 
-void optimizer::adam_update(const op_context& ctx, std::size_t i, double lr) {
+void optimizer::adam_update(const op_context& ctx, std::size_t i, double lr, std::span<const float> grad) {
   // PyTorch 1.13's Adam: m.mul_(beta1).add_(grad, alpha=1-beta1);
   // v.mul_(beta2).addcmul_(grad, grad, value=1-beta2); the denominator
   // (v.sqrt() / sqrt(bias_correction2)).add_(eps); then
@@ -119,7 +121,7 @@ void optimizer::adam_update(const op_context& ctx, std::size_t i, double lr) {
   // constants are formed in double, as Python does.
   const auto& s = settings_;
   parameter& p = *params_[i];
-  const std::size_t n = grad_.size();
+  const std::size_t n = grad.size();
   const auto t = static_cast<double>(steps_);
   const double bias1 = 1.0 - std::pow(s.beta1, t);
   const double bias2_sqrt = std::sqrt(1.0 - std::pow(s.beta2, t));
@@ -135,27 +137,27 @@ void optimizer::adam_update(const op_context& ctx, std::size_t i, double lr) {
   for (std::size_t j = 0; j < n; ++j) m[j] *= beta1;
   round_state(ctx, p, ".m.decayed", first_[i].values());
   ctx.add_scaled(state_site(p, p.tensor_name), tensor_role::optimizer_state, first_[i].values(), one_minus_beta1,
-                 grad_, first_[i].values());
+                 grad, first_[i].values());
   round_state(ctx, p, ".m", first_[i].values());
   for (std::size_t j = 0; j < n; ++j) v[j] *= beta2;
   round_state(ctx, p, ".v.decayed", second_[i].values());
-  for (std::size_t j = 0; j < n; ++j) v[j] = std::fma(one_minus_beta2 * grad_[j], grad_[j], v[j]);
+  detail::fused_addcmul_square(second_[i].values(), one_minus_beta2, grad);
   round_state(ctx, p, ".v", second_[i].values());
-  denom_.resize(n);
-  for (std::size_t j = 0; j < n; ++j) denom_[j] = std::sqrt(v[j]);
-  round_state(ctx, p, ".sqrt_v", denom_);
-  for (std::size_t j = 0; j < n; ++j) denom_[j] /= correction2;
-  round_state(ctx, p, ".sqrt_v_hat", denom_);
-  for (std::size_t j = 0; j < n; ++j) denom_[j] += eps;
-  round_state(ctx, p, ".denominator", denom_);
-  delta_.resize(n);
-  for (std::size_t j = 0; j < n; ++j) delta_[j] = step_size * m[j] / denom_[j];
+  const std::span<float> denom = detail::scratch_prefix(denom_, n);
+  for (std::size_t j = 0; j < n; ++j) denom[j] = std::sqrt(v[j]);
+  round_state(ctx, p, ".sqrt_v", denom);
+  for (std::size_t j = 0; j < n; ++j) denom[j] /= correction2;
+  round_state(ctx, p, ".sqrt_v_hat", denom);
+  for (std::size_t j = 0; j < n; ++j) denom[j] += eps;
+  round_state(ctx, p, ".denominator", denom);
+  const std::span<float> delta = detail::scratch_prefix(delta_, n);
+  for (std::size_t j = 0; j < n; ++j) delta[j] = step_size * m[j] / denom[j];
   // AdamW's param.mul_(1 - lr * weight_decay) comes first in PyTorch; the
   // step does not read w, so the hook performs both in that order.
   const lab::site where = p.site();
   const bool decoupled = s.kind == optimizer_kind::adamw && p.decay && s.weight_decay != 0.0;
   const float keep = decoupled ? ctx.scalar(where, tensor_role::update, 1.0 - lr * s.weight_decay) : 1.0f;
-  ctx.update(where, p.value.values(), {delta_, 1.0f, keep, step_kernel::addcdiv});
+  ctx.update(where, p.value.values(), {delta, 1.0f, keep, step_kernel::addcdiv});
 }
 
 void zero_gradients(const std::vector<parameter*>& params) {

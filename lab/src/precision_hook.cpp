@@ -8,6 +8,7 @@
 #include <libnum/codec.hpp>
 #include <libnum/convert.hpp>
 
+#include "fused_loops.hpp"
 #include "mixing.hpp"
 #include "site_stream.hpp"
 #include "precision_sum.hpp"
@@ -314,19 +315,18 @@ void precision_hook::update(const site& where, std::span<float> weight, const we
   // the tensor's dtype, so the same double rounding happens here. Every
   // other mode (stochastic included) rounds the exact w + s * d once (s * d
   // is exact in double; the sum is rounded to odd). fp32 masters:
-  // apply_step_fp32's fused multiply-add in the loop below.
-  const std::span<float> rounded = detail::scratch_prefix(rounded_, stored ? n : 0);
+  // apply_step_fp32's fused multiply-add (into `rounded`, read by the loop below).
+  const std::span<float> rounded = detail::scratch_prefix(rounded_, n);
   bool non_finite = false;  // found by the rounding pass, or by the loop below
   if (stored) {
     const std::span<double> exact = detail::scratch_prefix(exact_, n);
     if (policy_.spec(tensor_role::update).mode == num::rounding::nearest_even) {
-      if (step.kernel == step_kernel::add && emulates_torch_bf16(*site_format(where), tensor_role::update)) {
+      if (step.kernel == step_kernel::add && emulates_torch_bf16(*site_format(where), tensor_role::update))
         // PyTorch's scalar loop rounds s * d to bf16 first (torch_cpu_kernels.hpp).
         torch_bf16_add(*policy_.torch_bf16, base, scale, d, rounded);
-        std::copy(rounded.begin(), rounded.end(), exact.begin());
-      } else {
-        for (std::size_t i = 0; i < n; ++i) exact[i] = std::fma(scale, d[i], base[i]);
-      }
+      else
+        detail::fused_add_scaled(base, scale, d, rounded);
+      std::copy(rounded.begin(), rounded.end(), exact.begin());
     } else {
       for (std::size_t i = 0; i < n; ++i)
         exact[i] = detail::sum_to_odd(base[i], static_cast<double>(scale) * static_cast<double>(d[i]));
@@ -342,6 +342,8 @@ void precision_hook::update(const site& where, std::span<float> weight, const we
         if (std::isfinite(exact[i]) && !std::isfinite(rounded[i])) bad.push_back({i, base[i], rounded[i]});
       throw precision_trap(num::flags::overflow, where, tensor_role::update, step_, std::move(bad));
     }
+  } else {
+    detail::fused_add_scaled(base, scale, d, rounded);  // fma(scale, d[i], base[i]): apply_step_fp32's arithmetic
   }
   // The old weights, for observe_update, only where the next hook observes
   // this update (a tracer: at its traced steps).
@@ -357,7 +359,7 @@ void precision_hook::update(const site& where, std::span<float> weight, const we
   double requested = t.requested, applied = t.applied;
   for (std::size_t i = 0; i < n; ++i) {
     const float before = base[i];
-    const float after = stored ? rounded[i] : std::fma(scale, d[i], before);  // apply_step_fp32's arithmetic
+    const float after = rounded[i];
     non_finite |= !std::isfinite(after);
     const double asked = static_cast<double>(scale) * static_cast<double>(d[i]);
     const bool moved = asked != 0.0;

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "lab/precision_hook.hpp"
-#include "finite_amax.hpp"
+#include "fused_loops.hpp"
 #include "mixing.hpp"
 #include "site_stream.hpp"
 
@@ -17,7 +17,7 @@ namespace {
 // The amax of a GEMM operand as stored (the whole matrix the op passed).
 float operand_amax(const gemm_args& g, bool is_a) {
   const stored_operand s = stored_operand_of(g, is_a);
-  return finite_amax(s.data, s.rows, s.cols, s.ld);
+  return detail::finite_amax(s.data, s.rows, s.cols, s.ld);
 }
 
 // Whether an operand's scales depend on the whole tensor's amax: one fp32
@@ -46,7 +46,7 @@ precision_hook::scaled_tensor& precision_hook::scaled_state(std::string_view lay
 void precision_hook::note_scaled_amax(const site& where, tensor_role role, std::span<const float> values) {
   const auto operand = gemm_operand_of(role);
   if (!operand || !needs_tensor_amax(policy_.scaled, *operand)) return;
-  const float amax = finite_amax(values.data(), 1, values.size(), values.size());
+  const float amax = detail::finite_amax(values.data(), 1, values.size(), values.size());
   const std::lock_guard lock(scaled_mutex_);
   scaled_state(where.layer, *operand).amax = amax;
 }

@@ -50,8 +50,16 @@ const float* stored_layout(const quantized& q, bool stored_k_major, std::vector<
   return stored.data();
 }
 
-quantized quantize_operand(const gemm_args& g, bool is_a, const operand_quantization& q,
-                           scaled_gemm_scratch::operand& s) {
+// Where quantize_operand writes: a scratch operand's vectors, or those of a
+// quantization to be kept (kept_quantization's fields of the same names).
+struct operand_storage {
+  std::vector<float>& values;
+  std::vector<float>& dequantized;
+  std::vector<float>& stored;
+  std::vector<std::uint32_t>& scales;
+};
+
+quantized quantize_operand(const gemm_args& g, bool is_a, const operand_quantization& q, operand_storage s) {
   quantized out;
   out.shape = {is_a ? g.m : g.n, g.k};
   const bool k_contiguous = is_a ? !g.trans_a : g.trans_b;
@@ -78,10 +86,20 @@ quantized view_of(const kept_quantization& k) {
   return {k.shape, k.values_view(), k.scales, k.dequantized, k.stored_data(), k.stored_ld, k.result};
 }
 
-std::shared_ptr<const kept_quantization> kept_copy(const gemm_args& g, bool is_a, const quantized& q,
-                                                   const num::scaled_options& options) {
-  auto k = std::make_shared<kept_quantization>();
+// The operand quantized into storage that the keeper then keeps: the
+// keeper's previous quantization where nothing else holds it (its vectors
+// keep their capacity, so a step allocates nothing and touches no fresh
+// page), else a new one. Its layouts are kept_quantization's: values empty
+// where the source is rows x k already, stored empty where that is the
+// dequantized layout.
+std::shared_ptr<const kept_quantization> quantize_to_keep(const gemm_args& g, bool is_a,
+                                                          const operand_quantization& q, operand_keeper& keeper) {
+  std::shared_ptr<kept_quantization> k = keeper.take_unshared();
+  if (!k) k = std::make_shared<kept_quantization>();
+  const quantized out = quantize_operand(g, is_a, q, {k->values, k->dequantized, k->stored, k->scales});
   const stored_operand s = stored_operand_of(g, is_a);
+  if (out.values.data() != k->values.data()) k->values.clear();  // the source itself was quantized
+  if (out.stored != k->stored.data()) k->stored.clear();
   k->is_a = is_a;
   k->trans = is_a ? g.trans_a : g.trans_b;
   k->stored_rows = s.rows;
@@ -89,14 +107,11 @@ std::shared_ptr<const kept_quantization> kept_copy(const gemm_args& g, bool is_a
   k->source.resize(s.rows * s.cols);
   for (std::size_t r = 0; r < s.rows; ++r)
     std::copy(s.data + r * s.ld, s.data + r * s.ld + s.cols, k->source.begin() + static_cast<std::ptrdiff_t>(r * s.cols));
-  k->options = options;
-  k->shape = q.shape;
-  if (q.values.data() != s.data) k->values.assign(q.values.begin(), q.values.end());
-  k->scales.assign(q.scales.begin(), q.scales.end());
-  k->dequantized.assign(q.dequantized.begin(), q.dequantized.end());
-  if (q.stored != q.dequantized.data()) k->stored.assign(q.stored, q.stored + q.shape.size());
-  k->stored_ld = q.stored_ld;
-  k->result = q.result;
+  k->options = q.options;
+  k->shape = out.shape;
+  k->stored_ld = out.stored_ld;
+  k->result = out.result;
+  keeper.keep(k);
   return k;
 }
 
@@ -106,13 +121,10 @@ quantized operand_for(const gemm_args& g, bool is_a, const operand_quantization&
                       operand_keeper* keeper, std::shared_ptr<const kept_quantization>& hold) {
   const bool keepable =
       keeper != nullptr && q.hadamard_signs.empty() && q.options.spec.mode != num::rounding::stochastic;
-  if (keepable) {
-    hold = keeper->find(g, is_a, q.options);
-    if (hold) return view_of(*hold);
-  }
-  quantized out = quantize_operand(g, is_a, q, s);
-  if (keepable) keeper->keep(kept_copy(g, is_a, out, q.options));
-  return out;
+  if (!keepable) return quantize_operand(g, is_a, q, {s.values, s.dequantized, s.stored, s.scales});
+  hold = keeper->find(g, is_a, q.options);
+  if (!hold) hold = quantize_to_keep(g, is_a, q, *keeper);
+  return view_of(*hold);
 }
 
 void show(const quantized_observer& observe, const quantized& q, const operand_quantization& how, tensor_role role,

@@ -9,11 +9,13 @@
 #include <bit>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "lab/conv2d.hpp"
+#include "lab/kept_operand.hpp"
 #include "lab/precision_hook.hpp"
 #include "lab/precision_policy.hpp"
 #include "lab/rng.hpp"
@@ -31,6 +33,7 @@ struct seen_weight {
   std::vector<float> dequantized;
   num::scaled_counts counts;
   std::uint64_t stream;
+  const float* storage;  // where the GEMM read the dequantized weight from
 };
 
 class weight_recorder : public scaled_test::operand_watcher {
@@ -38,7 +41,7 @@ class weight_recorder : public scaled_test::operand_watcher {
   void observe_quantized(const site&, const quantized_operand& q) override {
     if (q.operand == gemm_operand::weight)
       seen.push_back({q.gemm_role, q.part, {q.dequantized.begin(), q.dequantized.end()}, q.result.counts,
-                      q.options.stream});
+                      q.options.stream, q.dequantized.data()});
   }
   std::vector<seen_weight> seen;
 };
@@ -81,16 +84,32 @@ struct conv_run {
   }
   void pass() {
     op_context ctx = hook.context();
-    ctx.threads = 2;
+    ctx.threads = threads;
     c.forward(ctx, x, y);
     c.backward(ctx, x, y, dy, &dx);
   }
   std::span<float> weight() { return c.parameters().front()->value.values(); }
+  std::size_t threads = 2;
   weight_recorder rec;
   precision_hook hook;
   conv2d c;
   tensor x, y, dy, dx;
 };
+
+// Every GEMM part of the pass just run (forward and dgrad, 2 chunks each)
+// multiplied exactly what libnum makes of the weight now; `also` checks
+// more of each.
+template <typename Check>
+void expect_the_weight_as_it_is_now(conv_run& run, const num::scaled_options& o, Check also) {
+  const std::vector<float> w(run.weight().begin(), run.weight().end());
+  const auto forward = reference(w, false, o), dgrad = reference(w, true, o);
+  ASSERT_EQ(run.rec.seen.size(), 4u);
+  for (const auto& s : run.rec.seen) {
+    SCOPED_TRACE(std::string(role_name(s.gemm)) + " part " + std::to_string(s.part));
+    EXPECT_TRUE(same_bits(s.dequantized, s.gemm == tensor_role::activation ? forward : dgrad));
+    also(s);
+  }
+}
 
 TEST(KeptWeight, EveryChunkMultipliesTheWeightAsItIsNowEvenAfterItChanged) {
   const precision_policy policy = precision_preset("mxfp8");
@@ -105,21 +124,56 @@ TEST(KeptWeight, EveryChunkMultipliesTheWeightAsItIsNowEvenAfterItChanged) {
     if (pass == 1) run.weight()[5] *= 2.0f;
     run.rec.seen.clear();
     run.pass();
-    const std::vector<float> w(run.weight().begin(), run.weight().end());
-    const auto forward = reference(w, false, o), dgrad = reference(w, true, o);
-    ASSERT_EQ(run.rec.seen.size(), 4u);  // forward and dgrad, 2 chunks each
     std::map<tensor_role, num::scaled_counts> first_counts;
-    for (const auto& s : run.rec.seen) {
-      SCOPED_TRACE(std::string(role_name(s.gemm)) + " part " + std::to_string(s.part));
-      EXPECT_TRUE(same_bits(s.dequantized, s.gemm == tensor_role::activation ? forward : dgrad));
+    expect_the_weight_as_it_is_now(run, o, [&](const seen_weight& s) {
       // Every chunk reports the quantization's counts, kept or not.
       const auto [it, first] = first_counts.emplace(s.gemm, s.counts);
       if (!first) {
         EXPECT_EQ(s.counts, it->second);
       }
-    }
+    });
   }
   run.hook.end_step();
+}
+
+TEST(KeptWeight, EachStepQuantizesTheNewWeightIntoTheStorageOfTheLastOne) {
+  // Steps whose weight changes: every chunk still multiplies exactly what
+  // libnum makes of the weight now, and the quantization is written where
+  // the last step's was (no allocation, no fresh pages per step). One
+  // worker, so that no chunk of the same GEMM holds the kept one meanwhile.
+  const precision_policy policy = precision_preset("mxfp8");
+  conv_run run(policy);
+  run.threads = 1;
+  num::scaled_options o;
+  o.format = policy.scaled.format(gemm_operand::weight);
+  std::map<tensor_role, const float*> first_storage;
+  for (std::uint64_t step = 0; step < 4; ++step) {
+    SCOPED_TRACE("step " + std::to_string(step));
+    run.hook.begin_step(step);
+    for (std::size_t i = 0; i < run.weight().size(); i += 7) run.weight()[i] *= 1.5f;
+    run.rec.seen.clear();
+    run.pass();
+    run.hook.end_step();
+    expect_the_weight_as_it_is_now(run, o, [&](const seen_weight& s) {
+      const auto [it, first] = first_storage.emplace(s.gemm, s.storage);
+      if (!first) {
+        EXPECT_EQ(s.storage, it->second);
+      }
+    });
+  }
+}
+
+TEST(OperandKeeper, HandsBackItsStorageOnlyWhereNothingElseHoldsIt) {
+  operand_keeper keeper;
+  EXPECT_EQ(keeper.take_unshared(), nullptr);  // nothing kept
+  auto kept = std::make_shared<kept_quantization>();
+  const kept_quantization* at = kept.get();
+  keeper.keep(kept);  // `kept` still holds it too, as a GEMM part reading it would
+  EXPECT_EQ(keeper.take_unshared(), nullptr);
+  kept.reset();
+  const auto taken = keeper.take_unshared();
+  EXPECT_EQ(taken.get(), at);
+  EXPECT_EQ(keeper.take_unshared(), nullptr);  // taken out: the keeper holds none
 }
 
 TEST(KeptWeight, StochasticallyRoundedWeightsAreQuantizedPerChunk) {

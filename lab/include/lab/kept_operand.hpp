@@ -55,11 +55,15 @@ class operand_keeper {
   [[nodiscard]] std::shared_ptr<const kept_quantization> find(const gemm_args& g, bool is_a,
                                                               const num::scaled_options& options) const;
   /// Keeps q, replacing the one kept before.
-  void keep(std::shared_ptr<const kept_quantization> q);
+  void keep(std::shared_ptr<kept_quantization> q);
+  /// The kept quantization, taken out of the keeper for its storage to be
+  /// reused, where nothing else holds it (no GEMM part still reads it); null
+  /// otherwise. The keeper then holds none until the next keep().
+  [[nodiscard]] std::shared_ptr<kept_quantization> take_unshared();
 
  private:
   mutable std::mutex mutex_;
-  std::shared_ptr<const kept_quantization> kept_;
+  std::shared_ptr<kept_quantization> kept_;
 };
 
 /// The stored matrix of operand is_a / b of g: rows x cols with row stride ld.

@@ -99,16 +99,18 @@ class optimizer {
   /// The hyper-parameter `value` as PyTorch combines it with parameter p's
   /// state tensors (cast to their dtype).
   [[nodiscard]] float state_scalar(const op_context& ctx, const parameter& p, double value) const;
-  /// SGD's update of parameter i from grad_ (momentum, Nesterov).
-  void sgd_update(const op_context& ctx, std::size_t i, double lr);
-  /// Adam's (AdamW's) update of parameter i from grad_.
-  void adam_update(const op_context& ctx, std::size_t i, double lr);
+  /// SGD's update of parameter i from its regularised gradient (momentum, Nesterov).
+  void sgd_update(const op_context& ctx, std::size_t i, double lr, std::span<const float> grad);
+  /// Adam's (AdamW's) update of parameter i from its regularised gradient.
+  void adam_update(const op_context& ctx, std::size_t i, double lr, std::span<const float> grad);
 
   optimizer_settings settings_;
   std::vector<parameter*> params_;
   std::vector<tensor> first_, second_;  // momentum / Adam m; Adam v
-  std::vector<float> delta_;            // scratch: Nesterov's direction, Adam's step
-  std::vector<float> grad_, denom_;     // scratch: regularised gradient, Adam's denominator
+  // Scratch, used through detail::scratch_prefix: parameters of different
+  // sizes take turns, and resizing to each would zero-fill on every step.
+  std::vector<float> delta_;            // Nesterov's direction, Adam's step
+  std::vector<float> grad_, denom_;     // regularised gradient, Adam's denominator
   std::uint64_t steps_ = 0;
 };
 
