@@ -17,29 +17,19 @@
 
 #include "kernel_oracle.hpp"
 #include "libnum/cpu_features.hpp"
+#include "mxcsr_bits.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
-#include <xmmintrin.h>
 
 namespace {
 
 using namespace kernel_test;
 
-constexpr unsigned flush_to_zero = 0x8000, denormals_are_zero = 0x0040;
-// MXCSR rounding control (bits 13-14): toward -inf, toward +inf, toward zero.
-constexpr unsigned round_down = 0x2000, round_up = 0x4000, round_toward_zero = 0x6000;
-
-// Sets MXCSR bits for its lifetime; restores the old value however the scope ends.
-class mxcsr_bits {
- public:
-  explicit mxcsr_bits(unsigned bits) : saved_(_mm_getcsr()) { _mm_setcsr(saved_ | bits); }
-  ~mxcsr_bits() { _mm_setcsr(saved_); }
-  mxcsr_bits(const mxcsr_bits&) = delete;
-  mxcsr_bits& operator=(const mxcsr_bits&) = delete;
-
- private:
-  unsigned saved_;
-};
+using test_support::mxcsr_bits;
+constexpr unsigned flush_to_zero = test_support::mxcsr_flush_to_zero;
+constexpr unsigned denormals_are_zero = test_support::mxcsr_denormals_are_zero;
+constexpr unsigned round_down = test_support::mxcsr_round_down, round_up = test_support::mxcsr_round_up;
+constexpr unsigned round_toward_zero = test_support::mxcsr_round_toward_zero;
 
 // Both signs of m * 2^e for e from below fp32's least subnormal (2^-149) up
 // through fp16's subnormals, and fp32 bit patterns spread over the subnormal

@@ -15,24 +15,14 @@
 #include <vector>
 
 #include "scaled_run.hpp"
+#include "mxcsr_bits.hpp"
 #include "scaled_test_data.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
-#include <xmmintrin.h>
 
 namespace {
 
-// Sets MXCSR bits for its lifetime; restores the old value however the scope ends.
-class mxcsr_bits {
- public:
-  explicit mxcsr_bits(unsigned bits) : saved_(_mm_getcsr()) { _mm_setcsr(saved_ | bits); }
-  ~mxcsr_bits() { _mm_setcsr(saved_); }
-  mxcsr_bits(const mxcsr_bits&) = delete;
-  mxcsr_bits& operator=(const mxcsr_bits&) = delete;
-
- private:
-  unsigned saved_;
-};
+using test_support::mxcsr_bits;
 
 // A tensor of fp32 subnormals only, so that the tensor and block scales
 // themselves meet the subnormal range, the place FTZ and DAZ change.
@@ -50,7 +40,8 @@ void expect_scalar_results_under_flushing(const std::vector<float>& in, const ch
   ASSERT_EQ(in.size(), shape.rows * shape.cols);
   for (const char* name : {"mxfp8", "mxfp4", "nvfp4", "nvfp4-2d", "fp8-tensor", "fp8-block", "fp8-block-128x128"}) {
     for (const scaled_test::mode_case m : scaled_test::reference_modes) {
-      for (unsigned bits : {0x8000u, 0x0040u, 0x8040u}) {
+      for (unsigned bits : {test_support::mxcsr_flush_to_zero, test_support::mxcsr_denormals_are_zero,
+                            test_support::mxcsr_flush_to_zero | test_support::mxcsr_denormals_are_zero}) {
         num::scaled_options o = scaled_test::options_for(name);
         o.spec.mode = m.mode;
         o.spec.random_bits = m.r;
