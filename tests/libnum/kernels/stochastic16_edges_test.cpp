@@ -91,7 +91,7 @@ std::vector<std::uint64_t> boundary_patterns64() {
       0x7FF8000000000000, 0x7FFFFFFFFFFFFFFF, 0x7FF8123456789ABC,  // quiet NaNs
       0x3E58000000000000, 0x3E68000000000000, 0x3F08020000000000,  // fp16: 3/4 and 1/2 of 2^-24 cut, subnormal
       0x3F10020000000000, 0x3FF0020000000000, 0x3FF0018000000001,  // fp16: normal, at one (half and above)
-      0x3780000000000000, 0x37E0800000000000, 0x3FF0100000000000}; // bf16: 1/2 of 2^-133, subnormal, at one
+      0x3780000000000000, 0x37E0800000000000, 0x3FF0100000000000}; // bf16: 2^-135 (1/4 of 2^-133), subnormal, at one
   p.insert(p.end(), std::begin(others), std::end(others));
   return p;
 }
