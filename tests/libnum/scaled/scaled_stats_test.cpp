@@ -154,4 +154,40 @@ TEST(ScaledStats, ElementPassOverSixteenAndMoreValuesKeepsTheLaneOrderAndSkipsWh
   EXPECT_EQ(sx.noise_energy, 1.0);
 }
 
+TEST(ScaledStats, NoiseSquaresAreRoundedBeforeTheyAreAddedOnEveryPath) {
+  // The header's order: each (x - back)² rounded to double, then added. An
+  // error x - back with back 12 binades below x carries 36 bits, so its
+  // square is not exact in double, and a fused multiply-add (what GCC makes
+  // of _mm512_add_pd(s, _mm512_mul_pd(e, e)) unless told -ffp-contract=off)
+  // gives other sums: of these 32 tensors of 64 values, 5 of the first 20
+  // differ in the last bit when fused. The reference rounds each product
+  // through a volatile, so no flags can fuse it. 64 values: four AVX-512
+  // steps where the CPU has it; ctest runs this again under NUMLAB_SIMD=scalar.
+  const std::size_t n = 64;
+  const num::tensor_shape shape{1, n};
+  num::scaled_options o;
+  o.format = {num::element_type::e4m3, num::scale_rule::mx_floor, {1, 32}};
+  for (std::uint32_t seed = 1; seed <= 32; ++seed) {
+    std::vector<float> x(n), back(n);
+    std::uint32_t state = seed;
+    const auto next = [&state] { return state = state * 1664525u + 1013904223u; };
+    for (std::size_t i = 0; i < n; ++i) {
+      x[i] = 1.0f + static_cast<float>(next() >> 9) * 0x1p-23f;                    // [1, 2), 24 bits
+      back[i] = (1.0f + static_cast<float>(next() >> 9) * 0x1p-23f) * 0x1p-12f;  // 12 binades below
+    }
+    double lanes[8] = {};
+    for (std::size_t i = 0; i < n; ++i) {
+      const double error = static_cast<double>(x[i]) - static_cast<double>(back[i]);  // exact: 36 bits
+      const volatile double square = error * error;
+      lanes[i % 8] += square;
+    }
+    const double expected =
+        ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+    std::vector<std::uint8_t> elements(n);
+    std::vector<std::uint32_t> scales(num::scale_count(o.format, shape));
+    const num::scaled_result r = num::quantize(x, shape, elements, scales, o);
+    EXPECT_EQ(num::scaled_stats_of(x, shape, o.format, scales, r, back).noise_energy, expected) << "seed " << seed;
+  }
+}
+
 }  // namespace
