@@ -320,6 +320,28 @@ void BM_libnum_f64_bf16_sr32_bits_avx2(benchmark::State& s) {
   encode_f64_bits(s, num::bfloat16_format, num::rounding::stochastic, avx2);
 }
 
+// num::any_non_finite over the realistic data (all finite, so every value is
+// read) on a named path: the portable loop (the body before AVX2 and AVX-512
+// ones existed, compiled for the baseline) beside the two SIMD bodies.
+// Arguments: size, then the path (1 scalar, 2 avx2, 3 avx512).
+void BM_any_non_finite(benchmark::State& state) {
+  const auto path = static_cast<num::simd_path>(state.range(1));
+  if (!num::simd_path_supported(path)) {
+    state.SkipWithError("this CPU cannot run the path");
+    return;
+  }
+  const std::span<const float> values(bench::realistic_data().data(), size_of(state));
+  for (auto _ : state) benchmark::DoNotOptimize(num::any_non_finite(values, path));
+  count(state, values.size(), 4);
+}
+void sizes_and_paths(benchmark::internal::Benchmark* b) {
+  for (std::int64_t n : {std::int64_t{4096}, std::int64_t{1} << 16, std::int64_t{out_of_cache}}) {
+    for (auto path : {num::simd_path::scalar, num::simd_path::avx2, num::simd_path::avx512}) {
+      b->Args({n, static_cast<std::int64_t>(path)});
+    }
+  }
+}
+
 // The size sweep, one thread.
 void sizes(benchmark::internal::Benchmark* b) {
   for (std::size_t n : {std::size_t{16}, std::size_t{256}, std::size_t{4096}, in_cache, std::size_t{1} << 18,
@@ -393,6 +415,7 @@ BENCHMARK(BM_libnum_fp16_ne_bits_weights)->Apply(two_sizes);
 BENCHMARK(BM_libnum_fp16_sr32_bits_weights)->Apply(two_sizes);
 BENCHMARK(BM_libnum_bf16_ne_bits_weights)->Apply(two_sizes);
 BENCHMARK(BM_libnum_bf16_sr32_bits_weights)->Apply(two_sizes);
+BENCHMARK(BM_any_non_finite)->Apply(sizes_and_paths);
 BENCHMARK(BM_libnum_f64_fp16_ne_bits_avx512)->Apply(two_sizes);
 BENCHMARK(BM_libnum_f64_fp16_sr32_bits_avx512)->Apply(two_sizes);
 BENCHMARK(BM_libnum_f64_bf16_sr32_bits_avx512)->Apply(two_sizes);
