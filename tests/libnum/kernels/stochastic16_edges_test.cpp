@@ -12,6 +12,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "kernel_oracle.hpp"
@@ -128,6 +129,27 @@ void expect_core_bits_for_every_cut(const std::vector<T>& in, num::simd_path pat
   }
 }
 
+// How many of `patterns` (positive fp32 patterns among `in`) got both fp16
+// neighbours (the code toward zero and the next) when `in` is encoded under o.
+std::size_t fp16_patterns_taking_both_neighbours(const std::vector<float>& in, const num::array_options& o,
+                                                 std::initializer_list<std::uint32_t> patterns) {
+  std::vector<std::uint16_t> codes(in.size());
+  num::encode_array(std::span<const float>(in), std::span<std::uint16_t>(codes), o);
+  std::size_t both = 0;
+  for (std::uint32_t pattern : patterns) {
+    bool down = false, up = false;
+    const std::uint16_t low = num::from_float(num::binary16, std::bit_cast<float>(pattern),
+                                              {num::rounding::toward_zero, 32}, 0).bits;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      if (float_bits(in[i]) != pattern) continue;
+      down = down || codes[i] == low;
+      up = up || codes[i] == low + 1;
+    }
+    both += down && up ? 1 : 0;
+  }
+  return both;
+}
+
 class Stochastic16Edges : public ::testing::TestWithParam<num::simd_path> {};
 
 TEST_P(Stochastic16Edges, BoundariesMatchCoreForEveryCutAndOverflowMode) {
@@ -144,21 +166,9 @@ TEST_P(Stochastic16Edges, InexactBoundaryValuesTakeBothNeighbours) {
   const std::vector<float> in = boundary_inputs();
   const num::array_options o =
       edge_options(num::binary16, 32, num::random_draws::full_word, num::overflow_mode::ieee, GetParam());
-  std::vector<std::uint16_t> codes(in.size());
-  num::encode_array(std::span<const float>(in), std::span<std::uint16_t>(codes), o);
-  std::size_t both = 0;
-  for (std::uint32_t pattern : {0x32C00000u, 0x33400000u, 0x38401000u, 0x38801000u, 0x3F801000u, 0x477FF000u}) {
-    bool down = false, up = false;
-    const std::uint16_t low = num::from_float(num::binary16, std::bit_cast<float>(pattern),
-                                              {num::rounding::toward_zero, 32}, 0).bits;
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      if (float_bits(in[i]) != pattern) continue;
-      down = down || codes[i] == low;
-      up = up || codes[i] == low + 1;
-    }
-    both += down && up ? 1 : 0;
-  }
-  EXPECT_EQ(both, 6u);
+  EXPECT_EQ(fp16_patterns_taking_both_neighbours(
+                in, o, {0x32C00000u, 0x33400000u, 0x38401000u, 0x38801000u, 0x3F801000u, 0x477FF000u}),
+            6u);
 }
 
 TEST_P(Stochastic16Edges, Fp64BoundariesMatchCoreForEveryCutAndOverflowMode) {
@@ -282,21 +292,7 @@ TEST_P(Stochastic16Edges, Fp16NormalRangeValuesTakeBothNeighbours) {
   num::array_options o =
       edge_options(num::binary16, 32, num::random_draws::full_word, num::overflow_mode::ieee, GetParam());
   o.first_index = 0;
-  std::vector<std::uint16_t> codes(in.size());
-  num::encode_array(std::span<const float>(in), std::span<std::uint16_t>(codes), o);
-  std::size_t both = 0;
-  for (std::uint32_t pattern : {0x38801000u, 0x3F801000u, 0x477FF000u}) {
-    bool down = false, up = false;
-    const std::uint16_t low = num::from_float(num::binary16, std::bit_cast<float>(pattern),
-                                              {num::rounding::toward_zero, 32}, 0).bits;
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      if (float_bits(in[i]) != pattern) continue;
-      down = down || codes[i] == low;
-      up = up || codes[i] == low + 1;
-    }
-    both += down && up ? 1 : 0;
-  }
-  EXPECT_EQ(both, 3u);
+  EXPECT_EQ(fp16_patterns_taking_both_neighbours(in, o, {0x38801000u, 0x3F801000u, 0x477FF000u}), 3u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, Stochastic16Edges, ::testing::ValuesIn(all_paths),
