@@ -124,13 +124,8 @@ struct stochastic16_rounder {
 /// never decide it. Once s passes 52 the hidden bit is cut too and the
 /// result is 0 or the smallest subnormal (the tiny case of fp16_rounded).
 ///
-/// It works on half vectors (lanes / 2 64-bit lanes, one machine register):
-/// GCC 12 lowers selects and shifts on the two-register u64v one lane at a
-/// time, which made this body (and the lane algorithm's fp64 path) run at
-/// several ns per element.
-typedef std::uint64_t u64h __attribute__((vector_size(4 * lanes)));
-typedef std::int64_t i64h __attribute__((vector_size(4 * lanes)));
-typedef std::uint32_t u32h __attribute__((vector_size(2 * lanes)));
+/// It works on half vectors (u64h, kernel_lanes.hpp), as the lane
+/// algorithm's fp64 path does.
 
 struct stochastic16_f64_rounder {
   u64h max_finite, overflow_positive, overflow_negative, infinity_result, nan_payload, low_quantum, top_bits;
