@@ -137,10 +137,14 @@ conversion_result round_array(std::span<const double> in, std::span<float> out, 
 conversion_result round_array_in_place(std::span<float> data, const array_options& options);
 
 /// Whether any of `values` is a NaN or an infinity (IEEE 754 binary32: the
-/// exponent field all ones). One read without branches per element, which
-/// the compiler vectorises; for arrays that are being rounded anyway,
-/// array_options::want_non_finite answers the same question without it.
+/// exponent field all ones). One read without branches per element, on the
+/// automatic SIMD path (AVX-512, AVX2 or portable; NUMLAB_SIMD and the CPU
+/// are read on the first call only); for arrays that are being rounded
+/// anyway, array_options::want_non_finite answers the same question without it.
 bool any_non_finite(std::span<const float> values);
+/// The same on a named path (automatic: as above); throws as
+/// resolve_simd_path does where the CPU cannot run it.
+bool any_non_finite(std::span<const float> values, simd_path path);
 
 /// How encodings are decoded.
 struct decode_options {

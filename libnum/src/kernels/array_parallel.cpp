@@ -44,13 +44,13 @@ struct element_costs {
   double lane_stochastic_ns;      ///< the general lane body with a Philox word
 };
 constexpr element_costs fp32_costs{0.036, 0.52, 0.79, 0.91};
-// fp64 inputs: twice the bytes, the 16-bit shortcuts on half vectors (a
-// round-to-odd fp32 first for nearest-even), the lane body on two-register
-// 64-bit vectors (which GCC 12 lowers partly lane by lane). Each is fp32's
-// cost above times the fp64 / fp32 ratio measured in one run (session 11,
-// 16K elements, AVX-512: 3.6x, 3.4x, 27.6x, 13.8x), so that both input
-// types keep the fp32 constants' calibration against fork_join_ns.
-constexpr element_costs fp64_costs{0.13, 1.78, 21.8, 12.6};
+// fp64 inputs: twice the bytes, the 16-bit shortcuts and the lane body on
+// half vectors (a round-to-odd fp32 first for 16-bit nearest-even). Each is
+// fp32's cost above times the fp64 / fp32 ratio measured in one run at 16K
+// elements on AVX-512 (session 11: 3.6x, 3.4x; the lane body's since it
+// runs on half vectors, session 12: 2.2x, 2.0x), so that both input types
+// keep the fp32 constants' calibration against fork_join_ns.
+constexpr element_costs fp64_costs{0.13, 1.78, 1.72, 1.86};
 
 double element_cost_ns(const kernel_plan& plan) {
   const bool f64 = plan.op == operation::encode_f64 || plan.op == operation::round_f64;

@@ -25,8 +25,12 @@ namespace {
 constexpr int lanes = NUMLAB_LANES;
 typedef std::uint32_t u32v __attribute__((vector_size(4 * lanes)));
 typedef std::int32_t i32v __attribute__((vector_size(4 * lanes)));
-typedef std::uint64_t u64v __attribute__((vector_size(8 * lanes)));
-typedef std::int64_t i64v __attribute__((vector_size(8 * lanes)));
+// Half vectors of 64-bit lanes (lanes / 2 of them, one machine register):
+// GCC 12 lowers selects and shifts on a two-register vector of 64-bit lanes
+// one lane at a time, so the fp64 paths work on halves.
+typedef std::uint64_t u64h __attribute__((vector_size(4 * lanes)));
+typedef std::int64_t i64h __attribute__((vector_size(4 * lanes)));
+typedef std::uint32_t u32h __attribute__((vector_size(2 * lanes)));
 typedef std::uint16_t u16v __attribute__((vector_size(2 * lanes)));
 typedef std::uint8_t u8v __attribute__((vector_size(lanes)));
 typedef float f32v __attribute__((vector_size(4 * lanes)));
@@ -42,10 +46,11 @@ struct f32_domain {
   static constexpr int W = 32, M = 23;
   static const domain_constants& of(const kernel_plan& p) { return p.f32; }
 };
-/// The fp64 input domain (vectors of lanes 64-bit values: two registers).
+/// The fp64 input domain, in half vectors (lanes / 2 64-bit values, one
+/// register); round_chunk puts two together for each vector of codes.
 struct f64_domain {
-  using U = u64v;
-  using S = i64v;
+  using U = u64h;
+  using S = i64h;
   using scalar = std::uint64_t;
   using value = double;
   static constexpr int W = 64, M = 52;
@@ -166,7 +171,7 @@ struct lane_counts {
   void add_to(tally& t) const {
     std::uint64_t sums[6] = {};
     std::uint64_t bits = 0;
-    for (int i = 0; i < lanes; ++i) {
+    for (int i = 0; i < static_cast<int>(sizeof inexact / sizeof inexact[0]); ++i) {
       sums[0] += inexact[i];
       sums[1] += underflow_to_zero[i];
       sums[2] += became_subnormal[i];
@@ -296,7 +301,8 @@ struct encoder {
     ieee_nans = e.ieee_nans;
   }
 
-  NUMLAB_INLINE u32v operator()(U value) const {
+  /// The codes, one 32-bit lane per lane of U (u32v for fp32, u32h for fp64).
+  NUMLAB_INLINE auto operator()(U value) const {
     const U zero{};
     const U sign = value & B::sign;
     const U a = value ^ sign;
@@ -315,7 +321,7 @@ struct encoder {
     if constexpr (D::W == 32) {
       return code;
     } else {
-      return __builtin_convertvector(code, u32v);
+      return __builtin_convertvector(code, u32h);
     }
   }
 };
@@ -424,28 +430,33 @@ void round_chunk(const kernel_plan& plan, const chunk& c, tally& t) {
   const bool is_binary16 = plan.encoding.is_binary16;
   const int prefix_shift = 23 - plan.encoding.fraction_bits;
 
+  // fp64: the codes of n <= lanes / 2 elements from element i, words at w.
+  auto half_codes = [&](std::size_t i, const std::uint32_t* w, std::size_t n) __attribute__((always_inline)) {
+    if constexpr (D::W == 64) {
+      U x{};
+      __builtin_memcpy(&x, in + i, n * sizeof(value));
+      U word{};
+      if constexpr (stochastic) word = __builtin_convertvector(load_vector<u32h>(w), u64h);
+      const U r = round.template operator()<Counting>(x, word, counts);
+      non_finite |= (r & ~B::sign) >= B::infinity;
+      return encode(r);
+    } else {
+      return u32h{};
+    }
+  };
   // One vector of n <= lanes elements starting at element i, words at w.
   auto one_vector = [&](std::size_t i, const std::uint32_t* w, std::size_t n) __attribute__((always_inline)) {
-    U x{};
-    __builtin_memcpy(&x, in + i, n * sizeof(value));
-    U word{};
-    if constexpr (stochastic) {
-      if constexpr (D::W == 32) {
-        word = load_vector<u32v>(w);
-      } else {
-        word = __builtin_convertvector(load_vector<u32v>(w), u64v);
-      }
-    }
-    const U r = round.template operator()<Counting>(x, word, counts);
-    non_finite |= (r & ~B::sign) >= B::infinity;
+    u32v code;
     if constexpr (D::W == 32) {
+      U x{};
+      __builtin_memcpy(&x, in + i, n * sizeof(value));
+      const U word = stochastic ? load_vector<u32v>(w) : U{};
+      const U r = round.template operator()<Counting>(x, word, counts);
+      non_finite |= (r & ~B::sign) >= B::infinity;
       if (values) {
         __builtin_memcpy(out + i * 4, &r, 4 * n);
         return;
       }
-    }
-    u32v code;
-    if constexpr (D::W == 32) {
       // Rounded fp32 values of the format encode exactly by a shift or by
       // the CPU's conversion, far cheaper than the general encoder.
       if (fp32_prefix) {
@@ -456,7 +467,11 @@ void round_chunk(const kernel_plan& plan, const chunk& c, tally& t) {
         code = encode(r);
       }
     } else {
-      code = encode(r);
+      constexpr std::size_t half = lanes / 2;
+      const u32h low = half_codes(i, w, n < half ? n : half);
+      const u32h high = n > half ? half_codes(i + half, w + half, n - half) : u32h{};
+      __builtin_memcpy(&code, &low, sizeof low);
+      __builtin_memcpy(reinterpret_cast<unsigned char*>(&code) + sizeof low, &high, sizeof high);
     }
     if (values) {
       const u32v v = decode(code);

@@ -122,6 +122,11 @@ struct chunk {
 tally run_scalar(const kernel_plan& plan, const chunk& c);
 tally run_avx2(const kernel_plan& plan, const chunk& c);
 tally run_avx512(const kernel_plan& plan, const chunk& c);
+/// Whether any of in[0, n) is a NaN or an infinity: num::any_non_finite's
+/// bodies for each path (non_finite.cpp, kernels_avx2.cpp, kernels_avx512.cpp).
+bool any_non_finite_scalar(const float* in, std::size_t n);
+bool any_non_finite_avx2(const float* in, std::size_t n);
+bool any_non_finite_avx512(const float* in, std::size_t n);
 /// Positions at which the vector generators start: a multiple of four
 /// elements covers whole Philox blocks under full_word draws, of eight under
 /// half_word draws, so the SIMD paths start their runs at multiples of 8.

@@ -21,6 +21,7 @@ namespace num::kernels {
 namespace {
 
 struct stochastic16_rounder {
+  static constexpr std::uint32_t fp16_min_normal_pattern = 0x38800000u;  // 2^-14 in fp32
   u32v max_finite, overflow_positive, overflow_negative, infinity_result, nan_payload, top_bits;
 
   explicit stochastic16_rounder(const kernel_plan& plan) {
@@ -35,13 +36,14 @@ struct stochastic16_rounder {
   }
 
   /// fp32 patterns of x rounded into the target with random words `word`;
-  /// Bf16: the target is bf16 (else fp16). Lanes whose result is NaN or
-  /// infinite are set in `non_finite`.
-  template <bool Bf16>
+  /// Bf16: the target is bf16 (else fp16); Fp16Normal: x passed
+  /// fp16_normal_range (fp16 only). Lanes whose result is NaN or infinite
+  /// are set in `non_finite`.
+  template <bool Bf16, bool Fp16Normal = false>
   NUMLAB_INLINE u32v round(u32v x, u32v word, i32v& non_finite) const {
     const u32v a = x & 0x7FFFFFFFu;
     const u32v wt = word & top_bits;
-    const u32v rounded = Bf16 ? bf16_rounded(a, wt) : fp16_rounded(a, wt);
+    const u32v rounded = Bf16 ? bf16_rounded(a, wt) : Fp16Normal ? fp16_normal_rounded(a, wt) : fp16_rounded(a, wt);
     // Overflows, infinities and NaNs all land above the largest finite
     // value (a NaN's or infinity's pattern plus less than one quantum stays
     // at or above the all-ones exponent), and they are rare: one compare
@@ -94,6 +96,21 @@ struct stochastic16_rounder {
     const u32v tiny = up ? zero + 0x33800000u : zero;
     return s > 23 ? tiny : normal;
   }
+
+  /// Whether every lane of x holds zero or |x| >= 2^-14 (fp16's normal
+  /// range, and above it overflows, infinities and NaNs, which round()
+  /// sorts out from the rounded pattern as it does on the general way):
+  /// there s = 13 in every lane. One subtract, compare and mask test; a - 1
+  /// wraps for zero, so the lanes that need the general way are exactly
+  /// those with a - 1 < 2^-14's pattern - 1.
+  NUMLAB_INLINE bool fp16_normal_range(u32v x) const {
+    return !any_lane_above(u32v{} + (fp16_min_normal_pattern - 1u), (x & 0x7FFFFFFFu) - 1u);
+  }
+
+  /// fp16_rounded for vectors that passed fp16_normal_range: with s = 13 it
+  /// is bf16_rounded with a shift of 19 (zero stays zero: the shifted word
+  /// is below the cut), the per-lane shifts and the tiny case gone.
+  NUMLAB_INLINE u32v fp16_normal_rounded(u32v a, u32v wt) const { return (a + (wt >> 19)) & 0xFFFFE000u; }
 };
 
 /// The same rounding of fp64 inputs (patterns in 64-bit lanes), for
@@ -107,13 +124,8 @@ struct stochastic16_rounder {
 /// never decide it. Once s passes 52 the hidden bit is cut too and the
 /// result is 0 or the smallest subnormal (the tiny case of fp16_rounded).
 ///
-/// It works on half vectors (lanes / 2 64-bit lanes, one machine register):
-/// GCC 12 lowers selects and shifts on the two-register u64v one lane at a
-/// time, which made this body (and the lane algorithm's fp64 path) run at
-/// several ns per element.
-typedef std::uint64_t u64h __attribute__((vector_size(4 * lanes)));
-typedef std::int64_t i64h __attribute__((vector_size(4 * lanes)));
-typedef std::uint32_t u32h __attribute__((vector_size(2 * lanes)));
+/// It works on half vectors (u64h, kernel_lanes.hpp), as the lane
+/// algorithm's fp64 path does.
 
 struct stochastic16_f64_rounder {
   u64h max_finite, overflow_positive, overflow_negative, infinity_result, nan_payload, low_quantum, top_bits;
@@ -265,7 +277,22 @@ bool stochastic16_blocks(const kernel_plan& plan, const float* in, void* out, st
   alignas(64) std::uint32_t words[block];
   auto round_vectors = [&](std::size_t i, std::size_t vectors) __attribute__((always_inline)) {
     philox_draws<philox_isa, D, 4>(plan.seed, plan.stream, first + i, words);
-    for (std::size_t v = 0; v < vectors; ++v) {
+    std::size_t v = 0;
+    if constexpr (!Bf16) {
+      // fp16: the block's vectors the short way while they are in fp16's
+      // normal range (or zero), from the first that is not the general way.
+      // Two loops, not a test per vector on one: the test and its branch
+      // left GCC 12 rematerialising the general way's constants in every
+      // iteration, 12% slower on data with many small values (convert_bench
+      // BM_libnum_fp16_sr32_bits, session 12), which now pay one test per block.
+      for (; v < vectors; ++v) {
+        const std::size_t k = i + v * lanes;
+        const u32v x = load_vector<u32v>(in + k);
+        if (!round.fp16_normal_range(x)) break;
+        store_rounded<Bf16, Out>(out, k, round.template round<false, true>(x, load_vector<u32v>(words + v * lanes), non_finite));
+      }
+    }
+    for (; v < vectors; ++v) {
       const std::size_t k = i + v * lanes;
       const u32v r =
           round.template round<Bf16>(load_vector<u32v>(in + k), load_vector<u32v>(words + v * lanes), non_finite);

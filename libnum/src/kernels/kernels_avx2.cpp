@@ -268,6 +268,35 @@ tally run_avx2(const kernel_plan& plan, const chunk& c) {
   return run_lanes(plan, c);
 }
 
+// num::any_non_finite: as any_non_finite_avx512, with eight lanes; the last
+// partial vector through vpmaskmovd (its other lanes read as zero and touch
+// no memory).
+bool any_non_finite_avx2(const float* in, std::size_t n) {
+  const __m256i magnitude = _mm256_set1_epi32(0x7FFFFFFF);
+  auto largest = [&](__m256i m, const float* at) __attribute__((always_inline)) {
+    return _mm256_max_epu32(m, _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)), magnitude));
+  };
+  __m256i m0 = _mm256_setzero_si256(), m1 = m0, m2 = m0, m3 = m0;
+  std::size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    m0 = largest(m0, in + i);
+    m1 = largest(m1, in + i + 8);
+    m2 = largest(m2, in + i + 16);
+    m3 = largest(m3, in + i + 24);
+  }
+  for (; i + 8 <= n; i += 8) m0 = largest(m0, in + i);
+  if (i < n) {
+    const __m256i lanes_left = _mm256_set1_epi32(static_cast<int>(n - i));
+    const __m256i tail = _mm256_cmpgt_epi32(lanes_left, _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const __m256i x = _mm256_maskload_epi32(reinterpret_cast<const int*>(in + i), tail);
+    m1 = _mm256_max_epu32(m1, _mm256_and_si256(x, magnitude));
+  }
+  const __m256i m = _mm256_max_epu32(_mm256_max_epu32(m0, m1), _mm256_max_epu32(m2, m3));
+  // Every lane is at most 0x7FFFFFFF, so a signed compare orders them.
+  const __m256i bad = _mm256_cmpgt_epi32(m, _mm256_set1_epi32(0x7F7FFFFF));
+  return !_mm256_testz_si256(bad, bad);
+}
+
 }  // namespace num::kernels
 
 #ifndef __clang__

@@ -260,6 +260,32 @@ tally run_avx512(const kernel_plan& plan, const chunk& c) {
   return run_lanes(plan, c);
 }
 
+// num::any_non_finite: the largest magnitude pattern over the array (a NaN
+// or an infinity is a pattern from 0x7F800000 up), four running maxima so
+// that the loads, not the dependency of one maximum, set the pace; the last
+// partial vector through a masked load (its other lanes read as zero).
+bool any_non_finite_avx512(const float* in, std::size_t n) {
+  const __m512i magnitude = _mm512_set1_epi32(0x7FFFFFFF);
+  auto largest = [&](__m512i m, const float* at) __attribute__((always_inline)) {
+    return _mm512_max_epu32(m, _mm512_and_si512(_mm512_loadu_si512(at), magnitude));
+  };
+  __m512i m0 = _mm512_setzero_si512(), m1 = m0, m2 = m0, m3 = m0;
+  std::size_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    m0 = largest(m0, in + i);
+    m1 = largest(m1, in + i + 16);
+    m2 = largest(m2, in + i + 32);
+    m3 = largest(m3, in + i + 48);
+  }
+  for (; i + 16 <= n; i += 16) m0 = largest(m0, in + i);
+  if (i < n) {
+    const auto tail = static_cast<__mmask16>((1u << (n - i)) - 1);
+    m1 = _mm512_max_epu32(m1, _mm512_and_si512(_mm512_maskz_loadu_epi32(tail, in + i), magnitude));
+  }
+  const __m512i m = _mm512_max_epu32(_mm512_max_epu32(m0, m1), _mm512_max_epu32(m2, m3));
+  return _mm512_cmpge_epu32_mask(m, _mm512_set1_epi32(0x7F800000)) != 0;
+}
+
 }  // namespace num::kernels
 
 #ifndef __clang__

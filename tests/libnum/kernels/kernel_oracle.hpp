@@ -135,7 +135,9 @@ inline std::string describe(const num::array_options& o) {
 /// Positive bit patterns of T (float or double) in both signs, the list
 /// walked with a stride coprime to its length 48 times over, so that every
 /// value meets many random words in every lane and specials share vectors
-/// with finite values.
+/// with finite values. Every third value is negated, and the other two in
+/// odd passes: with k % 3 alone, a list whose length is a multiple of 3
+/// gave each pattern one sign only.
 template <class T, class Bits>
 std::vector<T> walked_inputs(const std::vector<Bits>& patterns) {
   static_assert(sizeof(T) == sizeof(Bits));
@@ -145,7 +147,8 @@ std::vector<T> walked_inputs(const std::vector<Bits>& patterns) {
   std::size_t stride = 7;
   while (std::gcd(stride, n) != 1) stride += 2;
   for (std::size_t k = 0; k < 48 * n; ++k) {
-    in.push_back(std::bit_cast<T>(static_cast<Bits>(patterns[(k * stride) % n] | (k % 3 == 0 ? sign : Bits{0}))));
+    const bool negative = (k % 3 == 0) != (k / n % 2 == 1);
+    in.push_back(std::bit_cast<T>(static_cast<Bits>(patterns[(k * stride) % n] | (negative ? sign : Bits{0}))));
   }
   return in;
 }

@@ -2,8 +2,12 @@
 // than every SIMD width, and none among the extreme finite values.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <span>
+#include <string>
 #include <vector>
 
 #include <libnum/array.hpp>
@@ -32,6 +36,52 @@ TEST(AnyNonFinite, ExtremeFiniteValuesAreFinite) {
   EXPECT_FALSE(num::any_non_finite(v));
   EXPECT_FALSE(num::any_non_finite({}));
 }
+
+// Each path's body (the portable loop, AVX2, AVX-512) on every length from 0
+// to 1000, starting at one of 16 alignments: arrays of extreme finite
+// values (the largest, next to it, subnormals, zeros) hold none, and a single
+// NaN or infinity at every position is found, one positive and one negative
+// each time, the kind (infinity, the NaNs nearest and farthest from it)
+// changing along the positions. The automatic overload agrees with the path
+// NUMLAB_SIMD or the CPU chooses.
+class AnyNonFinitePaths : public ::testing::TestWithParam<num::simd_path> {};
+
+TEST_P(AnyNonFinitePaths, FindsOneNanOrInfinityAtEveryPositionOfEveryLength) {
+  NUMLAB_REQUIRE_PATH(GetParam());
+  const num::simd_path path = GetParam();
+  const std::uint32_t kinds[] = {0x7F800000u, 0x7F800001u, 0x7FC00000u, 0x7FFFFFFFu};
+  const std::uint32_t finite[] = {0x7F7FFFFFu, 0x00000001u, 0x007FFFFFu, 0x00800000u, 0x7F7FFFFEu,
+                                  0x3F800000u, 0x00000000u, 0x7F000000u, 0x7EFFFFFFu};
+  constexpr std::size_t longest = 1000;
+  std::vector<float> buffer(longest + 16);
+  for (std::size_t i = 0; i < buffer.size(); ++i)
+    buffer[i] = std::bit_cast<float>(finite[i % std::size(finite)] | (i % 2 == 0 ? 0u : 0x80000000u));
+  const bool automatic_matches = num::resolve_simd_path(num::simd_path::automatic) == path;
+  std::size_t wrong = 0;
+  auto expect = [&](std::span<const float> v, bool want, const std::string& what) {
+    if (num::any_non_finite(v, path) == want) return;
+    if (++wrong <= 5) ADD_FAILURE() << num::simd_path_name(path) << ": " << what << " not reported as " << want;
+  };
+  for (std::size_t n = 0; n <= longest; ++n) {
+    const std::span<float> v = std::span<float>(buffer).subspan(n % 16, n);
+    expect(v, false, "finite length " + std::to_string(n));
+    if (automatic_matches && num::any_non_finite(std::span<const float>(v)) && ++wrong <= 5)
+      ADD_FAILURE() << "automatic: finite length " << n << " reported";
+    for (std::size_t at = 0; at < n; ++at) {
+      const float kept = v[at];
+      for (const std::uint32_t sign : {0u, 0x80000000u}) {
+        const std::uint32_t bad = kinds[(n + at + sign / 0x80000000u) % std::size(kinds)] | sign;
+        v[at] = std::bit_cast<float>(bad);
+        expect(v, true, "pattern " + std::to_string(bad) + " at " + std::to_string(at) + " of " + std::to_string(n));
+      }
+      v[at] = kept;
+    }
+  }
+  EXPECT_EQ(wrong, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, AnyNonFinitePaths, ::testing::ValuesIn(kernel_test::all_paths),
+                         [](const auto& info) { return std::string(num::simd_path_name(info.param)); });
 
 }  // namespace
 

@@ -12,6 +12,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "kernel_oracle.hpp"
@@ -128,6 +129,27 @@ void expect_core_bits_for_every_cut(const std::vector<T>& in, num::simd_path pat
   }
 }
 
+// How many of `patterns` (positive fp32 patterns among `in`) got both fp16
+// neighbours (the code toward zero and the next) when `in` is encoded under o.
+std::size_t fp16_patterns_taking_both_neighbours(const std::vector<float>& in, const num::array_options& o,
+                                                 std::initializer_list<std::uint32_t> patterns) {
+  std::vector<std::uint16_t> codes(in.size());
+  num::encode_array(std::span<const float>(in), std::span<std::uint16_t>(codes), o);
+  std::size_t both = 0;
+  for (std::uint32_t pattern : patterns) {
+    bool down = false, up = false;
+    const std::uint16_t low = num::from_float(num::binary16, std::bit_cast<float>(pattern),
+                                              {num::rounding::toward_zero, 32}, 0).bits;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      if (float_bits(in[i]) != pattern) continue;
+      down = down || codes[i] == low;
+      up = up || codes[i] == low + 1;
+    }
+    both += down && up ? 1 : 0;
+  }
+  return both;
+}
+
 class Stochastic16Edges : public ::testing::TestWithParam<num::simd_path> {};
 
 TEST_P(Stochastic16Edges, BoundariesMatchCoreForEveryCutAndOverflowMode) {
@@ -144,21 +166,9 @@ TEST_P(Stochastic16Edges, InexactBoundaryValuesTakeBothNeighbours) {
   const std::vector<float> in = boundary_inputs();
   const num::array_options o =
       edge_options(num::binary16, 32, num::random_draws::full_word, num::overflow_mode::ieee, GetParam());
-  std::vector<std::uint16_t> codes(in.size());
-  num::encode_array(std::span<const float>(in), std::span<std::uint16_t>(codes), o);
-  std::size_t both = 0;
-  for (std::uint32_t pattern : {0x32C00000u, 0x33400000u, 0x38401000u, 0x38801000u, 0x3F801000u, 0x477FF000u}) {
-    bool down = false, up = false;
-    const std::uint16_t low = num::from_float(num::binary16, std::bit_cast<float>(pattern),
-                                              {num::rounding::toward_zero, 32}, 0).bits;
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      if (float_bits(in[i]) != pattern) continue;
-      down = down || codes[i] == low;
-      up = up || codes[i] == low + 1;
-    }
-    both += down && up ? 1 : 0;
-  }
-  EXPECT_EQ(both, 6u);
+  EXPECT_EQ(fp16_patterns_taking_both_neighbours(
+                in, o, {0x32C00000u, 0x33400000u, 0x38401000u, 0x38801000u, 0x3F801000u, 0x477FF000u}),
+            6u);
 }
 
 TEST_P(Stochastic16Edges, Fp64BoundariesMatchCoreForEveryCutAndOverflowMode) {
@@ -222,6 +232,66 @@ TEST_P(Stochastic16Edges, PartialVectorsAtEveryStartAndLengthMatchCore) {
   NUMLAB_REQUIRE_PATH(GetParam());
   expect_partial_vectors_match_core(boundary_inputs(), GetParam());
   expect_partial_vectors_match_core(boundary_inputs64(), GetParam());
+}
+
+// fp16's way for vectors whose lanes are all zero or at least 2^-14 (the
+// cut is 13 bits in every lane): vectors made only of such values, at 2^-14
+// itself, in the top binade, at 65504 and the values that round up to
+// overflow, with infinities, NaNs and zeros among them; then the same
+// with some vectors holding one lane below 2^-14 (just below it, a
+// subnormal result, a result of 0 or 2^-24, an fp32 subnormal) at every
+// lane position, which sends that vector and the rest of its block the
+// general way. r = 32, 14, 13, 12, 1 under both draws and every overflow
+// mode, every path, against the core.
+std::vector<std::uint32_t> fp16_normal_range_patterns() {
+  std::vector<std::uint32_t> p;
+  const std::uint32_t fractions[] = {0, 1, 0xFFF, 0x1000, 0x1001, 0x1FFF, 0x2000, 0x7FE000, 0x7FEFFF, 0x7FF000,
+                                     0x7FF001, 0x7FFFFF};
+  for (std::uint32_t e : {113u, 114u, 127u, 141u, 142u, 143u, 254u}) {
+    for (std::uint32_t f : fractions) p.push_back(e << 23 | f);
+  }
+  // Zero, 2^16 (beyond fp16's range), infinity, NaNs.
+  const std::uint32_t others[] = {0, 0x47800000, 0x7F800000, 0x7F800001, 0x7FC00000, 0x7FFFFFFF, 0x7FC12345};
+  p.insert(p.end(), std::begin(others), std::end(others));
+  return p;
+}
+
+TEST_P(Stochastic16Edges, Fp16NormalRangeVectorsMatchCore) {
+  NUMLAB_REQUIRE_PATH(GetParam());
+  const std::vector<float> normal = walked_inputs<float>(fp16_normal_range_patterns());
+  // In every third group of 16 values one below 2^-14, its lane moving by
+  // one each time (16 is a multiple of both paths' vector width), so that
+  // the kernels' blocks of vectors start in the normal range and meet a
+  // vector outside it part way.
+  const std::uint32_t small[] = {0x387FFFFF, 0x38000001, 0x33000001, 0x3380F000, 0x00000001, 0x007FFFFF};
+  std::vector<float> mixed = normal;
+  for (std::size_t group = 0; group * 16 + 15 < mixed.size(); group += 3) {
+    const std::uint32_t sign = group % 2 == 0 ? 0 : 0x80000000u;
+    mixed[group * 16 + group / 3 % 16] = std::bit_cast<float>(small[group / 3 % std::size(small)] | sign);
+  }
+  for (int r : {32, 14, 13, 12, 1}) {
+    for (num::random_draws d : {num::random_draws::full_word, num::random_draws::half_word}) {
+      if (d == num::random_draws::half_word && r > 16) continue;
+      for (num::overflow_mode ov : {num::overflow_mode::ieee, num::overflow_mode::saturate, num::overflow_mode::nan}) {
+        num::array_options o = edge_options(num::binary16, r, d, ov, GetParam());
+        o.first_index = 0;  // whole vectors from the first element
+        expect_core_bits16(normal, o);
+        expect_core_bits16(mixed, o);
+      }
+    }
+  }
+}
+
+// The comparison above is not between two constant answers: in the
+// normal-range vectors, 2^-14 and 1 each plus half a quantum, and
+// 65520 (half way to 2^16, which overflows) take both neighbours at r = 32.
+TEST_P(Stochastic16Edges, Fp16NormalRangeValuesTakeBothNeighbours) {
+  NUMLAB_REQUIRE_PATH(GetParam());
+  const std::vector<float> in = walked_inputs<float>(fp16_normal_range_patterns());
+  num::array_options o =
+      edge_options(num::binary16, 32, num::random_draws::full_word, num::overflow_mode::ieee, GetParam());
+  o.first_index = 0;
+  EXPECT_EQ(fp16_patterns_taking_both_neighbours(in, o, {0x38801000u, 0x3F801000u, 0x477FF000u}), 3u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, Stochastic16Edges, ::testing::ValuesIn(all_paths),
