@@ -35,6 +35,15 @@ namespace {
 /// v in every 32-bit lane.
 NUMLAB_INLINE __m512i splat(std::uint32_t v) { return _mm512_set1_epi32(static_cast<int>(v)); }
 
+/// v, as a value the compiler cannot see through. A kernel's constant kept
+/// as a member stays in a register or is read from the object; built from a
+/// literal and visible, GCC 12 builds it again from an immediate (a move and
+/// a broadcast) in every block instead (bench/RESULTS.md, issue 15, session 12).
+NUMLAB_INLINE __m512i opaque(__m512i v) {
+  __asm__("" : "+v"(v));
+  return v;
+}
+
 /// Stores sixteen element codes (one per 32-bit lane, below 2^8): a byte
 /// each, or (packed FP4, codes below 16) two per byte, element 2k in the low
 /// nibble, as element_layout::packed lays them out. Returns the bytes written.

@@ -409,24 +409,28 @@ void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& resu
   float* values = run.values;
   const std::size_t block_bytes = k.packed_fp4 ? 16 : 32;
   auto values_of = [values](std::size_t b) { return values == nullptr ? nullptr : values + 32 * b; };
-  // Whole blocks 16 to a group: their scales first, then their elements.
-  auto whole_blocks = [&](auto words_of) {
+  // Whole blocks 16 to a group: their scales first, then (stochastic
+  // rounding) the group's random words in one go, then their elements.
+  auto whole_blocks = [&](auto group_words) {
     for (std::size_t g = 0; g < blocks; g += 16) {
       const std::size_t count = blocks - g < 16 ? blocks - g : 16;
       const std::uint32_t declined = kernel.group_scales(in + 32 * g, count, scales + g);
+      const std::uint32_t* words = group_words(g, count);
       for (std::size_t j = 0; j < count; ++j) {
         const std::size_t b = g + j;
         if ((declined >> j & 1u) != 0) {
           left.add(b);
         } else {
-          kernel.group_block(j, in + 32 * b, words_of(b), codes + block_bytes * b, values_of(b));
+          kernel.group_block(j, in + 32 * b, words == nullptr ? nullptr : words + 32 * j, codes + block_bytes * b,
+                             values_of(b));
         }
       }
     }
   };
   if constexpr (Mode == rounding::stochastic) {
     random_window random(k.seed, k.stream, first_word);
-    whole_blocks([&](std::size_t b) { return random.at(first_word + 32 * b); });
+    static_assert(random_window::max_cover >= 16 * 32);
+    whole_blocks([&](std::size_t g, std::size_t count) { return random.cover(first_word + 32 * g, 32 * count); });
     if (run.tail != 0) {
       const std::uint32_t* words = random.at(first_word + 32 * blocks);
       if (!kernel.partial_block(in + 32 * blocks, words, codes + block_bytes * blocks, scales[blocks],
@@ -435,7 +439,7 @@ void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& resu
       }
     }
   } else {
-    whole_blocks([](std::size_t) -> const std::uint32_t* { return nullptr; });
+    whole_blocks([](std::size_t, std::size_t) -> const std::uint32_t* { return nullptr; });
     if (run.tail != 0 && !kernel.partial_block(in + 32 * blocks, nullptr, codes + block_bytes * blocks,
                                                       scales[blocks], values_of(blocks), run.tail)) {
       left.add(blocks);

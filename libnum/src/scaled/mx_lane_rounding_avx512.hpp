@@ -38,16 +38,20 @@ class mx_lane_rounding {
         c_field_offset_(splat(static_cast<std::uint32_t>(127 + k.emin + 24 - k.precision) << (k.precision - 1))),
         int8_(k.int8),
         int8_negative_limit_(splat(k.int8_symmetric ? 127 : 128)),
-        fields_(k.element_bits, k.precision - 1, k.bias) {}
+        fields_(k.element_bits, k.precision - 1, k.bias),
+        one_(opaque(splat(1))),
+        thirty_two_(opaque(splat(32))),
+        fraction_bits_(opaque(splat(0x7FFFFF))),
+        hidden_bit_(opaque(splat(0x800000))) {}
 
   // Sixteen lanes: x (fp32 patterns), a = |x|, emin_field = the fp32
   // exponent field of the element's 2^emin under the block's scale.
   NUMLAB_INLINE mx_lanes round16(__m512i x, __m512i a, __m512i emin_field, __m512i words) const {
-    const __m512i one = splat(1);
+    const __m512i one = one_;
     const __m512i biased = _mm512_srli_epi32(a, 23);
     const __mmask16 nonzero = _mm512_test_epi32_mask(a, a);
     // m = hidden bit | fraction (inputs are normal or zero here); 0 in zero lanes.
-    const __m512i m = _mm512_maskz_ternarylogic_epi32(nonzero, a, splat(0x7FFFFF), splat(0x800000), 0xEA);
+    const __m512i m = _mm512_maskz_ternarylogic_epi32(nonzero, a, fraction_bits_, hidden_bit_, 0xEA);
     // Bits cut off: 24 - p in the element's normal range, one more per
     // binade below it (s - 1 computed first: the half bit's position).
     const __m512i s1 = _mm512_max_epi32(
@@ -73,8 +77,8 @@ class mx_lane_rounding {
     } else if constexpr (Mode == rounding::stochastic) {
       // The discarded fraction left-aligned in 32 bits (one shift gives it,
       // the other 0); up iff its top r bits + the word's carry out of 2^r.
-      const __m512i fraction = _mm512_or_si512(_mm512_sllv_epi32(m, _mm512_sub_epi32(splat(32), s)),
-                                               _mm512_srlv_epi32(m, _mm512_sub_epi32(s, splat(32))));
+      const __m512i fraction = _mm512_or_si512(_mm512_sllv_epi32(m, _mm512_sub_epi32(thirty_two_, s)),
+                                               _mm512_srlv_epi32(m, _mm512_sub_epi32(s, thirty_two_)));
       const __mmask16 up = _mm512_cmpgt_epu32_mask(_mm512_and_si512(words, top_bits_),
                                                    _mm512_ternarylogic_epi32(fraction, top_bits_, top_bits_, 0x3F));
       kept = _mm512_mask_add_epi32(truncated, up, truncated, one);
@@ -160,6 +164,9 @@ class mx_lane_rounding {
   const bool int8_;
   const __m512i int8_negative_limit_;
   const element_fields fields_;  // decode16's
+  // round16's literal constants, opaque (avx512_region.hpp) so that GCC
+  // keeps them instead of building each again in every block.
+  const __m512i one_, thirty_two_, fraction_bits_, hidden_bit_;
 };
 
 }  // namespace

@@ -41,24 +41,24 @@ NUMLAB_INLINE bool nvfp4_reciprocal_usable(float reciprocal) {
 }
 
 /// The E2M1 codes of sixteen |x| under a block's reciprocal decode scale,
-/// rounded as Mode rounds (not stochastic). Its constants are members, set
-/// once: GCC 12 otherwise builds each one again in every block.
+/// rounded as Mode rounds (not stochastic). Its constants are opaque members
+/// (avx512_region.hpp): GCC 12 otherwise builds each one again in every block.
 template <rounding Mode>
 class nvfp4_quotient_rounding {
  public:
   static_assert(Mode != rounding::stochastic);
 
   nvfp4_quotient_rounding()
-      : cap_(splat(0x41700000)),  // 15
-        least_(splat(0x3E000000)),  // 0.125
-        near_offset_(splat(8)),
-        near_bits_(splat(0x1FFFF0)),
-        one_(splat(0x3F800000)),
-        exponent_(splat(0x7F800000)),
-        c_offset_(splat(22u << 23)),
-        code_offset_(splat(static_cast<std::uint32_t>(-2 * 127))),
-        seven_(splat(7)),
-        unit_(splat(1)) {}
+      : cap_(opaque(splat(0x41700000))),  // 15
+        least_(opaque(splat(0x3E000000))),  // 0.125
+        near_offset_(opaque(splat(8))),
+        near_bits_(opaque(splat(0x1FFFF0))),
+        one_(opaque(splat(0x3F800000))),
+        exponent_(opaque(splat(0x7F800000))),
+        c_offset_(opaque(splat(22u << 23))),
+        code_offset_(opaque(splat(static_cast<std::uint32_t>(-2 * 127)))),
+        seven_(opaque(splat(7))),
+        unit_(opaque(splat(1))) {}
 
   /// The codes of sixteen |x| (a, with x's signs for the directed modes);
   /// false, with nothing computed that counts, where a lane of `a` lies
