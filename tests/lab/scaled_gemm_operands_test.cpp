@@ -64,26 +64,15 @@ num::scaled_options mxfp8_options() {
 }
 
 // rows x k of a matrix stored with row stride ld, each run of 16 through the
-// transform's fp32 steps (hadamard.hpp): signs, butterflies h = 1, 2, 4, 8,
-// then × 1/4; a last run shorter than 16 as it is.
+// transform's fp32 steps; a last run shorter than 16 as it is.
 std::vector<float> transformed_rows(const std::vector<float>& stored, std::size_t rows, std::size_t k, std::size_t ld,
                                     std::span<const float, hadamard_size> signs) {
   std::vector<float> out(rows * k);
   for (std::size_t r = 0; r < rows; ++r) {
     const float* in = stored.data() + r * ld;
     for (std::size_t p = 0; p < k; ++p) out[r * k + p] = in[p];
-    for (std::size_t run = 0; (run + 1) * 16 <= k; ++run) {
-      float v[16];
-      for (std::size_t i = 0; i < 16; ++i) v[i] = in[run * 16 + i] * signs[i];
-      for (std::size_t h = 1; h < 16; h *= 2)
-        for (std::size_t i = 0; i < 16; ++i)
-          if ((i & h) == 0) {
-            const float a = v[i], b = v[i + h];
-            v[i] = a + b;
-            v[i + h] = a - b;
-          }
-      for (std::size_t i = 0; i < 16; ++i) out[r * k + run * 16 + i] = v[i] * 0.25f;
-    }
+    for (std::size_t run = 0; (run + 1) * 16 <= k; ++run)
+      scaled_test::hadamard_run_steps(in + run * 16, signs.data(), out.data() + r * k + run * 16);
   }
   return out;
 }
