@@ -2,6 +2,8 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
+
 #include <libnum/array.hpp>
 #include <libnum/philox.hpp>
 
@@ -17,9 +19,10 @@ std::array<float, hadamard_size> hadamard_signs(std::uint64_t seed) {
 
 namespace {
 
-// One run of 16 values, as the header says.
-void transform_run(float* x, const float* signs) {
-  for (std::size_t i = 0; i < hadamard_size; ++i) x[i] *= signs[i];
+// One run of 16 values, as the header says: in[0..16) transformed into
+// x[0..16) (x may be in).
+void transform_run(const float* in, float* x, const float* signs) {
+  for (std::size_t i = 0; i < hadamard_size; ++i) x[i] = in[i] * signs[i];
   for (std::size_t h = 1; h < hadamard_size; h *= 2)
     for (std::size_t i = 0; i < hadamard_size; i += 2 * h)
       for (std::size_t j = i; j < i + h; ++j) {
@@ -35,7 +38,8 @@ void transform_run(float* x, const float* signs) {
 // lower - upper, the very operations (operand order included) of
 // transform_run, so the results are identical. Written by hand because the
 // compiler does not vectorise the butterflies.
-__attribute__((target("avx512f"))) void transform_runs_avx512(float* x, std::size_t runs, const float* signs) {
+__attribute__((target("avx512f"))) void transform_runs_avx512(const float* in, float* x, std::size_t runs,
+                                                              const float* signs) {
   const __m512 sign = _mm512_loadu_ps(signs), quarter = _mm512_set1_ps(0.25f);
   const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   __m512i partner[4];
@@ -45,8 +49,8 @@ __attribute__((target("avx512f"))) void transform_runs_avx512(float* x, std::siz
     partner[stage] = _mm512_xor_si512(lane, h);
     upper[stage] = _mm512_test_epi32_mask(lane, h);
   }
-  for (std::size_t run = 0; run < runs; ++run, x += hadamard_size) {
-    __m512 v = _mm512_mul_ps(_mm512_loadu_ps(x), sign);
+  for (std::size_t run = 0; run < runs; ++run, in += hadamard_size, x += hadamard_size) {
+    __m512 v = _mm512_mul_ps(_mm512_loadu_ps(in), sign);
     for (int stage = 0; stage < 4; ++stage) {
       // The zero-masking form: the plain one trips GCC 12's -Wmaybe-uninitialized.
       const __m512 other = _mm512_maskz_permutexvar_ps(__mmask16{0xFFFF}, partner[stage], v);
@@ -58,20 +62,29 @@ __attribute__((target("avx512f"))) void transform_runs_avx512(float* x, std::siz
 
 }  // namespace
 
-void hadamard_transform_rows(std::span<float> values, std::size_t k, std::span<const float, hadamard_size> signs) {
+void hadamard_transform_rows(std::span<const float> in, std::span<float> out, std::size_t k,
+                             std::span<const float, hadamard_size> signs) {
   if (k == 0) return;
-  const std::size_t rows = values.size() / k, runs = k / hadamard_size;
+  const std::size_t rows = in.size() / k, runs = k / hadamard_size;
   // libnum's path choice (NUMLAB_SIMD included), so the portable loop can be
   // chosen, and tested, on an AVX-512 host too.
   const bool avx512 = num::resolve_simd_path(num::simd_path::automatic) == num::simd_path::avx512;
   for (std::size_t r = 0; r < rows; ++r) {
-    float* row = values.data() + r * k;
+    const float* from = in.data() + r * k;
+    float* row = out.data() + r * k;
     if (avx512) {
-      transform_runs_avx512(row, runs, signs.data());
-      continue;
+      transform_runs_avx512(from, row, runs, signs.data());
+    } else {
+      for (std::size_t run = 0; run < runs; ++run)
+        transform_run(from + run * hadamard_size, row + run * hadamard_size, signs.data());
     }
-    for (std::size_t run = 0; run < runs; ++run) transform_run(row + run * hadamard_size, signs.data());
+    // The short last run stays as it is.
+    if (from != row) std::copy(from + runs * hadamard_size, from + k, row + runs * hadamard_size);
   }
+}
+
+void hadamard_transform_rows(std::span<float> values, std::size_t k, std::span<const float, hadamard_size> signs) {
+  hadamard_transform_rows(values, values, k, signs);
 }
 
 }  // namespace lab

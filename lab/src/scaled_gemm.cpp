@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lab/hadamard.hpp"
+#include "scratch.hpp"
 
 namespace lab {
 namespace {
@@ -44,14 +45,17 @@ const float* stored_layout(const quantized& q, bool stored_k_major, std::vector<
     ld = k;
     return q.dequantized.data();
   }
-  stored.resize(rows * k);
-  transpose(q.dequantized.data(), k, rows, k, stored.data());
+  float* out = detail::scratch_prefix(stored, rows * k).data();
+  transpose(q.dequantized.data(), k, rows, k, out);
   ld = rows;
-  return stored.data();
+  return out;
 }
 
 // Where quantize_operand writes: a scratch operand's vectors, or those of a
 // quantization to be kept (kept_quantization's fields of the same names).
+// They only grow (detail::scratch_prefix): a scratch that served a larger
+// operand is not zero-filled again when it serves a smaller one and then a
+// larger one, as conv2d's and dense's GEMMs take turns with it.
 struct operand_storage {
   std::vector<float>& values;
   std::vector<float>& dequantized;
@@ -59,25 +63,50 @@ struct operand_storage {
   std::vector<std::uint32_t>& scales;
 };
 
+// The operand rows x k into `values`: op(A) row i is A's row i (A stored
+// m x k) or column i (stored k x m); op(B)ᵀ row j is B's column j (stored
+// k x n) or row j (stored n x k). With Hadamard signs, each row's runs of 16
+// transformed on the way where the rows are stored k-contiguous (one pass
+// instead of a copy and a transform in place).
+void operand_rows(const gemm_args& g, bool is_a, std::span<const float> hadamard_signs, std::span<float> values) {
+  const std::size_t rows = is_a ? g.m : g.n, k = g.k;
+  const float* src = is_a ? g.a : g.b;
+  const std::size_t ld = is_a ? g.lda : g.ldb;
+  const bool k_contiguous = is_a ? !g.trans_a : g.trans_b;
+  if (!k_contiguous) {
+    transpose(src, ld, k, rows, values.data());
+    if (!hadamard_signs.empty()) hadamard_transform_rows(values, k, hadamard_signs.first<hadamard_size>());
+    return;
+  }
+  if (hadamard_signs.empty()) {
+    for (std::size_t r = 0; r < rows; ++r) std::copy(src + r * ld, src + r * ld + k, values.data() + r * k);
+    return;
+  }
+  for (std::size_t r = 0; r < rows; ++r)
+    hadamard_transform_rows({src + r * ld, k}, values.subspan(r * k, k), k, hadamard_signs.first<hadamard_size>());
+}
+
 quantized quantize_operand(const gemm_args& g, bool is_a, const operand_quantization& q, operand_storage s) {
   quantized out;
   out.shape = {is_a ? g.m : g.n, g.k};
+  const std::size_t n = out.shape.size();
   const bool k_contiguous = is_a ? !g.trans_a : g.trans_b;
   if (k_contiguous && (is_a ? g.lda : g.ldb) == g.k && q.hadamard_signs.empty()) {
-    out.values = {is_a ? g.a : g.b, out.shape.size()};  // already rows x k, dense
+    out.values = {is_a ? g.a : g.b, n};  // already rows x k, dense
   } else {
-    reduction_rows(g, is_a, s.values);
-    if (!q.hadamard_signs.empty()) hadamard_transform_rows(s.values, g.k, q.hadamard_signs.first<hadamard_size>());
-    out.values = s.values;
+    const std::span<float> values = detail::scratch_prefix(s.values, n);
+    operand_rows(g, is_a, q.hadamard_signs, values);
+    out.values = values;
   }
-  s.scales.resize(num::scale_count(q.options.format, out.shape));
-  s.dequantized.resize(out.shape.size());
-  out.result = num::quantize_dequantize(out.values, out.shape, s.dequantized, s.scales, q.options);
+  const std::span<std::uint32_t> scales =
+      detail::scratch_prefix(s.scales, num::scale_count(q.options.format, out.shape));
+  const std::span<float> dequantized = detail::scratch_prefix(s.dequantized, n);
+  out.result = num::quantize_dequantize(out.values, out.shape, dequantized, scales, q.options);
   if (q.given_scale_stands_for)
-    num::count_flushes_as_block_underflow(out.values, s.dequantized, q.options, *q.given_scale_stands_for,
+    num::count_flushes_as_block_underflow(out.values, dequantized, q.options, *q.given_scale_stands_for,
                                           out.result.counts);
-  out.scales = s.scales;
-  out.dequantized = s.dequantized;
+  out.scales = scales;
+  out.dequantized = dequantized;
   out.stored = stored_layout(out, !k_contiguous, s.stored, out.stored_ld);
   return out;
 }
@@ -98,8 +127,14 @@ std::shared_ptr<const kept_quantization> quantize_to_keep(const gemm_args& g, bo
   if (!k) k = std::make_shared<kept_quantization>();
   const quantized out = quantize_operand(g, is_a, q, {k->values, k->dequantized, k->stored, k->scales});
   const stored_operand s = stored_operand_of(g, is_a);
-  if (out.values.data() != k->values.data()) k->values.clear();  // the source itself was quantized
-  if (out.stored != k->stored.data()) k->stored.clear();
+  // Exactly the operand's sizes (quantize_operand only grows the vectors):
+  // values empty where the source itself was quantized, stored empty where
+  // that is the dequantized layout.
+  const std::size_t n = out.shape.size();
+  k->values.resize(out.values.data() == k->values.data() ? n : 0);
+  k->stored.resize(out.stored == k->stored.data() ? n : 0);
+  k->dequantized.resize(n);
+  k->scales.resize(out.scales.size());
   k->is_a = is_a;
   k->trans = is_a ? g.trans_a : g.trans_b;
   k->stored_rows = s.rows;
@@ -148,18 +183,8 @@ void show(const quantized_observer& observe, const quantized& q, const operand_q
 }  // namespace
 
 void reduction_rows(const gemm_args& g, bool is_a, std::vector<float>& out) {
-  // op(A) row i is A's row i (A stored m x k) or column i (stored k x m);
-  // op(B)ᵀ row j is B's column j (stored k x n) or row j (stored n x k).
-  const std::size_t rows = is_a ? g.m : g.n, k = g.k;
-  const float* src = is_a ? g.a : g.b;
-  const std::size_t ld = is_a ? g.lda : g.ldb;
-  const bool k_contiguous = is_a ? !g.trans_a : g.trans_b;
-  out.resize(rows * k);
-  if (k_contiguous) {
-    for (std::size_t r = 0; r < rows; ++r) std::copy(src + r * ld, src + r * ld + k, out.data() + r * k);
-  } else {
-    transpose(src, ld, k, rows, out.data());
-  }
+  out.resize((is_a ? g.m : g.n) * g.k);
+  operand_rows(g, is_a, {}, out);
 }
 
 void scaled_gemm(const gemm_args& g, tensor_role gemm_role, const operand_quantization& a,

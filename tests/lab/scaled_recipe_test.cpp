@@ -359,16 +359,9 @@ TEST(ScaledRecipeHadamard, TransformIsTheOrthogonalMatrixTimesEachRunOf16) {
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t run = 0; run < 2; ++run) {
       float v[16];
-      for (std::size_t i = 0; i < 16; ++i) v[i] = before[r * k + run * 16 + i] * signs[i];
-      for (std::size_t h = 1; h < 16; h *= 2)
-        for (std::size_t i = 0; i < 16; ++i)
-          if ((i & h) == 0) {
-            const float a = v[i], b = v[i + h];
-            v[i] = a + b;
-            v[i + h] = a - b;
-          }
+      scaled_test::hadamard_run_steps(before.data() + r * k + run * 16, signs.data(), v);
       for (std::size_t i = 0; i < 16; ++i)
-        EXPECT_EQ(std::bit_cast<std::uint32_t>(x[r * k + run * 16 + i]), std::bit_cast<std::uint32_t>(v[i] * 0.25f))
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(x[r * k + run * 16 + i]), std::bit_cast<std::uint32_t>(v[i]))
             << r << "," << run * 16 + i;
     }
 }

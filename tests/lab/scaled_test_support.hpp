@@ -21,6 +21,21 @@ inline std::vector<float> normal_values(std::size_t n, std::uint32_t seed, float
   return v;
 }
 
+/// One run of 16 values through the Hadamard transform's fp32 steps as
+/// hadamard.hpp names them: signs, butterflies h = 1, 2, 4, 8, then × 1/4.
+inline void hadamard_run_steps(const float* in, const float* signs, float* out) {
+  float v[16];
+  for (std::size_t i = 0; i < 16; ++i) v[i] = in[i] * signs[i];
+  for (std::size_t h = 1; h < 16; h *= 2)
+    for (std::size_t i = 0; i < 16; ++i)
+      if ((i & h) == 0) {
+        const float a = v[i], b = v[i + h];
+        v[i] = a + b;
+        v[i + h] = a - b;
+      }
+  for (std::size_t i = 0; i < 16; ++i) out[i] = v[i] * 0.25f;
+}
+
 /// A hook that leaves values, weights and updates as fp32 computes them; a
 /// test overrides observe_quantized to record what it needs.
 class operand_watcher : public tensor_hook {

@@ -29,5 +29,10 @@ std::array<float, hadamard_size> hadamard_signs(std::uint64_t seed);
 /// nearest even, then × 1/4. A last run shorter than 16 stays as it is (the
 /// identity on it keeps the product exact).
 void hadamard_transform_rows(std::span<float> values, std::size_t k, std::span<const float, hadamard_size> signs);
+/// The same out of place: `out` (in.size() values; `in` itself, or not overlapping it)
+/// becomes the transform of `in`, bit for bit what the in-place call makes
+/// of a copy of `in` (a last run shorter than 16 is copied as it is).
+void hadamard_transform_rows(std::span<const float> in, std::span<float> out, std::size_t k,
+                             std::span<const float, hadamard_size> signs);
 
 }  // namespace lab
