@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "rundb/merged_steps.hpp"
 #include "rundb/reader.hpp"
 
 namespace numlab_gui {
@@ -71,7 +72,11 @@ struct underflow_ranking {
 /// Loss, evaluation and loss-scale series of one run, for the Overview.
 struct overview_series {
   run_ref run;
-  std::vector<rundb::step_record> steps;    ///< decimated for plotting
+  std::vector<rundb::step_record> steps;    ///< for plotting: the points of `buckets`
+  /// The steps merged into buckets of `width` steps (a power of two, aligned;
+  /// rundb/merged_steps.hpp), kept so a live refresh merges into them.
+  std::vector<rundb::step_bucket> buckets;
+  std::int64_t width = 1;
   std::vector<rundb::step_record> skipped;  ///< every skipped step, exact
   std::vector<rundb::evaluation_record> evaluations;
   std::int64_t total_steps = 0;
@@ -97,11 +102,21 @@ struct map_grid {
   std::vector<std::string> roles;          ///< roles available in the run
   std::string role;                        ///< the role mapped; empty for every role
   std::vector<rundb::step_record> skipped; ///< every skipped step of the run, traced or not
+  std::int64_t column_steps = 1;           ///< steps per column: a power of two, columns aligned to multiples of it
   std::uint64_t rows_read = 0;             ///< rows the last load or refresh read (rundb::reader::rows_read)
 
   double at(std::size_t layer, std::size_t step) const { return fractions[layer * steps.size() + step]; }
   /// The column showing `step`: the last whose start is <= step (0 before the first).
   std::size_t column_of(std::int64_t step) const;
+  /// Sizes the cell arrays for `layers` x `steps`, every cell without a record.
+  void clear_cells();
+  /// Puts `cells` (by step; their layers and steps among the grid's) into
+  /// the columns from `first_column` on.
+  void place(const std::vector<rundb::layer_step_cell>& cells, std::size_t first_column);
+  /// Doubles column_steps: neighbouring columns in one column of twice the
+  /// width merge, each cell keeping the worst (the highest fraction, the
+  /// earlier step on ties), as the reader pools a column read at that width.
+  void double_column_width();
 };
 
 /// The histograms of one layer and role over a run, with their context.

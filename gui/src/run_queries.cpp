@@ -14,7 +14,6 @@
 #include <libnum/scaled_array.hpp>
 #include <libnum/scaled_format.hpp>
 
-#include "live_queries.hpp"
 
 namespace numlab_gui {
 namespace {
@@ -35,7 +34,9 @@ std::string preferred_role(const std::vector<std::string>& roles, const std::str
   return roles.empty() ? std::string() : roles.front();
 }
 
-rundb::counted_stat counted(map_metric metric) {
+}  // namespace
+
+rundb::counted_stat counted_stat_of(map_metric metric) {
   switch (metric) {
     case map_metric::overflow: return rundb::counted_stat::overflows;
     case map_metric::underflow: return rundb::counted_stat::underflows;
@@ -48,6 +49,8 @@ rundb::counted_stat counted(map_metric metric) {
   }
   return rundb::counted_stat::overflows;
 }
+
+namespace {
 
 // The role of `layer` at `step` whose statistics show `bad` values, so a
 // problem opens the histogram that shows it.
@@ -188,29 +191,6 @@ void fill_loss_scales(rundb::reader& db, rundb::run_id run, histogram_data& data
   }
 }
 
-// The map's cell arrays for its layers and steps, every cell without a record.
-void size_cells(map_grid& grid) {
-  const std::size_t size = grid.layers.size() * grid.steps.size();
-  grid.fractions.assign(size, std::numeric_limits<double>::quiet_NaN());
-  grid.worst_steps.assign(size, -1);
-  grid.cell_roles.assign(size, {});
-}
-
-// Puts `cells` (by step; their layers and steps in grid's) into the columns
-// from `first_column` on.
-void place_cells(map_grid& grid, const std::vector<rundb::layer_step_cell>& cells, std::size_t first_column) {
-  std::size_t column = first_column;
-  for (const auto& c : cells) {
-    while (grid.steps[column] != c.step) ++column;
-    const auto layer = static_cast<std::size_t>(std::find(grid.layers.begin(), grid.layers.end(), c.layer) -
-                                                grid.layers.begin());
-    const std::size_t at = layer * grid.steps.size() + column;
-    grid.fractions[at] = c.values > 0 ? c.counted / c.values : std::numeric_limits<double>::quiet_NaN();
-    grid.worst_steps[at] = c.worst_step;
-    grid.cell_roles[at] = c.role;
-  }
-}
-
 bool overflowing(const rundb::tensor_stats_record& r) { return r.overflows + r.infs > 0; }
 bool not_a_number(const rundb::tensor_stats_record& r) { return r.nans > 0; }
 
@@ -246,11 +226,6 @@ QString metric_name(map_metric metric) {
     case map_metric::saturated: return "saturated";
   }
   return {};
-}
-
-std::size_t map_grid::column_of(std::int64_t step) const {
-  const auto after = std::upper_bound(steps.begin(), steps.end(), step);
-  return after == steps.begin() ? 0 : static_cast<std::size_t>(after - steps.begin() - 1);
 }
 
 file_listing load_listing(const QString& file, const interrupt_flag& interrupt) {
@@ -324,8 +299,14 @@ overview_series load_overview(const run_ref& run, std::size_t max_points, const 
   auto db = open(run.file, interrupt);
   overview_series series;
   series.run = run;
-  series.total_steps = db.step_count(run.id);
-  series.steps = db.steps(run.id, {}, max_points);
+  if (const auto extent = db.step_extent(run.id)) {
+    series.width = rundb::merged_width(extent->first, extent->last, max_points);
+    series.buckets = db.step_buckets(run.id, {}, series.width);
+  }
+  for (const auto& b : series.buckets) {
+    series.steps.push_back(b.point());
+    series.total_steps += b.steps;
+  }
   series.skipped = db.skipped_steps(run.id);
   series.evaluations = db.evaluations(run.id);
   series.rows_read = db.rows_read();
@@ -336,58 +317,21 @@ map_grid load_map(const run_ref& run, const std::string& role, map_metric metric
                   const interrupt_flag& interrupt) {
   auto db = open(run.file, interrupt);
   map_grid grid;
-  const auto table = rundb::table_of(counted(metric));
+  const auto table = rundb::table_of(counted_stat_of(metric));
   grid.roles = db.roles(run.id, {}, table);
   grid.skipped = db.skipped_steps(run.id);
   grid.role = role == all_roles ? std::string() : preferred_role(grid.roles, role);
   if (grid.roles.empty()) return grid;
-  const auto cells = db.counts_by_layer_and_step(run.id, grid.role, counted(metric), max_columns);
+  const rundb::column_width width = db.map_column_width(run.id, grid.role, table, max_columns);
+  grid.column_steps = width.steps;
+  const auto cells = db.counts_by_layer_and_step(run.id, grid.role, counted_stat_of(metric), width);
   std::set<std::string, std::less<>> known;
   for (const auto& c : cells) {
     if (known.insert(c.layer).second) grid.layers.push_back(c.layer);
     if (grid.steps.empty() || grid.steps.back() != c.step) grid.steps.push_back(c.step);  // cells come by step
   }
-  size_cells(grid);
-  place_cells(grid, cells, 0);
-  grid.rows_read = db.rows_read();
-  return grid;
-}
-
-map_grid refresh_map(const map_grid& held, const run_ref& run, map_metric metric, std::size_t max_columns,
-                     const interrupt_flag& interrupt) {
-  const std::string asked = held.role.empty() ? std::string(all_roles) : held.role;
-  // Merged columns (more steps than max_columns) change with the run's length: read again.
-  if (held.steps.empty() || held.steps.size() >= max_columns) return load_map(run, asked, metric, max_columns, interrupt);
-  auto db = open(run.file, interrupt);
-  // From the last held column on: its records may have been read before all were written.
-  const rundb::step_range since{.first = held.steps.back()};
-  const auto cells = db.counts_by_layer_and_step(run.id, held.role, counted(metric), 0, since);
-  std::vector<std::int64_t> fresh_steps;
-  for (const auto& c : cells) {
-    // A new layer changes the rows' order: read again.
-    if (!contains(held.layers, c.layer)) return load_map(run, asked, metric, max_columns, interrupt);
-    if (fresh_steps.empty() || fresh_steps.back() != c.step) fresh_steps.push_back(c.step);
-  }
-  const std::size_t kept = held.steps.size() - 1;
-  if (kept + fresh_steps.size() > max_columns) return load_map(run, asked, metric, max_columns, interrupt);
-  map_grid grid;
-  grid.layers = held.layers;
-  grid.role = held.role;
-  grid.steps.assign(held.steps.begin(), held.steps.begin() + static_cast<std::ptrdiff_t>(kept));
-  grid.steps.insert(grid.steps.end(), fresh_steps.begin(), fresh_steps.end());
-  size_cells(grid);
-  for (std::size_t l = 0; l < grid.layers.size(); ++l) {
-    for (std::size_t c = 0; c < kept; ++c) {
-      const std::size_t to = l * grid.steps.size() + c, from = l * held.steps.size() + c;
-      grid.fractions[to] = held.fractions[from];
-      grid.worst_steps[to] = held.worst_steps[from];
-      grid.cell_roles[to] = held.cell_roles[from];
-    }
-  }
-  place_cells(grid, cells, kept);
-  grid.roles = db.roles(run.id, {}, rundb::table_of(counted(metric)));
-  grid.skipped = held.skipped;
-  append_tail(grid.skipped, db.skipped_steps(run.id, since));
+  grid.clear_cells();
+  grid.place(cells, 0);
   grid.rows_read = db.rows_read();
   return grid;
 }

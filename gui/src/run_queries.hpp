@@ -23,17 +23,13 @@ problem_summary load_problems(const run_ref& run, const interrupt_flag& interrup
 underflow_ranking load_underflow_ranking(const run_ref& run, const interrupt_flag& interrupt);
 /// Overview series of one run, at most `max_points` plotted steps.
 overview_series load_overview(const run_ref& run, std::size_t max_points, const interrupt_flag& interrupt);
+/// The tensor_stats or scale_stats column a map metric colours by.
+rundb::counted_stat counted_stat_of(map_metric metric);
 /// The map of one role (grad_weight, else the first role with data, when
 /// `role` is absent; every role when `role` is "*"), with at most
 /// `max_columns` step columns, each keeping its worst step.
 map_grid load_map(const run_ref& run, const std::string& role, map_metric metric, std::size_t max_columns,
                   const interrupt_flag& interrupt);
-/// `held` (a load_map result for `metric`) with the steps recorded since,
-/// reading only the records from its last column on while no column merges
-/// steps (fewer than `max_columns`) and no new layer appears; otherwise
-/// load_map again. rows_read says which.
-map_grid refresh_map(const map_grid& held, const run_ref& run, map_metric metric, std::size_t max_columns,
-                     const interrupt_flag& interrupt);
 /// The histograms of layer/role (see histogram_data for which records are
 /// loaded), selecting the largest recorded step <= `step`. Empty
 /// layer or role pick the first available; a negative step picks the last.
