@@ -63,4 +63,15 @@ overview_series refresh_overview(overview_series held, std::size_t max_points, c
 map_grid refresh_map(const map_grid& held, const run_ref& run, map_metric metric, std::size_t max_columns,
                      const interrupt_flag& interrupt);
 
+/// `held` (a load_swamping result of `run`) with the steps recorded since,
+/// as refresh_map extends a map (both fractions in one scan), and each
+/// layer's newest |δ|/ulp(w) histogram read again (a row per layer).
+swamping_data refresh_swamping(const swamping_data& held, const run_ref& run, std::size_t max_points,
+                               const interrupt_flag& interrupt);
+
+/// `held` (a load_scales result of `run`) with the scale statistics of its
+/// layer and role from its last step on; its layers, roles and format
+/// limits are kept (load_scales again to list new ones).
+scales_data refresh_scales(scales_data held, const run_ref& run, const interrupt_flag& interrupt);
+
 }  // namespace numlab_gui

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
+#include <string>
 
 #include "run_data.hpp"
 
@@ -68,6 +70,19 @@ void map_grid::double_column_width() {
   worst_steps = std::move(merged.worst_steps);
   cell_roles = std::move(merged.cell_roles);
   column_steps = width;
+}
+
+map_grid grid_of(const std::vector<rundb::layer_step_cell>& cells, std::int64_t column_steps) {
+  map_grid grid;
+  grid.column_steps = column_steps;
+  std::set<std::string, std::less<>> known;
+  for (const auto& c : cells) {
+    if (known.insert(c.layer).second) grid.layers.push_back(c.layer);
+    if (grid.steps.empty() || grid.steps.back() != c.step) grid.steps.push_back(c.step);  // cells come by step
+  }
+  grid.clear_cells();
+  grid.place(cells, 0);
+  return grid;
 }
 
 }  // namespace numlab_gui

@@ -119,6 +119,10 @@ struct map_grid {
   void double_column_width();
 };
 
+/// The grid of `cells` (a reader::counts_by_layer_and_step result, by step)
+/// read with columns of `column_steps` steps: layers in order of first appearance.
+map_grid grid_of(const std::vector<rundb::layer_step_cell>& cells, std::int64_t column_steps);
+
 /// The histograms of one layer and role over a run, with their context.
 /// Short runs (or files without schema v4's summaries) load the record of
 /// every step; long ones load the selected step's record only, and the
@@ -155,6 +159,10 @@ struct histogram_data {
   std::int32_t waterfall_first_exponent = 0;
   std::vector<std::int64_t> waterfall_starts;  ///< the first step of each column
   static constexpr std::size_t max_waterfall_columns = 2000;
+  /// Long runs: the summed histograms the waterfall is built from, kept so
+  /// a live refresh reads only the last bucket again and the new ones.
+  std::vector<rundb::stats_bucket> buckets;
+  std::uint64_t rows_read = 0;  ///< rows the last load or refresh read (rundb::reader::rows_read)
 
   /// The waterfall column that shows a steps index.
   std::size_t waterfall_column(std::size_t step_index) const {
@@ -198,6 +206,10 @@ struct swamping_data {
     std::int64_t ulp_ratio_step = -1;  ///< its step
   };
   std::vector<layer_series> layers;
+  /// The pooled fractions (role "update") the series are drawn from, kept
+  /// so a live refresh extends them (see refresh_map).
+  map_grid swamped, partially_swamped;
+  std::uint64_t rows_read = 0;  ///< rows the last load or refresh read (rundb::reader::rows_read)
 };
 
 /// What a scaled-format recipe (issue 19's scale_stats) did to one layer's
@@ -217,6 +229,7 @@ struct scales_data {
   /// (nullopt: a format name libnum does not parse).
   std::optional<double> largest_per_tensor_scale;
   std::int64_t requested_step = -1;                 ///< negative: the newest
+  std::uint64_t rows_read = 0;  ///< rows the last load or refresh read (rundb::reader::rows_read)
 
   /// The history index shown for a step: the newest recorded step <= `step` (the first when none is).
   std::size_t index_of(std::int64_t step) const;

@@ -14,6 +14,8 @@
 #include <libnum/scaled_array.hpp>
 #include <libnum/scaled_format.hpp>
 
+#include "live_queries.hpp"
+
 
 namespace numlab_gui {
 namespace {
@@ -323,15 +325,13 @@ map_grid load_map(const run_ref& run, const std::string& role, map_metric metric
   grid.role = role == all_roles ? std::string() : preferred_role(grid.roles, role);
   if (grid.roles.empty()) return grid;
   const rundb::column_width width = db.map_column_width(run.id, grid.role, table, max_columns);
+  map_grid cells = grid_of(db.counts_by_layer_and_step(run.id, grid.role, counted_stat_of(metric), width), width.steps);
+  grid.layers = std::move(cells.layers);
+  grid.steps = std::move(cells.steps);
+  grid.fractions = std::move(cells.fractions);
+  grid.worst_steps = std::move(cells.worst_steps);
+  grid.cell_roles = std::move(cells.cell_roles);
   grid.column_steps = width.steps;
-  const auto cells = db.counts_by_layer_and_step(run.id, grid.role, counted_stat_of(metric), width);
-  std::set<std::string, std::less<>> known;
-  for (const auto& c : cells) {
-    if (known.insert(c.layer).second) grid.layers.push_back(c.layer);
-    if (grid.steps.empty() || grid.steps.back() != c.step) grid.steps.push_back(c.step);  // cells come by step
-  }
-  grid.clear_cells();
-  grid.place(cells, 0);
   grid.rows_read = db.rows_read();
   return grid;
 }
@@ -359,7 +359,8 @@ histogram_data load_histogram(const run_ref& run, const std::vector<std::string>
   if (buckets) {
     data.history_first = data.selected;
     if (auto r = db.histogram(run.id, data.layer, data.role, data.steps[data.selected])) data.history.push_back(std::move(*r));
-    fill_waterfall_from_buckets(data, *buckets);
+    data.buckets = std::move(*buckets);
+    fill_waterfall_from_buckets(data, data.buckets);
   } else {
     data.history = db.tensor_stats({.run = run.id, .layer = data.layer, .role = data.role, .with_histograms = true});
     // A step may hold several records of the layer and role: a slider position each.
@@ -372,7 +373,71 @@ histogram_data load_histogram(const run_ref& run, const std::vector<std::string>
   if (const auto newest = db.histogram(run.id, data.layer, data.role, data.steps.back())) data.format = db.format(newest->format);
   fill_loss_scales(db, run.id, data);
   fill_scaled_bands(db, run.id, data);
+  data.rows_read = db.rows_read();
   return data;
+}
+
+histogram_data refresh_histogram(histogram_data held, const run_ref& run, const interrupt_flag& interrupt) {
+  const auto reload = [&] {
+    return load_histogram(run, held.layers, held.layer, held.role, held.requested_step, interrupt);
+  };
+  if (held.layer.empty() || held.role.empty() || held.steps.empty() || held.history.empty()) return reload();
+  auto db = open(run.file, interrupt);
+  const auto select = [&] {
+    held.selected = held.requested_step >= 0 ? held.index_of(held.requested_step) : held.steps.size() - 1;
+  };
+  if (held.buckets.empty()) {
+    // Every record held: those from the last held step on (more of that
+    // step's may have come), with the loss scales and bands of the new ones.
+    const std::size_t before = held.history.size();
+    append_tail(held.history, db.tensor_stats({.run = run.id, .layer = held.layer, .role = held.role,
+                                               .steps = tail_range(held.history), .with_histograms = true}));
+    held.rows_read = db.rows_read();
+    if (held.history.size() == before) return held;
+    for (std::size_t i = before; i < held.history.size(); ++i) held.steps.push_back(held.history[i].step);
+    // Past max_waterfall_columns steps the waterfall comes from the summaries: read once.
+    std::size_t distinct = 0;
+    for (std::size_t i = 0; i < held.steps.size(); ++i) distinct += i == 0 || held.steps[i] != held.steps[i - 1];
+    if (distinct > histogram_data::max_waterfall_columns && db.schema_version() >= 4) return reload();
+    histogram_data tail;
+    tail.layer = held.layer;
+    tail.role = held.role;
+    tail.history.assign(held.history.begin() + static_cast<std::ptrdiff_t>(before), held.history.end());
+    fill_loss_scales(db, run.id, tail);
+    fill_scaled_bands(db, run.id, tail);
+    held.loss_scales.insert(held.loss_scales.end(), tail.loss_scales.begin(), tail.loss_scales.end());
+    if (!tail.scaled_bands.empty() || !held.scaled_bands.empty()) {
+      held.scaled_bands.resize(before, std::nullopt);
+      tail.scaled_bands.resize(tail.history.size(), std::nullopt);
+      held.scaled_bands.insert(held.scaled_bands.end(), tail.scaled_bands.begin(), tail.scaled_bands.end());
+    }
+    if (!tail.scaled_format.empty()) held.scaled_format = tail.scaled_format;
+    select();
+    fill_waterfall_from_records(held);
+  } else {
+    // Long runs: the steps since the last held one, the last summary bucket
+    // again and the new ones; the shown record only when the selection moved.
+    const auto fresh_steps = db.stats_steps(run.id, held.role, held.layer, {.first = held.steps.back() + 1});
+    held.steps.insert(held.steps.end(), fresh_steps.begin(), fresh_steps.end());
+    const std::int64_t from = held.buckets.back().first_step;
+    held.buckets.pop_back();
+    if (auto fresh = db.histogram_buckets(run.id, held.layer, held.role, from))
+      held.buckets.insert(held.buckets.end(), std::make_move_iterator(fresh->begin()), std::make_move_iterator(fresh->end()));
+    fill_waterfall_from_buckets(held, held.buckets);
+    const std::size_t shown = held.selected;
+    select();
+    if (held.selected != shown || !held.selected_record()) {
+      held.history.clear();
+      held.loss_scales.clear();
+      held.scaled_bands.clear();
+      held.history_first = held.selected;
+      if (auto r = db.histogram(run.id, held.layer, held.role, held.steps[held.selected])) held.history.push_back(std::move(*r));
+      fill_loss_scales(db, run.id, held);
+      fill_scaled_bands(db, run.id, held);
+    }
+  }
+  held.rows_read = db.rows_read();
+  return held;
 }
 
 histogram_step load_histogram_step(const run_ref& run, const std::string& layer, const std::string& role,
@@ -392,37 +457,42 @@ histogram_step load_histogram_step(const run_ref& run, const std::string& layer,
   return out;
 }
 
-swamping_data load_swamping(const run_ref& run, std::size_t max_points, const interrupt_flag& interrupt) {
-  auto db = open(run.file, interrupt);
-  swamping_data data;
-  std::map<std::string, std::size_t> index;
-  auto series_of = [&](const std::string& layer) -> swamping_data::layer_series& {
-    const auto [it, added] = index.emplace(layer, data.layers.size());
-    if (added) data.layers.push_back({layer, {}, {}, {}, {}, -1});
-    return data.layers[it->second];
+void fill_swamping_series(rundb::reader& db, rundb::run_id run, swamping_data& data) {
+  data.layers.clear();
+  const map_grid& swamped = data.swamped;
+  const map_grid& partial = data.partially_swamped;
+  const auto fraction = [](const map_grid& grid, std::size_t at) {
+    return at < grid.fractions.size() && !std::isnan(grid.fractions[at]) ? grid.fractions[at] : 0.0;
   };
-  // Both fractions from one scan of the update records.
-  constexpr std::array kinds{rundb::counted_stat::swamped, rundb::counted_stat::partially_swamped};
-  const auto cells = db.counts_by_layer_and_step(run.id, "update", kinds, max_points);
-  for (const auto& c : cells[0]) {
-    auto& series = series_of(c.layer);
-    series.steps.push_back(static_cast<double>(c.step));
-    series.swamped.push_back(c.values > 0 ? c.counted / c.values : 0.0);
-  }
-  for (auto& series : data.layers) series.partially_swamped.assign(series.steps.size(), 0.0);
-  std::map<std::string, std::size_t> position;
-  for (const auto& c : cells[1]) {
-    auto& series = series_of(c.layer);
-    auto& at = position[c.layer];
-    if (at < series.partially_swamped.size()) series.partially_swamped[at++] = c.values > 0 ? c.counted / c.values : 0.0;
-  }
-  for (auto& series : data.layers) {
-    const auto newest = db.histogram(run.id, series.layer, "update", std::numeric_limits<std::int64_t>::max());
+  for (std::size_t l = 0; l < swamped.layers.size(); ++l) {
+    swamping_data::layer_series series{swamped.layers[l], {}, {}, {}, {}, -1};
+    for (std::size_t c = 0; c < swamped.steps.size(); ++c) {
+      const std::size_t at = l * swamped.steps.size() + c;
+      if (swamped.worst_steps[at] < 0) continue;
+      series.steps.push_back(static_cast<double>(swamped.steps[c]));
+      series.swamped.push_back(fraction(swamped, at));
+      series.partially_swamped.push_back(fraction(partial, at));
+    }
+    // The newest |δ|/ulp(w) histogram: the one thing a live refresh reads per layer, not per step.
+    const auto newest = db.histogram(run, series.layer, "update", std::numeric_limits<std::int64_t>::max());
     if (newest && !newest->ulp_ratio.bins.empty()) {
       series.ulp_ratio = newest->ulp_ratio;
       series.ulp_ratio_step = newest->step;
     }
+    data.layers.push_back(std::move(series));
   }
+}
+
+swamping_data load_swamping(const run_ref& run, std::size_t max_points, const interrupt_flag& interrupt) {
+  auto db = open(run.file, interrupt);
+  swamping_data data;
+  // Both fractions from one scan of the update records.
+  const auto width = db.map_column_width(run.id, "update", rundb::stats_table::tensor_stats, max_points);
+  const auto cells = db.counts_by_layer_and_step(run.id, "update", swamping_stats, width);
+  data.swamped = grid_of(cells[0], width.steps);
+  data.partially_swamped = grid_of(cells[1], width.steps);
+  fill_swamping_series(db, run.id, data);
+  data.rows_read = db.rows_read();
   return data;
 }
 
@@ -477,6 +547,7 @@ scales_data load_scales(const run_ref& run, const std::string& layer, const std:
     if (const auto range = scaled_range(data.history.back().scaled_format))
       data.largest_per_tensor_scale = range->largest_element * range->largest_block_scale;
   }
+  data.rows_read = db.rows_read();
   return data;
 }
 

@@ -8,6 +8,7 @@
 #include "async_query.hpp"
 #include "run_data.hpp"
 
+#include <array>
 #include <optional>
 #include <utility>
 
@@ -37,12 +38,25 @@ map_grid load_map(const run_ref& run, const std::string& role, map_metric metric
 histogram_data load_histogram(const run_ref& run, const std::vector<std::string>& known_layers,
                               const std::string& layer, const std::string& role, std::int64_t step,
                               const interrupt_flag& interrupt);
+/// `held` (a load_histogram result of `run`) with the steps recorded since,
+/// reading only those: for short runs the records from its last step on
+/// (with their loss scales and bands; load_histogram again, once, when they
+/// outgrow the records' waterfall), for long ones the new steps, the last
+/// summary bucket again and the new ones, and the shown record only when
+/// the selection moves (following the newest step). A histogram shown at a
+/// fixed step is not read again: a run's records never change.
+histogram_data refresh_histogram(histogram_data held, const run_ref& run, const interrupt_flag& interrupt);
 /// The record of layer/role at `step` (the steps index `index` of the
 /// histogram_data it completes), with its loss scale and scaled band.
 histogram_step load_histogram_step(const run_ref& run, const std::string& layer, const std::string& role,
                                    std::size_t index, std::int64_t step, const interrupt_flag& interrupt);
 /// Swamping of every layer's updates, at most `max_points` steps per layer.
 swamping_data load_swamping(const run_ref& run, std::size_t max_points, const interrupt_flag& interrupt);
+/// The counted stats of the swamping view's grids, in swamping_data's order.
+inline constexpr std::array<rundb::counted_stat, 2> swamping_stats{rundb::counted_stat::swamped,
+                                                                   rundb::counted_stat::partially_swamped};
+/// data.layers from data's grids, with each layer's newest |δ|/ulp(w) histogram.
+void fill_swamping_series(rundb::reader& db, rundb::run_id run, swamping_data& data);
 /// The scale statistics of layer/role over a run (empty layer or role pick
 /// the first with data), for the scales view.
 scales_data load_scales(const run_ref& run, const std::string& layer, const std::string& role, std::int64_t step,

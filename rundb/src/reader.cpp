@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "bucket_summary.hpp"
 #include "histogram_blob.hpp"
 #include "rundb/errors.hpp"
 #include "rundb/schema.hpp"
@@ -260,12 +261,12 @@ std::optional<tensor_stats_record> reader::histogram(run_id run, std::string_vie
 }
 
 std::vector<std::int64_t> reader::stats_steps(run_id run, std::optional<std::string> role,
-                                              std::optional<std::string> layer) {
-  std::string sql = "SELECT DISTINCT step FROM tensor_stats WHERE run_id = ?1";
+                                              std::optional<std::string> layer, step_range steps) {
+  std::string sql = "SELECT DISTINCT step FROM tensor_stats WHERE run_id = ?1 AND step BETWEEN ?4 AND ?5";
   if (role) sql += " AND role = ?2";
   if (layer) sql += " AND layer = ?3";
   statement s(*db_, (sql + " ORDER BY step").c_str());
-  s.bind(1, run);
+  s.bind(1, run).bind(4, steps.first).bind(5, steps.last);
   if (role) s.bind(2, std::string_view(*role));
   if (layer) s.bind(3, std::string_view(*layer));
   std::vector<std::int64_t> out;
@@ -274,15 +275,15 @@ std::vector<std::int64_t> reader::stats_steps(run_id run, std::optional<std::str
 }
 
 std::optional<std::vector<stats_bucket>> reader::histogram_buckets(run_id run, std::string_view layer,
-                                                                   std::string_view role) {
+                                                                   std::string_view role, std::int64_t from_step) {
   if (!has_buckets()) return std::nullopt;
   statement s(*db_,
       // CROSS JOIN keeps the histograms outside: their key leads with the layer.
       "SELECT b.first_step, b.last_step, b.steps, h.hist_first_exponent, h.histogram "
       "FROM tensor_stats_bucket_histograms h CROSS JOIN tensor_stats_buckets b "
       "ON b.run_id = h.run_id AND b.role = h.role AND b.bucket = h.bucket AND b.layer = h.layer "
-      "WHERE h.run_id = ?1 AND h.layer = ?2 AND h.role = ?3 ORDER BY h.bucket");
-  s.bind(1, run).bind(2, layer).bind(3, role);
+      "WHERE h.run_id = ?1 AND h.layer = ?2 AND h.role = ?3 AND h.bucket >= ?4 ORDER BY h.bucket");
+  s.bind(1, run).bind(2, layer).bind(3, role).bind(4, detail::bucket_of(from_step));
   std::vector<stats_bucket> out;
   while (s.step()) {
     auto h = detail::decode_histogram(s.column_int(3), s.column_blob(4));

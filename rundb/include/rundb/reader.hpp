@@ -173,13 +173,18 @@ class reader {
                                                std::string_view role, std::int64_t step);
   /// Steps that have tensor statistics (of `role`, and of `layer`, when
   /// given), ascending. With both given, read from an index alone.
+  /// With `steps`, only those in it (a live refresh reads the steps since its last).
   std::vector<std::int64_t> stats_steps(run_id run, std::optional<std::string> role = {},
-                                        std::optional<std::string> layer = {});
+                                        std::optional<std::string> layer = {}, step_range steps = {});
   /// The summed histograms of `layer`/`role` per summary bucket (those
   /// whose records had histograms), ascending;
   /// std::nullopt for files older than schema version 4 (read tensor_stats
   /// with histograms instead).
-  std::optional<std::vector<stats_bucket>> histogram_buckets(run_id run, std::string_view layer, std::string_view role);
+  /// With `from_step`, only the buckets from the one holding it on (a live
+  /// refresh reads its last, still growing, bucket again and those after).
+  std::optional<std::vector<stats_bucket>> histogram_buckets(
+      run_id run, std::string_view layer, std::string_view role,
+      std::int64_t from_step = std::numeric_limits<std::int64_t>::min());
   /// Layers (sites) with statistics in `table`, in order of first appearance
   /// (first recorded step, then row order within it).
   std::vector<std::string> layers(run_id run, stats_table table = stats_table::tensor_stats);
