@@ -62,55 +62,47 @@ live_run& the_run() {
 
 const numlab_gui::interrupt_flag never{false};
 
-void BM_overview_live_refresh(benchmark::State& state) {
-  auto& r = the_run();
+// Runs `read` in each iteration and reports the rows the last one read.
+template <typename Read>
+void time_reads(benchmark::State& state, Read read) {
   std::uint64_t rows = 0;
   for (auto _ : state) {
-    auto series = numlab_gui::refresh_overview(r.held, numlab_gui::overview_view::max_points, never);
-    rows = series.rows_read;
-    benchmark::DoNotOptimize(series);
+    auto result = read();
+    rows = result.rows_read;
+    benchmark::DoNotOptimize(result);
   }
   state.counters["rows"] = static_cast<double>(rows);
+}
+
+void BM_overview_live_refresh(benchmark::State& state) {
+  auto& r = the_run();
+  time_reads(state, [&] { return numlab_gui::refresh_overview(r.held, numlab_gui::overview_view::max_points, never); });
 }
 BENCHMARK(BM_overview_live_refresh)->Unit(benchmark::kMicrosecond);
 
 // The reference: the full read each live refresh did before.
 void BM_overview_full_reload(benchmark::State& state) {
   auto& r = the_run();
-  std::uint64_t rows = 0;
-  for (auto _ : state) {
-    auto series = numlab_gui::load_overview(r.run, numlab_gui::overview_view::max_points, never);
-    rows = series.rows_read;
-    benchmark::DoNotOptimize(series);
-  }
-  state.counters["rows"] = static_cast<double>(rows);
+  time_reads(state, [&] { return numlab_gui::load_overview(r.run, numlab_gui::overview_view::max_points, never); });
 }
 BENCHMARK(BM_overview_full_reload)->Unit(benchmark::kMicrosecond);
 
 void BM_events_live_refresh(benchmark::State& state) {
   auto& r = the_run();
-  std::uint64_t rows = 0;
-  for (auto _ : state) {
+  time_reads(state, [&] {
     auto held = r.held_events;  // the view appends to what it holds
     auto fresh = numlab_gui::load_events(r.run, never, numlab_gui::tail_range(held.events));
-    rows = fresh.rows_read;
     numlab_gui::append_tail(held.events, std::move(fresh.events));
-    benchmark::DoNotOptimize(held);
-  }
-  state.counters["rows"] = static_cast<double>(rows);
+    held.rows_read = fresh.rows_read;
+    return held;
+  });
 }
 BENCHMARK(BM_events_live_refresh)->Unit(benchmark::kMicrosecond);
 
 // The reference: every event read again.
 void BM_events_full_reload(benchmark::State& state) {
   auto& r = the_run();
-  std::uint64_t rows = 0;
-  for (auto _ : state) {
-    auto list = numlab_gui::load_events(r.run, never);
-    rows = list.rows_read;
-    benchmark::DoNotOptimize(list);
-  }
-  state.counters["rows"] = static_cast<double>(rows);
+  time_reads(state, [&] { return numlab_gui::load_events(r.run, never); });
 }
 BENCHMARK(BM_events_full_reload)->Unit(benchmark::kMicrosecond);
 
@@ -163,51 +155,27 @@ long_live_run& the_long_run() {
 
 void BM_long_overview_live_refresh(benchmark::State& state) {
   auto& r = the_long_run();
-  std::uint64_t rows = 0;
-  for (auto _ : state) {
-    auto series = numlab_gui::refresh_overview(r.held, numlab_gui::overview_view::max_points, never);
-    rows = series.rows_read;
-    benchmark::DoNotOptimize(series);
-  }
-  state.counters["rows"] = static_cast<double>(rows);
+  time_reads(state, [&] { return numlab_gui::refresh_overview(r.held, numlab_gui::overview_view::max_points, never); });
 }
 BENCHMARK(BM_long_overview_live_refresh)->Unit(benchmark::kMicrosecond);
 
 // The reference: what a refresh of a run past 4000 steps did before session 12.
 void BM_long_overview_full_reload(benchmark::State& state) {
   auto& r = the_long_run();
-  std::uint64_t rows = 0;
-  for (auto _ : state) {
-    auto series = numlab_gui::load_overview(r.run, numlab_gui::overview_view::max_points, never);
-    rows = series.rows_read;
-    benchmark::DoNotOptimize(series);
-  }
-  state.counters["rows"] = static_cast<double>(rows);
+  time_reads(state, [&] { return numlab_gui::load_overview(r.run, numlab_gui::overview_view::max_points, never); });
 }
 BENCHMARK(BM_long_overview_full_reload)->Unit(benchmark::kMicrosecond);
 
 void BM_long_map_live_refresh(benchmark::State& state) {
   auto& r = the_long_run();
-  std::uint64_t rows = 0;
-  for (auto _ : state) {
-    auto grid = numlab_gui::refresh_map(r.held_map, r.run, numlab_gui::map_metric::overflow, map_columns, never);
-    rows = grid.rows_read;
-    benchmark::DoNotOptimize(grid);
-  }
-  state.counters["rows"] = static_cast<double>(rows);
+  time_reads(state, [&] { return numlab_gui::refresh_map(r.held_map, r.run, numlab_gui::map_metric::overflow, map_columns, never); });
 }
 BENCHMARK(BM_long_map_live_refresh)->Unit(benchmark::kMicrosecond);
 
 // The reference: what a refresh of a map past 2000 columns did before session 12.
 void BM_long_map_full_reload(benchmark::State& state) {
   auto& r = the_long_run();
-  std::uint64_t rows = 0;
-  for (auto _ : state) {
-    auto grid = numlab_gui::load_map(r.run, "", numlab_gui::map_metric::overflow, map_columns, never);
-    rows = grid.rows_read;
-    benchmark::DoNotOptimize(grid);
-  }
-  state.counters["rows"] = static_cast<double>(rows);
+  time_reads(state, [&] { return numlab_gui::load_map(r.run, "", numlab_gui::map_metric::overflow, map_columns, never); });
 }
 BENCHMARK(BM_long_map_full_reload)->Unit(benchmark::kMicrosecond);
 

@@ -11,12 +11,14 @@
 #include "../rundb/sample_database.hpp"
 #include "events_view.hpp"
 #include "live_queries.hpp"
+#include "record_steps.hpp"
 #include "map_view.hpp"
 #include "overview_view.hpp"
 #include "run_queries.hpp"
 #include "rundb/writer.hpp"
 
 using namespace numlab_gui;
+using gui_test::steps_of;
 
 namespace {
 
@@ -42,13 +44,6 @@ void write_steps(rundb::writer& w, rundb::run_id run, std::int64_t first, std::i
     if (s == 8 || (extra_skip >= 0 && s == extra_skip + 1)) w.add_event({run, s, rundb::event_kind::overflow, "fc", "second"});
   }
   w.flush();
-}
-
-template <typename Records>
-std::vector<std::int64_t> steps_of(const Records& records) {
-  std::vector<std::int64_t> out;
-  for (const auto& r : records) out.push_back(r.step);
-  return out;
 }
 
 // The plotted points of two series, field by field, and their skipped steps.

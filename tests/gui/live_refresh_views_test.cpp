@@ -11,10 +11,12 @@
 
 #include "../rundb/sample_database.hpp"
 #include "live_queries.hpp"
+#include "record_steps.hpp"
 #include "run_queries.hpp"
 #include "rundb/writer.hpp"
 
 using namespace numlab_gui;
+using gui_test::steps_of;
 
 namespace {
 
@@ -43,13 +45,6 @@ void write_steps(rundb::writer& w, rundb::run_id run, std::int64_t first, std::i
     }
   }
   w.flush();
-}
-
-template <typename Records>
-std::vector<std::int64_t> steps_of(const Records& records) {
-  std::vector<std::int64_t> out;
-  for (const auto& r : records) out.push_back(r.step);
-  return out;
 }
 
 void expect_same_histograms(const histogram_data& got, const histogram_data& want) {
