@@ -214,10 +214,19 @@ void histogram_view::reload(reload_cause cause) {
   const std::int64_t step = requested_step_;
   // A live refresh may bring new layers; a user's choice of layer or step does not.
   const std::vector<std::string> known_layers = cause == reload_cause::user ? data_.layers : std::vector<std::string>{};
+  // A live refresh of the histograms on screen reads only the steps recorded since (see refresh_histogram).
+  // (data_.layer and role change before a user's load lands: the records tell what data_ holds.)
+  const bool same = cause == reload_cause::live && shown_run_ == run && data_.requested_step == step &&
+                    !data_.history.empty() && data_.history.front().layer == layer && data_.history.front().role == role;
+  std::optional<histogram_data> held = same ? std::optional<histogram_data>(data_) : std::nullopt;
   queries_->load<histogram_data>(
       cause,
-      [=](const interrupt_flag& interrupt) { return load_histogram(run, known_layers, layer, role, step, interrupt); },
-      [this](histogram_data value) {
+      [=, held = std::move(held)](const interrupt_flag& interrupt) {
+        return held ? refresh_histogram(*held, run, interrupt)
+                    : load_histogram(run, known_layers, layer, role, step, interrupt);
+      },
+      [this, run](histogram_data value) {
+        shown_run_ = run;
         data_ = std::move(value);
         show_data();
         emit loaded();

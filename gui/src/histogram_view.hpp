@@ -109,6 +109,7 @@ class histogram_view : public QWidget {
   QCPBars* underflow_;
   QCPBars* overflow_;
   run_ref run_;
+  run_ref shown_run_;  // the run data_ holds: a live refresh of it reads only what is new
   histogram_data data_;
   std::int64_t requested_step_ = -1;
   user_zoom* zoom_;  // the user zoomed or panned: new steps and live refreshes keep the range

@@ -44,12 +44,34 @@ void append_tail(std::vector<Row>& held, std::vector<Row> fresh) {
 }
 
 /// `held` (a load_overview result) with the steps, skipped steps and
-/// evaluations written since, reading only those rows while every step is
-/// plotted and still fits in `max_points`; otherwise (a long run's merged
-/// points change with its length) load_overview again. rows_read says which.
-/// Skipped steps are looked for from the last plotted step on, not from the
-/// last skipped one: they are a filter on the steps table, whose scan from
-/// an old skip would cost the whole run since.
+/// evaluations written since. Its buckets are kept: the steps are read from
+/// the start of its last bucket on (more of that bucket's steps may have
+/// been written after it was read), merged at held's width, and the
+/// buckets merged pairwise while they span more than `max_points` (the
+/// width doubles as the run grows: rundb/merged_steps.hpp). A refresh after
+/// k new steps reads fewer than k + width + (skipped steps among them)
+/// rows, plus the evaluations from the last held one, whatever the run's
+/// length, and equals a fresh load_overview.
 overview_series refresh_overview(overview_series held, std::size_t max_points, const interrupt_flag& interrupt);
+
+/// `held` (a load_map result of `run` for `metric`) with the steps recorded
+/// since: the records from its last column on, pooled at held's column
+/// width, columns merged pairwise while they span more than `max_columns`.
+/// It equals a fresh load_map; it is one, instead, when a new layer appears
+/// (the rows' order changes) or when a map of one column per step outgrows
+/// max_columns (once per run). rows_read says which.
+map_grid refresh_map(const map_grid& held, const run_ref& run, map_metric metric, std::size_t max_columns,
+                     const interrupt_flag& interrupt);
+
+/// `held` (a load_swamping result of `run`) with the steps recorded since,
+/// as refresh_map extends a map (both fractions in one scan), and each
+/// layer's newest |δ|/ulp(w) histogram read again (a row per layer).
+swamping_data refresh_swamping(const swamping_data& held, const run_ref& run, std::size_t max_points,
+                               const interrupt_flag& interrupt);
+
+/// `held` (a load_scales result of `run`) with the scale statistics of its
+/// layer and role from its last step on; its layers, roles and format
+/// limits are kept (load_scales again to list new ones).
+scales_data refresh_scales(scales_data held, const run_ref& run, const interrupt_flag& interrupt);
 
 }  // namespace numlab_gui

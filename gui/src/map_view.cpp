@@ -1,6 +1,7 @@
 // The overflow / underflow map; see map_view.hpp.
 #include "map_view.hpp"
 
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -10,6 +11,7 @@
 
 #include <cmath>
 
+#include "live_queries.hpp"
 #include "plot_fit.hpp"
 #include "plot_style.hpp"
 #include "run_queries.hpp"
@@ -187,7 +189,7 @@ void map_view::show_grid() {
   // A live refresh keeps the user's zoom.
   if (!zoom_->active()) plot_->xAxis->setRange(-0.5, std::max(columns, 1) - 0.5);
   plot_->yAxis->setRange(-0.5, std::max(rows, 1) - 0.5 + (grid_.skipped.empty() ? 0 : 0.7));
-  const QString pooling = columns > 0 && grid_.steps.size() >= max_columns ? " (each column: its worst step)" : "";
+  const QString pooling = grid_.column_steps > 1 ? QString(" (columns of %1 steps, each its worst)").arg(grid_.column_steps) : "";
   caption_->setText(grid_.layers.empty() ? QString("no tensor statistics in this run")
                                          : QString("%1 layers x %2 columns%3; highest %4 = %5; %6 skipped steps ▼")
                                                .arg(rows).arg(columns).arg(pooling).arg(metric_name(selected_metric()))

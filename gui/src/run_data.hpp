@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "rundb/merged_steps.hpp"
 #include "rundb/reader.hpp"
 
 namespace numlab_gui {
@@ -71,7 +72,11 @@ struct underflow_ranking {
 /// Loss, evaluation and loss-scale series of one run, for the Overview.
 struct overview_series {
   run_ref run;
-  std::vector<rundb::step_record> steps;    ///< decimated for plotting
+  std::vector<rundb::step_record> steps;    ///< for plotting: the points of `buckets`
+  /// The steps merged into buckets of `width` steps (a power of two, aligned;
+  /// rundb/merged_steps.hpp), kept so a live refresh merges into them.
+  std::vector<rundb::step_bucket> buckets;
+  std::int64_t width = 1;
   std::vector<rundb::step_record> skipped;  ///< every skipped step, exact
   std::vector<rundb::evaluation_record> evaluations;
   std::int64_t total_steps = 0;
@@ -97,12 +102,26 @@ struct map_grid {
   std::vector<std::string> roles;          ///< roles available in the run
   std::string role;                        ///< the role mapped; empty for every role
   std::vector<rundb::step_record> skipped; ///< every skipped step of the run, traced or not
+  std::int64_t column_steps = 1;           ///< steps per column: a power of two, columns aligned to multiples of it
   std::uint64_t rows_read = 0;             ///< rows the last load or refresh read (rundb::reader::rows_read)
 
   double at(std::size_t layer, std::size_t step) const { return fractions[layer * steps.size() + step]; }
   /// The column showing `step`: the last whose start is <= step (0 before the first).
   std::size_t column_of(std::int64_t step) const;
+  /// Sizes the cell arrays for `layers` x `steps`, every cell without a record.
+  void clear_cells();
+  /// Puts `cells` (by step; their layers and steps among the grid's) into
+  /// the columns from `first_column` on.
+  void place(const std::vector<rundb::layer_step_cell>& cells, std::size_t first_column);
+  /// Doubles column_steps: neighbouring columns in one column of twice the
+  /// width merge, each cell keeping the worst (the highest fraction, the
+  /// earlier step on ties), as the reader pools a column read at that width.
+  void double_column_width();
 };
+
+/// The grid of `cells` (a reader::counts_by_layer_and_step result, by step)
+/// read with columns of `column_steps` steps: layers in order of first appearance.
+map_grid grid_of(const std::vector<rundb::layer_step_cell>& cells, std::int64_t column_steps);
 
 /// The histograms of one layer and role over a run, with their context.
 /// Short runs (or files without schema v4's summaries) load the record of
@@ -140,6 +159,10 @@ struct histogram_data {
   std::int32_t waterfall_first_exponent = 0;
   std::vector<std::int64_t> waterfall_starts;  ///< the first step of each column
   static constexpr std::size_t max_waterfall_columns = 2000;
+  /// Long runs: the summed histograms the waterfall is built from, kept so
+  /// a live refresh reads only the last bucket again and the new ones.
+  std::vector<rundb::stats_bucket> buckets;
+  std::uint64_t rows_read = 0;  ///< rows the last load or refresh read (rundb::reader::rows_read)
 
   /// The waterfall column that shows a steps index.
   std::size_t waterfall_column(std::size_t step_index) const {
@@ -183,6 +206,10 @@ struct swamping_data {
     std::int64_t ulp_ratio_step = -1;  ///< its step
   };
   std::vector<layer_series> layers;
+  /// The pooled fractions (role "update") the series are drawn from, kept
+  /// so a live refresh extends them (see refresh_map).
+  map_grid swamped, partially_swamped;
+  std::uint64_t rows_read = 0;  ///< rows the last load or refresh read (rundb::reader::rows_read)
 };
 
 /// What a scaled-format recipe (issue 19's scale_stats) did to one layer's
@@ -202,6 +229,7 @@ struct scales_data {
   /// (nullopt: a format name libnum does not parse).
   std::optional<double> largest_per_tensor_scale;
   std::int64_t requested_step = -1;                 ///< negative: the newest
+  std::uint64_t rows_read = 0;  ///< rows the last load or refresh read (rundb::reader::rows_read)
 
   /// The history index shown for a step: the newest recorded step <= `step` (the first when none is).
   std::size_t index_of(std::int64_t step) const;

@@ -16,6 +16,7 @@
 
 #include "live_queries.hpp"
 
+
 namespace numlab_gui {
 namespace {
 
@@ -35,7 +36,9 @@ std::string preferred_role(const std::vector<std::string>& roles, const std::str
   return roles.empty() ? std::string() : roles.front();
 }
 
-rundb::counted_stat counted(map_metric metric) {
+}  // namespace
+
+rundb::counted_stat counted_stat_of(map_metric metric) {
   switch (metric) {
     case map_metric::overflow: return rundb::counted_stat::overflows;
     case map_metric::underflow: return rundb::counted_stat::underflows;
@@ -48,6 +51,8 @@ rundb::counted_stat counted(map_metric metric) {
   }
   return rundb::counted_stat::overflows;
 }
+
+namespace {
 
 // The role of `layer` at `step` whose statistics show `bad` values, so a
 // problem opens the histogram that shows it.
@@ -188,29 +193,6 @@ void fill_loss_scales(rundb::reader& db, rundb::run_id run, histogram_data& data
   }
 }
 
-// The map's cell arrays for its layers and steps, every cell without a record.
-void size_cells(map_grid& grid) {
-  const std::size_t size = grid.layers.size() * grid.steps.size();
-  grid.fractions.assign(size, std::numeric_limits<double>::quiet_NaN());
-  grid.worst_steps.assign(size, -1);
-  grid.cell_roles.assign(size, {});
-}
-
-// Puts `cells` (by step; their layers and steps in grid's) into the columns
-// from `first_column` on.
-void place_cells(map_grid& grid, const std::vector<rundb::layer_step_cell>& cells, std::size_t first_column) {
-  std::size_t column = first_column;
-  for (const auto& c : cells) {
-    while (grid.steps[column] != c.step) ++column;
-    const auto layer = static_cast<std::size_t>(std::find(grid.layers.begin(), grid.layers.end(), c.layer) -
-                                                grid.layers.begin());
-    const std::size_t at = layer * grid.steps.size() + column;
-    grid.fractions[at] = c.values > 0 ? c.counted / c.values : std::numeric_limits<double>::quiet_NaN();
-    grid.worst_steps[at] = c.worst_step;
-    grid.cell_roles[at] = c.role;
-  }
-}
-
 bool overflowing(const rundb::tensor_stats_record& r) { return r.overflows + r.infs > 0; }
 bool not_a_number(const rundb::tensor_stats_record& r) { return r.nans > 0; }
 
@@ -246,11 +228,6 @@ QString metric_name(map_metric metric) {
     case map_metric::saturated: return "saturated";
   }
   return {};
-}
-
-std::size_t map_grid::column_of(std::int64_t step) const {
-  const auto after = std::upper_bound(steps.begin(), steps.end(), step);
-  return after == steps.begin() ? 0 : static_cast<std::size_t>(after - steps.begin() - 1);
 }
 
 file_listing load_listing(const QString& file, const interrupt_flag& interrupt) {
@@ -324,8 +301,14 @@ overview_series load_overview(const run_ref& run, std::size_t max_points, const 
   auto db = open(run.file, interrupt);
   overview_series series;
   series.run = run;
-  series.total_steps = db.step_count(run.id);
-  series.steps = db.steps(run.id, {}, max_points);
+  if (const auto extent = db.step_extent(run.id)) {
+    series.width = rundb::merged_width(extent->first, extent->last, max_points);
+    series.buckets = db.step_buckets(run.id, {}, series.width);
+  }
+  for (const auto& b : series.buckets) {
+    series.steps.push_back(b.point());
+    series.total_steps += b.steps;
+  }
   series.skipped = db.skipped_steps(run.id);
   series.evaluations = db.evaluations(run.id);
   series.rows_read = db.rows_read();
@@ -336,58 +319,19 @@ map_grid load_map(const run_ref& run, const std::string& role, map_metric metric
                   const interrupt_flag& interrupt) {
   auto db = open(run.file, interrupt);
   map_grid grid;
-  const auto table = rundb::table_of(counted(metric));
+  const auto table = rundb::table_of(counted_stat_of(metric));
   grid.roles = db.roles(run.id, {}, table);
   grid.skipped = db.skipped_steps(run.id);
   grid.role = role == all_roles ? std::string() : preferred_role(grid.roles, role);
   if (grid.roles.empty()) return grid;
-  const auto cells = db.counts_by_layer_and_step(run.id, grid.role, counted(metric), max_columns);
-  std::set<std::string, std::less<>> known;
-  for (const auto& c : cells) {
-    if (known.insert(c.layer).second) grid.layers.push_back(c.layer);
-    if (grid.steps.empty() || grid.steps.back() != c.step) grid.steps.push_back(c.step);  // cells come by step
-  }
-  size_cells(grid);
-  place_cells(grid, cells, 0);
-  grid.rows_read = db.rows_read();
-  return grid;
-}
-
-map_grid refresh_map(const map_grid& held, const run_ref& run, map_metric metric, std::size_t max_columns,
-                     const interrupt_flag& interrupt) {
-  const std::string asked = held.role.empty() ? std::string(all_roles) : held.role;
-  // Merged columns (more steps than max_columns) change with the run's length: read again.
-  if (held.steps.empty() || held.steps.size() >= max_columns) return load_map(run, asked, metric, max_columns, interrupt);
-  auto db = open(run.file, interrupt);
-  // From the last held column on: its records may have been read before all were written.
-  const rundb::step_range since{.first = held.steps.back()};
-  const auto cells = db.counts_by_layer_and_step(run.id, held.role, counted(metric), 0, since);
-  std::vector<std::int64_t> fresh_steps;
-  for (const auto& c : cells) {
-    // A new layer changes the rows' order: read again.
-    if (!contains(held.layers, c.layer)) return load_map(run, asked, metric, max_columns, interrupt);
-    if (fresh_steps.empty() || fresh_steps.back() != c.step) fresh_steps.push_back(c.step);
-  }
-  const std::size_t kept = held.steps.size() - 1;
-  if (kept + fresh_steps.size() > max_columns) return load_map(run, asked, metric, max_columns, interrupt);
-  map_grid grid;
-  grid.layers = held.layers;
-  grid.role = held.role;
-  grid.steps.assign(held.steps.begin(), held.steps.begin() + static_cast<std::ptrdiff_t>(kept));
-  grid.steps.insert(grid.steps.end(), fresh_steps.begin(), fresh_steps.end());
-  size_cells(grid);
-  for (std::size_t l = 0; l < grid.layers.size(); ++l) {
-    for (std::size_t c = 0; c < kept; ++c) {
-      const std::size_t to = l * grid.steps.size() + c, from = l * held.steps.size() + c;
-      grid.fractions[to] = held.fractions[from];
-      grid.worst_steps[to] = held.worst_steps[from];
-      grid.cell_roles[to] = held.cell_roles[from];
-    }
-  }
-  place_cells(grid, cells, kept);
-  grid.roles = db.roles(run.id, {}, rundb::table_of(counted(metric)));
-  grid.skipped = held.skipped;
-  append_tail(grid.skipped, db.skipped_steps(run.id, since));
+  const rundb::column_width width = db.map_column_width(run.id, grid.role, table, max_columns);
+  map_grid cells = grid_of(db.counts_by_layer_and_step(run.id, grid.role, counted_stat_of(metric), width), width.steps);
+  grid.layers = std::move(cells.layers);
+  grid.steps = std::move(cells.steps);
+  grid.fractions = std::move(cells.fractions);
+  grid.worst_steps = std::move(cells.worst_steps);
+  grid.cell_roles = std::move(cells.cell_roles);
+  grid.column_steps = width.steps;
   grid.rows_read = db.rows_read();
   return grid;
 }
@@ -415,7 +359,8 @@ histogram_data load_histogram(const run_ref& run, const std::vector<std::string>
   if (buckets) {
     data.history_first = data.selected;
     if (auto r = db.histogram(run.id, data.layer, data.role, data.steps[data.selected])) data.history.push_back(std::move(*r));
-    fill_waterfall_from_buckets(data, *buckets);
+    data.buckets = std::move(*buckets);
+    fill_waterfall_from_buckets(data, data.buckets);
   } else {
     data.history = db.tensor_stats({.run = run.id, .layer = data.layer, .role = data.role, .with_histograms = true});
     // A step may hold several records of the layer and role: a slider position each.
@@ -428,7 +373,71 @@ histogram_data load_histogram(const run_ref& run, const std::vector<std::string>
   if (const auto newest = db.histogram(run.id, data.layer, data.role, data.steps.back())) data.format = db.format(newest->format);
   fill_loss_scales(db, run.id, data);
   fill_scaled_bands(db, run.id, data);
+  data.rows_read = db.rows_read();
   return data;
+}
+
+histogram_data refresh_histogram(histogram_data held, const run_ref& run, const interrupt_flag& interrupt) {
+  const auto reload = [&] {
+    return load_histogram(run, held.layers, held.layer, held.role, held.requested_step, interrupt);
+  };
+  if (held.layer.empty() || held.role.empty() || held.steps.empty() || held.history.empty()) return reload();
+  auto db = open(run.file, interrupt);
+  const auto select = [&] {
+    held.selected = held.requested_step >= 0 ? held.index_of(held.requested_step) : held.steps.size() - 1;
+  };
+  if (held.buckets.empty()) {
+    // Every record held: those from the last held step on (more of that
+    // step's may have come), with the loss scales and bands of the new ones.
+    const std::size_t before = held.history.size();
+    append_tail(held.history, db.tensor_stats({.run = run.id, .layer = held.layer, .role = held.role,
+                                               .steps = tail_range(held.history), .with_histograms = true}));
+    held.rows_read = db.rows_read();
+    if (held.history.size() == before) return held;
+    for (std::size_t i = before; i < held.history.size(); ++i) held.steps.push_back(held.history[i].step);
+    // Past max_waterfall_columns steps the waterfall comes from the summaries: read once.
+    std::size_t distinct = 0;
+    for (std::size_t i = 0; i < held.steps.size(); ++i) distinct += i == 0 || held.steps[i] != held.steps[i - 1];
+    if (distinct > histogram_data::max_waterfall_columns && db.schema_version() >= 4) return reload();
+    histogram_data tail;
+    tail.layer = held.layer;
+    tail.role = held.role;
+    tail.history.assign(held.history.begin() + static_cast<std::ptrdiff_t>(before), held.history.end());
+    fill_loss_scales(db, run.id, tail);
+    fill_scaled_bands(db, run.id, tail);
+    held.loss_scales.insert(held.loss_scales.end(), tail.loss_scales.begin(), tail.loss_scales.end());
+    if (!tail.scaled_bands.empty() || !held.scaled_bands.empty()) {
+      held.scaled_bands.resize(before, std::nullopt);
+      tail.scaled_bands.resize(tail.history.size(), std::nullopt);
+      held.scaled_bands.insert(held.scaled_bands.end(), tail.scaled_bands.begin(), tail.scaled_bands.end());
+    }
+    if (!tail.scaled_format.empty()) held.scaled_format = tail.scaled_format;
+    select();
+    fill_waterfall_from_records(held);
+  } else {
+    // Long runs: the steps since the last held one, the last summary bucket
+    // again and the new ones; the shown record only when the selection moved.
+    const auto fresh_steps = db.stats_steps(run.id, held.role, held.layer, {.first = held.steps.back() + 1});
+    held.steps.insert(held.steps.end(), fresh_steps.begin(), fresh_steps.end());
+    const std::int64_t from = held.buckets.back().first_step;
+    held.buckets.pop_back();
+    if (auto fresh = db.histogram_buckets(run.id, held.layer, held.role, from))
+      held.buckets.insert(held.buckets.end(), std::make_move_iterator(fresh->begin()), std::make_move_iterator(fresh->end()));
+    fill_waterfall_from_buckets(held, held.buckets);
+    const std::size_t shown = held.selected;
+    select();
+    if (held.selected != shown || !held.selected_record()) {
+      held.history.clear();
+      held.loss_scales.clear();
+      held.scaled_bands.clear();
+      held.history_first = held.selected;
+      if (auto r = db.histogram(run.id, held.layer, held.role, held.steps[held.selected])) held.history.push_back(std::move(*r));
+      fill_loss_scales(db, run.id, held);
+      fill_scaled_bands(db, run.id, held);
+    }
+  }
+  held.rows_read = db.rows_read();
+  return held;
 }
 
 histogram_step load_histogram_step(const run_ref& run, const std::string& layer, const std::string& role,
@@ -448,37 +457,42 @@ histogram_step load_histogram_step(const run_ref& run, const std::string& layer,
   return out;
 }
 
-swamping_data load_swamping(const run_ref& run, std::size_t max_points, const interrupt_flag& interrupt) {
-  auto db = open(run.file, interrupt);
-  swamping_data data;
-  std::map<std::string, std::size_t> index;
-  auto series_of = [&](const std::string& layer) -> swamping_data::layer_series& {
-    const auto [it, added] = index.emplace(layer, data.layers.size());
-    if (added) data.layers.push_back({layer, {}, {}, {}, {}, -1});
-    return data.layers[it->second];
+void fill_swamping_series(rundb::reader& db, rundb::run_id run, swamping_data& data) {
+  data.layers.clear();
+  const map_grid& swamped = data.swamped;
+  const map_grid& partial = data.partially_swamped;
+  const auto fraction = [](const map_grid& grid, std::size_t at) {
+    return at < grid.fractions.size() && !std::isnan(grid.fractions[at]) ? grid.fractions[at] : 0.0;
   };
-  // Both fractions from one scan of the update records.
-  constexpr std::array kinds{rundb::counted_stat::swamped, rundb::counted_stat::partially_swamped};
-  const auto cells = db.counts_by_layer_and_step(run.id, "update", kinds, max_points);
-  for (const auto& c : cells[0]) {
-    auto& series = series_of(c.layer);
-    series.steps.push_back(static_cast<double>(c.step));
-    series.swamped.push_back(c.values > 0 ? c.counted / c.values : 0.0);
-  }
-  for (auto& series : data.layers) series.partially_swamped.assign(series.steps.size(), 0.0);
-  std::map<std::string, std::size_t> position;
-  for (const auto& c : cells[1]) {
-    auto& series = series_of(c.layer);
-    auto& at = position[c.layer];
-    if (at < series.partially_swamped.size()) series.partially_swamped[at++] = c.values > 0 ? c.counted / c.values : 0.0;
-  }
-  for (auto& series : data.layers) {
-    const auto newest = db.histogram(run.id, series.layer, "update", std::numeric_limits<std::int64_t>::max());
+  for (std::size_t l = 0; l < swamped.layers.size(); ++l) {
+    swamping_data::layer_series series{swamped.layers[l], {}, {}, {}, {}, -1};
+    for (std::size_t c = 0; c < swamped.steps.size(); ++c) {
+      const std::size_t at = l * swamped.steps.size() + c;
+      if (swamped.worst_steps[at] < 0) continue;
+      series.steps.push_back(static_cast<double>(swamped.steps[c]));
+      series.swamped.push_back(fraction(swamped, at));
+      series.partially_swamped.push_back(fraction(partial, at));
+    }
+    // The newest |δ|/ulp(w) histogram: the one thing a live refresh reads per layer, not per step.
+    const auto newest = db.histogram(run, series.layer, "update", std::numeric_limits<std::int64_t>::max());
     if (newest && !newest->ulp_ratio.bins.empty()) {
       series.ulp_ratio = newest->ulp_ratio;
       series.ulp_ratio_step = newest->step;
     }
+    data.layers.push_back(std::move(series));
   }
+}
+
+swamping_data load_swamping(const run_ref& run, std::size_t max_points, const interrupt_flag& interrupt) {
+  auto db = open(run.file, interrupt);
+  swamping_data data;
+  // Both fractions from one scan of the update records.
+  const auto width = db.map_column_width(run.id, "update", rundb::stats_table::tensor_stats, max_points);
+  const auto cells = db.counts_by_layer_and_step(run.id, "update", swamping_stats, width);
+  data.swamped = grid_of(cells[0], width.steps);
+  data.partially_swamped = grid_of(cells[1], width.steps);
+  fill_swamping_series(db, run.id, data);
+  data.rows_read = db.rows_read();
   return data;
 }
 
@@ -533,6 +547,7 @@ scales_data load_scales(const run_ref& run, const std::string& layer, const std:
     if (const auto range = scaled_range(data.history.back().scaled_format))
       data.largest_per_tensor_scale = range->largest_element * range->largest_block_scale;
   }
+  data.rows_read = db.rows_read();
   return data;
 }
 

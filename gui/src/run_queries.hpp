@@ -8,6 +8,7 @@
 #include "async_query.hpp"
 #include "run_data.hpp"
 
+#include <array>
 #include <optional>
 #include <utility>
 
@@ -23,17 +24,13 @@ problem_summary load_problems(const run_ref& run, const interrupt_flag& interrup
 underflow_ranking load_underflow_ranking(const run_ref& run, const interrupt_flag& interrupt);
 /// Overview series of one run, at most `max_points` plotted steps.
 overview_series load_overview(const run_ref& run, std::size_t max_points, const interrupt_flag& interrupt);
+/// The tensor_stats or scale_stats column a map metric colours by.
+rundb::counted_stat counted_stat_of(map_metric metric);
 /// The map of one role (grad_weight, else the first role with data, when
 /// `role` is absent; every role when `role` is "*"), with at most
 /// `max_columns` step columns, each keeping its worst step.
 map_grid load_map(const run_ref& run, const std::string& role, map_metric metric, std::size_t max_columns,
                   const interrupt_flag& interrupt);
-/// `held` (a load_map result for `metric`) with the steps recorded since,
-/// reading only the records from its last column on while no column merges
-/// steps (fewer than `max_columns`) and no new layer appears; otherwise
-/// load_map again. rows_read says which.
-map_grid refresh_map(const map_grid& held, const run_ref& run, map_metric metric, std::size_t max_columns,
-                     const interrupt_flag& interrupt);
 /// The histograms of layer/role (see histogram_data for which records are
 /// loaded), selecting the largest recorded step <= `step`. Empty
 /// layer or role pick the first available; a negative step picks the last.
@@ -41,12 +38,25 @@ map_grid refresh_map(const map_grid& held, const run_ref& run, map_metric metric
 histogram_data load_histogram(const run_ref& run, const std::vector<std::string>& known_layers,
                               const std::string& layer, const std::string& role, std::int64_t step,
                               const interrupt_flag& interrupt);
+/// `held` (a load_histogram result of `run`) with the steps recorded since,
+/// reading only those: for short runs the records from its last step on
+/// (with their loss scales and bands; load_histogram again, once, when they
+/// outgrow the records' waterfall), for long ones the new steps, the last
+/// summary bucket again and the new ones, and the shown record only when
+/// the selection moves (following the newest step). A histogram shown at a
+/// fixed step is not read again: a run's records never change.
+histogram_data refresh_histogram(histogram_data held, const run_ref& run, const interrupt_flag& interrupt);
 /// The record of layer/role at `step` (the steps index `index` of the
 /// histogram_data it completes), with its loss scale and scaled band.
 histogram_step load_histogram_step(const run_ref& run, const std::string& layer, const std::string& role,
                                    std::size_t index, std::int64_t step, const interrupt_flag& interrupt);
 /// Swamping of every layer's updates, at most `max_points` steps per layer.
 swamping_data load_swamping(const run_ref& run, std::size_t max_points, const interrupt_flag& interrupt);
+/// The counted stats of the swamping view's grids, in swamping_data's order.
+inline constexpr std::array<rundb::counted_stat, 2> swamping_stats{rundb::counted_stat::swamped,
+                                                                   rundb::counted_stat::partially_swamped};
+/// data.layers from data's grids, with each layer's newest |δ|/ulp(w) histogram.
+void fill_swamping_series(rundb::reader& db, rundb::run_id run, swamping_data& data);
 /// The scale statistics of layer/role over a run (empty layer or role pick
 /// the first with data), for the scales view.
 scales_data load_scales(const run_ref& run, const std::string& layer, const std::string& role, std::int64_t step,

@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <limits>
 
+#include "live_queries.hpp"
 #include "map_view.hpp"
 #include "plot_fit.hpp"
 #include "plot_style.hpp"
@@ -123,14 +125,27 @@ void scales_view::reload(reload_cause cause) {
   const run_ref run = run_;
   const std::string layer = layer_.toStdString(), role = role_.toStdString();
   const std::int64_t step = step_;
+  // A live refresh of the tensor on screen reads only its steps recorded since (see refresh_scales).
+  std::optional<scales_data> held;
+  if (cause == reload_cause::live && shown_run_ == run && data_.layer == layer && data_.role == role) held = data_;
   queries_->load<scales_data>(
-      cause, [=](const interrupt_flag& interrupt) { return load_scales(run, layer, role, step, interrupt); },
-      [this, cause](scales_data value) {
+      cause,
+      [=, held = std::move(held)](const interrupt_flag& interrupt) {
+        return held ? refresh_scales(*held, run, interrupt) : load_scales(run, layer, role, step, interrupt);
+      },
+      [this, cause, run](scales_data value) {
+        const std::int64_t newest_before = shown_run_ == run && !data_.history.empty() ? data_.history.back().step : -1;
+        shown_run_ = run;
         data_ = std::move(value);
         layer_ = qstr(data_.layer);
         role_ = qstr(data_.role);
         show_history();
-        load_detail(cause);
+        // The detail at a fixed step never changes; at the newest, only when a newer step came.
+        const bool detail_current = cause == reload_cause::live && !detail_.records.empty() &&
+                                    (step_ >= 0 ? detail_.requested_step == step_
+                                                : !data_.history.empty() && data_.history.back().step == newest_before);
+        if (detail_current) emit loaded();
+        else load_detail(cause);
       },
       [this](const QString& error) { emit failed(error); });
 }

@@ -91,6 +91,7 @@ class scales_view : public QWidget {
   QCPBarsGroup* bar_group_;
   map_view* map_;
   run_ref run_;
+  run_ref shown_run_;  // the run data_ holds: a live refresh of it reads only what is new
   QString layer_, role_;
   std::int64_t step_ = -1;
   scales_data data_;

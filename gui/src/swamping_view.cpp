@@ -5,7 +5,10 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include <optional>
+
 #include "async_query.hpp"
+#include "live_queries.hpp"
 #include "plot_fit.hpp"
 #include "plot_style.hpp"
 #include "run_queries.hpp"
@@ -47,9 +50,16 @@ void swamping_view::set_run(const run_ref& run) {
 void swamping_view::reload(reload_cause cause) {
   if (run_.file.isEmpty()) return;
   const run_ref run = run_;
+  // A live refresh of the run on screen reads only the steps recorded since (see refresh_swamping).
+  std::optional<swamping_data> held;
+  if (cause == reload_cause::live && shown_run_ == run) held = data_;
   queries_->load<swamping_data>(
-      cause, [run](const interrupt_flag& interrupt) { return load_swamping(run, max_points, interrupt); },
-      [this](swamping_data value) {
+      cause,
+      [run, held = std::move(held)](const interrupt_flag& interrupt) {
+        return held ? refresh_swamping(*held, run, max_points, interrupt) : load_swamping(run, max_points, interrupt);
+      },
+      [this, run](swamping_data value) {
+        shown_run_ = run;
         data_ = std::move(value);
         show_data();
         emit loaded();

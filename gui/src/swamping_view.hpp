@@ -47,6 +47,7 @@ class swamping_view : public QWidget {
   QCPAxisRect* partial_rect_;
   QCPAxisRect* ratio_rect_;
   run_ref run_;
+  run_ref shown_run_;  // the run data_ holds: a live refresh of it reads only what is new
   swamping_data data_;
   query_runner* queries_;
 };

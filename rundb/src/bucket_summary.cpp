@@ -2,6 +2,8 @@
 // tensor_stats_buckets section of rundb/SCHEMA.md.
 #include "bucket_summary.hpp"
 
+#include "rundb/merged_steps.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -106,10 +108,7 @@ struct bucket_fold {
   }
 };
 
-std::int64_t bucket_of(std::int64_t step) {
-  const std::int64_t q = step / summary_bucket_steps;
-  return step % summary_bucket_steps < 0 ? q - 1 : q;
-}
+std::int64_t bucket_of(std::int64_t step) { return bucket_index(step, summary_bucket_steps); }
 
 // The folds append() keeps: per (run, layer, role), the bucket it last
 // wrote, its last step not yet finished (a later row may still join it).

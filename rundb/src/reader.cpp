@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "bucket_summary.hpp"
 #include "histogram_blob.hpp"
 #include "rundb/errors.hpp"
 #include "rundb/schema.hpp"
@@ -66,59 +67,6 @@ step_record read_step(const statement& s) {
   r.wall_time = s.column_optional_double(9);
   return r;
 }
-
-// Consecutive steps merged into one, as reader::steps documents: the first
-// step, the smallest epoch and loss scale, the mean of each of loss, lr and
-// gradient norm over the steps that recorded it, skipped if any was (with the
-// greatest reason), the last wall time.
-class step_merge {
- public:
-  void add(const step_record& r) {
-    if (steps_++ == 0) {
-      merged_ = step_record{};
-      merged_.run = r.run;
-      merged_.step = r.step;
-      merged_.epoch = r.epoch;
-    }
-    merged_.epoch = std::min(merged_.epoch, r.epoch);
-    if (r.loss_scale) merged_.loss_scale = std::min(merged_.loss_scale.value_or(*r.loss_scale), *r.loss_scale);
-    merged_.skipped = merged_.skipped || r.skipped;
-    merged_.skip_reason = std::max(merged_.skip_reason, r.skip_reason);
-    if (r.wall_time) merged_.wall_time = std::max(merged_.wall_time.value_or(*r.wall_time), *r.wall_time);
-    loss_.add(r.loss);
-    lr_.add(r.lr);
-    grad_norm_.add(r.grad_norm);
-  }
-  /// The merged step; the next add() starts a new one.
-  step_record take() {
-    merged_.loss = loss_.take();
-    merged_.lr = lr_.take();
-    merged_.grad_norm = grad_norm_.take();
-    steps_ = 0;
-    return std::move(merged_);
-  }
-
- private:
-  struct mean {
-    double sum = 0;
-    std::int64_t n = 0;
-    void add(std::optional<double> v) {
-      if (!v) return;
-      sum += *v;
-      ++n;
-    }
-    std::optional<double> take() {
-      std::optional<double> m;
-      if (n > 0) m = sum / static_cast<double>(n);
-      sum = 0;
-      n = 0;
-      return m;
-    }
-  };
-  step_record merged_;
-  std::int64_t steps_ = 0;
-  mean loss_, lr_, grad_norm_;
-};
 
 constexpr const char* stats_columns =
     "SELECT run_id, step, layer, op, role, format, count, zeros, subnormals, underflows, "
@@ -226,16 +174,8 @@ std::optional<step_record> reader::last_step(run_id run) {
   return read_step(s);
 }
 
-std::vector<step_record> reader::steps(run_id run, step_range range, std::size_t max_points) {
-  std::vector<step_record> out;
-  statement s(*db_, (std::string(step_columns) +
-                     " WHERE run_id = ?1 AND step BETWEEN ?2 AND ?3 ORDER BY step").c_str());
-  s.bind(1, run).bind(2, range.first).bind(3, range.last);
-  if (max_points == 0) {
-    while (s.step()) out.push_back(read_step(s));
-    return out;
-  }
-  // The range's first and last step are one seek each (a count would scan).
+std::optional<step_range> reader::step_extent(run_id run, step_range range) {
+  // Two seeks (a count or min and max in one statement would scan).
   const auto end_step = [&](const char* order) -> std::optional<std::int64_t> {
     statement e(*db_, (std::string("SELECT step FROM steps WHERE run_id = ?1 AND step BETWEEN ?2 AND ?3 ORDER BY step ") +
                        order + " LIMIT 1").c_str());
@@ -245,28 +185,44 @@ std::vector<step_record> reader::steps(run_id run, step_range range, std::size_t
   };
   const auto first = end_step("ASC");
   const auto last = end_step("DESC");
-  if (!first || !last) return out;
-  // Unsigned arithmetic: the span of a damaged file may not fit in int64.
-  const std::uint64_t span = static_cast<std::uint64_t>(*last) - static_cast<std::uint64_t>(*first);
-  const std::uint64_t width = span / max_points + 1;
-  // Merged here in one pass over rows that come in step order, not with
-  // SQL's GROUP BY, whose temporary B-tree of every row spilled to disk and
-  // took most of the Overview's time on long runs.
-  std::vector<step_record> merged;
-  step_merge bucket;
-  std::uint64_t bucket_index = 0;
-  std::size_t count = 0;
+  if (!first || !last) return std::nullopt;
+  return step_range{*first, *last};
+}
+
+std::vector<step_bucket> reader::step_buckets(run_id run, step_range range, std::int64_t width) {
+  statement s(*db_, (std::string(step_columns) +
+                     " WHERE run_id = ?1 AND step BETWEEN ?2 AND ?3 ORDER BY step").c_str());
+  s.bind(1, run).bind(2, range.first).bind(3, range.last);
+  // Merged here as the rows stream by in step order, one bucket's rows held
+  // at a time, not with SQL's GROUP BY, whose temporary B-tree of every row
+  // spilled to disk and took most of the Overview's time on long runs.
+  std::vector<step_bucket> out;
+  std::vector<step_record> bucket;
   while (s.step()) {
     step_record r = read_step(s);
-    const std::uint64_t index = (static_cast<std::uint64_t>(r.step) - static_cast<std::uint64_t>(*first)) / width;
-    if (count > 0 && index != bucket_index) merged.push_back(bucket.take());
-    bucket_index = index;
-    bucket.add(r);
-    if (++count <= max_points) out.push_back(std::move(r));
+    if (!bucket.empty() && bucket_index(r.step, width) != bucket_index(bucket.front().step, width)) {
+      append_steps(out, bucket, width);
+      bucket.clear();
+    }
+    bucket.push_back(std::move(r));
   }
-  if (count <= max_points) return out;
-  merged.push_back(bucket.take());
-  return merged;
+  append_steps(out, bucket, width);
+  return out;
+}
+
+std::vector<step_record> reader::steps(run_id run, step_range range, std::size_t max_points) {
+  std::vector<step_record> out;
+  const auto extent = max_points == 0 ? std::nullopt : step_extent(run, range);
+  const std::int64_t width = extent ? merged_width(extent->first, extent->last, max_points) : 1;
+  if (width > 1) {
+    for (const auto& b : step_buckets(run, range, width)) out.push_back(b.point());
+    return out;
+  }
+  statement s(*db_, (std::string(step_columns) +
+                     " WHERE run_id = ?1 AND step BETWEEN ?2 AND ?3 ORDER BY step").c_str());
+  s.bind(1, run).bind(2, range.first).bind(3, range.last);
+  while (s.step()) out.push_back(read_step(s));
+  return out;
 }
 
 std::vector<step_record> reader::skipped_steps(run_id run, step_range range) {
@@ -305,12 +261,12 @@ std::optional<tensor_stats_record> reader::histogram(run_id run, std::string_vie
 }
 
 std::vector<std::int64_t> reader::stats_steps(run_id run, std::optional<std::string> role,
-                                              std::optional<std::string> layer) {
-  std::string sql = "SELECT DISTINCT step FROM tensor_stats WHERE run_id = ?1";
+                                              std::optional<std::string> layer, step_range steps) {
+  std::string sql = "SELECT DISTINCT step FROM tensor_stats WHERE run_id = ?1 AND step BETWEEN ?4 AND ?5";
   if (role) sql += " AND role = ?2";
   if (layer) sql += " AND layer = ?3";
   statement s(*db_, (sql + " ORDER BY step").c_str());
-  s.bind(1, run);
+  s.bind(1, run).bind(4, steps.first).bind(5, steps.last);
   if (role) s.bind(2, std::string_view(*role));
   if (layer) s.bind(3, std::string_view(*layer));
   std::vector<std::int64_t> out;
@@ -319,15 +275,15 @@ std::vector<std::int64_t> reader::stats_steps(run_id run, std::optional<std::str
 }
 
 std::optional<std::vector<stats_bucket>> reader::histogram_buckets(run_id run, std::string_view layer,
-                                                                   std::string_view role) {
+                                                                   std::string_view role, std::int64_t from_step) {
   if (!has_buckets()) return std::nullopt;
   statement s(*db_,
       // CROSS JOIN keeps the histograms outside: their key leads with the layer.
       "SELECT b.first_step, b.last_step, b.steps, h.hist_first_exponent, h.histogram "
       "FROM tensor_stats_bucket_histograms h CROSS JOIN tensor_stats_buckets b "
       "ON b.run_id = h.run_id AND b.role = h.role AND b.bucket = h.bucket AND b.layer = h.layer "
-      "WHERE h.run_id = ?1 AND h.layer = ?2 AND h.role = ?3 ORDER BY h.bucket");
-  s.bind(1, run).bind(2, layer).bind(3, role);
+      "WHERE h.run_id = ?1 AND h.layer = ?2 AND h.role = ?3 AND h.bucket >= ?4 ORDER BY h.bucket");
+  s.bind(1, run).bind(2, layer).bind(3, role).bind(4, detail::bucket_of(from_step));
   std::vector<stats_bucket> out;
   while (s.step()) {
     auto h = detail::decode_histogram(s.column_int(3), s.column_blob(4));

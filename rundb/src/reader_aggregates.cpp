@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "bucket_summary.hpp"
+#include "rundb/merged_steps.hpp"
 #include "rundb/errors.hpp"
 #include "rundb/reader.hpp"
 #include "rundb/schema.hpp"
@@ -108,7 +109,7 @@ std::vector<std::string> reader::roles(run_id run, std::optional<std::string> la
 namespace {
 
 // The steps one role recorded: where they start and end, and how many.
-struct step_extent {
+struct recorded_extent {
   std::int64_t first = std::numeric_limits<std::int64_t>::max();
   std::int64_t last = std::numeric_limits<std::int64_t>::min();
   std::uint64_t distinct = 0;
@@ -117,7 +118,7 @@ struct step_extent {
 // `distinct` counts at most `count_up_to` + 1 steps (at least one): callers
 // only ask whether there are more than that, and counting every distinct
 // step of a 100,000-step role costs a scan of its index.
-step_extent role_extent(detail::database& db, run_id run, const std::string& role, std::uint64_t count_up_to = 0,
+recorded_extent role_extent(detail::database& db, run_id run, const std::string& role, std::uint64_t count_up_to = 0,
                         std::string_view table = "tensor_stats", step_range steps = {}) {
   const std::string from = " FROM " + std::string(table) + " WHERE run_id = ?1 AND role = ?2 AND step BETWEEN ?4 AND ?5";
   // Two statements: SQLite answers a lone min() or max() with one index seek,
@@ -126,7 +127,7 @@ step_extent role_extent(detail::database& db, run_id run, const std::string& rol
   low.bind(1, run).bind(2, std::string_view(role)).bind(4, steps.first).bind(5, steps.last);
   high.bind(1, run).bind(2, std::string_view(role)).bind(4, steps.first).bind(5, steps.last);
   if (!low.step() || low.is_null(0) || !high.step() || high.is_null(0)) return {};
-  step_extent extent{low.column_int(0), high.column_int(0), 0};
+  recorded_extent extent{low.column_int(0), high.column_int(0), 0};
   statement distinct(db, ("SELECT count(*) FROM (SELECT DISTINCT step" + from + " LIMIT ?3)").c_str());
   const auto limit = static_cast<std::int64_t>(std::min<std::uint64_t>(count_up_to, 1ULL << 62) + 1);
   distinct.bind(1, run).bind(2, std::string_view(role)).bind(3, limit).bind(4, steps.first).bind(5, steps.last);
@@ -141,7 +142,7 @@ step_extent role_extent(detail::database& db, run_id run, const std::string& rol
 constexpr std::uint64_t slices_per_role = 64;
 
 template <typename Visit>
-void for_each_slice(const step_extent& extent, Visit visit) {
+void for_each_slice(const recorded_extent& extent, Visit visit) {
   if (extent.distinct == 0) return;
   const std::uint64_t span = static_cast<std::uint64_t>(extent.last) - static_cast<std::uint64_t>(extent.first);
   const std::uint64_t width = span / slices_per_role + 1;
@@ -161,9 +162,57 @@ std::vector<layer_step_cell> reader::counts_by_layer_and_step(run_id run, std::s
   return std::move(counts_by_layer_and_step(run, role, one, max_columns, steps).front());
 }
 
+std::vector<layer_step_cell> reader::counts_by_layer_and_step(run_id run, std::string_view role, counted_stat stat,
+                                                              column_width width, step_range steps) {
+  const std::array<counted_stat, 1> one{stat};
+  return std::move(counts_by_layer_and_step(run, role, one, width, steps).front());
+}
+
 std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_id run, std::string_view role,
                                                                            std::span<const counted_stat> stats,
                                                                            std::size_t max_columns, step_range steps) {
+  if (stats.empty()) return {};
+  return counts_by_layer_and_step(run, role, stats, map_column_width(run, role, table_of(stats.front()), max_columns, steps),
+                                  steps);
+}
+
+namespace {
+
+// The steps each role of `role_list` recorded in `steps`, and their union
+// (its `distinct` an upper bound when the roles' steps differ).
+std::pair<std::vector<recorded_extent>, recorded_extent> role_extents(detail::database& db, run_id run,
+                                                                      const std::vector<std::string>& role_list,
+                                                                      std::string_view table,
+                                                                      std::uint64_t count_up_to, step_range steps) {
+  std::pair<std::vector<recorded_extent>, recorded_extent> out;
+  auto& [extents, all] = out;
+  for (const auto& r : role_list) {
+    extents.push_back(role_extent(db, run, r, count_up_to, table, steps));
+    all.first = std::min(all.first, extents.back().first);
+    all.last = std::max(all.last, extents.back().last);
+    all.distinct += extents.back().distinct;
+  }
+  return out;
+}
+
+}  // namespace
+
+column_width reader::map_column_width(run_id run, std::string_view role, stats_table table, std::size_t max_columns,
+                                      step_range steps) {
+  if (max_columns == 0 || !has_table(table)) return {};
+  const std::vector<std::string> role_list =
+      role.empty() ? roles(run, std::nullopt, table) : std::vector<std::string>{std::string(role)};
+  const auto all = role_extents(*db_, run, role_list, table_name(table), max_columns, steps).second;
+  if (all.distinct <= max_columns) return {};
+  return {merged_width(all.first, all.last, max_columns)};
+}
+
+std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_id run, std::string_view role,
+                                                                           std::span<const counted_stat> stats,
+                                                                           column_width width, step_range steps) {
+  if (width.steps < 1 || (width.steps & (width.steps - 1)) != 0)
+    throw error("counts_by_layer_and_step: a column width of " + std::to_string(width.steps) +
+                " steps is not a power of two");
   std::vector<std::vector<layer_step_cell>> out(stats.size());
   if (stats.empty()) return out;
   const stats_table table = table_of(stats.front());
@@ -174,37 +223,23 @@ std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_i
   const std::string_view from = table_name(table);
   const std::vector<std::string> role_list =
       role.empty() ? roles(run, std::nullopt, table) : std::vector<std::string>{std::string(role)};
-  std::vector<step_extent> extents;
-  step_extent all;
-  for (const auto& r : role_list) {
-    extents.push_back(role_extent(*db_, run, r, max_columns, from, steps));
-    all.first = std::min(all.first, extents.back().first);
-    all.last = std::max(all.last, extents.back().last);
-    all.distinct += extents.back().distinct;  // an upper bound of the union when roles differ
-  }
+  const auto [extents, all] = role_extents(*db_, run, role_list, from, 0, steps);
   if (all.distinct == 0) return out;
-  std::int64_t first = all.first;
-  std::int64_t bucket = 1;
-  if (max_columns > 0 && all.distinct > max_columns) {
-    const std::uint64_t span = static_cast<std::uint64_t>(all.last) - static_cast<std::uint64_t>(first);
-    bucket = static_cast<std::int64_t>(
-        std::min<std::uint64_t>(span / max_columns + 1, std::numeric_limits<std::int64_t>::max()));
-  }
-  // Schema v4 keeps each summary bucket's worst step per counted column: when
-  // the columns are that wide or wider, they pool whole summary buckets
-  // (widened to a multiple of summary_bucket_steps, aligned to multiples of it,
-  // so at least half as many columns), reading a row per layer and bucket
-  // instead of one per record.
+  // Columns of a power-of-two width aligned to multiples of it
+  // (rundb/merged_steps.hpp): as a run grows they only merge pairwise.
+  const std::int64_t bucket = width.steps;
+  // Schema v4 keeps each summary bucket's worst step per counted column:
+  // columns of summary_bucket_steps or more (a power of two, so whole
+  // summary buckets) pool those, reading a row per layer and summary bucket
+  // instead of one per record. The summaries cover whole buckets: a narrower
+  // range of steps reads the records.
   constexpr std::int64_t summary = summary_bucket_steps;
-  // The summaries cover whole buckets: a narrower range of steps reads the records.
+  static_assert((summary & (summary - 1)) == 0, "summary buckets nest in the map's power-of-two columns");
   const bool whole_run = steps.first == step_range{}.first && steps.last == step_range{}.last;
-  const bool from_summaries = has_buckets() && table == stats_table::tensor_stats && bucket >= summary / 2 &&
-                              bucket <= std::numeric_limits<std::int64_t>::max() / 2 && whole_run;
-  const std::int64_t first_recorded = first;
-  if (from_summaries) {
-    bucket = (bucket + summary - 1) / summary * summary;
-    first = detail::bucket_of(first) * summary;
-  }
+  const bool from_summaries = has_buckets() && table == stats_table::tensor_stats && bucket >= summary && whole_run;
+  // A column starts at its aligned first step, but not before the range
+  // does (the first recorded step, for the whole run).
+  const std::int64_t lower = steps.first == step_range{}.first ? all.first : steps.first;
   // Millions of rows pass through here: layers become small indices and each
   // layer's cells a vector in bucket order (rows come by step), so a row
   // costs a few comparisons, not string-keyed map lookups.
@@ -258,11 +293,7 @@ std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_i
     const double now = fraction(c.counted, c.values), before = fraction(at->counted, at->values);
     if (now > before || (now == before && c.worst_step < at->worst_step)) *at = c;
   };
-  // Unsigned arithmetic, wrapping instead of overflowing on damaged steps.
-  const auto column_of = [&](std::int64_t step) {
-    const auto offset = static_cast<std::uint64_t>(step) - static_cast<std::uint64_t>(first);
-    return static_cast<std::int64_t>(offset / static_cast<std::uint64_t>(bucket));
-  };
+  const auto column_of = [&](std::int64_t step) { return bucket_index(step, bucket); };
   if (from_summaries) {
     // Layers in order of first appearance, as the record path orders them by row id.
     std::int64_t order = 0;
@@ -332,10 +363,10 @@ std::vector<std::vector<layer_step_cell>> reader::counts_by_layer_and_step(run_i
     });
     out[k].reserve(all.size());
     for (const auto& p : all) {
-      // Every layer of a bucket reports the same step: the bucket's start
-      // (an aligned first bucket may start before the first recorded step).
-      const auto start = std::max(first_recorded, static_cast<std::int64_t>(static_cast<std::uint64_t>(first) +
-                                                   static_cast<std::uint64_t>(p.bucket) * static_cast<std::uint64_t>(bucket)));
+      // Every layer of a bucket reports the same step: the bucket's start.
+      // floor(step / bucket) * bucket lies between a recorded step and
+      // int64's minimum, a multiple of every power of two: no overflow.
+      const auto start = std::max(lower, p.bucket * bucket);
       out[k].push_back({layer_names[p.layer], start, p.cell->worst_step, role_list[p.cell->role], p.cell->counted,
                         p.cell->values});
     }

@@ -40,27 +40,24 @@ struct recorded_step {
 };
 
 // The curve reader::steps(run, {}, max_points) draws, less its points
-// without a loss: above max_points steps, buckets of (last - first) /
-// max_points + 1 steps from the first (unsigned, as there: the span of a
-// damaged file may not fit in int64), each at its first step with the mean
-// of its recorded losses.
+// without a loss: buckets of merged_width(first, last, max_points) steps,
+// aligned to multiples of it, each at its first step with the mean of its
+// recorded losses (added here in step order, there pairwise: the means may
+// differ in the last bits).
 std::vector<loss_point> loss_curve(const std::vector<recorded_step>& steps, std::size_t max_points) {
   std::vector<loss_point> out;
-  if (max_points == 0 || steps.size() <= max_points) {
+  const std::int64_t width = steps.empty() ? 1 : merged_width(steps.front().step, steps.back().step, max_points);
+  if (width == 1) {
     for (const auto& s : steps)
       if (s.loss) out.push_back({s.step, *s.loss});
     return out;
   }
-  const auto first = static_cast<std::uint64_t>(steps.front().step);
-  const std::uint64_t span = static_cast<std::uint64_t>(steps.back().step) - first;
-  const std::uint64_t width =
-      std::min<std::uint64_t>(span / max_points + 1, std::numeric_limits<std::int64_t>::max());
   for (std::size_t i = 0; i < steps.size();) {
-    const std::uint64_t bucket = (static_cast<std::uint64_t>(steps[i].step) - first) / width;
+    const std::int64_t bucket = bucket_index(steps[i].step, width);
     const std::int64_t at = steps[i].step;
     double sum = 0;
     std::size_t losses = 0;
-    for (; i < steps.size() && (static_cast<std::uint64_t>(steps[i].step) - first) / width == bucket; ++i) {
+    for (; i < steps.size() && bucket_index(steps[i].step, width) == bucket; ++i) {
       if (!steps[i].loss) continue;
       sum += *steps[i].loss;
       ++losses;

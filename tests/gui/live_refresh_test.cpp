@@ -1,8 +1,8 @@
 // Issue 18, defect 1: a live refresh reads only what the run appended. After
 // k new steps the Overview, Map and Events refreshes read a number of rows fixed
-// by k (counted by rundb::reader::rows_read, derived by hand below), the
-// same for a run of 200 steps as for one of 2000, and end with exactly what
-// a full read of the file gives.
+// by k and the width of the held buckets (counted by rundb::reader::rows_read,
+// derived by hand below), the same for a run of 200 steps as for one of
+// 2000 or 10,000, and end with exactly what a full read of the file gives.
 #include <QSignalSpy>
 #include <QTest>
 
@@ -11,12 +11,14 @@
 #include "../rundb/sample_database.hpp"
 #include "events_view.hpp"
 #include "live_queries.hpp"
+#include "record_steps.hpp"
 #include "map_view.hpp"
 #include "overview_view.hpp"
 #include "run_queries.hpp"
 #include "rundb/writer.hpp"
 
 using namespace numlab_gui;
+using gui_test::steps_of;
 
 namespace {
 
@@ -44,11 +46,35 @@ void write_steps(rundb::writer& w, rundb::run_id run, std::int64_t first, std::i
   w.flush();
 }
 
-template <typename Records>
-std::vector<std::int64_t> steps_of(const Records& records) {
-  std::vector<std::int64_t> out;
-  for (const auto& r : records) out.push_back(r.step);
-  return out;
+// The plotted points of two series, field by field, and their skipped steps.
+void expect_same_points(const overview_series& got, const overview_series& want) {
+  QCOMPARE(got.width, want.width);
+  QCOMPARE(got.total_steps, want.total_steps);
+  QCOMPARE(got.steps.size(), want.steps.size());
+  for (std::size_t i = 0; i < got.steps.size(); ++i) {
+    const auto &a = got.steps[i], &b = want.steps[i];
+    QCOMPARE(a.step, b.step);
+    QCOMPARE(a.epoch, b.epoch);
+    QCOMPARE(a.loss, b.loss);  // bit for bit: the same sums in the same order
+    QCOMPARE(a.loss_scale, b.loss_scale);
+    QCOMPARE(a.skipped, b.skipped);
+    QCOMPARE(a.skip_reason, b.skip_reason);
+    QCOMPARE(a.lr, b.lr);
+    QCOMPARE(a.grad_norm, b.grad_norm);
+    QCOMPARE(a.wall_time, b.wall_time);
+  }
+  QCOMPARE(steps_of(got.skipped), steps_of(want.skipped));
+  QCOMPARE(steps_of(got.evaluations), steps_of(want.evaluations));
+}
+
+void expect_same_grid(const map_grid& got, const map_grid& want) {
+  QCOMPARE(got.column_steps, want.column_steps);
+  QCOMPARE(got.steps, want.steps);
+  QCOMPARE(got.layers, want.layers);
+  QCOMPARE(got.worst_steps, want.worst_steps);
+  QCOMPARE(got.cell_roles, want.cell_roles);
+  QCOMPARE(got.fractions, want.fractions);
+  QCOMPARE(steps_of(got.skipped), steps_of(want.skipped));
 }
 
 std::vector<std::string> messages_of(const std::vector<rundb::event_record>& events) {
@@ -109,7 +135,8 @@ class live_refresh_test : public QObject {
     }
   }
 
-  void overview_past_max_points_reads_again() {
+  // A run past max_points: its buckets are kept and merged pairwise as the width doubles.
+  void overview_past_max_points_merges_its_buckets_pairwise() {
     const auto file = dir_ / "long.db";
     rundb::writer w(file);
     const auto id = w.begin_run({.name = "long", .config_yaml = "x: 1\n", .numlab_version = "0.1.0"});
@@ -118,12 +145,52 @@ class live_refresh_test : public QObject {
     const interrupt_flag never{false};
     const overview_series full = load_overview(run, 100, never);
     QCOMPARE(full.steps.size(), std::size_t{100});
+    QCOMPARE(full.width, std::int64_t{1});
     write_steps(w, id, 100, 109, -1);
     const overview_series live = refresh_overview(full, 100, never);
-    // 110 steps in at most 100 points: merged into buckets of 2 steps, as a full read merges them.
-    QCOMPARE(steps_of(live.steps), steps_of(load_overview(run, 100, never).steps));
+    // By hand: steps 99..109 (11 rows), no skipped step from 99 on, no
+    // evaluation held or written (0). 110 steps in at most 100 points:
+    // floor(109 / 2) = 54 < 100, so buckets of 2 steps, 55 of them.
+    QCOMPARE(live.rows_read, std::uint64_t{11});
+    QCOMPARE(live.width, std::int64_t{2});
     QCOMPARE(live.steps.size(), std::size_t{55});
     QCOMPARE(live.total_steps, std::int64_t{110});
+    expect_same_points(live, load_overview(run, 100, never));
+    QCOMPARE(live.steps.back().loss, std::optional<double>(108.5));  // the mean of 108 and 109
+  }
+
+  // Issue 18 / session 12: a 10,000-step run (past the Overview's 4000
+  // points) refreshes in proportion to the steps appended, not the run.
+  void overview_of_a_long_run_refreshes_in_proportion_to_the_appended_steps() {
+    constexpr std::int64_t n = 10000;
+    const auto file = dir_ / "overview-long.db";
+    rundb::writer w(file);
+    const auto id = w.begin_run({.name = "long", .config_yaml = "x: 1\n", .numlab_version = "0.1.0"});
+    write_steps(w, id, 0, n - 1, -1);
+    w.add_evaluation({id, 0, 10, 1.5, 0.5});
+    w.flush();
+    const run_ref run{QString::fromStdString(file.string()), id, "long"};
+    const interrupt_flag never{false};
+    const overview_series full = load_overview(run, overview_view::max_points, never);
+    // floor(9999 / 2) = 4999 >= 4000 > floor(9999 / 4) = 2499: buckets of 4 steps.
+    QCOMPARE(full.width, std::int64_t{4});
+    QCOMPARE(full.steps.size(), std::size_t{2500});
+    QVERIFY(full.rows_read >= static_cast<std::uint64_t>(n));
+    write_steps(w, id, n, n + 6, n + 3);  // k = 7, step n + 3 skipped
+    w.add_evaluation({id, 1, n + 5, 1.25, 0.75});
+    w.flush();
+    const overview_series live = refresh_overview(full, overview_view::max_points, never);
+    // By hand: the last bucket, steps 9996..9999, again (4) and the 7 new
+    // steps; the skipped step n + 3 (1); evaluations from step 10 on (2).
+    QCOMPARE(live.rows_read, std::uint64_t{4 + 7 + 1 + 2});
+    expect_same_points(live, load_overview(run, overview_view::max_points, never));
+    write_steps(w, id, n + 7, n + 76, -1);  // k = 70 more
+    const overview_series later = refresh_overview(live, overview_view::max_points, never);
+    // By hand: the last bucket, steps 10004..10006 (3), and the 70 new
+    // steps; no skipped step; the evaluation at n + 5 again (1).
+    QCOMPARE(later.rows_read, std::uint64_t{3 + 70 + 1});
+    expect_same_points(later, load_overview(run, overview_view::max_points, never));
+    QCOMPARE(later.total_steps, n + 77);
   }
 
   void events_view_live_refresh_reads_only_new_events() {
@@ -176,14 +243,42 @@ class live_refresh_test : public QObject {
       // the range (3), the (step, layer) sums of the last held step and the
       // 5 new ones for 2 layers (12), the run's one role (1), no skipped step.
       QCOMPARE(live.rows_read, std::uint64_t{3 + 12 + 1});
-      const map_grid again = load_map(run, "", map_metric::overflow, map_view::max_columns, never);
-      QCOMPARE(live.steps, again.steps);
-      QCOMPARE(live.layers, again.layers);
-      QCOMPARE(live.worst_steps, again.worst_steps);
-      QCOMPARE(live.cell_roles, again.cell_roles);
-      QCOMPARE(live.fractions, again.fractions);
+      expect_same_grid(live, load_map(run, "", map_metric::overflow, map_view::max_columns, never));
       QCOMPARE(live.at(1, static_cast<std::size_t>(n + 4)), 0.1 * static_cast<double>((n + 4) % 3));
     }
+    // Issue 18 / session 12: 10,000 steps, past the map's 2000 columns.
+    constexpr std::int64_t n = 10000;
+    const auto file = dir_ / "map-long.db";
+    rundb::writer w(file);
+    const auto id = w.begin_run({.name = "long", .config_yaml = "x: 1\n", .numlab_version = "0.1.0"});
+    write(w, id, 0, n - 1);
+    const run_ref run{QString::fromStdString(file.string()), id, "long"};
+    const map_grid full = load_map(run, "", map_metric::overflow, map_view::max_columns, never);
+    // floor(9999 / 4) = 2499 >= 2000 > floor(9999 / 8) = 1249: columns of 8 steps.
+    QCOMPARE(full.column_steps, std::int64_t{8});
+    QCOMPARE(full.steps.size(), std::size_t{1250});
+    write(w, id, n, n + 4);  // k = 5
+    const map_grid live = refresh_map(full, run, map_metric::overflow, map_view::max_columns, never);
+    // By hand: the range's extent (3); the sums of steps 9992..10004, the
+    // last column again and the 5 new steps, for 2 layers (26); 1 role.
+    QCOMPARE(live.rows_read, std::uint64_t{3 + 26 + 1});
+    expect_same_grid(live, load_map(run, "", map_metric::overflow, map_view::max_columns, never));
+    // A narrower map (100 columns) of 500 steps has columns of 8 steps
+    // (floor(499 / 8) = 62 < 100 <= 124); 305 steps more reach 804 and
+    // columns of 16 (floor(804 / 8) = 100): the columns merge pairwise.
+    const auto narrow_file = dir_ / "map-narrow.db";
+    rundb::writer nw(narrow_file);
+    const auto narrow_id = nw.begin_run({.name = "narrow", .config_yaml = "x: 1\n", .numlab_version = "0.1.0"});
+    write(nw, narrow_id, 0, 499);
+    const run_ref narrow{QString::fromStdString(narrow_file.string()), narrow_id, "narrow"};
+    const map_grid before = load_map(narrow, "", map_metric::overflow, 100, never);
+    QCOMPARE(before.column_steps, std::int64_t{8});
+    write(nw, narrow_id, 500, 804);
+    const map_grid after = refresh_map(before, narrow, map_metric::overflow, 100, never);
+    QCOMPARE(after.column_steps, std::int64_t{16});
+    // By hand: the extent (3); steps 496..804 for 2 layers (618); 1 role.
+    QCOMPARE(after.rows_read, std::uint64_t{3 + 618 + 1});
+    expect_same_grid(after, load_map(narrow, "", map_metric::overflow, 100, never));
   }
 
  private:

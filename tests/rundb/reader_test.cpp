@@ -61,14 +61,18 @@ TEST(RundbReader, DecimatedStepsAverageLossAndKeepMinimumScale) {
   scratch_dir dir("decimate");
   const auto id = write_sample(dir / "run.db");
   rundb::reader r(dir / "run.db");
-  const auto buckets = r.steps(id, {}, 10);  // 50 steps -> buckets of 5
-  ASSERT_EQ(buckets.size(), 10u);
+  // 50 steps into at most 10 points: floor(49 / 4) = 12 >= 10 > floor(49 / 8) = 6,
+  // so buckets of 8 steps aligned to multiples of 8, the last one 48..49.
+  const auto buckets = r.steps(id, {}, 10);
+  ASSERT_EQ(buckets.size(), 7u);
   for (std::size_t b = 0; b < buckets.size(); ++b) {
-    const auto first = static_cast<std::int64_t>(b * 5);
+    const auto first = static_cast<std::int64_t>(b * 8);
+    const std::int64_t last = std::min<std::int64_t>(first + 7, sample_steps - 1);
+    const auto n = static_cast<double>(last - first + 1);
     double mean = 0, min_scale = 1e300;
     bool any_skipped = false;
-    for (std::int64_t s = first; s < first + 5; ++s) {
-      mean += sample_loss(s) / 5;
+    for (std::int64_t s = first; s <= last; ++s) {
+      mean += sample_loss(s) / n;
       min_scale = std::min(min_scale, sample_scale(s));
       any_skipped = any_skipped || sample_skipped(s);
     }
@@ -79,16 +83,17 @@ TEST(RundbReader, DecimatedStepsAverageLossAndKeepMinimumScale) {
     EXPECT_EQ(buckets[b].skipped, any_skipped);
     EXPECT_EQ(buckets[b].skip_reason, any_skipped ? "inf in grad_weight of conv2" : "");
     EXPECT_DOUBLE_EQ(*buckets[b].lr, 0.1);
-    // grad_norm is 1 + step: the mean of five consecutive steps is the middle one's.
-    EXPECT_DOUBLE_EQ(*buckets[b].grad_norm, 1.0 + static_cast<double>(first + 2));
-    EXPECT_DOUBLE_EQ(*buckets[b].wall_time, 0.01 * static_cast<double>(first + 4));  // the last step's
+    // grad_norm is 1 + step: the mean of consecutive steps is their middle.
+    EXPECT_DOUBLE_EQ(*buckets[b].grad_norm, 1.0 + static_cast<double>(first + last) / 2);
+    EXPECT_DOUBLE_EQ(*buckets[b].wall_time, 0.01 * static_cast<double>(last));  // the last step's
   }
-  // A range merges only its own steps: 10..29 in 4 buckets of 5.
+  // A range merges only its own steps: 10..29 in at most 4 points, buckets of
+  // 8 (floor(29 / 8) - floor(10 / 8) = 2 < 4 <= 7 - 2): 10..15, 16..23, 24..29.
   const auto part = r.steps(id, {10, 29}, 4);
-  ASSERT_EQ(part.size(), 4u);
+  ASSERT_EQ(part.size(), 3u);
   EXPECT_EQ(part.front().step, 10);
-  EXPECT_EQ(part.back().step, 25);
-  EXPECT_DOUBLE_EQ(*part.back().grad_norm, 1.0 + 27);
+  EXPECT_EQ(part.back().step, 24);
+  EXPECT_DOUBLE_EQ(*part.back().grad_norm, 1.0 + 26.5);
   EXPECT_EQ(r.steps(id, {}, 100).size(), static_cast<std::size_t>(sample_steps));
 }
 
@@ -166,16 +171,17 @@ TEST(RundbReader, CountsByLayerAndStepKeepTheWorstStepWhenMerging) {
     EXPECT_EQ(cells[i].counted, static_cast<double>(sample_overflows(cells[i].step, layer)));
     EXPECT_EQ(cells[i].values, 1000.0);
   }
-  // Steps 0..45 into at most 4 columns: buckets of 12 steps starting at 0, 12,
-  // 24, 36. Each keeps its worst step (max, not mean): overflows grow with the
-  // step, so the bucket's last recorded step.
+  // Steps 0..45 into at most 4 columns: floor(45 / 8) = 5 >= 4 > floor(45 / 16)
+  // = 2, so columns of 16 steps starting at 0, 16, 32. Each keeps its worst
+  // step (max, not mean): overflows grow with the step, so the column's last
+  // recorded step.
   const auto merged = r.counts_by_layer_and_step(id, "grad_weight", rundb::counted_stat::overflows, 4);
-  ASSERT_EQ(merged.size(), 4u * 3);
-  const std::vector<std::int64_t> worst{10, 20, 35, 45};
+  ASSERT_EQ(merged.size(), 3u * 3);
+  const std::vector<std::int64_t> worst{15, 30, 45};
   for (std::size_t b = 0; b < worst.size(); ++b) {
     const auto& fc = merged[b * 3 + 2];
     EXPECT_EQ(fc.layer, "fc");
-    EXPECT_EQ(fc.step, static_cast<std::int64_t>(b) * 12);
+    EXPECT_EQ(fc.step, static_cast<std::int64_t>(b) * 16);
     EXPECT_EQ(fc.worst_step, worst[b]);
     EXPECT_EQ(fc.counted, static_cast<double>(sample_overflows(worst[b], 2)));
     EXPECT_EQ(fc.values, 1000.0);
@@ -225,20 +231,20 @@ TEST(RundbReader, SeveralCountsInOneScanPoolEachByItsOwnWorstStep) {
   const std::array stats{rundb::counted_stat::overflows, rundb::counted_stat::swamped};
   const auto both = r.counts_by_layer_and_step(id, "update", stats, 4);
   ASSERT_EQ(both.size(), 2u);
-  ASSERT_EQ(both[0].size(), 4u * 3);
-  ASSERT_EQ(both[1].size(), 4u * 3);
-  // Buckets of 12 steps from 0. Overflows grow with the step: the bucket's
+  ASSERT_EQ(both[0].size(), 3u * 3);
+  ASSERT_EQ(both[1].size(), 3u * 3);
+  // Columns of 16 steps from 0. Overflows grow with the step: the column's
   // last recorded step. Swamped counts are constant (10 * layer index), so
-  // ties keep the bucket's first recorded step.
-  const std::vector<std::int64_t> worst_overflow{10, 20, 35, 45}, worst_swamped{0, 15, 25, 40};
-  for (std::size_t b = 0; b < 4; ++b) {
+  // ties keep the column's first recorded step.
+  const std::vector<std::int64_t> worst_overflow{15, 30, 45}, worst_swamped{0, 20, 35};
+  for (std::size_t b = 0; b < 3; ++b) {
     const auto& overflow = both[0][b * 3 + 2];
     const auto& swamped = both[1][b * 3 + 2];
     EXPECT_EQ(overflow.layer, "fc");
-    EXPECT_EQ(overflow.step, static_cast<std::int64_t>(b) * 12);
+    EXPECT_EQ(overflow.step, static_cast<std::int64_t>(b) * 16);
     EXPECT_EQ(overflow.worst_step, worst_overflow[b]);
     EXPECT_EQ(overflow.counted, static_cast<double>(sample_overflows(worst_overflow[b], 2)));
-    EXPECT_EQ(swamped.step, static_cast<std::int64_t>(b) * 12);
+    EXPECT_EQ(swamped.step, static_cast<std::int64_t>(b) * 16);
     EXPECT_EQ(swamped.worst_step, worst_swamped[b]);
     EXPECT_EQ(swamped.counted, 20.0);
     EXPECT_EQ(swamped.values, 1000.0);

@@ -85,9 +85,10 @@ TEST(RunOutcomes, SmallRunsMatchHandDerivedValues) {
   EXPECT_EQ(t.run.status, run_status::finished);
   // Sorted by key.
   EXPECT_EQ(t.coordinates, (std::vector<coordinate>{{"precision", "bf16"}, {"seed", "1"}}));
-  // 10 steps over 4 points: buckets of 9 / 4 + 1 = 3 steps from step 0:
-  // {0,1,2} -> 1, {3,4,5} -> (3+4)/2 (5 has no loss), {6,7,8} -> 7, {9} -> 9.
-  EXPECT_EQ(t.loss_curve, (std::vector<loss_point>{{0, 1.0}, {3, 3.5}, {6, 7.0}, {9, 9.0}}));
+  // 10 steps over 4 points: floor(9 / 2) = 4 >= 4 > floor(9 / 4) = 2, so
+  // buckets of 4 steps aligned to multiples of 4: {0,1,2,3} -> 1.5,
+  // {4,5,6,7} -> (4+6+7)/3 (5 has no loss), {8,9} -> 8.5.
+  EXPECT_EQ(t.loss_curve, (std::vector<loss_point>{{0, 1.5}, {4, 17.0 / 3}, {8, 8.5}}));
   EXPECT_EQ(t.final_loss, 9.0);
   EXPECT_EQ(t.final_accuracy, 0.75);
   EXPECT_EQ(t.steps, 10);

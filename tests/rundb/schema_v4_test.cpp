@@ -144,7 +144,8 @@ TEST(RundbSchemaV4, MapsFromSummariesEqualTheRecords) {
   const auto id = write_random(dir / "run.db");
   rundb::reader r(dir / "run.db");
   EXPECT_GE(r.schema_version(), 4);
-  // 20 columns over 1000 steps: 50 steps each from the records, widened to 64 from the summaries.
+  // 20 columns over steps 0..999: floor(999 / 32) = 31 >= 20 > floor(999 / 64) = 15,
+  // columns of 64 steps, pooled from the summaries.
   expect_same_cells(r.counts_by_layer_and_step(id, "grad_weight", rundb::counted_stat::overflows, 20),
                     expected_map(r, id, "grad_weight", &rundb::tensor_stats_record::overflows, 64));
   expect_same_cells(r.counts_by_layer_and_step(id, "", rundb::counted_stat::underflows, 20),
@@ -153,9 +154,10 @@ TEST(RundbSchemaV4, MapsFromSummariesEqualTheRecords) {
   const auto both = r.counts_by_layer_and_step(id, "activation", two, 20);
   expect_same_cells(both[0], expected_map(r, id, "activation", &rundb::tensor_stats_record::swamped, 64));
   expect_same_cells(both[1], expected_map(r, id, "activation", &rundb::tensor_stats_record::nans, 64));
-  // Narrow columns (below 16 steps) still come from the records.
+  // Narrow columns (below 32 steps) still come from the records: 100
+  // columns, floor(999 / 8) = 124 >= 100 > floor(999 / 16) = 62, 16 steps each.
   expect_same_cells(r.counts_by_layer_and_step(id, "grad_weight", rundb::counted_stat::overflows, 100),
-                    expected_map(r, id, "grad_weight", &rundb::tensor_stats_record::overflows, 10));
+                    expected_map(r, id, "grad_weight", &rundb::tensor_stats_record::overflows, 16));
 }
 
 TEST(RundbSchemaV4, TotalsAndSummedHistogramsEqualTheRecords) {
@@ -225,9 +227,9 @@ TEST(RundbSchemaV4, Version3FileReadsFromRecordsAndUpgradesInPlace) {
     rundb::reader old(dir / "old.db");
     EXPECT_EQ(old.schema_version(), 3);
     EXPECT_FALSE(old.histogram_buckets(id, "fc", "grad_weight").has_value());
-    // No summaries: the records, with 50-step columns.
+    // No summaries: the records, with the same 64-step columns.
     expect_same_cells(old.counts_by_layer_and_step(id, "grad_weight", rundb::counted_stat::overflows, 20),
-                      expected_map(old, id, "grad_weight", &rundb::tensor_stats_record::overflows, 50));
+                      expected_map(old, id, "grad_weight", &rundb::tensor_stats_record::overflows, 64));
     EXPECT_EQ(old.totals_by_layer(id).size(), layers.size() * roles.size());
   }
   EXPECT_THROW(rundb::writer{dir / "old.db"}, rundb::error);  // appends only to its own version

@@ -20,6 +20,7 @@
 #include <variant>
 #include <vector>
 
+#include "rundb/merged_steps.hpp"
 #include "rundb/records.hpp"
 
 namespace rundb {
@@ -92,6 +93,13 @@ struct layer_step_cell {
   double values = 0;            ///< sum of `count` over the same records; counted / values is the fraction
 };
 
+/// The width of a map's columns in steps (reader::counts_by_layer_and_step):
+/// a power of two, columns aligned to multiples of it; 1 keeps every
+/// recorded step a column of its own.
+struct column_width {
+  std::int64_t steps = 1;
+};
+
 /// One value of a generic table row: NULL, integer, real, text, decoded
 /// histogram counts, or a decoded array of reals (scale_stats.amax_history).
 using cell = std::variant<std::monostate, std::int64_t, double, std::string, std::vector<std::uint64_t>,
@@ -139,12 +147,21 @@ class reader {
   std::int64_t step_count(run_id run);
   /// The step with the largest number, if any.
   std::optional<step_record> last_step(run_id run);
-  /// Steps in `range`, ascending. With max_points > 0 and more steps than
-  /// that, consecutive steps are merged into at most max_points buckets: the
-  /// bucket's first step and epoch, mean loss / lr / grad_norm, minimum loss
-  /// scale, skipped if any step in it was (with one of their reasons), last
-  /// wall time. Use skipped_steps() for the exact skipped steps.
+  /// The first and last stored step of a run in `range` (two index seeks);
+  /// std::nullopt when it has none there.
+  std::optional<step_range> step_extent(run_id run, step_range range = {});
+  /// Steps in `range`, ascending. With max_points > 0 and the range's steps
+  /// spanning more buckets than that, consecutive steps are merged into
+  /// buckets of merged_width(first, last, max_points) steps, aligned to
+  /// multiples of it (rundb/merged_steps.hpp): the bucket's first step and
+  /// epoch, mean loss / lr / grad_norm, minimum loss scale, skipped if any
+  /// step in it was (with one of their reasons), last wall time. Use
+  /// skipped_steps() for the exact skipped steps.
   std::vector<step_record> steps(run_id run, step_range range = {}, std::size_t max_points = 0);
+  /// The steps in `range` merged into buckets of `width` steps (a power of
+  /// two; see rundb/merged_steps.hpp), kept as sums: what a live viewer holds
+  /// to merge pairwise later. steps() gives their point()s.
+  std::vector<step_bucket> step_buckets(run_id run, step_range range, std::int64_t width);
   /// The skipped steps of a run in `range` (every one by default), ascending.
   std::vector<step_record> skipped_steps(run_id run, step_range range = {});
 
@@ -156,13 +173,18 @@ class reader {
                                                std::string_view role, std::int64_t step);
   /// Steps that have tensor statistics (of `role`, and of `layer`, when
   /// given), ascending. With both given, read from an index alone.
+  /// With `steps`, only those in it (a live refresh reads the steps since its last).
   std::vector<std::int64_t> stats_steps(run_id run, std::optional<std::string> role = {},
-                                        std::optional<std::string> layer = {});
+                                        std::optional<std::string> layer = {}, step_range steps = {});
   /// The summed histograms of `layer`/`role` per summary bucket (those
   /// whose records had histograms), ascending;
   /// std::nullopt for files older than schema version 4 (read tensor_stats
   /// with histograms instead).
-  std::optional<std::vector<stats_bucket>> histogram_buckets(run_id run, std::string_view layer, std::string_view role);
+  /// With `from_step`, only the buckets from the one holding it on (a live
+  /// refresh reads its last, still growing, bucket again and those after).
+  std::optional<std::vector<stats_bucket>> histogram_buckets(
+      run_id run, std::string_view layer, std::string_view role,
+      std::int64_t from_step = std::numeric_limits<std::int64_t>::min());
   /// Layers (sites) with statistics in `table`, in order of first appearance
   /// (first recorded step, then row order within it).
   std::vector<std::string> layers(run_id run, stats_table table = stats_table::tensor_stats);
@@ -175,12 +197,14 @@ class reader {
   /// role when `role` is empty, each cell keeping the worst), ordered by step
   /// then layer. Records of one layer, role and step are summed first. With
   /// max_columns > 0 and more distinct steps than that, consecutive steps are
-  /// merged into at most max_columns buckets, each keeping its worst step
-  /// (max, never mean, so a one-step spike survives any zoom level). In files
-  /// of schema version 4, buckets of summary_bucket_steps / 2 steps or more
-  /// are read from tensor_stats_buckets: widened to a multiple of
-  /// summary_bucket_steps and aligned to multiples of it (the first starting
-  /// at the first recorded step), with the same worst steps as the records give.
+  /// merged into columns of merged_width(first, last, max_columns) steps,
+  /// aligned to multiples of it (rundb/merged_steps.hpp), each keeping its
+  /// worst step (max, never mean, so a one-step spike survives any zoom
+  /// level); a column's step is its aligned start, but not before the
+  /// range's first step (the first recorded one for the whole run). In files
+  /// of schema version 4, columns of summary_bucket_steps or more over the
+  /// whole run are read from tensor_stats_buckets, with the same worst steps
+  /// as the records give.
   /// Aggregated in SQL, no record materialised, one role and one slice of
   /// steps per statement: no read transaction lasts long enough to hold back
   /// a live writer's WAL checkpoints. With `steps` narrower than the whole
@@ -188,6 +212,17 @@ class reader {
   /// summaries): what a live map reads for the steps written since.
   std::vector<layer_step_cell> counts_by_layer_and_step(run_id run, std::string_view role, counted_stat stat,
                                                         std::size_t max_columns = 0, step_range steps = {});
+  /// counts_by_layer_and_step with columns of a given width (a power of two,
+  /// else rundb::error), whatever the range's length: a live map reads the
+  /// steps since its last column at the width of the columns it holds.
+  std::vector<layer_step_cell> counts_by_layer_and_step(run_id run, std::string_view role, counted_stat stat,
+                                                        column_width width, step_range steps = {});
+  /// The column width counts_by_layer_and_step(run, role, stat-of-`table`,
+  /// max_columns, steps) uses: 1 when the role's distinct steps (summed over
+  /// the roles when `role` is empty) number max_columns or fewer, else
+  /// merged_width of its first and last recorded step.
+  column_width map_column_width(run_id run, std::string_view role, stats_table table, std::size_t max_columns,
+                                step_range steps = {});
   /// counts_by_layer_and_step for several stats in one scan of the records:
   /// result i is what the single-stat call with stats[i] returns (each stat
   /// pools its buckets by its own worst step). Throws rundb::error when the
@@ -195,6 +230,10 @@ class reader {
   std::vector<std::vector<layer_step_cell>> counts_by_layer_and_step(run_id run, std::string_view role,
                                                                      std::span<const counted_stat> stats,
                                                                      std::size_t max_columns = 0, step_range steps = {});
+  /// The same with columns of a given width.
+  std::vector<std::vector<layer_step_cell>> counts_by_layer_and_step(run_id run, std::string_view role,
+                                                                     std::span<const counted_stat> stats,
+                                                                     column_width width, step_range steps = {});
   /// Totals per layer and role over the run, in the order of layers() (first
   /// appearance), then by role name; the same list, in the same order, from
   /// a version 3 file and its version 4 upgrade (read in short statements,
