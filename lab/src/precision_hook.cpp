@@ -309,16 +309,24 @@ void precision_hook::update(const site& where, std::span<float> weight, const we
     }
     base = decayed;
   }
-  // Pure formats, into scratch (the old weights are still needed below).
+  // The old weights, for observe_update, only where the next hook observes
+  // this update (a tracer: at its traced steps); taken before the write,
+  // since `base` may be `weight` itself.
+  const bool observed = next_ != nullptr && next_->observes_update(where);
+  if (observed) trap_scratch_.assign(base.begin(), base.end());
+  // Pure formats, into scratch, then written and tallied in one pass.
   // Round to nearest even: PyTorch's CPU kernels for bf16/fp16 tensors
   // compute w + s * d in float (one fused rounding) and round that once into
   // the tensor's dtype, so the same double rounding happens here. Every
   // other mode (stochastic included) rounds the exact w + s * d once (s * d
   // is exact in double; the sum is rounded to odd). fp32 masters:
-  // apply_step_fp32's fused multiply-add (into `rounded`, read by the loop below).
-  const std::span<float> rounded = detail::scratch_prefix(rounded_, n);
-  bool non_finite = false;  // found by the rounding pass, or by the loop below
+  // apply_step_fp32's fused multiply-add, computed, written and tallied in
+  // one pass. Each new value is tallied against the old one it replaces
+  // (detail::update_pass: exact counts, double sums in eight lanes).
+  bool non_finite = false;  // found by the rounding pass, or by the tally pass
+  detail::update_pass pass;
   if (stored) {
+    const std::span<float> rounded = detail::scratch_prefix(rounded_, n);
     const std::span<double> exact = detail::scratch_prefix(exact_, n);
     if (policy_.spec(tensor_role::update).mode == num::rounding::nearest_even) {
       if (step.kernel == step_kernel::add && emulates_torch_bf16(*site_format(where), tensor_role::update))
@@ -342,41 +350,18 @@ void precision_hook::update(const site& where, std::span<float> weight, const we
         if (std::isfinite(exact[i]) && !std::isfinite(rounded[i])) bad.push_back({i, base[i], rounded[i]});
       throw precision_trap(num::flags::overflow, where, tensor_role::update, step_, std::move(bad));
     }
+    pass = detail::write_rounded_update(base, rounded, d, scale, weight);
   } else {
-    detail::fused_add_scaled(base, scale, d, rounded);  // fma(scale, d[i], base[i]): apply_step_fp32's arithmetic
+    pass = detail::write_fused_update(base, d, scale, weight);
   }
-  // The old weights, for observe_update, only where the next hook observes
-  // this update (a tracer: at its traced steps).
-  const bool observed = next_ != nullptr && next_->observes_update(where);
-  if (observed) trap_scratch_.assign(base.begin(), base.end());
-  // One pass: each new value is tallied against the old one it replaces.
-  // Branch-free: a delta's sign is random, and a branch on it mispredicted
-  // half the time (the loop cost 9% of an fp16-mixed step). The double sums
-  // still run in element order, so the tallies are as before to the bit.
+  non_finite = non_finite || pass.non_finite;
   auto& t = tally_.updates;
   t.elements += n;
-  std::uint64_t nonzero_delta = 0, unchanged = 0, swamped = 0;
-  double requested = t.requested, applied = t.applied;
-  for (std::size_t i = 0; i < n; ++i) {
-    const float before = base[i];
-    const float after = rounded[i];
-    non_finite |= !std::isfinite(after);
-    const double asked = static_cast<double>(scale) * static_cast<double>(d[i]);
-    const bool moved = asked != 0.0;
-    const bool same = after == before;
-    nonzero_delta += static_cast<std::uint64_t>(moved);
-    unchanged += static_cast<std::uint64_t>(same);
-    swamped += static_cast<std::uint64_t>(moved && same);
-    const double sign = static_cast<double>(static_cast<int>(asked > 0.0) - static_cast<int>(asked < 0.0));
-    requested += std::fabs(asked);
-    applied += (static_cast<double>(after) - before) * sign;
-    weight[i] = after;
-  }
-  t.nonzero_delta += nonzero_delta;
-  t.unchanged += unchanged;
-  t.swamped += swamped;
-  t.requested = requested;
-  t.applied = applied;
+  t.nonzero_delta += pass.nonzero_delta;
+  t.unchanged += pass.unchanged;
+  t.swamped += pass.swamped;
+  t.requested += pass.requested;
+  t.applied += pass.applied;
   locate_non_finite(where, tensor_role::update, weight, non_finite);
   if (observed) {
     const std::span<float> delta = detail::scratch_prefix(delta_, n);

@@ -91,7 +91,11 @@ struct update_tally {
   /// sum of |delta| asked for, and sum of (after - before) * sign(delta)
   /// actually applied: applied / requested is 1 for exact updates, below 1
   /// where rounding swallows updates, and about 1 for unbiased stochastic
-  /// rounding (in double).
+  /// rounding (in double). Each update's sums are taken in eight lanes
+  /// (element i in lane i mod 8, the lanes added pairwise; see
+  /// lab/src/fused_loops.hpp, update_pass) and then added to these in the
+  /// order of the updates. Until session 12 one running sum took every
+  /// element in order; the two orders can differ in the last bits.
   double requested = 0.0, applied = 0.0;
 };
 
