@@ -137,16 +137,23 @@ std::optional<precision_trap> precision_hook::finite_trap(const site& where, ten
   return std::nullopt;
 }
 
+void precision_hook::note_rounding(const site& where, tensor_role role, std::span<const float> out,
+                                   const num::conversion_result& result) {
+  locate_non_finite(where, role, out, result.non_finite);
+  const auto r = static_cast<std::size_t>(role);
+  tally_.by_role[r] += result.counts;
+  tally_.elements[r] += out.size();
+}
+
 std::optional<precision_trap> precision_hook::round(const site& where, tensor_role role, const num::format& f,
-                                                    std::span<const float> in, std::span<float> out) {
+                                                    std::span<const float> in, std::span<float> out,
+                                                    num::conversion_result* kept_result) {
   const bool trapping = policy_.traps != num::flags::none;
   if (trapping)
     if (auto trap = finite_trap(where, role, in)) return trap;
   const auto result = num::round_array(in, out, options(where, role, f));
-  locate_non_finite(where, role, out, result.non_finite);
-  const auto r = static_cast<std::size_t>(role);
-  tally_.by_role[r] += result.counts;
-  tally_.elements[r] += in.size();
+  note_rounding(where, role, out, result);
+  if (kept_result != nullptr) *kept_result = result;
   if (trapping && num::any(policy_.traps, num::flags::overflow) && result.counts.overflowed > 0) {
     std::vector<precision_trap::offending> bad;
     for (std::size_t i = 0; i < in.size() && bad.size() < 8; ++i)
@@ -156,13 +163,36 @@ std::optional<precision_trap> precision_hook::round(const site& where, tensor_ro
   return std::nullopt;
 }
 
-std::vector<float>& precision_hook::buffer(const site& where, tensor_role role) {
+precision_hook::kept_rounding& precision_hook::kept(const site& where, tensor_role role) {
   std::string key;
   key.reserve(where.layer.size() + where.tensor.size() + 4);
   key.append(where.layer).append("/").append(where.tensor).append("#").push_back(static_cast<char>('0' + static_cast<int>(role)));
-  auto it = buffers_.find(key);
-  if (it == buffers_.end()) it = buffers_.emplace(std::move(key), std::vector<float>{}).first;
+  auto it = kept_.find(key);
+  if (it == kept_.end()) it = kept_.emplace(std::move(key), kept_rounding{}).first;
   return it->second;
+}
+
+std::span<const float> precision_hook::rounded_copy(const site& where, tensor_role role, const num::format& f,
+                                                    std::span<const float> values, bool again,
+                                                    std::optional<precision_trap>& trap) {
+  kept_rounding& k = kept(where, role);
+  if (again && k.reusable && k.source == values.data() && k.size == values.size() && k.step == step_ &&
+      k.weight_writes == weight_writes_) {
+    // What rounding the same values with the same stream gives: the copy,
+    // its counts and its non-finite check (no trap: the first had none).
+    const std::span<const float> copy(k.values.data(), k.size);
+    note_rounding(where, role, copy, k.result);
+    return copy;
+  }
+  const std::span<float> out = detail::scratch_prefix(k.values, values.size());
+  k.reusable = false;  // until this rounding has finished without a trap
+  trap = round(where, role, f, values, out, &k.result);
+  k.source = values.data();
+  k.size = values.size();
+  k.step = step_;
+  k.weight_writes = weight_writes_;
+  k.reusable = !trap;
+  return out;
 }
 
 std::optional<num::format> precision_hook::widest_format_of(std::span<const std::span<const float>> inputs) const {
@@ -202,6 +232,7 @@ void precision_hook::produce(const site& where, tensor_role role, std::span<floa
   }
   std::optional<num::format> f;
   if (role == tensor_role::master_weight) {
+    ++weight_writes_;  // a parameter's new values: no kept weight copy outlives them
     if (stored_in_format(where)) f = site_format(where);
   } else if (role != tensor_role::update && role != tensor_role::weight) {
     f = format_of(where, role);
@@ -240,15 +271,20 @@ void precision_hook::hand_on(const site& where, tensor_role role, std::span<floa
 
 std::span<const float> precision_hook::weight(const site& where, std::span<const float> master,
                                               unrounded_values /*unrounded*/) {
+  return weight_of(where, master, false);
+}
+
+std::span<const float> precision_hook::weight_again(const site& where, std::span<const float> master) {
+  return weight_of(where, master, true);
+}
+
+std::span<const float> precision_hook::weight_of(const site& where, std::span<const float> master, bool again) {
   std::span<const float> result = master;
   unrounded_values unrounded;
   std::optional<precision_trap> trap;
   if (policy_.master_weights) {
     if (const auto f = site_format(where)) {
-      auto& buf = buffer(where, tensor_role::weight);
-      buf.resize(master.size());
-      trap = round(where, tensor_role::weight, *f, master, buf);
-      result = buf;
+      result = rounded_copy(where, tensor_role::weight, *f, master, again, trap);
       unrounded = master;
     }
   }
@@ -259,16 +295,23 @@ std::span<const float> precision_hook::weight(const site& where, std::span<const
 
 std::span<const float> precision_hook::operand(const site& where, tensor_role role, std::span<const float> values,
                                                unrounded_values /*unrounded*/) {
+  return operand_of(where, role, values, false);
+}
+
+std::span<const float> precision_hook::operand_again(const site& where, tensor_role role,
+                                                     std::span<const float> values) {
+  return operand_of(where, role, values, true);
+}
+
+std::span<const float> precision_hook::operand_of(const site& where, tensor_role role, std::span<const float> values,
+                                                  bool again) {
   std::span<const float> result = values;
   unrounded_values unrounded;
   std::optional<precision_trap> trap;
   if (scaled_site(where)) {
     note_scaled_amax(where, role, values);
   } else if (const auto f = site_format(where)) {
-    auto& buf = buffer(where, role);
-    buf.resize(values.size());
-    trap = round(where, role, *f, values, buf);
-    result = buf;
+    result = rounded_copy(where, role, *f, values, again, trap);
     unrounded = values;
   }
   if (next_ != nullptr) result = next_->operand(where, role, result, unrounded);
@@ -277,6 +320,7 @@ std::span<const float> precision_hook::operand(const site& where, tensor_role ro
 }
 
 void precision_hook::update(const site& where, std::span<float> weight, const weight_step& step) {
+  ++weight_writes_;  // no weight rounded before this is reused after it
   const std::span<const float> d = step.direction;
   const float scale = step.scale;
   if (policy_.traps != num::flags::none)
