@@ -178,21 +178,38 @@ std::span<const float> precision_hook::rounded_copy(const site& where, tensor_ro
   kept_rounding& k = kept(where, role);
   if (again && k.reusable && k.source == values.data() && k.size == values.size() && k.step == step_ &&
       k.weight_writes == weight_writes_) {
-    // What rounding the same values with the same stream gives: the copy,
-    // its counts and its non-finite check (no trap: the first had none).
-    const std::span<const float> copy(k.values.data(), k.size);
+    // What rounding the same values with the same stream gives: the copy
+    // (or the values, where they were in the format already), its counts and
+    // its non-finite check (no trap: the first had none).
+    const std::span<const float> copy = k.in_format ? values : std::span<const float>(k.values.data(), k.size);
     note_rounding(where, role, copy, k.result);
     return copy;
   }
-  const std::span<float> out = detail::scratch_prefix(k.values, values.size());
   k.reusable = false;  // until this rounding has finished without a trap
-  trap = round(where, role, f, values, out, &k.result);
+  k.in_format = held_in(values, f);
+  std::span<const float> copy = values;
+  if (k.in_format) {
+    k.result = {};  // what rounding gives without counts: nothing raised
+    note_rounding(where, role, values, k.result);
+  } else {
+    const std::span<float> out = detail::scratch_prefix(k.values, values.size());
+    trap = round(where, role, f, values, out, &k.result);
+    copy = out;
+  }
   k.source = values.data();
   k.size = values.size();
   k.step = step_;
   k.weight_writes = weight_writes_;
   k.reusable = !trap;
-  return out;
+  return copy;
+}
+
+bool precision_hook::held_in(std::span<const float> values, const num::format& f) const {
+  // An identity rounding still counts subnormal results, and a NaN or an
+  // infinity still traps: only without either.
+  if (counting_ || policy_.traps != num::flags::none) return false;
+  const auto it = activation_formats_.find(values.data());
+  return it != activation_formats_.end() && it->second && holds_all_of(f, *it->second);
 }
 
 std::optional<num::format> precision_hook::widest_format_of(std::span<const std::span<const float>> inputs) const {

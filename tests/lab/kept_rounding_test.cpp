@@ -1,8 +1,10 @@
 // A policy's rounded copies of weights and matmul/conv inputs, reused in an
-// op's backward (precision_hook::weight_again / operand_again): training
-// gives the same weights and tallies, bit for bit, as a hook that rounds
-// every time; the copy is handed back only for the same tensor at the same
-// step with no update in between, and never after a rounding that trapped.
+// op's backward (precision_hook::weight_again / operand_again), and inputs
+// already held in the format not rounded at all (while nothing is counted):
+// training gives the same weights and tallies, bit for bit, as a hook that
+// rounds every time; a copy is handed back only for the same tensor at the
+// same step with no update in between, and never after a rounding that
+// trapped.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -72,14 +74,16 @@ struct run {
 
 // `steps` Adam steps of `spec` on one synthetic batch under `policy`, with
 // the hook itself (reusing its copies) or behind rounds_every_time.
-run train(const model_spec& spec, const precision_policy& policy, bool reuse, std::size_t steps) {
+// Counting conversions makes the hook round even inputs already in the
+// format (an identity rounding still counts subnormal results).
+run train(const model_spec& spec, const precision_policy& policy, bool reuse, std::size_t steps, bool counting = true) {
   dataset d = make_synthetic(4, spec.channels, spec.height, spec.width, spec.classes, 1.0f, 3);
   auto net = make_model(spec);
   rng init(5);
   net->initialise(init);
   const auto params = net->parameters();
   precision_hook hook(policy, 11);
-  hook.set_counting(true);
+  hook.set_counting(counting);
   hook.store_parameters(params);
   rounds_every_time reference(hook);
   const op_context ctx = reuse ? hook.context() : op_context(&reference, hook.engine());
@@ -121,6 +125,13 @@ void expect_same_runs(const model_spec& spec, const char* preset) {
   EXPECT_GT(kept.tally.by_role[static_cast<std::size_t>(tensor_role::activation)].inexact, 0u);
   EXPECT_EQ(kept.tally.updates.swamped, again.tally.updates.swamped);
   EXPECT_EQ(kept.tally.updates.applied, again.tally.updates.applied);
+  // Not counting: inputs in the format are not rounded, copies reused. The
+  // same weights, and every rounding tallied as one.
+  const run uncounted = train(spec, policy, true, 4, false);
+  for (std::size_t i = 0; i < kept.weights.size(); ++i)
+    ASSERT_EQ(std::bit_cast<std::uint32_t>(uncounted.weights[i]), std::bit_cast<std::uint32_t>(again.weights[i]))
+        << spec.name << " " << preset << " not counting, weight [" << i << "]";
+  EXPECT_EQ(uncounted.tally.elements, again.tally.elements);
 }
 
 TEST(KeptRounding, TrainingGivesTheWeightsAndTalliesOfRoundingEveryTime) {
@@ -129,7 +140,11 @@ TEST(KeptRounding, TrainingGivesTheWeightsAndTalliesOfRoundingEveryTime) {
   model_spec conv;
   conv.height = conv.width = 8;
   conv.classes = 4;
-  for (const model_spec& spec : {lenet, conv}) {
+  model_spec resnet;  // batch norm in fp32: the convolutions' inputs are not in fp16
+  resnet.name = "resnet";
+  resnet.channels = 3;
+  resnet.height = resnet.width = 32;
+  for (const model_spec& spec : {lenet, conv, resnet}) {
     expect_same_runs(spec, "fp16-mixed");  // rounded weight copies and inputs kept
     expect_same_runs(spec, "bf16");        // weights stored in bf16: inputs kept
   }
@@ -161,6 +176,26 @@ TEST(KeptRounding, OperandAgainHandsBackTheForwardsCopyOfTheSameTensorAtTheSameS
   const std::vector<float> y{0.25f, 0.5f, 0.75f, 1.0f};
   const auto other = hook.operand_again(input_site, tensor_role::activation, y);
   EXPECT_EQ(std::vector<float>(other.begin(), other.end()), y);
+}
+
+TEST(KeptRounding, AnInputTheHookHoldsInTheFormatIsNotCopied) {
+  // An fp16 dense layer's output (rounded in place when produced) is in
+  // fp16: the next dense layer computes with it as it is. A tensor the hook
+  // has not seen produced is rounded into a copy.
+  precision_hook hook(precision_preset("fp16-mixed"), 1);
+  hook.begin_step(0);
+  std::vector<float> x{0.1f, -0.3f, 1e-6f, 2.0f};
+  const auto xs = hook.operand(input_site, tensor_role::activation, x, std::nullopt);
+  EXPECT_NE(xs.data(), x.data());
+  std::vector<float> y(xs.begin(), xs.end());
+  hook.produce(site{"fc0", "dense", op_class::matmul, "output"}, tensor_role::activation, y, std::nullopt);
+  const auto ys = hook.operand(input_site, tensor_role::activation, y, std::nullopt);
+  EXPECT_EQ(ys.data(), y.data());
+  EXPECT_EQ(hook.operand_again(input_site, tensor_role::activation, y).data(), y.data());
+  EXPECT_EQ(hook.tally().elements[0], 4u * 4u);  // x, y (produced), y, y again
+  // Counting: rounded like any other input.
+  hook.set_counting(true);
+  EXPECT_NE(hook.operand(input_site, tensor_role::activation, y, std::nullopt).data(), y.data());
 }
 
 TEST(KeptRounding, AWeightCopyIsNotReusedAfterAnUpdate) {

@@ -245,11 +245,19 @@ class precision_hook : public tensor_hook {
     std::size_t size = 0;
     std::uint64_t step = 0, weight_writes = 0;  // step_ and weight_writes_ when rounded
     bool reusable = false;                // rounded without a trap
+    bool in_format = false;               // the source was in the format: no copy made (held_in)
     num::conversion_result result;        // the rounding pass's counts
   };
   kept_rounding& kept(const site& where, tensor_role role);
+  // Whether `values` is a forward output of this pass that this hook has
+  // rounded (in place) into a format f holds all of, so that rounding it
+  // into f would change nothing; only while no counts are gathered and
+  // nothing traps. Relies, as the follow ops' formats do, on a forward
+  // output staying as produced until the loss ends the pass.
+  [[nodiscard]] bool held_in(std::span<const float> values, const num::format& f) const;
   // The copy of `values` rounded to f: kept's, if `again` and it matches,
-  // else rounded now into kept's storage. Sets `trap` as round() returns it.
+  // else `values` itself where held_in(), else rounded now into kept's
+  // storage. Sets `trap` as round() returns it.
   std::span<const float> rounded_copy(const site& where, tensor_role role, const num::format& f,
                                       std::span<const float> values, bool again,
                                       std::optional<precision_trap>& trap);
