@@ -217,7 +217,7 @@ void batch_norm::backward(const op_context& ctx, const tensor& in, const tensor&
   const std::size_t n = in.shape()[0];
   const std::size_t plane = in.shape().rank() == 4 ? in.shape()[2] * in.shape()[3] : 1;
   const auto count = static_cast<float>(n * plane);
-  const auto gamma = ctx.weight(site("gamma"), gamma_.value.values());
+  const auto gamma = ctx.weight_again(site("gamma"), gamma_.value.values());  // as the forward rounded it
   if (grad_in != nullptr) grad_in->resize(in.shape());
   detail::parallel_for(ctx.threads, channels_, [&](std::size_t, std::size_t c_begin, std::size_t c_end) {
     for (std::size_t c = c_begin; c < c_end; ++c) {

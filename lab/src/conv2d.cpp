@@ -117,8 +117,9 @@ void conv2d::backward(const op_context& ctx, const tensor& in, const tensor& /*o
   const std::size_t in_plane = in.shape().per_sample();
   const std::size_t per_chunk = images_per_chunk(g);
   const std::size_t chunks = (n + per_chunk - 1) / per_chunk;
-  const auto w = ctx.weight(site("kernel"), kernel_.value.values());
-  const auto x = ctx.operand(site("input"), tensor_role::activation, in.values());
+  // The kernel and input as the forward rounded them (`in` is its input, unchanged).
+  const auto w = ctx.weight_again(site("kernel"), kernel_.value.values());
+  const auto x = ctx.operand_again(site("input"), tensor_role::activation, in.values());
   const auto dy = ctx.operand(site("grad_output"), tensor_role::grad_input, grad_out.values());
   if (grad_in != nullptr) grad_in->resize(in.shape());
   const std::size_t workers = std::max<std::size_t>(1, std::min(ctx.threads, chunks));

@@ -40,7 +40,8 @@ void dense::forward(const op_context& ctx, const tensor& in, tensor& out) {
 void dense::backward(const op_context& ctx, const tensor& in, const tensor& /*out*/, const tensor& grad_out,
                      tensor* grad_in) {
   const std::size_t n = in.shape()[0];
-  const auto x = ctx.operand(site("input"), tensor_role::activation, in.values());
+  // The input as the forward rounded it (`in` is its input, unchanged).
+  const auto x = ctx.operand_again(site("input"), tensor_role::activation, in.values());
   const auto dy = ctx.operand(site("grad_output"), tensor_role::grad_input, grad_out.values());
   // dW[o, f] += sum_n dY[n, o] * X[n, f]
   ctx.gemm(site("kernel"), tensor_role::grad_weight,
@@ -55,7 +56,7 @@ void dense::backward(const op_context& ctx, const tensor& in, const tensor& /*ou
   }
   if (grad_in != nullptr) {
     grad_in->resize(in.shape());
-    const auto w = ctx.weight(site("kernel"), kernel_.value.values());
+    const auto w = ctx.weight_again(site("kernel"), kernel_.value.values());
     // dX[n, f] = sum_o dY[n, o] * W[o, f]
     ctx.gemm(site("grad_input"), tensor_role::grad_input,
              {false, false, n, in_, out_, dy.data(), out_, w.data(), in_, 0.0f, grad_in->data(), in_,

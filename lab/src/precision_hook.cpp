@@ -137,16 +137,23 @@ std::optional<precision_trap> precision_hook::finite_trap(const site& where, ten
   return std::nullopt;
 }
 
+void precision_hook::note_rounding(const site& where, tensor_role role, std::span<const float> out,
+                                   const num::conversion_result& result) {
+  locate_non_finite(where, role, out, result.non_finite);
+  const auto r = static_cast<std::size_t>(role);
+  tally_.by_role[r] += result.counts;
+  tally_.elements[r] += out.size();
+}
+
 std::optional<precision_trap> precision_hook::round(const site& where, tensor_role role, const num::format& f,
-                                                    std::span<const float> in, std::span<float> out) {
+                                                    std::span<const float> in, std::span<float> out,
+                                                    num::conversion_result* kept_result) {
   const bool trapping = policy_.traps != num::flags::none;
   if (trapping)
     if (auto trap = finite_trap(where, role, in)) return trap;
   const auto result = num::round_array(in, out, options(where, role, f));
-  locate_non_finite(where, role, out, result.non_finite);
-  const auto r = static_cast<std::size_t>(role);
-  tally_.by_role[r] += result.counts;
-  tally_.elements[r] += in.size();
+  note_rounding(where, role, out, result);
+  if (kept_result != nullptr) *kept_result = result;
   if (trapping && num::any(policy_.traps, num::flags::overflow) && result.counts.overflowed > 0) {
     std::vector<precision_trap::offending> bad;
     for (std::size_t i = 0; i < in.size() && bad.size() < 8; ++i)
@@ -156,13 +163,53 @@ std::optional<precision_trap> precision_hook::round(const site& where, tensor_ro
   return std::nullopt;
 }
 
-std::vector<float>& precision_hook::buffer(const site& where, tensor_role role) {
+precision_hook::kept_rounding& precision_hook::kept(const site& where, tensor_role role) {
   std::string key;
   key.reserve(where.layer.size() + where.tensor.size() + 4);
   key.append(where.layer).append("/").append(where.tensor).append("#").push_back(static_cast<char>('0' + static_cast<int>(role)));
-  auto it = buffers_.find(key);
-  if (it == buffers_.end()) it = buffers_.emplace(std::move(key), std::vector<float>{}).first;
+  auto it = kept_.find(key);
+  if (it == kept_.end()) it = kept_.emplace(std::move(key), kept_rounding{}).first;
   return it->second;
+}
+
+std::span<const float> precision_hook::rounded_copy(const site& where, tensor_role role, const num::format& f,
+                                                    std::span<const float> values, bool again,
+                                                    std::optional<precision_trap>& trap) {
+  kept_rounding& k = kept(where, role);
+  if (again && k.reusable && k.source == values.data() && k.size == values.size() && k.step == step_ &&
+      k.weight_writes == weight_writes_) {
+    // What rounding the same values with the same stream gives: the copy
+    // (or the values, where they were in the format already), its counts and
+    // its non-finite check (no trap: the first had none).
+    const std::span<const float> copy = k.in_format ? values : std::span<const float>(k.values.data(), k.size);
+    note_rounding(where, role, copy, k.result);
+    return copy;
+  }
+  k.reusable = false;  // until this rounding has finished without a trap
+  k.in_format = held_in(values, f);
+  std::span<const float> copy = values;
+  if (k.in_format) {
+    k.result = {};  // what rounding gives without counts: nothing raised
+    note_rounding(where, role, values, k.result);
+  } else {
+    const std::span<float> out = detail::scratch_prefix(k.values, values.size());
+    trap = round(where, role, f, values, out, &k.result);
+    copy = out;
+  }
+  k.source = values.data();
+  k.size = values.size();
+  k.step = step_;
+  k.weight_writes = weight_writes_;
+  k.reusable = !trap;
+  return copy;
+}
+
+bool precision_hook::held_in(std::span<const float> values, const num::format& f) const {
+  // An identity rounding still counts subnormal results, and a NaN or an
+  // infinity still traps: only without either.
+  if (counting_ || policy_.traps != num::flags::none) return false;
+  const auto it = activation_formats_.find(values.data());
+  return it != activation_formats_.end() && it->second && holds_all_of(f, *it->second);
 }
 
 std::optional<num::format> precision_hook::widest_format_of(std::span<const std::span<const float>> inputs) const {
@@ -202,6 +249,7 @@ void precision_hook::produce(const site& where, tensor_role role, std::span<floa
   }
   std::optional<num::format> f;
   if (role == tensor_role::master_weight) {
+    ++weight_writes_;  // a parameter's new values: no kept weight copy outlives them
     if (stored_in_format(where)) f = site_format(where);
   } else if (role != tensor_role::update && role != tensor_role::weight) {
     f = format_of(where, role);
@@ -240,15 +288,20 @@ void precision_hook::hand_on(const site& where, tensor_role role, std::span<floa
 
 std::span<const float> precision_hook::weight(const site& where, std::span<const float> master,
                                               unrounded_values /*unrounded*/) {
+  return weight_of(where, master, false);
+}
+
+std::span<const float> precision_hook::weight_again(const site& where, std::span<const float> master) {
+  return weight_of(where, master, true);
+}
+
+std::span<const float> precision_hook::weight_of(const site& where, std::span<const float> master, bool again) {
   std::span<const float> result = master;
   unrounded_values unrounded;
   std::optional<precision_trap> trap;
   if (policy_.master_weights) {
     if (const auto f = site_format(where)) {
-      auto& buf = buffer(where, tensor_role::weight);
-      buf.resize(master.size());
-      trap = round(where, tensor_role::weight, *f, master, buf);
-      result = buf;
+      result = rounded_copy(where, tensor_role::weight, *f, master, again, trap);
       unrounded = master;
     }
   }
@@ -259,16 +312,23 @@ std::span<const float> precision_hook::weight(const site& where, std::span<const
 
 std::span<const float> precision_hook::operand(const site& where, tensor_role role, std::span<const float> values,
                                                unrounded_values /*unrounded*/) {
+  return operand_of(where, role, values, false);
+}
+
+std::span<const float> precision_hook::operand_again(const site& where, tensor_role role,
+                                                     std::span<const float> values) {
+  return operand_of(where, role, values, true);
+}
+
+std::span<const float> precision_hook::operand_of(const site& where, tensor_role role, std::span<const float> values,
+                                                  bool again) {
   std::span<const float> result = values;
   unrounded_values unrounded;
   std::optional<precision_trap> trap;
   if (scaled_site(where)) {
     note_scaled_amax(where, role, values);
   } else if (const auto f = site_format(where)) {
-    auto& buf = buffer(where, role);
-    buf.resize(values.size());
-    trap = round(where, role, *f, values, buf);
-    result = buf;
+    result = rounded_copy(where, role, *f, values, again, trap);
     unrounded = values;
   }
   if (next_ != nullptr) result = next_->operand(where, role, result, unrounded);
@@ -277,6 +337,7 @@ std::span<const float> precision_hook::operand(const site& where, tensor_role ro
 }
 
 void precision_hook::update(const site& where, std::span<float> weight, const weight_step& step) {
+  ++weight_writes_;  // no weight rounded before this is reused after it
   const std::span<const float> d = step.direction;
   const float scale = step.scale;
   if (policy_.traps != num::flags::none)
@@ -309,16 +370,24 @@ void precision_hook::update(const site& where, std::span<float> weight, const we
     }
     base = decayed;
   }
-  // Pure formats, into scratch (the old weights are still needed below).
+  // The old weights, for observe_update, only where the next hook observes
+  // this update (a tracer: at its traced steps); taken before the write,
+  // since `base` may be `weight` itself.
+  const bool observed = next_ != nullptr && next_->observes_update(where);
+  if (observed) trap_scratch_.assign(base.begin(), base.end());
+  // Pure formats, into scratch, then written and tallied in one pass.
   // Round to nearest even: PyTorch's CPU kernels for bf16/fp16 tensors
   // compute w + s * d in float (one fused rounding) and round that once into
   // the tensor's dtype, so the same double rounding happens here. Every
   // other mode (stochastic included) rounds the exact w + s * d once (s * d
   // is exact in double; the sum is rounded to odd). fp32 masters:
-  // apply_step_fp32's fused multiply-add (into `rounded`, read by the loop below).
-  const std::span<float> rounded = detail::scratch_prefix(rounded_, n);
-  bool non_finite = false;  // found by the rounding pass, or by the loop below
+  // apply_step_fp32's fused multiply-add, computed, written and tallied in
+  // one pass. Each new value is tallied against the old one it replaces
+  // (detail::update_pass: exact counts, double sums in eight lanes).
+  bool non_finite = false;  // found by the rounding pass, or by the tally pass
+  detail::update_pass pass;
   if (stored) {
+    const std::span<float> rounded = detail::scratch_prefix(rounded_, n);
     const std::span<double> exact = detail::scratch_prefix(exact_, n);
     if (policy_.spec(tensor_role::update).mode == num::rounding::nearest_even) {
       if (step.kernel == step_kernel::add && emulates_torch_bf16(*site_format(where), tensor_role::update))
@@ -342,41 +411,18 @@ void precision_hook::update(const site& where, std::span<float> weight, const we
         if (std::isfinite(exact[i]) && !std::isfinite(rounded[i])) bad.push_back({i, base[i], rounded[i]});
       throw precision_trap(num::flags::overflow, where, tensor_role::update, step_, std::move(bad));
     }
+    pass = detail::write_rounded_update(base, rounded, d, scale, weight);
   } else {
-    detail::fused_add_scaled(base, scale, d, rounded);  // fma(scale, d[i], base[i]): apply_step_fp32's arithmetic
+    pass = detail::write_fused_update(base, d, scale, weight);
   }
-  // The old weights, for observe_update, only where the next hook observes
-  // this update (a tracer: at its traced steps).
-  const bool observed = next_ != nullptr && next_->observes_update(where);
-  if (observed) trap_scratch_.assign(base.begin(), base.end());
-  // One pass: each new value is tallied against the old one it replaces.
-  // Branch-free: a delta's sign is random, and a branch on it mispredicted
-  // half the time (the loop cost 9% of an fp16-mixed step). The double sums
-  // still run in element order, so the tallies are as before to the bit.
+  non_finite = non_finite || pass.non_finite;
   auto& t = tally_.updates;
   t.elements += n;
-  std::uint64_t nonzero_delta = 0, unchanged = 0, swamped = 0;
-  double requested = t.requested, applied = t.applied;
-  for (std::size_t i = 0; i < n; ++i) {
-    const float before = base[i];
-    const float after = rounded[i];
-    non_finite |= !std::isfinite(after);
-    const double asked = static_cast<double>(scale) * static_cast<double>(d[i]);
-    const bool moved = asked != 0.0;
-    const bool same = after == before;
-    nonzero_delta += static_cast<std::uint64_t>(moved);
-    unchanged += static_cast<std::uint64_t>(same);
-    swamped += static_cast<std::uint64_t>(moved && same);
-    const double sign = static_cast<double>(static_cast<int>(asked > 0.0) - static_cast<int>(asked < 0.0));
-    requested += std::fabs(asked);
-    applied += (static_cast<double>(after) - before) * sign;
-    weight[i] = after;
-  }
-  t.nonzero_delta += nonzero_delta;
-  t.unchanged += unchanged;
-  t.swamped += swamped;
-  t.requested = requested;
-  t.applied = applied;
+  t.nonzero_delta += pass.nonzero_delta;
+  t.unchanged += pass.unchanged;
+  t.swamped += pass.swamped;
+  t.requested += pass.requested;
+  t.applied += pass.applied;
   locate_non_finite(where, tensor_role::update, weight, non_finite);
   if (observed) {
     const std::span<float> delta = detail::scratch_prefix(delta_, n);

@@ -46,6 +46,13 @@
 //                                     (its forward input, its output gradient):
 //                                     the values themselves, or a copy the hook
 //                                     rounded to the op's compute format.
+//   ctx.weight_again(site, master), ctx.operand_again(site, role, values)
+//                                     the same in an op's backward, for the
+//                                     tensor its latest forward passed,
+//                                     unchanged since: a policy hands back the
+//                                     copy it rounded then (bit for bit what a
+//                                     new rounding gives, tallied again) where
+//                                     it still holds it, else rounds anew.
 //   ctx.gemm(site, role, g)           the matrix products of dense and conv:
 //                                     lab::sgemm, or a gemm_engine that
 //                                     accumulates in a low-precision format.
@@ -200,6 +207,20 @@ class tensor_hook {
                                          unrounded_values /*unrounded*/) {
     return values;
   }
+  /// weight() for an op's backward: `master` holds, unchanged, the values
+  /// the op's latest forward passed to weight() for this site (the caller
+  /// vouches for that). A hook may hand back what it returned then instead
+  /// of computing it again; it must be what weight() would return now.
+  /// Default: weight().
+  virtual std::span<const float> weight_again(const site& where, std::span<const float> master) {
+    return weight(where, master, std::nullopt);
+  }
+  /// operand() for an op's backward, on the same terms as weight_again():
+  /// `values` is the tensor, unchanged, that the op's latest forward passed
+  /// to operand() for this site and role. Default: operand().
+  virtual std::span<const float> operand_again(const site& where, tensor_role role, std::span<const float> values) {
+    return operand(where, role, values, std::nullopt);
+  }
   /// out[i] <- a[i] + s * b[i] for an optimizer's elementwise op at `where`
   /// whose result is a tensor of `role` (PyTorch's a.add(b, alpha=s)), before
   /// the rounding into that role's format, which the caller's produce() does.
@@ -306,6 +327,17 @@ class op_context {
   [[nodiscard]] std::span<const float> operand(const site& where, tensor_role role,
                                                std::span<const float> values) const {
     return hook_ != nullptr ? hook_->operand(where, role, values, std::nullopt) : values;
+  }
+  /// weight() in an op's backward, for the parameter its latest forward
+  /// asked for and that has not changed since (see tensor_hook::weight_again).
+  [[nodiscard]] std::span<const float> weight_again(const site& where, std::span<const float> master) const {
+    return hook_ != nullptr ? hook_->weight_again(where, master) : master;
+  }
+  /// operand() in an op's backward, for the input its latest forward passed
+  /// and that has not changed since (see tensor_hook::operand_again).
+  [[nodiscard]] std::span<const float> operand_again(const site& where, tensor_role role,
+                                                     std::span<const float> values) const {
+    return hook_ != nullptr ? hook_->operand_again(where, role, values) : values;
   }
   /// C = op(A) * op(B) + beta * C through the engine, or sgemm without one;
   /// C becomes a tensor of `role`.

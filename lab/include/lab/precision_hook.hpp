@@ -91,7 +91,11 @@ struct update_tally {
   /// sum of |delta| asked for, and sum of (after - before) * sign(delta)
   /// actually applied: applied / requested is 1 for exact updates, below 1
   /// where rounding swallows updates, and about 1 for unbiased stochastic
-  /// rounding (in double).
+  /// rounding (in double). Each update's sums are taken in eight lanes
+  /// (element i in lane i mod 8, the lanes added pairwise; see
+  /// lab/src/fused_loops.hpp, update_pass) and then added to these in the
+  /// order of the updates. Until session 12 one running sum took every
+  /// element in order; the two orders can differ in the last bits.
   double requested = 0.0, applied = 0.0;
 };
 
@@ -129,6 +133,15 @@ class precision_hook : public tensor_hook {
                   std::span<float> out) override;
   std::span<const float> operand(const site& where, tensor_role role, std::span<const float> values,
                                  unrounded_values unrounded) override;
+  /// weight() and operand() in an op's backward: the copy rounded in the
+  /// op's forward, where this hook still holds it for the same tensor (same
+  /// site and role, same data, same step, no update since), with its counts
+  /// and non-finite check replayed into tally() and the locator, so that
+  /// every result and tally is as a new rounding would make it (the
+  /// stochastic streams depend only on step, site and role). Otherwise they
+  /// round anew. The next hook sees the same call as from weight()/operand().
+  std::span<const float> weight_again(const site& where, std::span<const float> master) override;
+  std::span<const float> operand_again(const site& where, tensor_role role, std::span<const float> values) override;
 
   /// An op_context routing tensors through this hook and GEMMs through its engine.
   [[nodiscard]] op_context context();
@@ -208,8 +221,13 @@ class precision_hook : public tensor_hook {
   [[nodiscard]] num::array_options options(const site& where, tensor_role role, const num::format& f) const;
   // Rounds `in` into `out` (which must not overlap it); returns the trap to
   // raise, if any, for the caller to throw once the tensor is handed on.
+  // `result`, where given, receives the rounding pass's counts.
   [[nodiscard]] std::optional<precision_trap> round(const site& where, tensor_role role, const num::format& f,
-                                                    std::span<const float> in, std::span<float> out);
+                                                    std::span<const float> in, std::span<float> out,
+                                                    num::conversion_result* result = nullptr);
+  // The tally and the non-finite check of a rounding pass that wrote `out`.
+  void note_rounding(const site& where, tensor_role role, std::span<const float> out,
+                     const num::conversion_result& result);
   // The trap a NaN or infinity among `values` raises under policy.traps.
   [[nodiscard]] std::optional<precision_trap> finite_trap(const site& where, tensor_role role,
                                                           std::span<const float> values) const;
@@ -219,7 +237,32 @@ class precision_hook : public tensor_hook {
   [[nodiscard]] std::optional<num::format> widest_format_of(std::span<const std::span<const float>> inputs) const;
   // Rounds `values` to f (if any) and passes them to the next hook.
   void hand_on(const site& where, tensor_role role, std::span<float> values, const std::optional<num::format>& f);
-  std::vector<float>& buffer(const site& where, tensor_role role);
+  // A weight's or an operand's rounded copy, and what it was rounded from,
+  // for weight_again() and operand_again().
+  struct kept_rounding {
+    std::vector<float> values;  // the copy (its first `size` elements)
+    const float* source = nullptr;
+    std::size_t size = 0;
+    std::uint64_t step = 0, weight_writes = 0;  // step_ and weight_writes_ when rounded
+    bool reusable = false;                // rounded without a trap
+    bool in_format = false;               // the source was in the format: no copy made (held_in)
+    num::conversion_result result;        // the rounding pass's counts
+  };
+  kept_rounding& kept(const site& where, tensor_role role);
+  // Whether `values` is a forward output of this pass that this hook has
+  // rounded (in place) into a format f holds all of, so that rounding it
+  // into f would change nothing; only while no counts are gathered and
+  // nothing traps. Relies, as the follow ops' formats do, on a forward
+  // output staying as produced until the loss ends the pass.
+  [[nodiscard]] bool held_in(std::span<const float> values, const num::format& f) const;
+  // The copy of `values` rounded to f: kept's, if `again` and it matches,
+  // else `values` itself where held_in(), else rounded now into kept's
+  // storage. Sets `trap` as round() returns it.
+  std::span<const float> rounded_copy(const site& where, tensor_role role, const num::format& f,
+                                      std::span<const float> values, bool again,
+                                      std::optional<precision_trap>& trap);
+  std::span<const float> weight_of(const site& where, std::span<const float> master, bool again);
+  std::span<const float> operand_of(const site& where, tensor_role role, std::span<const float> values, bool again);
 
   precision_policy policy_;
   std::uint64_t seed_;
@@ -230,7 +273,8 @@ class precision_hook : public tensor_hook {
   // The format of each forward output of the current pass, by its data.
   std::unordered_map<const float*, std::optional<num::format>> activation_formats_;
   std::map<std::string, std::optional<num::format>, std::less<>> follow_decisions_;  // by layer
-  std::map<std::string, std::vector<float>, std::less<>> buffers_;
+  std::map<std::string, kept_rounding, std::less<>> kept_;  // by "layer/tensor#role"
+  std::uint64_t weight_writes_ = 0;  // update() and master_weight produce() calls so far
   std::vector<float> trap_scratch_;
   std::vector<float> unrounded_;  // a produced tensor's values before its in-place rounding
   std::vector<double> exact_;
