@@ -1,7 +1,7 @@
-// Internal: Philox4x32-10 (philox.hpp) for sixteen consecutive counter
-// blocks on AVX-512, the one vectorised generator the AVX-512 kernels share
-// (the array kernels' stochastic rounding, the scaled formats' MX kernel):
-// philox_blocks.hpp's body over AVX-512 registers.
+// Internal: philox_blocks.hpp's Philox4x32-10 (philox.hpp) operations on
+// AVX-512 registers, eight counter blocks each: the one vectorised generator
+// the AVX-512 kernels share (the array kernels' stochastic rounding, the
+// scaled formats' MX and NVFP4 kernels through random_window.hpp).
 // Include it inside a region compiled for AVX-512F (the including file's
 // `#pragma GCC target` or, under clang, its per-file flags), after
 // <immintrin.h>: it is always inlined into its caller's instruction set.
@@ -44,13 +44,6 @@ struct philox_avx512_isa {
         low, _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31), high);
   }
 };
-
-/// Words 4·first_block .. 4·first_block + 63 of random_stream(seed, stream),
-/// in order, into out[0..64).
-inline __attribute__((always_inline)) void philox_sixteen_blocks(std::uint64_t seed, std::uint64_t stream,
-                                                                 std::uint64_t first_block, std::uint32_t* out) {
-  philox_blocks<philox_avx512_isa>(seed, stream, first_block, out);
-}
 
 }  // namespace
 }  // namespace num::kernels
