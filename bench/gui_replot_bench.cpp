@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unistd.h>
@@ -73,9 +74,17 @@ struct loaded_view {
   ~loaded_view() { std::filesystem::remove(file); }
 };
 
-loaded_view& shared_view() {
-  static loaded_view view;
+// Made on first use, and destroyed by main before the QApplication: a
+// widget that outlived it (a function-local static, destroyed at exit)
+// crashed the process after the last benchmark.
+std::optional<loaded_view>& view_slot() {
+  static std::optional<loaded_view> view;
   return view;
+}
+
+loaded_view& shared_view() {
+  if (!view_slot()) view_slot().emplace();
+  return *view_slot();
 }
 
 void replot(benchmark::State& state, QCustomPlot& plot) {
@@ -137,5 +146,6 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  view_slot().reset();
   return 0;
 }
