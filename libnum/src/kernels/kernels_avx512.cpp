@@ -186,6 +186,30 @@ __attribute__((target(NUMLAB_BF16_TARGET))) bool bf16_hardware_chunk(const chunk
   const std::size_t n = c.n;
   code16_watch<Watch> watch;
   std::size_t i = 0;
+  // Codes: four vectors per subnormal test, one branch on their joint
+  // exponent test (one per vector held 16M elements at 0.82-0.90x the bare
+  // instruction's memory speed, 0.93-0.94x this way); a group holding a
+  // small lane goes vector by vector through bf16_hardware. fp32 values
+  // measured 6% slower this way, so they keep the loop below.
+  for (; !values && i + 64 <= n; i += 64) {
+    const __m512i exponent = _mm512_set1_epi32(0x7F800000);
+    __m512i x[4];
+    __mmask16 small = 0;
+    for (int k = 0; k < 4; ++k) {
+      x[k] = _mm512_loadu_si512(in + i + 16 * k);
+      small |= _mm512_testn_epi32_mask(x[k], exponent);
+    }
+    __m256i codes[4];
+    if (small == 0) {
+      for (int k = 0; k < 4; ++k) codes[k] = reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(_mm512_castsi512_ps(x[k])));
+    } else {
+      for (int k = 0; k < 4; ++k) codes[k] = bf16_hardware(x[k]);
+    }
+    for (int k = 0; k < 4; ++k) {
+      watch.see(reinterpret_cast<u16v>(codes[k]));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out_codes + i + 16 * k), codes[k]);
+    }
+  }
   for (; i + 16 <= n; i += 16) {
     const __m256i code = bf16_hardware(_mm512_loadu_si512(in + i));
     watch.see(reinterpret_cast<u16v>(code));
