@@ -422,6 +422,13 @@ reference_check compare_accuracies(const claim& c, const seeded_runs& runs, std:
   return check_claim(c, measured, holds);
 }
 
+reference_check check_time_ratio(const claim& c, const seeded_runs& runs, std::size_t a, std::size_t b,
+                                 double bound) {
+  const named_runs& first = runs.first();
+  const double ratio = first.at(a).second.seconds / first.at(b).second.seconds;
+  return check_claim(c, fixed(ratio, 2) + "x " + first.at(b).first + "'s time", ratio <= bound);
+}
+
 gradient_census total_gradients(const training_run& run) {
   gradient_census sum;
   for (const auto& [layer, c] : run.gradients) {

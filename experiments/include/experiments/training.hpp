@@ -172,6 +172,11 @@ enum class accuracy_claim {
 reference_check compare_accuracies(const claim& c, const seeded_runs& runs, std::size_t a, std::size_t b,
                                    accuracy_claim direction, double margin = 0);
 
+/// Decides `c`, "run a takes at most `bound` times run b's wall time", on
+/// the first seed's runs; numlab's column reads "1.68x fp32's time".
+reference_check check_time_ratio(const claim& c, const seeded_runs& runs, std::size_t a, std::size_t b,
+                                 double bound);
+
 /// Trains `config` on `data` with a tracer chained after the precision
 /// policy that fills the censuses, and appends the result to `runs` as
 /// `name`. Exceptions from training are caught and kept in `failure` (so a
