@@ -15,6 +15,9 @@ std::string fixed(double x, int decimals);
 /// fraction as a signed percentage with `decimals` digits, like Python's
 /// "{:+.1%}" (so -0.000244 gives "-0.0%").
 std::string signed_percent(double fraction, int decimals);
+/// The same number without the "%" sign, for a table cell whose column
+/// header carries the unit ("+22.1" under "relative error (%)").
+std::string signed_percent_value(double fraction, int decimals);
 /// x with `digits` significant digits, like printf("%.*g").
 std::string significant(double x, int digits);
 /// x in C's "%.*e" style ("6.10e-05", "1.7e+38").
