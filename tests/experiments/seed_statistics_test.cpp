@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "experiments/reference.hpp"
@@ -79,6 +80,23 @@ TEST(CompareAccuracies, OneSeedIsNotDecided) {
       compare_accuracies(lower_claim, two_runs({0.10}, {0.80}), 0, 1, accuracy_claim::lower);
   EXPECT_FALSE(c.decided);
   EXPECT_FALSE(c.matches);
+}
+
+TEST(CheckTimeRatio, EverySeedMustMeetTheBound) {
+  // Issue 17, Statistics: a verdict reads every seed, not the first alone.
+  seeded_runs runs = two_runs({0.8, 0.8, 0.8}, {0.8, 0.8, 0.8});
+  const double a_seconds[] = {4, 9, 3}, b_seconds[] = {10, 10, 10};  // ratios 0.4, 0.9, 0.3
+  for (std::size_t k = 0; k < 3; ++k) {
+    runs.by_seed[k][0].second.seconds = a_seconds[k];
+    runs.by_seed[k][1].second.seconds = b_seconds[k];
+  }
+  const claim faster{"wall time a / b", "a tutorial", "a is 2x faster", "time ratio <= 0.5", "a is not 2x faster"};
+  const reference_check slow_at_seed_2 = check_time_ratio(faster, runs, 0, 1, 0.5);
+  EXPECT_FALSE(slow_at_seed_2.matches) << slow_at_seed_2.computed;
+  EXPECT_NE(slow_at_seed_2.computed.find("0.30x to 0.90x b's time over 3 seeds"), std::string::npos)
+      << slow_at_seed_2.computed;
+  runs.by_seed[1][0].second.seconds = 5;  // 0.5 at seed 2: every seed within the bound
+  EXPECT_TRUE(check_time_ratio(faster, runs, 0, 1, 0.5).matches);
 }
 
 TEST(AccuracyOverSeeds, ShowsMeanSdAndStoppedRunsWithoutScoringThem) {

@@ -173,7 +173,9 @@ reference_check compare_accuracies(const claim& c, const seeded_runs& runs, std:
                                    accuracy_claim direction, double margin = 0);
 
 /// Decides `c`, "run a takes at most `bound` times run b's wall time", on
-/// the first seed's runs; numlab's column reads "1.68x fp32's time".
+/// every seed's pair of runs: it holds only when the ratio is within the
+/// bound at every seed. numlab's column reads "1.68x fp32's time at seed 1;
+/// 1.60x to 1.75x fp32's time over 5 seeds".
 reference_check check_time_ratio(const claim& c, const seeded_runs& runs, std::size_t a, std::size_t b,
                                  double bound);
 
