@@ -436,6 +436,23 @@ reference_check check_time_ratio(const claim& c, const seeded_runs& runs, std::s
   return check_claim(c, measured, s.max <= bound);
 }
 
+reference_check compare_gradient_bias(const claim& c, const seeded_runs& runs, std::size_t a, std::size_t b) {
+  constexpr auto gradient = static_cast<std::size_t>(lab::gemm_operand::gradient);
+  const layer_censuses& layers_a = runs.first().at(a).second.quantized;
+  const layer_censuses& layers_b = runs.first().at(b).second.quantized;
+  std::string measured;
+  bool all = !layers_a.empty();
+  for (const auto& [layer, by_operand] : layers_a) {
+    double other = 0;
+    for (const auto& [layer_b, by_operand_b] : layers_b)
+      if (layer_b == layer) other = census_value(by_operand_b[gradient], census_measure::bias);
+    const double mine = census_value(by_operand[gradient], census_measure::bias);
+    measured += (measured.empty() ? "" : "; ") + layer + " " + significant(mine, 3) + "% vs " + significant(other, 3) + "%";
+    all = all && std::fabs(mine) < std::fabs(other);
+  }
+  return check_claim(c, measured, all);
+}
+
 gradient_census total_gradients(const training_run& run) {
   gradient_census sum;
   for (const auto& [layer, c] : run.gradients) {

@@ -179,6 +179,11 @@ reference_check compare_accuracies(const claim& c, const seeded_runs& runs, std:
 reference_check check_time_ratio(const claim& c, const seeded_runs& runs, std::size_t a, std::size_t b,
                                  double bound);
 
+/// Decides `c`, "run a's gradient operand has a smaller magnitude bias
+/// (scaled_census, census_measure::bias) than run b's at every layer", on
+/// the first seed's runs; numlab's column reads "conv1 -0.599% vs -0.368%; ...".
+reference_check compare_gradient_bias(const claim& c, const seeded_runs& runs, std::size_t a, std::size_t b);
+
 /// Trains `config` on `data` with a tracer chained after the precision
 /// policy that fills the censuses, and appends the result to `runs` as
 /// `name`. Exceptions from training are caught and kept in `failure` (so a
