@@ -438,18 +438,38 @@ reference_check check_time_ratio(const claim& c, const seeded_runs& runs, std::s
 
 reference_check compare_gradient_bias(const claim& c, const seeded_runs& runs, std::size_t a, std::size_t b) {
   constexpr auto gradient = static_cast<std::size_t>(lab::gemm_operand::gradient);
-  const layer_censuses& layers_a = runs.first().at(a).second.quantized;
-  const layer_censuses& layers_b = runs.first().at(b).second.quantized;
+  const auto bias_of = [&](const training_run& run, const std::string& layer) {
+    for (const auto& [name, by_operand] : run.quantized)
+      if (name == layer) return census_value(by_operand[gradient], census_measure::bias);
+    return 0.0;
+  };
+  const layer_censuses& layers = runs.first().at(a).second.quantized;
   std::string measured;
-  bool all = !layers_a.empty();
-  for (const auto& [layer, by_operand] : layers_a) {
-    double other = 0;
-    for (const auto& [layer_b, by_operand_b] : layers_b)
-      if (layer_b == layer) other = census_value(by_operand_b[gradient], census_measure::bias);
-    const double mine = census_value(by_operand[gradient], census_measure::bias);
-    measured += (measured.empty() ? "" : "; ") + layer + " " + significant(mine, 3) + "% vs " + significant(other, 3) + "%";
-    all = all && std::fabs(mine) < std::fabs(other);
+  bool all = !layers.empty();
+  for (const auto& [layer, unused] : layers) {
+    std::vector<double> magnitude_a, magnitude_b;
+    for (const named_runs& by_seed : runs.by_seed) {
+      magnitude_a.push_back(std::fabs(bias_of(by_seed.at(a).second, layer)));
+      magnitude_b.push_back(std::fabs(bias_of(by_seed.at(b).second, layer)));
+    }
+    measured += (measured.empty() ? "" : "; ") + layer + " " + significant(bias_of(runs.first().at(a).second, layer), 3) +
+                "% vs " + significant(bias_of(runs.first().at(b).second, layer), 3) + "%";
+    if (runs.seeds.size() < 2) continue;
+    const paired_difference d = compare_paired(magnitude_a, magnitude_b);
+    measured += " (|bias| difference over " + std::to_string(d.differences.count) + " seeds: mean " +
+                significant(d.differences.mean, 3) + ", 95% interval [" + significant(d.low(), 3) + ", " +
+                significant(d.high(), 3) + "] points)";
+    all = all && d.high() < 0;
   }
+  if (runs.seeds.size() > 1) measured = "seed " + std::to_string(runs.seeds.front()) + ": " + measured;
+  for (const std::size_t index : {a, b}) {
+    const std::vector<std::uint64_t> stopped = runs.stopped_seeds(index);
+    if (!stopped.empty())
+      return not_decided(c, measured,
+                         runs.first().at(index).first + " stopped at seed(s) " + seed_list(stopped) +
+                             "; its census covers only the steps it took");
+  }
+  if (runs.seeds.size() < 2) return not_decided(c, measured, "one seed, so no estimate of seed noise");
   return check_claim(c, measured, all);
 }
 

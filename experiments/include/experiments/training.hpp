@@ -181,7 +181,11 @@ reference_check check_time_ratio(const claim& c, const seeded_runs& runs, std::s
 
 /// Decides `c`, "run a's gradient operand has a smaller magnitude bias
 /// (scaled_census, census_measure::bias) than run b's at every layer", on
-/// the first seed's runs; numlab's column reads "conv1 -0.599% vs -0.368%; ...".
+/// every seed: per layer, |bias a| - |bias b| paired by seed, and it holds
+/// when every layer's 95% interval of the mean difference lies below 0. Not
+/// decided with one seed (no estimate of seed noise) or where a run stopped
+/// (a diverged run's census covers only the steps it took). numlab's column
+/// gives each layer's biases at the first seed and the interval.
 reference_check compare_gradient_bias(const claim& c, const seeded_runs& runs, std::size_t a, std::size_t b);
 
 /// Trains `config` on `data` with a tracer chained after the precision
