@@ -199,6 +199,10 @@ TEST(Formats, ParametersAreTheHandDerivedOnes) {
   EXPECT_EQ(c.cell(row_where(c, "input", "65520"), "fp16"), "inf");
   EXPECT_EQ(c.cell(row_where(c, "input", "65519"), "fp16"), "65504");
   EXPECT_EQ(c.cell(row_where(c, "input", "1e-08"), "fp16"), "0");
+  // Issue 17, CSV: a number in a numeric column, its class in a column of its own.
+  EXPECT_EQ(c.cell(row_where(c, "input", "6.1e-05"), "fp16"), "6.1e-05");
+  EXPECT_EQ(c.cell(row_where(c, "input", "6.1e-05"), "subnormal in"), "fp16");
+  EXPECT_EQ(c.cell(row_where(c, "input", "65504"), "subnormal in"), "-");
 }
 
 TEST(OptimizerEpsilon, Fp16LosesEpsilonAndTheSecondMoment) {
@@ -222,6 +226,10 @@ TEST(OptimizerEpsilon, Fp16LosesEpsilonAndTheSecondMoment) {
   const double step = fp16(fp16(fp16(c1 * g) / c1) / fp16(1e-4));
   EXPECT_EQ(std::stod(t.cell(row("fp16", "0.0001", "0.0001"), "step")), std::stod(printf_g(step, 4)));
   EXPECT_EQ(t.cell(row("fp16", "0.0001", "0.0001"), "step, real arithmetic"), "0.5");
+  // 1e-6 is an fp16 subnormal (below 2^-14): the cell is the number, the class is listed apart.
+  EXPECT_EQ(t.cell(row("fp16", "0.0001", "1e-06"), "g stored"), "1e-06");
+  EXPECT_NE(t.cell(row("fp16", "0.0001", "1e-06"), "subnormal stored values").find("g stored"), std::string::npos);
+  EXPECT_EQ(t.cell(row("fp32", "0.0001", "0.0001"), "subnormal stored values"), "-");
   EXPECT_TRUE(r.checks.front().matches);
 }
 
