@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <libnum/small_float.hpp>
@@ -76,12 +77,18 @@ constexpr std::array<double, 9> conversion_inputs{0.00006666666, 65504, 65519, 6
 
 table conversions_table() {
   table t("conversions", "Values rounded to nearest-even (shortest decimal of the stored value)",
-          {"input", "fp16", "fp16, exact", "bf16", "fp8 e4m3", "fp8 e5m2"});
+          {"input", "fp16", "fp16, exact", "bf16", "fp8 e4m3", "fp8 e5m2", "subnormal in"});
   for (const double x : conversion_inputs) {
     const auto h = nearest<num::binary16>(x);
-    t.add_row({significant(x, 10), shown(h), exact_decimal(static_cast<float>(h)),
-               shown(nearest<num::bfloat16_format>(x)), shown(nearest<num::fp8_e4m3>(x)),
-               shown(nearest<num::fp8_e5m2>(x))});
+    const auto b = nearest<num::bfloat16_format>(x);
+    const auto e4 = nearest<num::fp8_e4m3>(x);
+    const auto e5 = nearest<num::fp8_e5m2>(x);
+    std::string subnormal_in;
+    for (const auto& [name, subnormal] : {std::pair{"fp16", is_subnormal(h)}, std::pair{"bf16", is_subnormal(b)},
+                                          std::pair{"fp8 e4m3", is_subnormal(e4)}, std::pair{"fp8 e5m2", is_subnormal(e5)}})
+      if (subnormal) subnormal_in += (subnormal_in.empty() ? "" : ", ") + std::string(name);
+    t.add_row({significant(x, 10), shown_number(h), exact_decimal(static_cast<float>(h)), shown_number(b),
+               shown_number(e4), shown_number(e5), subnormal_in.empty() ? "-" : subnormal_in});
   }
   return t;
 }

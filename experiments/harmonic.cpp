@@ -52,13 +52,13 @@ void add_stall_row(table& t, const std::string& name, std::int64_t limit) {
   const double exact = exact_harmonic(trace.last_change);
   const double sum = static_cast<double>(trace.sum);
   t.add_row({name, exact_decimal(static_cast<float>(trace.sum)), std::to_string(trace.first_stall),
-             std::to_string(trace.last_change), significant(exact, 9), signed_percent((sum - exact) / exact, 3)});
+             std::to_string(trace.last_change), significant(exact, 9), signed_percent_value((sum - exact) / exact, 3)});
 }
 
 table stall_table(std::int64_t limit) {
   table t("nearest-even", "Nearest-even: where the running sum stops growing",
           {"format", "final sum (exact)", "first term that changes nothing", "terms that changed it",
-           "exact H at that many terms", "error"});
+           "exact H at that many terms", "error (%)"});
   add_stall_row<num::binary16>(t, "fp16", limit);
   add_stall_row<num::bfloat16_format>(t, "bf16", limit);
   add_stall_row<num::fp8_e4m3>(t, "fp8 e4m3", limit);
@@ -72,7 +72,7 @@ template <num::format F>
 void add_fixed_row(table& t, const std::string& name, std::int64_t count, double exact, const run_options& options,
                    int runs) {
   using T = num::small_float<F>;
-  const auto error = [exact](double v) { return signed_percent((v - exact) / exact, 2); };
+  const auto error = [exact](double v) { return signed_percent_value((v - exact) / exact, 2); };
   double nearest = 0, compensated = 0;
   {
     const num::scoped_environment scope(rounding_environment(num::rounding::nearest_even));
@@ -96,7 +96,7 @@ table fixed_terms_table(std::int64_t count, const run_options& options, int runs
   table t("fixed-terms",
           "H_N for N = " + std::to_string(count) + " (exact " + significant(exact, 10) +
               "): nearest-even, Kahan (nearest-even), stochastic rounding over " + std::to_string(runs) + " runs",
-          {"format", "nearest-even", "error", "Kahan", "Kahan error", "stochastic mean", "mean error",
+          {"format", "nearest-even", "error (%)", "Kahan", "Kahan error (%)", "stochastic mean", "mean error (%)",
            "stochastic sd", "stochastic min", "stochastic max"});
   add_fixed_row<num::binary16>(t, "fp16", count, exact, options, runs);
   add_fixed_row<num::bfloat16_format>(t, "bf16", count, exact, options, runs);

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <libnum/small_float.hpp>
@@ -61,10 +62,16 @@ void add_rows(table& t, const std::string& name, std::vector<std::string>& findi
   for (const double eps : epsilons) {
     for (const double g : gradients) {
       const adam_step<F> s = first_adam_step<F>(g, eps);
-      t.add_row({name, significant(eps, 3), shown(s.epsilon), significant(g, 3), shown(s.gradient),
-                 shown(s.second_moment), shown(s.corrected_second_moment), shown(s.denominator),
-                 shown(s.step), significant(exact_step(g, eps), 6), shown(s.update),
-                 std::string(num::flags_to_string(s.raised))});
+      std::string subnormal;
+      for (const auto& [column, value] :
+           {std::pair{"eps stored", s.epsilon}, std::pair{"g stored", s.gradient}, std::pair{"v = (1-b2) g^2", s.second_moment},
+            std::pair{"v^ = v / (1-b2)", s.corrected_second_moment}, std::pair{"sqrt(v^) + eps", s.denominator},
+            std::pair{"step", s.step}, std::pair{"update", s.update}})
+        if (is_subnormal(value)) subnormal += (subnormal.empty() ? "" : ", ") + std::string(column);
+      t.add_row({name, significant(eps, 3), shown_number(s.epsilon), significant(g, 3), shown_number(s.gradient),
+                 shown_number(s.second_moment), shown_number(s.corrected_second_moment), shown_number(s.denominator),
+                 shown_number(s.step), significant(exact_step(g, eps), 6), shown_number(s.update),
+                 std::string(num::flags_to_string(s.raised)), subnormal.empty() ? "-" : subnormal});
       const double step = static_cast<double>(s.step);
       const double exact = exact_step(g, eps);
       if (!std::isfinite(step)) {
@@ -92,7 +99,7 @@ experiment_result run(const run_options&) {
                 "No random choices."};
   table t("first-step", "Adam's first step for one weight: step = m^ / (sqrt(v^) + eps), update = lr * step",
           {"format", "eps", "eps stored", "gradient g", "g stored", "v = (1-b2) g^2", "v^ = v / (1-b2)",
-           "sqrt(v^) + eps", "step", "step, real arithmetic", "update", "flags"});
+           "sqrt(v^) + eps", "step", "step, real arithmetic", "update", "flags", "subnormal stored values"});
   add_rows<num::binary32>(t, "fp32", r.findings);
   add_rows<num::binary16>(t, "fp16", r.findings);
   add_rows<num::bfloat16_format>(t, "bf16", r.findings);

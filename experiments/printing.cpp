@@ -24,6 +24,10 @@ std::string signed_percent(double fraction, int decimals) {
   return printf_double("%+.*f", decimals, 100.0 * fraction) + "%";
 }
 
+std::string signed_percent_value(double fraction, int decimals) {
+  return printf_double("%+.*f", decimals, 100.0 * fraction);
+}
+
 std::string significant(double x, int digits) { return printf_double("%.*g", digits, x); }
 
 std::string scientific(double x, int decimals) { return printf_double("%.*e", decimals, x); }

@@ -60,13 +60,13 @@ std::string python_line(double x, double result) {
 
 table tutorial_table() {
   table t("fp16-tutorial", "x + 0.25 - 0.25 in fp16, nearest-even, as the tutorial's NumPy code computes it",
-          {"x", "fp16(x), exact", "fp16(x + 0.25), exact", "result, exact", "result, 7 decimals", "relative error"});
+          {"x", "fp16(x), exact", "fp16(x + 0.25), exact", "result, exact", "result, 7 decimals", "relative error (%)"});
   const auto ne = rounding_environment(num::rounding::nearest_even);
   for (const double x : small_numbers) {
     const auto r = add_then_subtract<num::binary16>(x, ne);
     const double result = static_cast<double>(r.result);
     t.add_row({significant(x, 6), exact_decimal(static_cast<float>(r.stored)), exact_decimal(static_cast<float>(r.sum)),
-               exact_decimal(static_cast<float>(r.result)), fixed(result, 7), signed_percent((result - x) / x, 1)});
+               exact_decimal(static_cast<float>(r.result)), fixed(result, 7), signed_percent_value((result - x) / x, 1)});
   }
   return t;
 }

@@ -63,14 +63,14 @@ void add_nearest_even_row(table& t, const std::string& name) {
   const double sum = static_cast<double>(trace.sum);
   const double kahan = static_cast<double>(kahan_in<F>());
   t.add_row({name, exact_decimal(static_cast<float>(stored_addend<F>())), significant(sum, 8),
-             signed_percent(sum - 1.0, 2), trace.first_stall == 0 ? "never" : std::to_string(trace.first_stall),
-             significant(kahan, 8), signed_percent(kahan - 1.0, 2)});
+             signed_percent_value(sum - 1.0, 2), trace.first_stall == 0 ? "never" : std::to_string(trace.first_stall),
+             significant(kahan, 8), signed_percent_value(kahan - 1.0, 2)});
 }
 
 table nearest_even_table() {
   table t("nearest-even", "0 + 0.0001 + ... (10,000 additions), nearest-even",
-          {"format", "0.0001 stored as", "sum", "error vs 1.0", "first addition that changes nothing",
-           "Kahan-compensated sum", "Kahan error vs 1.0"});
+          {"format", "0.0001 stored as", "sum", "error vs 1.0 (%)", "first addition that changes nothing",
+           "Kahan-compensated sum", "Kahan error vs 1.0 (%)"});
   add_nearest_even_row<num::binary16>(t, "fp16");
   add_nearest_even_row<num::bfloat16_format>(t, "bf16");
   add_nearest_even_row<num::binary32>(t, "fp32");
@@ -79,10 +79,10 @@ table nearest_even_table() {
 
 table runs_table(const std::vector<double>& sums, std::uint64_t seed) {
   table t("stochastic-runs", "fp16 with stochastic rounding (32 random bits): one sum per run",
-          {"run", "Philox seed", "Philox stream", "sum", "error vs 1.0"});
+          {"run", "Philox seed", "Philox stream", "sum", "error vs 1.0 (%)"});
   for (std::size_t k = 0; k < sums.size(); ++k) {
     t.add_row({std::to_string(k + 1), std::to_string(seed), std::to_string(k), significant(sums[k], 6),
-               signed_percent(sums[k] - 1.0, 2)});
+               signed_percent_value(sums[k] - 1.0, 2)});
   }
   return t;
 }
@@ -90,12 +90,12 @@ table runs_table(const std::vector<double>& sums, std::uint64_t seed) {
 std::vector<std::string> summary_row(const std::string& who, const sample_summary& s) {
   const double worst = std::max(std::abs(s.min - 1.0), std::abs(s.max - 1.0));
   return {who, std::to_string(s.count), fixed(s.mean, 4), fixed(s.standard_deviation, 4), fixed(s.min, 4),
-          fixed(s.max, 4), signed_percent(worst, 2)};
+          fixed(s.max, 4), signed_percent_value(worst, 2)};
 }
 
 table summary_table(const sample_summary& computed, const sample_summary& published) {
   table t("stochastic-summary", "fp16 stochastic-rounding sums: numlab's runs beside the tutorial's IPU runs",
-          {"runs of", "runs", "mean", "standard deviation", "min", "max", "largest |error| vs 1.0"});
+          {"runs of", "runs", "mean", "standard deviation", "min", "max", "largest |error| vs 1.0 (%)"});
   t.add_row(summary_row("numlab (emulated fp16, 32-bit stochastic rounding)", computed));
   t.add_row(summary_row("tutorial (IPU)", published));
   return t;
@@ -103,12 +103,12 @@ table summary_table(const sample_summary& computed, const sample_summary& publis
 
 table random_bits_table(std::uint64_t seed, int runs, std::vector<std::string>& findings) {
   table t("random-bits", "fp16 sums with r-bit stochastic rounding: round up iff floor(f*2^r) + R >= 2^r",
-          {"random bits r", "runs", "mean", "standard deviation", "min", "max", "bias of the mean vs 1.0"});
+          {"random bits r", "runs", "mean", "standard deviation", "min", "max", "bias of the mean vs 1.0 (%)"});
   for (const int r : random_bit_counts) {
     const std::vector<double> sums = stochastic_runs(r, seed, runs);
     const sample_summary s = summarize(sums);
     t.add_row({std::to_string(r), std::to_string(runs), fixed(s.mean, 4), fixed(s.standard_deviation, 4),
-               fixed(s.min, 4), fixed(s.max, 4), signed_percent(s.mean - 1.0, 2)});
+               fixed(s.min, 4), fixed(s.max, 4), signed_percent_value(s.mean - 1.0, 2)});
     if (r == random_bit_counts.front()) {
       findings.push_back("With r = 1 the sum ends at " + fixed(s.mean, 4) +
                          " on average: floor(f*2^r)/2^r <= f, so few random bits round up too rarely and the "

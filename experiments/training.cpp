@@ -422,6 +422,57 @@ reference_check compare_accuracies(const claim& c, const seeded_runs& runs, std:
   return check_claim(c, measured, holds);
 }
 
+reference_check check_time_ratio(const claim& c, const seeded_runs& runs, std::size_t a, std::size_t b,
+                                 double bound) {
+  std::vector<double> ratios;
+  for (const named_runs& by_seed : runs.by_seed)
+    ratios.push_back(by_seed.at(a).second.seconds / by_seed.at(b).second.seconds);
+  const sample_summary s = summarize(ratios);
+  const std::string of_b = "x " + runs.first().at(b).first + "'s time";
+  std::string measured = fixed(ratios.front(), 2) + of_b + " at seed " + std::to_string(runs.seeds.front());
+  if (ratios.size() > 1)
+    measured += "; " + fixed(s.min, 2) + "x to " + fixed(s.max, 2) + of_b + " over " + std::to_string(ratios.size()) +
+                " seeds";
+  return check_claim(c, measured, s.max <= bound);
+}
+
+reference_check compare_gradient_bias(const claim& c, const seeded_runs& runs, std::size_t a, std::size_t b) {
+  constexpr auto gradient = static_cast<std::size_t>(lab::gemm_operand::gradient);
+  const auto bias_of = [&](const training_run& run, const std::string& layer) {
+    for (const auto& [name, by_operand] : run.quantized)
+      if (name == layer) return census_value(by_operand[gradient], census_measure::bias);
+    return 0.0;
+  };
+  const layer_censuses& layers = runs.first().at(a).second.quantized;
+  std::string measured;
+  bool all = !layers.empty();
+  for (const auto& [layer, unused] : layers) {
+    std::vector<double> magnitude_a, magnitude_b;
+    for (const named_runs& by_seed : runs.by_seed) {
+      magnitude_a.push_back(std::fabs(bias_of(by_seed.at(a).second, layer)));
+      magnitude_b.push_back(std::fabs(bias_of(by_seed.at(b).second, layer)));
+    }
+    measured += (measured.empty() ? "" : "; ") + layer + " " + significant(bias_of(runs.first().at(a).second, layer), 3) +
+                "% vs " + significant(bias_of(runs.first().at(b).second, layer), 3) + "%";
+    if (runs.seeds.size() < 2) continue;
+    const paired_difference d = compare_paired(magnitude_a, magnitude_b);
+    measured += " (|bias| difference over " + std::to_string(d.differences.count) + " seeds: mean " +
+                significant(d.differences.mean, 3) + ", 95% interval [" + significant(d.low(), 3) + ", " +
+                significant(d.high(), 3) + "] points)";
+    all = all && d.high() < 0;
+  }
+  if (runs.seeds.size() > 1) measured = "seed " + std::to_string(runs.seeds.front()) + ": " + measured;
+  for (const std::size_t index : {a, b}) {
+    const std::vector<std::uint64_t> stopped = runs.stopped_seeds(index);
+    if (!stopped.empty())
+      return not_decided(c, measured,
+                         runs.first().at(index).first + " stopped at seed(s) " + seed_list(stopped) +
+                             "; its census covers only the steps it took");
+  }
+  if (runs.seeds.size() < 2) return not_decided(c, measured, "one seed, so no estimate of seed noise");
+  return check_claim(c, measured, all);
+}
+
 gradient_census total_gradients(const training_run& run) {
   gradient_census sum;
   for (const auto& [layer, c] : run.gradients) {

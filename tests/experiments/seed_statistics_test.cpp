@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "experiments/reference.hpp"
@@ -79,6 +81,57 @@ TEST(CompareAccuracies, OneSeedIsNotDecided) {
       compare_accuracies(lower_claim, two_runs({0.10}, {0.80}), 0, 1, accuracy_claim::lower);
   EXPECT_FALSE(c.decided);
   EXPECT_FALSE(c.matches);
+}
+
+TEST(CheckTimeRatio, EverySeedMustMeetTheBound) {
+  // Issue 17, Statistics: a verdict reads every seed, not the first alone.
+  seeded_runs runs = two_runs({0.8, 0.8, 0.8}, {0.8, 0.8, 0.8});
+  const double a_seconds[] = {4, 9, 3}, b_seconds[] = {10, 10, 10};  // ratios 0.4, 0.9, 0.3
+  for (std::size_t k = 0; k < 3; ++k) {
+    runs.by_seed[k][0].second.seconds = a_seconds[k];
+    runs.by_seed[k][1].second.seconds = b_seconds[k];
+  }
+  const claim faster{"wall time a / b", "a tutorial", "a is 2x faster", "time ratio <= 0.5", "a is not 2x faster"};
+  const reference_check slow_at_seed_2 = check_time_ratio(faster, runs, 0, 1, 0.5);
+  EXPECT_FALSE(slow_at_seed_2.matches) << slow_at_seed_2.computed;
+  EXPECT_NE(slow_at_seed_2.computed.find("0.30x to 0.90x b's time over 3 seeds"), std::string::npos)
+      << slow_at_seed_2.computed;
+  runs.by_seed[1][0].second.seconds = 5;  // 0.5 at seed 2: every seed within the bound
+  EXPECT_TRUE(check_time_ratio(faster, runs, 0, 1, 0.5).matches);
+}
+
+/// Runs "a" and "b" at seeds 1..n whose one layer's gradient operand has the
+/// given magnitude biases (percent).
+seeded_runs two_biased_runs(const std::vector<double>& a, const std::vector<double>& b) {
+  seeded_runs out = two_runs(std::vector<double>(a.size(), 0.8), std::vector<double>(a.size(), 0.8));
+  constexpr auto gradient = static_cast<std::size_t>(lab::gemm_operand::gradient);
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    for (const auto& [run, bias] : {std::pair{0, a[k]}, std::pair{1, b[k]}}) {
+      operand_censuses census{};
+      census[gradient].elements = census[gradient].nonzero = 100;
+      census[gradient].magnitude = 100;
+      census[gradient].signed_error = bias;  // bias = signed_error / magnitude, in percent
+      out.by_seed[k][static_cast<std::size_t>(run)].second.quantized = {{"conv1", census}};
+    }
+  }
+  return out;
+}
+
+const claim smaller_bias{"gradient bias a vs b", "a paper", "a is unbiased", "|bias a| below |bias b|",
+                         "a is not less biased"};
+
+TEST(CompareGradientBias, SeedNoiseLeavesTheClaimUnshown) {
+  // Issue 17, Statistics: |bias| differences -0.4, +0.4, -0.3 points: the
+  // first seed alone would show a smaller bias, the three seeds do not.
+  const reference_check noisy = compare_gradient_bias(smaller_bias, two_biased_runs({-0.1, -0.9, -0.2}, {-0.5, -0.5, -0.5}), 0, 1);
+  EXPECT_TRUE(noisy.decided);
+  EXPECT_FALSE(noisy.matches) << noisy.computed;
+  // -0.40, -0.35, -0.45 points: mean -0.4, 95% interval [-0.52, -0.28].
+  const reference_check steady = compare_gradient_bias(smaller_bias, two_biased_runs({-0.1, -0.15, -0.05}, {-0.5, -0.5, -0.5}), 0, 1);
+  EXPECT_TRUE(steady.matches) << steady.computed;
+  EXPECT_NE(steady.computed.find("conv1"), std::string::npos) << steady.computed;
+  // One seed gives no estimate of seed noise.
+  EXPECT_FALSE(compare_gradient_bias(smaller_bias, two_biased_runs({-0.1}, {-0.5}), 0, 1).decided);
 }
 
 TEST(AccuracyOverSeeds, ShowsMeanSdAndStoppedRunsWithoutScoringThem) {

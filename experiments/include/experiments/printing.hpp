@@ -15,6 +15,9 @@ std::string fixed(double x, int decimals);
 /// fraction as a signed percentage with `decimals` digits, like Python's
 /// "{:+.1%}" (so -0.000244 gives "-0.0%").
 std::string signed_percent(double fraction, int decimals);
+/// The same number without the "%" sign, for a table cell whose column
+/// header carries the unit ("+22.1" under "relative error (%)").
+std::string signed_percent_value(double fraction, int decimals);
 /// x with `digits` significant digits, like printf("%.*g").
 std::string significant(double x, int digits);
 /// x in C's "%.*e" style ("6.10e-05", "1.7e+38").
@@ -32,14 +35,26 @@ std::string shortest(num::small_float<F> v) {
   return to_string(v);
 }
 
-/// A value of F for a table: an integral value below 10^7 in full ("65504"),
-/// otherwise its shortest decimal, marked "(subnormal)" when it is one.
+/// Whether v is a subnormal of its format.
 template <num::format F>
-std::string shown(num::small_float<F> v) {
+bool is_subnormal(num::small_float<F> v) {
+  return num::classify(F, v.bits()) == num::value_class::subnormal;
+}
+
+/// A value of F as a number for a table cell: an integral value below 10^7
+/// in full ("65504"), otherwise its shortest decimal. Whether it is
+/// subnormal goes in a column of its own (a program reads the cell as a number).
+template <num::format F>
+std::string shown_number(num::small_float<F> v) {
   const double x = static_cast<double>(v);
   if (std::abs(x) < 1e7 && x == std::trunc(x) && x != 0) return fixed(x, 0);
-  const std::string text = to_string(v);
-  return num::classify(F, v.bits()) == num::value_class::subnormal ? text + " (subnormal)" : text;
+  return to_string(v);
+}
+
+/// The same for prose: marked "(subnormal)" when it is one.
+template <num::format F>
+std::string shown(num::small_float<F> v) {
+  return is_subnormal(v) ? shown_number(v) + " (subnormal)" : shown_number(v);
 }
 
 /// How NumPy prints a scalar of v's format: the shortest decimal, with ".0"

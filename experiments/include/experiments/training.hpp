@@ -172,6 +172,22 @@ enum class accuracy_claim {
 reference_check compare_accuracies(const claim& c, const seeded_runs& runs, std::size_t a, std::size_t b,
                                    accuracy_claim direction, double margin = 0);
 
+/// Decides `c`, "run a takes at most `bound` times run b's wall time", on
+/// every seed's pair of runs: it holds only when the ratio is within the
+/// bound at every seed. numlab's column reads "1.68x fp32's time at seed 1;
+/// 1.60x to 1.75x fp32's time over 5 seeds".
+reference_check check_time_ratio(const claim& c, const seeded_runs& runs, std::size_t a, std::size_t b,
+                                 double bound);
+
+/// Decides `c`, "run a's gradient operand has a smaller magnitude bias
+/// (scaled_census, census_measure::bias) than run b's at every layer", on
+/// every seed: per layer, |bias a| - |bias b| paired by seed, and it holds
+/// when every layer's 95% interval of the mean difference lies below 0. Not
+/// decided with one seed (no estimate of seed noise) or where a run stopped
+/// (a diverged run's census covers only the steps it took). numlab's column
+/// gives each layer's biases at the first seed and the interval.
+reference_check compare_gradient_bias(const claim& c, const seeded_runs& runs, std::size_t a, std::size_t b);
+
 /// Trains `config` on `data` with a tracer chained after the precision
 /// policy that fills the censuses, and appends the result to `runs` as
 /// `name`. Exceptions from training are caught and kept in `failure` (so a
