@@ -67,6 +67,11 @@ int legend_columns_that_fit(const QCPLegend& legend, int width) {
 
 }  // namespace
 
+QString percent(std::uint64_t part, std::uint64_t whole) {
+  return whole == 0 ? QString("0%")
+                    : QString::number(100.0 * static_cast<double>(part) / static_cast<double>(whole), 'g', 3) + "%";
+}
+
 QColor run_color(std::size_t index) {
   // The "tab10" palette: the first two (blue / orange) contrast strongly.
   static constexpr std::array<QRgb, 10> colors{0x1f77b4, 0xff7f0e, 0x2ca02c, 0x9467bd, 0x8c564b,

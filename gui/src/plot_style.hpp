@@ -8,8 +8,11 @@
 
 #include <QPoint>
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 
 namespace numlab_gui {
 
@@ -19,6 +22,8 @@ QColor run_color(std::size_t index);
 QColor layer_color(std::size_t index);
 /// Qt text from a std::string.
 inline QString qstr(const std::string& text) { return QString::fromStdString(text); }
+/// `part` of `whole` as a percentage of three significant digits ("0%" of nothing).
+QString percent(std::uint64_t part, std::uint64_t whole);
 
 /// The colours of the maps' fractions: dark purple through red and orange to
 /// yellow, like QCustomPlot's thermal scale but without its white top, so

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rundb/merged_steps.hpp"
@@ -38,6 +39,14 @@ struct file_listing {
   QString file;
   std::vector<rundb::run_info> runs;
   std::vector<run_trouble_counts> counts;  ///< parallel to runs
+};
+
+/// Per run of one file, the layer and role whose values underflowed to zero
+/// most over the run (none when no value did), for the Runs view: a scan
+/// of every run's statistics, so loaded after the listing.
+struct file_underflows {
+  QString file;
+  std::vector<std::pair<rundb::run_id, std::optional<rundb::layer_totals>>> worst;
 };
 
 /// A step, and where in the model, that something went wrong.

@@ -195,6 +195,8 @@ void fill_loss_scales(rundb::reader& db, rundb::run_id run, histogram_data& data
 
 bool overflowing(const rundb::tensor_stats_record& r) { return r.overflows + r.infs > 0; }
 bool not_a_number(const rundb::tensor_stats_record& r) { return r.nans > 0; }
+// What makes a step skip: an inf or a NaN in a gradient.
+bool not_finite(const rundb::tensor_stats_record& r) { return overflowing(r) || not_a_number(r); }
 
 // The earlier of two candidate sites; on a tie the one that names a layer.
 void keep_earliest(std::optional<problem_site>& kept, problem_site candidate) {
@@ -267,19 +269,43 @@ problem_summary load_problems(const run_ref& run, const interrupt_flag& interrup
     auto& site = *summary.first_nan;
     site.role = role_showing(db, run.id, site.layer, site.step, not_a_number);
   }
+  if (summary.first_skip) {
+    auto& site = *summary.first_skip;
+    site.role = role_showing(db, run.id, site.layer, site.step, not_finite);
+  }
   return summary;
+}
+
+namespace {
+
+// The sites of `totals` that underflowed, most (by fraction) first, ties in
+// totals_by_layer's order.
+std::vector<rundb::layer_totals> ranked_by_underflow(std::vector<rundb::layer_totals> totals) {
+  const auto fraction = [](const rundb::layer_totals& t) {
+    return t.count > 0 ? static_cast<double>(t.underflows) / static_cast<double>(t.count) : 0.0;
+  };
+  std::erase_if(totals, [](const rundb::layer_totals& t) { return t.underflows == 0; });
+  std::stable_sort(totals.begin(), totals.end(), [&](const auto& a, const auto& b) { return fraction(a) > fraction(b); });
+  return totals;
+}
+
+}  // namespace
+
+file_underflows load_file_underflows(const QString& file, const std::vector<rundb::run_id>& runs,
+                                     const interrupt_flag& interrupt) {
+  auto db = open(file, interrupt);
+  file_underflows out{file, {}};
+  for (const auto run : runs) {
+    auto ranked = ranked_by_underflow(db.totals_by_layer(run));
+    out.worst.emplace_back(run, ranked.empty() ? std::nullopt : std::optional(std::move(ranked.front())));
+  }
+  return out;
 }
 
 underflow_ranking load_underflow_ranking(const run_ref& run, const interrupt_flag& interrupt) {
   auto db = open(run.file, interrupt);
   underflow_ranking ranking;
-  ranking.worst = db.totals_by_layer(run.id);
-  const auto fraction = [](const rundb::layer_totals& t) {
-    return t.count > 0 ? static_cast<double>(t.underflows) / static_cast<double>(t.count) : 0.0;
-  };
-  std::erase_if(ranking.worst, [](const rundb::layer_totals& t) { return t.underflows == 0; });
-  std::stable_sort(ranking.worst.begin(), ranking.worst.end(),
-                   [&](const auto& a, const auto& b) { return fraction(a) > fraction(b); });
+  ranking.worst = ranked_by_underflow(db.totals_by_layer(run.id));
   if (ranking.worst.size() > 5) ranking.worst.resize(5);
   if (ranking.worst.empty()) return ranking;
   const auto& top = ranking.worst.front();
