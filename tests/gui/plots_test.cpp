@@ -377,6 +377,19 @@ class plots_test : public QObject {
                                       .arg(e).arg(e + 1).arg(static_cast<double>(first[4]), 0, 'g', 4)),
              qPrintable(cell_text));
     QVERIFY(histograms.hover_text(QPoint(-10, -10)).isEmpty());
+
+    // Swamping's curves: conv2's updates are 10 of 1000 swamped at every step.
+    swamping_view swamping;
+    swamping.resize(1000, 700);
+    swamping.show();
+    QSignalSpy swamping_loaded(&swamping, &swamping_view::loaded);
+    swamping.set_run({sample_, 1, "baseline"});
+    QVERIFY(swamping_loaded.wait(10000));
+    swamping.plot()->replot();
+    auto* swamped_rect = swamping.plot()->axisRect(0);
+    const QString swamped = swamping.hover_text(pixel_at(swamped_rect, 20, QCPAxis::atLeft, 0.01));
+    QVERIFY2(swamped.startsWith("swamped\nconv2 — step 20: 0.01\n"), qPrintable(swamped));
+    QVERIFY2(swamped.contains("fc — step 20: 0.02"), qPrintable(swamped));
   }
 
   // The waterfall (the histogram's history) has a colour bar and marks, on
