@@ -39,6 +39,8 @@ map_view::map_view(QWidget* parent)
       log_scale_(new QCheckBox("log colour scale", this)),
       queries_(new query_runner(this)) {
   for (auto metric : all_metrics) metric_box_->addItem(metric_name(metric), static_cast<int>(metric));
+  // The roles arrive with the run, after the box was first laid out.
+  role_box_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   auto* controls = new QHBoxLayout;
   controls->addWidget(new QLabel("Colour by", this));
   controls->addWidget(metric_box_);
