@@ -69,6 +69,13 @@ map_view::map_view(QWidget* parent)
   skip_marks_->setLineStyle(QCPGraph::lsNone);
   skip_marks_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangleInverted, QColor(214, 39, 40),
                                                QColor(214, 39, 40), 8));
+  // Every overflow event, skipped or not, beside them.
+  overflow_marks_ = plot_->addGraph();
+  overflow_marks_->setName("overflow events");
+  overflow_marks_->setLineStyle(QCPGraph::lsNone);
+  QCPScatterStyle cross(QCPScatterStyle::ssCross, 9);
+  cross.setPen(QPen(QColor(255, 127, 14), 2));
+  overflow_marks_->setScatterStyle(cross);
   plot_->xAxis->setLabel("step");
   label_axis(*plot_->yAxis, {"layer"});
   fit_text_on_layout(*plot_);
@@ -180,6 +187,14 @@ void map_view::show_grid() {
     skip_rows.push_back(rows - 0.5 + 0.35);
   }
   skip_marks_->setData(skip_columns, skip_rows);
+  QVector<double> overflow_columns, overflow_rows;
+  for (const auto& e : grid_.overflow_events) {
+    if (grid_.steps.empty()) break;
+    overflow_columns.push_back(static_cast<double>(grid_.column_of(e.step)));
+    overflow_rows.push_back(rows - 0.5 + 0.35);
+  }
+  overflow_marks_->setData(overflow_columns, overflow_rows);
+  const bool marks = !grid_.skipped.empty() || !grid_.overflow_events.empty();
 
   QStringList layer_names;
   for (const auto& layer : grid_.layers) layer_names << qstr(layer);
@@ -190,12 +205,14 @@ void map_view::show_grid() {
   plot_->xAxis->setTicker(step_ticks);
   // A live refresh keeps the user's zoom.
   if (!zoom_->active()) plot_->xAxis->setRange(-0.5, std::max(columns, 1) - 0.5);
-  plot_->yAxis->setRange(-0.5, std::max(rows, 1) - 0.5 + (grid_.skipped.empty() ? 0 : 0.7));
+  plot_->yAxis->setRange(-0.5, std::max(rows, 1) - 0.5 + (marks ? 0.7 : 0));
   const QString pooling = grid_.column_steps > 1 ? QString(" (columns of %1 steps, each its worst)").arg(grid_.column_steps) : "";
   caption_->setText(grid_.layers.empty() ? QString("no tensor statistics in this run")
-                                         : QString("%1 layers x %2 columns%3; highest %4 = %5; %6 skipped steps ▼")
+                                         : QString("%1 layers x %2 columns%3; highest %4 = %5; %6 skipped steps ▼, "
+                                                   "%7 overflow events ×")
                                                .arg(rows).arg(columns).arg(pooling).arg(metric_name(selected_metric()))
-                                               .arg(highest, 0, 'g', 4).arg(grid_.skipped.size()));
+                                               .arg(highest, 0, 'g', 4).arg(grid_.skipped.size())
+                                               .arg(grid_.overflow_events.size()));
   plot_->replot();
 }
 

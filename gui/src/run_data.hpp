@@ -111,6 +111,10 @@ struct map_grid {
   std::vector<std::string> roles;          ///< roles available in the run
   std::string role;                        ///< the role mapped; empty for every role
   std::vector<rundb::step_record> skipped; ///< every skipped step of the run, traced or not
+  /// Every overflow event of the run: a run that skips no step (no dynamic
+  /// loss scaling) may overflow, and values already inf count as infs, not
+  /// as the map's overflow fraction.
+  std::vector<rundb::event_record> overflow_events;
   std::int64_t column_steps = 1;           ///< steps per column: a power of two, columns aligned to multiples of it
   std::uint64_t rows_read = 0;             ///< rows the last load or refresh read (rundb::reader::rows_read)
 

@@ -207,6 +207,12 @@ void keep_earliest(std::optional<problem_site>& kept, problem_site candidate) {
 
 }  // namespace
 
+std::vector<rundb::event_record> overflow_events(rundb::reader& db, rundb::run_id run, rundb::step_range range) {
+  auto events = db.events(run, range);
+  std::erase_if(events, [](const rundb::event_record& e) { return e.kind != rundb::event_kind::overflow; });
+  return events;
+}
+
 run_trouble_counts trouble_counts(rundb::reader& db, rundb::run_id run) {
   run_trouble_counts counts;
   counts.steps = db.step_count(run);
@@ -348,6 +354,7 @@ map_grid load_map(const run_ref& run, const std::string& role, map_metric metric
   const auto table = rundb::table_of(counted_stat_of(metric));
   grid.roles = db.roles(run.id, {}, table);
   grid.skipped = db.skipped_steps(run.id);
+  grid.overflow_events = overflow_events(db, run.id);
   grid.role = role == all_roles ? std::string() : preferred_role(grid.roles, role);
   if (grid.roles.empty()) return grid;
   const rundb::column_width width = db.map_column_width(run.id, grid.role, table, max_columns);

@@ -14,6 +14,8 @@
 
 namespace numlab_gui {
 
+/// The overflow events of one run in `range`.
+std::vector<rundb::event_record> overflow_events(rundb::reader& db, rundb::run_id run, rundb::step_range range = {});
 /// Steps, skipped steps, overflow and NaN events of one run (indexed queries only).
 run_trouble_counts trouble_counts(rundb::reader& db, rundb::run_id run);
 /// The runs in a file, their step counts and trouble counts.
