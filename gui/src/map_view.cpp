@@ -180,20 +180,18 @@ void map_view::show_grid() {
                                             : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
   map_->setDataRange(log ? QCPRange(log_floor, std::max(highest, 10 * log_floor)) : QCPRange(0, highest > 0 ? highest : 1));
 
-  QVector<double> skip_columns, skip_rows;
-  for (const auto& s : grid_.skipped) {
-    if (grid_.steps.empty()) break;
-    skip_columns.push_back(static_cast<double>(grid_.column_of(s.step)));
-    skip_rows.push_back(rows - 0.5 + 0.35);
-  }
-  skip_marks_->setData(skip_columns, skip_rows);
-  QVector<double> overflow_columns, overflow_rows;
-  for (const auto& e : grid_.overflow_events) {
-    if (grid_.steps.empty()) break;
-    overflow_columns.push_back(static_cast<double>(grid_.column_of(e.step)));
-    overflow_rows.push_back(rows - 0.5 + 0.35);
-  }
-  overflow_marks_->setData(overflow_columns, overflow_rows);
+  // A mark per row of `records` (skipped steps, events) in its step's column, above the top row.
+  const auto mark = [&](QCPGraph* marks, const auto& records) {
+    QVector<double> columns, heights;
+    for (const auto& r : records) {
+      if (grid_.steps.empty()) break;
+      columns.push_back(static_cast<double>(grid_.column_of(r.step)));
+      heights.push_back(rows - 0.5 + 0.35);
+    }
+    marks->setData(columns, heights);
+  };
+  mark(skip_marks_, grid_.skipped);
+  mark(overflow_marks_, grid_.overflow_events);
   const bool marks = !grid_.skipped.empty() || !grid_.overflow_events.empty();
 
   QStringList layer_names;
