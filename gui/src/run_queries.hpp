@@ -14,6 +14,8 @@
 
 namespace numlab_gui {
 
+/// A reader of `file` that stops as soon as `interrupt` is raised (each loader opens its own).
+rundb::reader open_run_database(const QString& file, const interrupt_flag& interrupt);
 /// The overflow events of one run in `range`.
 std::vector<rundb::event_record> overflow_events(rundb::reader& db, rundb::run_id run, rundb::step_range range = {});
 /// Steps, skipped steps, overflow and NaN events of one run (indexed queries only).
