@@ -75,6 +75,14 @@ void runs_view::open_file(const QString& file, reload_cause cause) {
 }
 
 void runs_view::load_underflows(const file_listing& listing, reload_cause cause) {
+  // Like the other views, the column reads only while it is on screen: its
+  // scan would compete with the shown view's queries and a live writer for
+  // the cores. A user's reason to scan outranks a live one.
+  if (isHidden()) {
+    const auto [at, added] = unscanned_.try_emplace(listing.file, cause);
+    if (!added && cause == reload_cause::user) at->second = cause;
+    return;
+  }
   auto& loader = underflow_loaders_[listing.file];
   // A live run's column follows it every few seconds at most: the scan
   // competes with the viewer and the writer for the cores.
@@ -118,6 +126,16 @@ void runs_view::show_underflows(const QString& file) {
     item->setText(7, text);
     if (underflowed) item->setForeground(7, QColor(176, 0, 32));
     else item->setData(7, Qt::ForegroundRole, QVariant());
+  }
+}
+
+void runs_view::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  auto waiting = std::move(unscanned_);
+  unscanned_.clear();
+  for (const auto& [file, cause] : waiting) {
+    const auto listing = listings_.find(file);
+    if (listing != listings_.end()) load_underflows(listing->second, cause);
   }
 }
 

@@ -45,11 +45,15 @@ class runs_view : public QWidget {
   /// The selection changed: the first run is the main one, the others are compared with it.
   void selection_changed(const QList<run_ref>& runs);
 
+ protected:
+  void showEvent(QShowEvent* event) override;
+
  private:
   void show_listing(const file_listing& listing);
   // The worst-underflow column scans every statistics row: it follows each
   // listing on a runner of its own, so the listing (and the first view,
-  // which waits for it) never waits for the scan.
+  // which waits for it) never waits for the scan, and only while the view
+  // is shown.
   void load_underflows(const file_listing& listing, reload_cause cause);
   void show_underflows(const QString& file);
   QTreeWidgetItem* file_item(const QString& file) const;
@@ -62,6 +66,7 @@ class runs_view : public QWidget {
   // Per file and run: the worst underflowing layer and role, once scanned (nullopt: nothing underflowed).
   std::map<QString, std::map<rundb::run_id, std::optional<rundb::layer_totals>>> underflows_;
   std::map<QString, query_runner*> underflow_loaders_;
+  std::map<QString, reload_cause> unscanned_;  // files whose scan waits for the view to be shown
 };
 
 }  // namespace numlab_gui
