@@ -55,10 +55,11 @@ problems_view::problems_view(QWidget* parent)
   skipped_button_->setObjectName("skipped_histogram");
   skipped_chart_button_->setObjectName("skipped_chart");
   underflow_button_->setObjectName("underflow_histogram");
-  const std::array rows{std::tuple{"First overflow / Inf", overflow_, overflow_button_, static_cast<QPushButton*>(nullptr)},
-                        std::tuple{"First NaN", nan_, nan_button_, static_cast<QPushButton*>(nullptr)},
+  QPushButton* const only_one = nullptr;  // the rows' second buttons
+  const std::array rows{std::tuple{"First overflow / Inf", overflow_, overflow_button_, only_one},
+                        std::tuple{"First NaN", nan_, nan_button_, only_one},
                         std::tuple{"Skipped steps", skipped_, skipped_button_, skipped_chart_button_},
-                        std::tuple{"Worst underflow", underflow_, underflow_button_, static_cast<QPushButton*>(nullptr)}};
+                        std::tuple{"Worst underflow", underflow_, underflow_button_, only_one}};
   int row = 0;
   for (const auto& [name, label, button, second] : rows) {
     auto* heading = new QLabel(QString("<b>%1</b>").arg(name), this);
