@@ -95,6 +95,8 @@ comparison_view::comparison_view(QWidget* parent)
   plot_->xAxis->setTicker(step_ticker());
   plot_->yAxis->setLabel("training loss (mean ± sd of finished runs)");
   legend_above_with_zoom_reset(*plot_);
+  connect(plot_, &QCustomPlot::mouseMove, this,
+          [this](QMouseEvent* event) { show_hover_text(*plot_, *event, hover_text(event->pos())); });
   sorted_->setSourceModel(model_);
   sorted_->setSortRole(comparison_grid::sort_role);
   grid_->setModel(sorted_);
@@ -275,6 +277,10 @@ void comparison_view::draw_bands() {
                         .arg(scored));
   plot_->rescaleAxes();
   plot_->replot();
+}
+
+QString comparison_view::hover_text(const QPoint& pixel) const {
+  return curve_values_at(*plot_->axisRect(), pixel, [](double key) { return step_key_text(key) + ", mean loss"; });
 }
 
 }  // namespace numlab_gui

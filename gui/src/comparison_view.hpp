@@ -33,6 +33,7 @@ class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QLabel;
+class QPoint;
 class QProgressBar;
 class QSortFilterProxyModel;
 class QTimer;
@@ -71,6 +72,9 @@ class comparison_view : public QWidget {
   const comparison_data& data() const { return *data_; }
   /// The bands drawn, in legend order.
   const std::vector<seed_band>& bands() const { return bands_; }
+  /// What hovering at `pixel` (plot coordinates) shows: each group's mean
+  /// loss at the nearest step; empty off the plot.
+  QString hover_text(const QPoint& pixel) const;
   /// How long the last load took on the worker, and applying it on the UI thread (ms).
   qint64 load_ms() const { return load_ms_; }
   qint64 apply_ms() const { return apply_ms_; }

@@ -72,6 +72,8 @@ histogram_view::histogram_view(QWidget* parent)
   layer_box_->completer()->setFilterMode(Qt::MatchContains);
   layer_box_->completer()->setCompletionMode(QCompleter::PopupCompletion);
   layer_box_->lineEdit()->setPlaceholderText("search layers");
+  // The roles arrive with the run, after the box was first laid out.
+  role_box_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   auto* controls = new QHBoxLayout;
   controls->addWidget(new QLabel("Layer", this));
   controls->addWidget(layer_box_);

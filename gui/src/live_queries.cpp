@@ -99,6 +99,8 @@ map_grid refresh_map(const map_grid& held, const run_ref& run, map_metric metric
   grid->roles = db.roles(run.id, {}, rundb::table_of(stat));
   grid->skipped = held.skipped;
   append_tail(grid->skipped, db.skipped_steps(run.id, since));
+  grid->overflow_events = held.overflow_events;
+  append_tail(grid->overflow_events, overflow_events(db, run.id, since));
   grid->rows_read = db.rows_read();
   return std::move(*grid);
 }

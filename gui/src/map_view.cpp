@@ -39,6 +39,8 @@ map_view::map_view(QWidget* parent)
       log_scale_(new QCheckBox("log colour scale", this)),
       queries_(new query_runner(this)) {
   for (auto metric : all_metrics) metric_box_->addItem(metric_name(metric), static_cast<int>(metric));
+  // The roles arrive with the run, after the box was first laid out.
+  role_box_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   auto* controls = new QHBoxLayout;
   controls->addWidget(new QLabel("Colour by", this));
   controls->addWidget(metric_box_);
@@ -67,6 +69,13 @@ map_view::map_view(QWidget* parent)
   skip_marks_->setLineStyle(QCPGraph::lsNone);
   skip_marks_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangleInverted, QColor(214, 39, 40),
                                                QColor(214, 39, 40), 8));
+  // Every overflow event, skipped or not, beside them.
+  overflow_marks_ = plot_->addGraph();
+  overflow_marks_->setName("overflow events");
+  overflow_marks_->setLineStyle(QCPGraph::lsNone);
+  QCPScatterStyle cross(QCPScatterStyle::ssCross, 9);
+  cross.setPen(QPen(QColor(255, 127, 14), 2));
+  overflow_marks_->setScatterStyle(cross);
   plot_->xAxis->setLabel("step");
   label_axis(*plot_->yAxis, {"layer"});
   fit_text_on_layout(*plot_);
@@ -171,13 +180,19 @@ void map_view::show_grid() {
                                             : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
   map_->setDataRange(log ? QCPRange(log_floor, std::max(highest, 10 * log_floor)) : QCPRange(0, highest > 0 ? highest : 1));
 
-  QVector<double> skip_columns, skip_rows;
-  for (const auto& s : grid_.skipped) {
-    if (grid_.steps.empty()) break;
-    skip_columns.push_back(static_cast<double>(grid_.column_of(s.step)));
-    skip_rows.push_back(rows - 0.5 + 0.35);
-  }
-  skip_marks_->setData(skip_columns, skip_rows);
+  // A mark per row of `records` (skipped steps, events) in its step's column, above the top row.
+  const auto mark = [&](QCPGraph* marks, const auto& records) {
+    QVector<double> columns, heights;
+    for (const auto& r : records) {
+      if (grid_.steps.empty()) break;
+      columns.push_back(static_cast<double>(grid_.column_of(r.step)));
+      heights.push_back(rows - 0.5 + 0.35);
+    }
+    marks->setData(columns, heights);
+  };
+  mark(skip_marks_, grid_.skipped);
+  mark(overflow_marks_, grid_.overflow_events);
+  const bool marks = !grid_.skipped.empty() || !grid_.overflow_events.empty();
 
   QStringList layer_names;
   for (const auto& layer : grid_.layers) layer_names << qstr(layer);
@@ -188,12 +203,14 @@ void map_view::show_grid() {
   plot_->xAxis->setTicker(step_ticks);
   // A live refresh keeps the user's zoom.
   if (!zoom_->active()) plot_->xAxis->setRange(-0.5, std::max(columns, 1) - 0.5);
-  plot_->yAxis->setRange(-0.5, std::max(rows, 1) - 0.5 + (grid_.skipped.empty() ? 0 : 0.7));
+  plot_->yAxis->setRange(-0.5, std::max(rows, 1) - 0.5 + (marks ? 0.7 : 0));
   const QString pooling = grid_.column_steps > 1 ? QString(" (columns of %1 steps, each its worst)").arg(grid_.column_steps) : "";
   caption_->setText(grid_.layers.empty() ? QString("no tensor statistics in this run")
-                                         : QString("%1 layers x %2 columns%3; highest %4 = %5; %6 skipped steps ▼")
+                                         : QString("%1 layers x %2 columns%3; highest %4 = %5; %6 skipped steps ▼, "
+                                                   "%7 overflow events ×")
                                                .arg(rows).arg(columns).arg(pooling).arg(metric_name(selected_metric()))
-                                               .arg(highest, 0, 'g', 4).arg(grid_.skipped.size()));
+                                               .arg(highest, 0, 'g', 4).arg(grid_.skipped.size())
+                                               .arg(grid_.overflow_events.size()));
   plot_->replot();
 }
 

@@ -1,7 +1,7 @@
 // Overflow / underflow map: a layers x steps heatmap of the fraction of a
 // tensor role's values that overflow, underflow, are subnormal, NaN or
 // swamped (one role, or the worst of every role), with every skipped step
-// marked. Long runs merge steps into columns that keep their worst step.
+// and every overflow event marked. Long runs merge steps into columns that keep their worst step.
 // Clicking a cell asks for that layer's histogram at that step; hovering
 // tells the cell's value; the wheel zooms and a drag pans the steps,
 // double-click resets.
@@ -46,6 +46,8 @@ class map_view : public QWidget {
   /// The colour map and the skipped-step marks drawn over it.
   QCPColorMap* color_map() const { return map_; }
   QCPGraph* skip_marks() const { return skip_marks_; }
+  /// Every overflow event's column (orange crosses beside the skip marks).
+  QCPGraph* overflow_marks() const { return overflow_marks_; }
   /// Colours by log10 of the fraction, so 0.1% stands out from 0.
   void set_log_scale(bool on);
   /// The grid last loaded.
@@ -82,6 +84,7 @@ class map_view : public QWidget {
   QCheckBox* log_scale_;
   QCPColorMap* map_;
   QCPGraph* skip_marks_;
+  QCPGraph* overflow_marks_;
   query_runner* queries_;
   run_ref run_;
   QString role_;

@@ -22,16 +22,6 @@ namespace {
 
 QCPAxis* axis(QCPAxisRect* rect, QCPAxis::AxisType type) { return rect->axis(type); }
 
-// The value of a graph at the data point nearest to `key`, if any.
-std::optional<std::pair<double, double>> nearest(const QCPGraph* graph, double key) {
-  const auto data = graph->data();
-  if (data->isEmpty()) return std::nullopt;
-  auto it = data->findBegin(key, false);
-  if (it == data->constEnd()) it = data->constEnd() - 1;
-  if (it != data->constBegin() && std::abs((it - 1)->key - key) < std::abs(it->key - key)) --it;
-  return std::pair{it->key, it->value};
-}
-
 }  // namespace
 
 overview_view::overview_view(QWidget* parent)
@@ -330,8 +320,8 @@ QString overview_view::hover_text(const QPoint& pixel) const {
   for (std::size_t i = 0; i < series_.size(); ++i) {
     const QString run = QString("%1%2").arg(text.isEmpty() ? "" : "\n", series_[i].run.label);
     if (on_loss) {
-      const auto at = nearest(smoothed_graphs_[i], key);
-      const auto raw = nearest(loss_graphs_[i], key);
+      const auto at = nearest_point(smoothed_graphs_[i], key);
+      const auto raw = nearest_point(loss_graphs_[i], key);
       if (!at || !raw) continue;
       text += QString("%1 — step %2: loss %3 (smoothed %4)")
                   .arg(run)
@@ -339,8 +329,8 @@ QString overview_view::hover_text(const QPoint& pixel) const {
                   .arg(raw->second, 0, 'g', 5)
                   .arg(at->second, 0, 'g', 5);
     } else {
-      const auto norm = nearest(grad_norm_graphs_[i], key);
-      const auto lr = nearest(lr_graphs_[i], key);
+      const auto norm = nearest_point(grad_norm_graphs_[i], key);
+      const auto lr = nearest_point(lr_graphs_[i], key);
       if (!norm && !lr) continue;
       text += QString("%1 — step %2:").arg(run).arg(static_cast<qlonglong>(norm ? norm->first : lr->first));
       if (norm) text += QString(" gradient norm %1").arg(norm->second, 0, 'g', 5);

@@ -67,6 +67,11 @@ int legend_columns_that_fit(const QCPLegend& legend, int width) {
 
 }  // namespace
 
+QString percent(std::uint64_t part, std::uint64_t whole) {
+  return whole == 0 ? QString("0%")
+                    : QString::number(100.0 * static_cast<double>(part) / static_cast<double>(whole), 'g', 3) + "%";
+}
+
 QColor run_color(std::size_t index) {
   // The "tab10" palette: the first two (blue / orange) contrast strongly.
   static constexpr std::array<QRgb, 10> colors{0x1f77b4, 0xff7f0e, 0x2ca02c, 0x9467bd, 0x8c564b,
@@ -102,6 +107,43 @@ void show_hover_text(QCustomPlot& plot, const QMouseEvent& event, const QString&
   if (text.isEmpty()) QToolTip::hideText();
   else QToolTip::showText(event.globalPosition().toPoint(), text, &plot);
 }
+
+std::optional<std::pair<double, double>> nearest_point(const QCPGraph* graph, double key) {
+  const auto data = graph->data();
+  if (data->isEmpty()) return std::nullopt;
+  auto it = data->findBegin(key, false);
+  if (it == data->constEnd()) it = data->constEnd() - 1;
+  if (it != data->constBegin() && std::abs((it - 1)->key - key) < std::abs(it->key - key)) --it;
+  return std::pair{it->key, it->value};
+}
+
+QString curve_values_at(const QCPAxisRect& rect, const QPoint& pixel, const std::function<QString(double key)>& key_text) {
+  if (!rect.rect().contains(pixel)) return {};
+  constexpr double key_tolerance_px = 20;
+  constexpr std::size_t most_lines = 12;
+  struct line {
+    double distance_px;
+    QString text;
+  };
+  std::vector<line> lines;
+  for (const QCPGraph* graph : rect.graphs()) {
+    if (graph->name().isEmpty() || !graph->visible()) continue;
+    const QCPAxis* keys = graph->keyAxis();
+    const QCPAxis* values = graph->valueAxis();
+    const auto at = nearest_point(graph, keys->pixelToCoord(pixel.x()));
+    if (!at || !std::isfinite(at->second) || std::abs(keys->coordToPixel(at->first) - pixel.x()) > key_tolerance_px)
+      continue;
+    lines.push_back({std::abs(values->coordToPixel(at->second) - pixel.y()),
+                     QString("%1 — %2: %3").arg(graph->name(), key_text(at->first)).arg(at->second, 0, 'g', 4)});
+  }
+  std::stable_sort(lines.begin(), lines.end(), [](const line& a, const line& b) { return a.distance_px < b.distance_px; });
+  QStringList texts;
+  for (std::size_t i = 0; i < lines.size() && i < most_lines; ++i) texts << lines[i].text;
+  if (lines.size() > most_lines) texts << QString("(%1 more)").arg(lines.size() - most_lines);
+  return texts.join('\n');
+}
+
+QString step_key_text(double key) { return QString("step %1").arg(static_cast<qlonglong>(std::llround(key))); }
 
 void legend_above(QCustomPlot& plot) {
   auto* layout = plot.plotLayout();

@@ -8,8 +8,11 @@
 
 #include <QPoint>
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 
 namespace numlab_gui {
 
@@ -19,6 +22,8 @@ QColor run_color(std::size_t index);
 QColor layer_color(std::size_t index);
 /// Qt text from a std::string.
 inline QString qstr(const std::string& text) { return QString::fromStdString(text); }
+/// `part` of `whole` as a percentage of three significant digits ("0%" of nothing).
+QString percent(std::uint64_t part, std::uint64_t whole);
 
 /// The colours of the maps' fractions: dark purple through red and orange to
 /// yellow, like QCustomPlot's thermal scale but without its white top, so
@@ -36,6 +41,16 @@ QSharedPointer<QCPAxisTicker> step_ticker();
 
 /// Shows `text` as `plot`'s tooltip where `event` points, or hides the tooltip when `text` is empty.
 void show_hover_text(QCustomPlot& plot, const QMouseEvent& event, const QString& text);
+/// The (key, value) of `graph`'s data point nearest to `key`, if it has any.
+std::optional<std::pair<double, double>> nearest_point(const QCPGraph* graph, double key);
+/// Hover values of the curves of one axis rect: for each named graph whose
+/// key axis lies in `rect`, its point nearest the cursor's key (within 20
+/// pixels of it, so sparse markers far away stay out), one line
+/// "name — KEY: value" with KEY from `key_text`, nearest the cursor's height
+/// first, at most 12 lines. Empty when `pixel` is outside `rect`.
+QString curve_values_at(const QCPAxisRect& rect, const QPoint& pixel, const std::function<QString(double key)>& key_text);
+/// "step N", the key text of a step axis.
+QString step_key_text(double key);
 
 /// The narrowest a plot with a legend above lets its window become, in pixels.
 inline constexpr int minimum_plot_width = 240;

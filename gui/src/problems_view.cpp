@@ -23,11 +23,6 @@ QString where(const problem_site& site) {
   return text;
 }
 
-QString percent(std::uint64_t part, std::uint64_t whole) {
-  return whole == 0 ? QString("0%")
-                    : QString::number(100.0 * static_cast<double>(part) / static_cast<double>(whole), 'g', 3) + "%";
-}
-
 }  // namespace
 
 problems_view::problems_view(QWidget* parent)
@@ -39,7 +34,8 @@ problems_view::problems_view(QWidget* parent)
       underflow_(new QLabel(this)),
       overflow_button_(new QPushButton("Go to first overflow", this)),
       nan_button_(new QPushButton("Go to first NaN", this)),
-      skipped_button_(new QPushButton("Show on the loss-scale chart", this)),
+      skipped_button_(new QPushButton("Show histogram", this)),
+      skipped_chart_button_(new QPushButton("Show on the loss-scale chart", this)),
       underflow_button_(new QPushButton("Show histogram", this)),
       queries_(new query_runner(this)),
       ranking_queries_(new query_runner(this)) {
@@ -53,19 +49,31 @@ problems_view::problems_view(QWidget* parent)
   auto* grid = new QGridLayout;
   grid->setColumnStretch(1, 1);
   grid->setVerticalSpacing(14);
-  const std::array rows{std::tuple{"First overflow / Inf", overflow_, overflow_button_},
-                        std::tuple{"First NaN", nan_, nan_button_},
-                        std::tuple{"Skipped steps", skipped_, skipped_button_},
-                        std::tuple{"Worst underflow", underflow_, underflow_button_}};
+  // Object names let tests (and accessibility tools) find each button.
+  overflow_button_->setObjectName("overflow_histogram");
+  nan_button_->setObjectName("nan_histogram");
+  skipped_button_->setObjectName("skipped_histogram");
+  skipped_chart_button_->setObjectName("skipped_chart");
+  underflow_button_->setObjectName("underflow_histogram");
+  QPushButton* const only_one = nullptr;  // the rows' second buttons
+  const std::array rows{std::tuple{"First overflow / Inf", overflow_, overflow_button_, only_one},
+                        std::tuple{"First NaN", nan_, nan_button_, only_one},
+                        std::tuple{"Skipped steps", skipped_, skipped_button_, skipped_chart_button_},
+                        std::tuple{"Worst underflow", underflow_, underflow_button_, only_one}};
   int row = 0;
-  for (const auto& [name, label, button] : rows) {
+  for (const auto& [name, label, button, second] : rows) {
     auto* heading = new QLabel(QString("<b>%1</b>").arg(name), this);
     grid->addWidget(heading, row, 0, Qt::AlignTop);
     label->setWordWrap(true);
     label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     grid->addWidget(label, row, 1, Qt::AlignTop);
-    button->setEnabled(false);
-    grid->addWidget(button, row, 2, Qt::AlignTop);
+    auto* buttons = new QVBoxLayout;
+    for (QPushButton* b : {button, second}) {
+      if (b == nullptr) continue;
+      b->setEnabled(false);
+      buttons->addWidget(b);
+    }
+    grid->addLayout(buttons, row, 2, Qt::AlignTop);
     ++row;
   }
   auto* layout = new QVBoxLayout(this);
@@ -77,7 +85,8 @@ problems_view::problems_view(QWidget* parent)
   connect(overflow_button_, &QPushButton::clicked, this, [this] { go_to_first_overflow(); });
   connect(nan_button_, &QPushButton::clicked, this, [this] { go_to_first_nan(); });
   connect(underflow_button_, &QPushButton::clicked, this, [this] { go_to_worst_underflow(); });
-  connect(skipped_button_, &QPushButton::clicked, this, [this] {
+  connect(skipped_button_, &QPushButton::clicked, this, [this] { go_to_first_skip(); });
+  connect(skipped_chart_button_, &QPushButton::clicked, this, [this] {
     if (summary_.first_skip) emit overview_requested(summary_.first_skip->step);
   });
 }
@@ -125,6 +134,7 @@ void problems_view::show_summary() {
     skipped_->setText("none");
     skipped_->setStyleSheet(fine_style);
     skipped_button_->setEnabled(false);
+    skipped_chart_button_->setEnabled(false);
   } else {
     QString steps;
     const std::size_t listed = std::min<std::size_t>(summary_.skipped.size(), 12);
@@ -137,6 +147,7 @@ void problems_view::show_summary() {
                           .arg(steps));
     skipped_->setStyleSheet(trouble_style);
     skipped_button_->setEnabled(true);
+    skipped_chart_button_->setEnabled(true);
   }
 }
 
@@ -172,6 +183,7 @@ bool problems_view::go_to(const std::optional<problem_site>& site) {
 
 bool problems_view::go_to_first_overflow() { return go_to(summary_.first_overflow); }
 bool problems_view::go_to_first_nan() { return go_to(summary_.first_nan); }
+bool problems_view::go_to_first_skip() { return go_to(summary_.first_skip); }
 bool problems_view::go_to_worst_underflow() { return go_to(ranking_.worst_step); }
 
 QString problems_view::overflow_text() const { return overflow_->text(); }

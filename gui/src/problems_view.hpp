@@ -43,6 +43,9 @@ class problems_view : public QWidget {
   bool go_to_first_overflow();
   /// Asks for the histogram of the first NaN; false when there is none.
   bool go_to_first_nan();
+  /// Asks for the histogram of the first skipped step (the layer its reason
+  /// blames, where the database says); false when no step was skipped.
+  bool go_to_first_skip();
   /// Asks for the histogram where the worst layer underflowed most; false when none did.
   bool go_to_worst_underflow();
 
@@ -68,6 +71,7 @@ class problems_view : public QWidget {
   QPushButton* overflow_button_;
   QPushButton* nan_button_;
   QPushButton* skipped_button_;
+  QPushButton* skipped_chart_button_;
   QPushButton* underflow_button_;
   query_runner* queries_;
   query_runner* ranking_queries_;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rundb/merged_steps.hpp"
@@ -38,6 +39,14 @@ struct file_listing {
   QString file;
   std::vector<rundb::run_info> runs;
   std::vector<run_trouble_counts> counts;  ///< parallel to runs
+};
+
+/// Per run of one file, the layer and role whose values underflowed to zero
+/// most over the run (none when no value did), for the Runs view: a scan
+/// of every run's statistics, so loaded after the listing.
+struct file_underflows {
+  QString file;
+  std::vector<std::pair<rundb::run_id, std::optional<rundb::layer_totals>>> worst;
 };
 
 /// A step, and where in the model, that something went wrong.
@@ -102,6 +111,10 @@ struct map_grid {
   std::vector<std::string> roles;          ///< roles available in the run
   std::string role;                        ///< the role mapped; empty for every role
   std::vector<rundb::step_record> skipped; ///< every skipped step of the run, traced or not
+  /// Every overflow event of the run: a run that skips no step (no dynamic
+  /// loss scaling) may overflow, and values already inf count as infs, not
+  /// as the map's overflow fraction.
+  std::vector<rundb::event_record> overflow_events;
   std::int64_t column_steps = 1;           ///< steps per column: a power of two, columns aligned to multiples of it
   std::uint64_t rows_read = 0;             ///< rows the last load or refresh read (rundb::reader::rows_read)
 

@@ -18,11 +18,12 @@
 
 
 namespace numlab_gui {
-namespace {
 
-rundb::reader open(const QString& file, const interrupt_flag& interrupt) {
+rundb::reader open_run_database(const QString& file, const interrupt_flag& interrupt) {
   return rundb::reader(file.toStdString(), &interrupt);
 }
+
+namespace {
 
 template <typename T>
 bool contains(const std::vector<T>& values, const T& value) {
@@ -37,6 +38,20 @@ std::string preferred_role(const std::vector<std::string>& roles, const std::str
 }
 
 }  // namespace
+
+QString metric_name(map_metric metric) {
+  switch (metric) {
+    case map_metric::overflow: return "overflow";
+    case map_metric::underflow: return "underflow";
+    case map_metric::subnormal: return "subnormal";
+    case map_metric::nan: return "NaN";
+    case map_metric::swamped: return "swamped";
+    case map_metric::partially_swamped: return "partially swamped";
+    case map_metric::block_underflow: return "block underflow";
+    case map_metric::saturated: return "saturated";
+  }
+  return {};
+}
 
 rundb::counted_stat counted_stat_of(map_metric metric) {
   switch (metric) {
@@ -53,17 +68,6 @@ rundb::counted_stat counted_stat_of(map_metric metric) {
 }
 
 namespace {
-
-// The role of `layer` at `step` whose statistics show `bad` values, so a
-// problem opens the histogram that shows it.
-std::string role_showing(rundb::reader& db, rundb::run_id run, const std::string& layer, std::int64_t step,
-                         bool (*bad)(const rundb::tensor_stats_record&)) {
-  if (layer.empty()) return {};
-  const auto at_step = db.tensor_stats({.run = run, .layer = layer, .steps = {step, step}});
-  for (const auto& r : at_step)
-    if (bad(r)) return r.role;
-  return {};
-}
 
 // The waterfall's rows: the binades of every histogram given, between the
 // underflow and the overflow row.
@@ -193,112 +197,10 @@ void fill_loss_scales(rundb::reader& db, rundb::run_id run, histogram_data& data
   }
 }
 
-bool overflowing(const rundb::tensor_stats_record& r) { return r.overflows + r.infs > 0; }
-bool not_a_number(const rundb::tensor_stats_record& r) { return r.nans > 0; }
-
-// The earlier of two candidate sites; on a tie the one that names a layer.
-void keep_earliest(std::optional<problem_site>& kept, problem_site candidate) {
-  if (!kept || candidate.step < kept->step || (candidate.step == kept->step && kept->layer.empty())) {
-    kept = std::move(candidate);
-  }
-}
-
 }  // namespace
 
-run_trouble_counts trouble_counts(rundb::reader& db, rundb::run_id run) {
-  run_trouble_counts counts;
-  counts.steps = db.step_count(run);
-  counts.skipped = static_cast<std::int64_t>(db.skipped_steps(run).size());
-  for (const auto& e : db.events(run)) {
-    if (e.kind == rundb::event_kind::overflow) ++counts.overflow_events;
-    if (e.kind == rundb::event_kind::nan) ++counts.nan_events;
-  }
-  return counts;
-}
-
-QString metric_name(map_metric metric) {
-  switch (metric) {
-    case map_metric::overflow: return "overflow";
-    case map_metric::underflow: return "underflow";
-    case map_metric::subnormal: return "subnormal";
-    case map_metric::nan: return "NaN";
-    case map_metric::swamped: return "swamped";
-    case map_metric::partially_swamped: return "partially swamped";
-    case map_metric::block_underflow: return "block underflow";
-    case map_metric::saturated: return "saturated";
-  }
-  return {};
-}
-
-file_listing load_listing(const QString& file, const interrupt_flag& interrupt) {
-  auto db = open(file, interrupt);
-  file_listing listing{file, db.runs(), {}};
-  for (const auto& run : listing.runs) listing.counts.push_back(trouble_counts(db, run.id));
-  return listing;
-}
-
-problem_summary load_problems(const run_ref& run, const interrupt_flag& interrupt) {
-  auto db = open(run.file, interrupt);
-  problem_summary summary;
-  summary.run = run;
-  summary.counts = trouble_counts(db, run.id);
-  summary.skipped = db.skipped_steps(run.id);
-  for (const auto& s : summary.skipped) {
-    keep_earliest(summary.first_skip, {s.step, {}, {}, s.skip_reason});
-  }
-  if (summary.first_skip) keep_earliest(summary.first_overflow, *summary.first_skip);
-  for (const auto& e : db.events(run.id)) {
-    problem_site site{e.step, e.layer, {}, e.message};
-    if (e.kind == rundb::event_kind::overflow) keep_earliest(summary.first_overflow, site);
-    if (e.kind == rundb::event_kind::nan || e.kind == rundb::event_kind::trap) keep_earliest(summary.first_nan, site);
-    // A skipped step's event may name the layer its reason blames.
-    if (e.kind == rundb::event_kind::skipped && summary.first_skip && e.step == summary.first_skip->step &&
-        summary.first_skip->layer.empty()) {
-      summary.first_skip->layer = e.layer;
-      if (summary.first_overflow && summary.first_overflow->step == e.step && summary.first_overflow->layer.empty())
-        summary.first_overflow->layer = e.layer;
-    }
-  }
-  if (summary.first_overflow) {
-    auto& site = *summary.first_overflow;
-    site.role = role_showing(db, run.id, site.layer, site.step, overflowing);
-  }
-  if (summary.first_nan) {
-    auto& site = *summary.first_nan;
-    site.role = role_showing(db, run.id, site.layer, site.step, not_a_number);
-  }
-  return summary;
-}
-
-underflow_ranking load_underflow_ranking(const run_ref& run, const interrupt_flag& interrupt) {
-  auto db = open(run.file, interrupt);
-  underflow_ranking ranking;
-  ranking.worst = db.totals_by_layer(run.id);
-  const auto fraction = [](const rundb::layer_totals& t) {
-    return t.count > 0 ? static_cast<double>(t.underflows) / static_cast<double>(t.count) : 0.0;
-  };
-  std::erase_if(ranking.worst, [](const rundb::layer_totals& t) { return t.underflows == 0; });
-  std::stable_sort(ranking.worst.begin(), ranking.worst.end(),
-                   [&](const auto& a, const auto& b) { return fraction(a) > fraction(b); });
-  if (ranking.worst.size() > 5) ranking.worst.resize(5);
-  if (ranking.worst.empty()) return ranking;
-  const auto& top = ranking.worst.front();
-  // The worst step of that layer and role: one map column over the whole run,
-  // the step whose underflow fraction (summed over its records) is the
-  // largest, the earliest on ties; from schema v4's summaries or, in older
-  // files, from the records summed in SQL: the same step either way.
-  for (const auto& c : db.counts_by_layer_and_step(run.id, top.role, rundb::counted_stat::underflows, 1)) {
-    if (c.layer != top.layer) continue;
-    ranking.worst_step = problem_site{c.worst_step, top.layer, top.role,
-                                      std::to_string(static_cast<std::uint64_t>(c.counted)) + " of " +
-                                          std::to_string(static_cast<std::uint64_t>(c.values)) +
-                                          " values underflowed to zero"};
-  }
-  return ranking;
-}
-
 overview_series load_overview(const run_ref& run, std::size_t max_points, const interrupt_flag& interrupt) {
-  auto db = open(run.file, interrupt);
+  auto db = open_run_database(run.file, interrupt);
   overview_series series;
   series.run = run;
   if (const auto extent = db.step_extent(run.id)) {
@@ -317,11 +219,12 @@ overview_series load_overview(const run_ref& run, std::size_t max_points, const 
 
 map_grid load_map(const run_ref& run, const std::string& role, map_metric metric, std::size_t max_columns,
                   const interrupt_flag& interrupt) {
-  auto db = open(run.file, interrupt);
+  auto db = open_run_database(run.file, interrupt);
   map_grid grid;
   const auto table = rundb::table_of(counted_stat_of(metric));
   grid.roles = db.roles(run.id, {}, table);
   grid.skipped = db.skipped_steps(run.id);
+  grid.overflow_events = overflow_events(db, run.id);
   grid.role = role == all_roles ? std::string() : preferred_role(grid.roles, role);
   if (grid.roles.empty()) return grid;
   const rundb::column_width width = db.map_column_width(run.id, grid.role, table, max_columns);
@@ -339,7 +242,7 @@ map_grid load_map(const run_ref& run, const std::string& role, map_metric metric
 histogram_data load_histogram(const run_ref& run, const std::vector<std::string>& known_layers,
                               const std::string& layer, const std::string& role, std::int64_t step,
                               const interrupt_flag& interrupt) {
-  auto db = open(run.file, interrupt);
+  auto db = open_run_database(run.file, interrupt);
   histogram_data data;
   data.requested_step = step;
   data.layers = known_layers.empty() ? db.layers(run.id) : known_layers;
@@ -382,7 +285,7 @@ histogram_data refresh_histogram(histogram_data held, const run_ref& run, const 
     return load_histogram(run, held.layers, held.layer, held.role, held.requested_step, interrupt);
   };
   if (held.layer.empty() || held.role.empty() || held.steps.empty() || held.history.empty()) return reload();
-  auto db = open(run.file, interrupt);
+  auto db = open_run_database(run.file, interrupt);
   const auto select = [&] {
     held.selected = held.requested_step >= 0 ? held.index_of(held.requested_step) : held.steps.size() - 1;
   };
@@ -442,7 +345,7 @@ histogram_data refresh_histogram(histogram_data held, const run_ref& run, const 
 
 histogram_step load_histogram_step(const run_ref& run, const std::string& layer, const std::string& role,
                                    std::size_t index, std::int64_t step, const interrupt_flag& interrupt) {
-  auto db = open(run.file, interrupt);
+  auto db = open_run_database(run.file, interrupt);
   histogram_data one;
   one.layer = layer;
   one.role = role;
@@ -484,7 +387,7 @@ void fill_swamping_series(rundb::reader& db, rundb::run_id run, swamping_data& d
 }
 
 swamping_data load_swamping(const run_ref& run, std::size_t max_points, const interrupt_flag& interrupt) {
-  auto db = open(run.file, interrupt);
+  auto db = open_run_database(run.file, interrupt);
   swamping_data data;
   // Both fractions from one scan of the update records.
   const auto width = db.map_column_width(run.id, "update", rundb::stats_table::tensor_stats, max_points);
@@ -531,7 +434,7 @@ std::optional<scaled_value_range> scaled_range(const std::string& scaled_format)
 
 scales_data load_scales(const run_ref& run, const std::string& layer, const std::string& role, std::int64_t step,
                         const interrupt_flag& interrupt) {
-  auto db = open(run.file, interrupt);
+  auto db = open_run_database(run.file, interrupt);
   constexpr auto table = rundb::stats_table::scale_stats;
   scales_data data;
   data.requested_step = step;
@@ -553,7 +456,7 @@ scales_data load_scales(const run_ref& run, const std::string& layer, const std:
 
 scale_detail load_scale_detail(const run_ref& run, const std::string& layer, const std::string& role,
                                std::int64_t step, const interrupt_flag& interrupt) {
-  auto db = open(run.file, interrupt);
+  auto db = open_run_database(run.file, interrupt);
   scale_detail detail;
   detail.requested_step = step;
   const auto newest = db.scale_histogram(run.id, layer, role, step < 0 ? std::numeric_limits<std::int64_t>::max() : step);
@@ -577,7 +480,7 @@ scale_detail load_scale_detail(const run_ref& run, const std::string& layer, con
 }
 
 event_list load_events(const run_ref& run, const interrupt_flag& interrupt, rundb::step_range range) {
-  auto db = open(run.file, interrupt);
+  auto db = open_run_database(run.file, interrupt);
   event_list list{db.events(run.id, range)};
   list.rows_read = db.rows_read();
   return list;

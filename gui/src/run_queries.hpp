@@ -14,10 +14,17 @@
 
 namespace numlab_gui {
 
+/// A reader of `file` that stops as soon as `interrupt` is raised (each loader opens its own).
+rundb::reader open_run_database(const QString& file, const interrupt_flag& interrupt);
+/// The overflow events of one run in `range`.
+std::vector<rundb::event_record> overflow_events(rundb::reader& db, rundb::run_id run, rundb::step_range range = {});
 /// Steps, skipped steps, overflow and NaN events of one run (indexed queries only).
 run_trouble_counts trouble_counts(rundb::reader& db, rundb::run_id run);
 /// The runs in a file, their step counts and trouble counts.
 file_listing load_listing(const QString& file, const interrupt_flag& interrupt);
+/// Each run's worst underflowing layer and role (scans every run's statistics).
+file_underflows load_file_underflows(const QString& file, const std::vector<rundb::run_id>& runs,
+                                     const interrupt_flag& interrupt);
 /// The problems of one run, from indexed queries only (fast on any size).
 problem_summary load_problems(const run_ref& run, const interrupt_flag& interrupt);
 /// The layers and roles that underflow most (scans every statistics row).

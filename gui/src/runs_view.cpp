@@ -31,8 +31,9 @@ runs_view::runs_view(QWidget* parent)
   error_->setStyleSheet("QLabel { color: #b00020; font-weight: bold; }");
   error_->setWordWrap(true);
   error_->hide();
-  tree_->setColumnCount(9);
-  tree_->setHeaderLabels({"run", "id", "status", "steps", "skipped", "overflow events", "NaN events", "started", "host"});
+  tree_->setColumnCount(10);
+  tree_->setHeaderLabels({"run", "id", "status", "steps", "skipped", "overflow events", "NaN events", "worst underflow",
+                          "started", "host"});
   tree_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   tree_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
   config_->setReadOnly(true);
@@ -59,17 +60,83 @@ void runs_view::open_file(const QString& file, reload_cause cause) {
   if (lister == nullptr) lister = new query_runner(this);
   lister->load<file_listing>(
       cause, [file](const interrupt_flag& interrupt) { return load_listing(file, interrupt); },
-      [this, file](file_listing listing) {
+      [this, file, cause](file_listing listing) {
         error_->hide();
         error_->clear();
         show_listing(listing);
         emit file_loaded(file);
+        load_underflows(listing, cause);
       },
       [this](const QString& error) {
         error_->setText(error);
         error_->show();
         emit failed(error);
       });
+}
+
+void runs_view::load_underflows(const file_listing& listing, reload_cause cause) {
+  // Like the other views, the column reads only while it is on screen: its
+  // scan would compete with the shown view's queries and a live writer for
+  // the cores. A user's reason to scan outranks a live one.
+  if (isHidden()) {
+    const auto [at, added] = unscanned_.try_emplace(listing.file, cause);
+    if (!added && cause == reload_cause::user) at->second = cause;
+    return;
+  }
+  auto& loader = underflow_loaders_[listing.file];
+  // A live run's column follows it every few seconds at most: the scan
+  // competes with the viewer and the writer for the cores.
+  if (loader == nullptr) loader = new query_runner(this, 5000);
+  // A finished run's totals never change: a live refresh scans running runs
+  // (and runs not scanned yet) only.
+  const auto& known = underflows_[listing.file];
+  std::vector<rundb::run_id> ids;
+  for (const auto& run : listing.runs) {
+    if (cause == reload_cause::user || run.status == rundb::run_status::running || !known.contains(run.id))
+      ids.push_back(run.id);
+  }
+  if (ids.empty()) return;
+  loader->load<file_underflows>(
+      cause,
+      [file = listing.file, ids = std::move(ids)](const interrupt_flag& interrupt) {
+        return load_file_underflows(file, ids, interrupt);
+      },
+      [this](file_underflows value) {
+        auto& kept = underflows_[value.file];
+        for (auto& [id, worst] : value.worst) kept[id] = std::move(worst);
+        show_underflows(value.file);
+      },
+      [this](const QString& error) { emit failed(error); });
+}
+
+void runs_view::show_underflows(const QString& file) {
+  auto* top = file_item(file);
+  const auto& known = underflows_[file];
+  for (int i = 0; top != nullptr && i < top->childCount(); ++i) {
+    auto* item = top->child(i);
+    const auto at = known.find(item->data(0, run_id_role).toLongLong());
+    const bool underflowed = at != known.end() && at->second.has_value();
+    QString text = "...";  // until the scan of the statistics comes back
+    if (underflowed) {
+      const rundb::layer_totals& worst = *at->second;
+      text = QString("%1 (%2 / %3)").arg(percent(worst.underflows, worst.count), qstr(worst.layer), qstr(worst.role));
+    } else if (at != known.end()) {
+      text = "0%";
+    }
+    item->setText(7, text);
+    if (underflowed) item->setForeground(7, QColor(176, 0, 32));
+    else item->setData(7, Qt::ForegroundRole, QVariant());
+  }
+}
+
+void runs_view::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  auto waiting = std::move(unscanned_);
+  unscanned_.clear();
+  for (const auto& [file, cause] : waiting) {
+    const auto listing = listings_.find(file);
+    if (listing != listings_.end()) load_underflows(listing->second, cause);
+  }
 }
 
 QTreeWidgetItem* runs_view::file_item(const QString& file) const {
@@ -109,13 +176,14 @@ void runs_view::show_listing(const file_listing& listing) {
       for (int column : {4, 5, 6}) {
         if (item->text(column) != "0") item->setForeground(column, QColor(176, 0, 32));
       }
-      item->setText(7, qstr(run.start_time));
-      item->setText(8, qstr(run.host));
+      item->setText(8, qstr(run.start_time));
+      item->setText(9, qstr(run.host));
       item->setData(0, file_role, listing.file);
       item->setData(0, run_id_role, QVariant::fromValue<qlonglong>(run.id));
     }
     top->setExpanded(true);
   }
+  show_underflows(listing.file);
   if (!previously_selected.isEmpty()) {
     select_runs(previously_selected);
   } else if (first_file && !listing.runs.empty()) {

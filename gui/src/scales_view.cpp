@@ -82,6 +82,8 @@ scales_view::scales_view(QWidget* parent)
   for (auto* rect : {amax_rect_, scale_rect_}) rect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
   legend_above_with_zoom_reset(*plot_);
   zoom_ = new user_zoom(*plot_, nullptr);  // the double-click's rescale is legend_above_with_zoom_reset's
+  connect(plot_, &QCustomPlot::mouseMove, this,
+          [this](QMouseEvent* event) { show_hover_text(*plot_, *event, hover_text(event->pos())); });
   // Each solid curve as one polyline (see the Overview).
   plot_->setPlottingHint(QCP::phFastPolylines, true);
 
@@ -334,5 +336,9 @@ void scales_view::show_detail() {
 }
 
 QString scales_view::caption() const { return caption_->text(); }
+
+QString scales_view::hover_text(const QPoint& pixel) const {
+  return curve_values_at(*amax_rect_, pixel, step_key_text);
+}
 
 }  // namespace numlab_gui

@@ -28,6 +28,7 @@ class QCPBarsGroup;
 class QCPGraph;
 class QCustomPlot;
 class QLabel;
+class QPoint;
 class QSpinBox;
 
 namespace numlab_gui {
@@ -65,6 +66,9 @@ class scales_view : public QWidget {
   /// Per record of detail().records: its block-scale histogram.
   const std::vector<QCPBars*>& scale_bars() const { return scale_bars_; }
   QString caption() const;
+  /// What hovering at `pixel` (plot coordinates) shows: the amax and limit
+  /// curves' values at the nearest step; empty off the amax chart.
+  QString hover_text(const QPoint& pixel) const;
 
  signals:
   /// The history (and the chosen step's details) are drawn.

@@ -5,6 +5,7 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include <cmath>
 #include <optional>
 
 #include "async_query.hpp"
@@ -39,6 +40,23 @@ swamping_view::swamping_view(QWidget* parent)
   for (auto* rect : {total_rect_, partial_rect_}) rect->axis(QCPAxis::atBottom)->setTicker(step_ticker());
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   zoom_ = new user_zoom(*plot_, [this] { show_data(); });
+  connect(plot_, &QCustomPlot::mouseMove, this,
+          [this](QMouseEvent* event) { show_hover_text(*plot_, *event, hover_text(event->pos())); });
+}
+
+QString swamping_view::hover_text(const QPoint& pixel) const {
+  if (ratio_rect_->rect().contains(pixel)) {
+    return curve_values_at(*ratio_rect_, pixel, [](double key) {
+      const auto k = static_cast<long long>(std::floor(key));
+      return QString("2^%1 <= |δ|/ulp(w) < 2^%2").arg(k).arg(k + 1);
+    });
+  }
+  for (const QCPAxisRect* rect : {total_rect_, partial_rect_}) {
+    if (!rect->rect().contains(pixel)) continue;
+    const QString values = curve_values_at(*rect, pixel, step_key_text);
+    return values.isEmpty() ? values : QString(rect == total_rect_ ? "swamped\n" : "partially swamped\n") + values;
+  }
+  return {};
 }
 
 void swamping_view::set_run(const run_ref& run) {
@@ -80,6 +98,7 @@ void swamping_view::show_data() {
     total->setData(steps, QVector<double>(series.swamped.begin(), series.swamped.end()), true);
     auto* partial = plot_->addGraph(partial_rect_->axis(QCPAxis::atBottom), partial_rect_->axis(QCPAxis::atLeft));
     partial->setPen(QPen(layer_color(i), 1));
+    partial->setName(qstr(series.layer));  // for the hover values
     partial->setData(steps, QVector<double>(series.partially_swamped.begin(), series.partially_swamped.end()), true);
     partial->removeFromLegend();
     if (series.ulp_ratio.bins.size() >= 2) {
@@ -96,6 +115,7 @@ void swamping_view::show_data() {
       ratio->setLineStyle(QCPGraph::lsStepCenter);
       ratio->setPen(QPen(layer_color(i), 1.2));
       ratio->setData(keys, fractions, true);
+      ratio->setName(qstr(series.layer));
       ratio->removeFromLegend();
     }
   }

@@ -11,6 +11,7 @@
 class QCustomPlot;
 class QCPAxisRect;
 class QLabel;
+class QPoint;
 
 namespace numlab_gui {
 
@@ -32,6 +33,10 @@ class swamping_view : public QWidget {
 
   QCustomPlot* plot() const { return plot_; }
   const swamping_data& data() const { return data_; }
+  /// What hovering at `pixel` (plot coordinates) shows: every layer's
+  /// fraction at the nearest step (or binade, below), nearest the cursor
+  /// first; empty off the curves' rects.
+  QString hover_text(const QPoint& pixel) const;
 
  signals:
   void loaded();

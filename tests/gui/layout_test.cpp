@@ -6,6 +6,7 @@
 // their band's visible part, never overlapping, shortened or dropped when
 // they do not fit. The old labels, centred on the whole band, were cut by
 // the plot's edge ("ormal").
+#include <QComboBox>
 #include <QLayout>
 #include <QSettings>
 #include <QSignalSpy>
@@ -330,6 +331,37 @@ class layout_test : public QObject {
     QVERIFY2(narrow_columns < wide_columns && narrow_columns >= 1,
              qPrintable(QString("%1 columns at 1280, %2 at 640").arg(wide_columns).arg(narrow_columns)));
     QSettings().remove("window/geometry");
+  }
+
+  // The role boxes were sized while empty, before their run loaded, and
+  // showed "grad_we" of grad_weight: every picker shows its whole choice.
+  void pickers_show_their_whole_text() {
+    map_view map;
+    histogram_view histograms;
+    scales_view scales;
+    for (QWidget* view : std::initializer_list<QWidget*>{&map, &histograms, &scales}) {
+      view->resize(1280, 800);
+      view->show();
+    }
+    QSignalSpy map_loaded(&map, &map_view::loaded), histograms_loaded(&histograms, &histogram_view::loaded),
+        scales_loaded(&scales, &scales_view::loaded);
+    map.set_run({sample_, 1, "baseline"});
+    histograms.set_run({sample_, 1, "baseline"});
+    scales.set_run({file_, 1, "scaled"});
+    for (QSignalSpy* loaded : {&map_loaded, &histograms_loaded, &scales_loaded})
+      QVERIFY(loaded->count() > 0 || loaded->wait(20000));
+    for (QWidget* view : std::initializer_list<QWidget*>{&map, &histograms, &scales}) {
+      view->layout()->activate();
+      QCoreApplication::processEvents();
+      for (const QComboBox* box : view->findChildren<QComboBox*>()) {
+        if (!box->isVisible() || box->currentText().isEmpty()) continue;
+        // The text plus the drop-down arrow's room.
+        const int needed = box->fontMetrics().horizontalAdvance(box->currentText()) + 20;
+        QVERIFY2(box->width() >= needed, qPrintable(QString("%1: '%2' in %3 of %4 pixels")
+                                                        .arg(view->metaObject()->className(), box->currentText())
+                                                        .arg(box->width()).arg(needed)));
+      }
+    }
   }
 
   // An export at another size than the window's lays the labels out for that size.

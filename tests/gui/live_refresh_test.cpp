@@ -67,6 +67,12 @@ void expect_same_points(const overview_series& got, const overview_series& want)
   QCOMPARE(steps_of(got.evaluations), steps_of(want.evaluations));
 }
 
+std::vector<std::string> messages_of(const std::vector<rundb::event_record>& events) {
+  std::vector<std::string> out;
+  for (const auto& e : events) out.push_back(std::to_string(e.step) + " " + e.message);
+  return out;
+}
+
 void expect_same_grid(const map_grid& got, const map_grid& want) {
   QCOMPARE(got.column_steps, want.column_steps);
   QCOMPARE(got.steps, want.steps);
@@ -75,12 +81,7 @@ void expect_same_grid(const map_grid& got, const map_grid& want) {
   QCOMPARE(got.cell_roles, want.cell_roles);
   QCOMPARE(got.fractions, want.fractions);
   QCOMPARE(steps_of(got.skipped), steps_of(want.skipped));
-}
-
-std::vector<std::string> messages_of(const std::vector<rundb::event_record>& events) {
-  std::vector<std::string> out;
-  for (const auto& e : events) out.push_back(std::to_string(e.step) + " " + e.message);
-  return out;
+  QCOMPARE(messages_of(got.overflow_events), messages_of(want.overflow_events));
 }
 
 }  // namespace
@@ -238,11 +239,15 @@ class live_refresh_test : public QObject {
       const map_grid full = load_map(run, "", map_metric::overflow, map_view::max_columns, never);
       QCOMPARE(full.steps.size(), static_cast<std::size_t>(n));
       write(w, id, n, n + 4);  // k = 5 steps more
+      w.add_event({id, n + 2, rundb::event_kind::overflow, "a", "1 inf in grad_weight"});
+      w.flush();
       const map_grid live = refresh_map(full, run, map_metric::overflow, map_view::max_columns, never);
       // By hand: the role's first step, last step and distinct-step count in
       // the range (3), the (step, layer) sums of the last held step and the
-      // 5 new ones for 2 layers (12), the run's one role (1), no skipped step.
-      QCOMPARE(live.rows_read, std::uint64_t{3 + 12 + 1});
+      // 5 new ones for 2 layers (12), the run's one role (1), no skipped
+      // step, the one overflow event (1).
+      QCOMPARE(live.rows_read, std::uint64_t{3 + 12 + 1 + 1});
+      QCOMPARE(live.overflow_events.size(), std::size_t{1});
       expect_same_grid(live, load_map(run, "", map_metric::overflow, map_view::max_columns, never));
       QCOMPARE(live.at(1, static_cast<std::size_t>(n + 4)), 0.1 * static_cast<double>((n + 4) % 3));
     }

@@ -8,6 +8,8 @@
 #include <QWheelEvent>
 #include <qcustomplot.h>
 
+#include <cmath>
+
 namespace gui_test {
 
 /// Turns the mouse wheel over the middle of `rect`, as a user zooming in.
@@ -32,5 +34,12 @@ inline void drag(QCustomPlot* plot, QPoint from, QPoint to) {
 
 /// A left click at `at`: a press and a release that does not move.
 inline void click(QCustomPlot* plot, QPoint at) { drag(plot, at, at); }
+
+/// The pixel of (key, value) in `rect`, the value on its `value_axis`: where
+/// to hover to read a known point.
+inline QPoint pixel_at(QCPAxisRect* rect, double key, double value, QCPAxis::AxisType value_axis = QCPAxis::atLeft) {
+  return {static_cast<int>(std::lround(rect->axis(QCPAxis::atBottom)->coordToPixel(key))),
+          static_cast<int>(std::lround(rect->axis(value_axis)->coordToPixel(value)))};
+}
 
 }  // namespace gui_test

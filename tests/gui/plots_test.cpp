@@ -32,6 +32,7 @@ using namespace numlab_gui;
 
 namespace {
 
+using gui_test::pixel_at;
 using gui_test::wheel_over;
 
 // One run of `steps` steps whose fc weight is scaled per tensor to FP8
@@ -317,19 +318,15 @@ class plots_test : public QObject {
     overview.set_runs({{sample_, 1, "baseline"}});
     QVERIFY(overview_loaded.wait(10000));
     overview.plot()->replot();
-    const auto pixel_at = [](QCPAxisRect* rect, double key, QCPAxis::AxisType value_axis, double value) {
-      return QPoint(static_cast<int>(std::lround(rect->axis(QCPAxis::atBottom)->coordToPixel(key))),
-                    static_cast<int>(std::lround(rect->axis(value_axis)->coordToPixel(value))));
-    };
-    const QString loss = overview.hover_text(pixel_at(overview.loss_rect(), 10, QCPAxis::atLeft, 1.0));
+    const QString loss = overview.hover_text(pixel_at(overview.loss_rect(), 10, 1.0));
     QVERIFY2(loss.contains(QString("baseline — step 10: loss %1").arg(rundb_test::sample_loss(10), 0, 'g', 5)),
              qPrintable(loss));
     // The sample's gradient norm is 1 + step, its learning rate 0.1.
-    const QString training = overview.hover_text(pixel_at(overview.training_rect(), 30, QCPAxis::atLeft, 10));
+    const QString training = overview.hover_text(pixel_at(overview.training_rect(), 30, 10));
     QVERIFY2(training.contains("step 30: gradient norm 31, learning rate 0.1"), qPrintable(training));
     // Step 16 was skipped at the loss scale of step 16.
     const QString skip =
-        overview.hover_text(pixel_at(overview.scale_rect(), 16, QCPAxis::atLeft, rundb_test::sample_scale(16)));
+        overview.hover_text(pixel_at(overview.scale_rect(), 16, rundb_test::sample_scale(16)));
     QVERIFY2(skip.contains("step 16 skipped"), qPrintable(skip));
 
     map_view map;
@@ -377,6 +374,19 @@ class plots_test : public QObject {
                                       .arg(e).arg(e + 1).arg(static_cast<double>(first[4]), 0, 'g', 4)),
              qPrintable(cell_text));
     QVERIFY(histograms.hover_text(QPoint(-10, -10)).isEmpty());
+
+    // Swamping's curves: conv2's updates are 10 of 1000 swamped at every step.
+    swamping_view swamping;
+    swamping.resize(1000, 700);
+    swamping.show();
+    QSignalSpy swamping_loaded(&swamping, &swamping_view::loaded);
+    swamping.set_run({sample_, 1, "baseline"});
+    QVERIFY(swamping_loaded.wait(10000));
+    swamping.plot()->replot();
+    auto* swamped_rect = swamping.plot()->axisRect(0);
+    const QString swamped = swamping.hover_text(pixel_at(swamped_rect, 20, 0.01));
+    QVERIFY2(swamped.startsWith("swamped\nconv2 — step 20: 0.01\n"), qPrintable(swamped));
+    QVERIFY2(swamped.contains("fc — step 20: 0.02"), qPrintable(swamped));
   }
 
   // The waterfall (the histogram's history) has a colour bar and marks, on

@@ -15,6 +15,7 @@
 #include "comparison_view.hpp"
 #include "histogram_view.hpp"
 #include "map_view.hpp"
+#include "plot_input.hpp"
 #include "plot_style.hpp"
 #include "scales_view.hpp"
 
@@ -337,6 +338,38 @@ class sweep_views_test : public QObject {
     QCOMPARE(blocks, 1.0);
     QCOMPARE(at, -4 + 0.5);
     QVERIFY(view.caption().contains("fp8-tensor"));
+  }
+
+  // Hover values on the Scales and Compare curves, as on the Overview's.
+  void scales_and_comparison_curves_show_hover_values() {
+    scales_view scales;
+    scales.resize(1000, 700);
+    scales.show();
+    QSignalSpy scales_loaded(&scales, &scales_view::loaded);
+    scales.set_run({scaled_, 1, "fp8"});
+    scales.show_at("fc", "weight", 5);
+    QVERIFY(wait_loaded(scales_loaded));
+    scales.plot()->replot();
+    // Step 7: amax 2^7, limit 448 * 2^-1, and it saturated.
+    const QString amax = scales.hover_text(gui_test::pixel_at(scales.plot()->axisRect(0), 7, 128));
+    QVERIFY2(amax.contains("amax — step 7: 128") && amax.contains("largest representable") &&
+                 amax.contains("step 7: 224") && amax.contains("saturated (overflow) steps — step 7"),
+             qPrintable(amax));
+    // Step 5 did not saturate: the marks of steps 3 and 7 are too far to list.
+    QVERIFY2(!scales.hover_text(gui_test::pixel_at(scales.plot()->axisRect(0), 5, 32)).contains("saturated"), "step 5");
+
+    comparison_view compare;
+    compare.resize(1000, 700);
+    compare.show();
+    QSignalSpy compared(&compare, &comparison_view::loaded);
+    compare.set_files({merged_});
+    QVERIFY(wait_loaded(compared));
+    compare.plot()->replot();
+    const auto& band = compare.bands().front();
+    const QString loss = compare.hover_text(gui_test::pixel_at(compare.plot()->axisRect(), band.steps[3], band.mean[3]));
+    QVERIFY2(loss.startsWith(QString("precision = %1 — accuracy").arg(QString::fromStdString(band.value))) &&
+                 loss.contains(QString("step %1, mean loss: %2").arg(band.steps[3]).arg(band.mean[3], 0, 'g', 4)),
+             qPrintable(loss));
   }
 
   // Each GEMM role is a series of its own: forward and dgrad records of one

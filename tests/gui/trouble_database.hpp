@@ -23,7 +23,7 @@ inline rundb::run_id write_trouble(const std::filesystem::path& file, const std:
                             .loss_scale = s < 7 ? 65536.0 : 32768.0, .skipped = s == 7, .lr = 0.1, .grad_norm = 1.0};
     if (step.skipped) step.skip_reason = "inf in grad_weight";
     w.add_step(step);
-    // As the trainer writes it: the skipped step's event names no layer.
+    // As the trainer wrote it before 3d2f557 (and other writers may): the skipped step's event names no layer.
     if (step.skipped) w.add_event({id, s, rundb::event_kind::skipped, {}, "update skipped: inf in grad_weight"});
     if (s % 2 != 0) continue;
     for (const char* layer : {"a", "b"}) {

@@ -70,6 +70,33 @@ class views_test : public QObject {
     QCOMPARE(view.cell_value(2, 3), 4.0 / 1000.0);  // fc: underflows = 2 * layer index
   }
 
+  // A run without dynamic loss scaling skips no step: its overflow of
+  // values already inf (counted as infs, not in the overflow fraction the
+  // map colours by) was marked nowhere on the map.
+  void map_marks_every_overflow_event() {
+    const auto file = dir_ / "infs.db";
+    {
+      rundb::writer w(file);
+      const auto id = w.begin_run({.name = "infs", .config_yaml = "model: tiny\n", .numlab_version = "0.1.0"});
+      for (std::int64_t s = 0; s < 6; ++s) {
+        w.add_step({.run = id, .step = s, .loss = 1.0});
+        w.add_tensor_stats({.run = id, .step = s, .layer = "fc", .op = "dense", .role = "grad_weight",
+                            .format = "binary16", .count = 100, .infs = s == 3 ? 10u : 0u});
+        if (s == 3) w.add_event({id, s, rundb::event_kind::overflow, "fc", "10 inf in grad_weight"});
+      }
+      w.finish_run(id, rundb::run_status::finished);
+    }
+    map_view view;
+    QSignalSpy loaded(&view, &map_view::loaded);
+    view.set_metric(map_metric::overflow);
+    view.set_run({QString::fromStdString(file.string()), 1, "infs"});
+    QVERIFY(loaded.wait(10000));
+    QCOMPARE(view.cell_value(0, 3), 0.0);  // no finite value overflowed
+    QCOMPARE(view.skip_marks()->dataCount(), 0);
+    QCOMPARE(view.overflow_marks()->dataCount(), 1);
+    QCOMPARE(view.overflow_marks()->data()->at(0)->key, 3.0);
+  }
+
   void histogram_shows_the_stored_bins() {
     histogram_view view;
     QSignalSpy loaded(&view, &histogram_view::loaded);

@@ -3,6 +3,7 @@
 // the tab on screen queries, with a busy indicator; exported plots titled.
 #include <QImage>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -72,12 +73,72 @@ class window_test : public QObject {
     QCOMPARE(worst.front().role, std::string("activation"));
     QCOMPARE(worst.front().underflows, std::uint64_t{14 * 10 + 50});
     QCOMPARE(window.problems()->ranking().worst_step->step, std::int64_t{24});
-    // The runs table counts the trouble too.
+    // The runs table counts the trouble too, the worst underflow included
+    // (b / activation: 190 of 1500 values), which scans every statistics
+    // row, so it waits until the Runs tab is shown.
     QTRY_VERIFY_WITH_TIMEOUT(window.runs()->tree()->topLevelItemCount() == 1, 10000);
-    const auto* run = window.runs()->tree()->topLevelItem(0)->child(0);
-    QCOMPARE(run->text(4), QString("1"));  // skipped
-    QCOMPARE(run->text(5), QString("1"));  // overflow events
-    QCOMPARE(run->text(6), QString("1"));  // NaN events
+    const auto run_column = [&](int column) { return window.runs()->tree()->topLevelItem(0)->child(0)->text(column); };
+    QCOMPARE(window.runs()->tree()->headerItem()->text(7), QString("worst underflow"));
+    QCOMPARE(run_column(4), QString("1"));  // skipped
+    QCOMPARE(run_column(5), QString("1"));  // overflow events
+    QCOMPARE(run_column(6), QString("1"));  // NaN events
+    QTest::qWait(200);
+    QCOMPARE(run_column(7), QString("..."));
+    window.show();
+    window.tabs()->setCurrentWidget(window.runs());
+    QTRY_COMPARE_WITH_TIMEOUT(run_column(7), QString("12.7% (b / activation)"), 10000);
+  }
+
+  // The viewer opened on run 1, which had no events, while run 2 held the
+  // trouble: it opens on the first run with any.
+  void opens_on_the_first_run_with_trouble() {
+    const auto file = dir_ / "clean-then-trouble.db";
+    {
+      rundb::writer w(file);
+      const auto clean = w.begin_run({.name = "clean", .config_yaml = "model: tiny\n", .numlab_version = "0.1.0"});
+      for (std::int64_t s = 0; s < 5; ++s) w.add_step({.run = clean, .step = s, .loss = 1.0});
+      w.finish_run(clean, rundb::run_status::finished);
+    }
+    gui_test::write_trouble(file);
+    main_window window;
+    QSignalSpy loaded(window.problems(), &problems_view::loaded);
+    window.open_file(QString::fromStdString(file.string()));
+    QVERIFY(loaded.wait(10000));
+    QCOMPARE(window.problems()->summary().run.id, rundb::run_id{2});
+    QCOMPARE(window.runs()->selected_runs().value(0).id, rundb::run_id{2});
+  }
+
+  // Every problem is one click from the histogram that shows it: the
+  // Problems tab's buttons, clicked.
+  void each_problem_is_one_click_from_its_histogram() {
+    main_window window;
+    QSignalSpy loaded(window.problems(), &problems_view::loaded);
+    QSignalSpy ranked(window.problems(), &problems_view::ranking_loaded);
+    window.open_file(file_);
+    QVERIFY(loaded.wait(10000));
+    QTRY_VERIFY_WITH_TIMEOUT(ranked.count() == 1, 10000);
+    struct expected {
+      const char* button;
+      std::int64_t step;  // the newest recorded step at or before the problem's
+      const char* layer;
+      const char* role;   // empty: not checked
+    };
+    // The skipped step 7 (the first overflow too) was not traced: the
+    // histogram of step 6, whose caption says so (go_to_first_overflow_... above).
+    for (const expected& e : {expected{"overflow_histogram", 6, "", ""}, expected{"nan_histogram", 20, "a", "activation"},
+                              expected{"skipped_histogram", 6, "", ""},
+                              expected{"underflow_histogram", 24, "b", "activation"}}) {
+      window.tabs()->setCurrentWidget(window.problems());
+      auto* button = window.problems()->findChild<QPushButton*>(e.button);
+      QVERIFY2(button != nullptr && button->isEnabled(), e.button);
+      button->click();
+      QCOMPARE(window.tabs()->currentWidget(), static_cast<QWidget*>(window.histograms()));
+      QTRY_VERIFY_WITH_TIMEOUT(window.histograms()->shown_step() == e.step && !window.histograms()->queries()->busy(),
+                               10000);
+      if (*e.layer != '\0') QCOMPARE(window.histograms()->data().layer, std::string(e.layer));
+      if (*e.role != '\0') QCOMPARE(window.histograms()->data().role, std::string(e.role));
+      if (e.step == 6) QVERIFY2(window.histograms()->caption().contains("step 7 has no statistics (not traced)"), e.button);
+    }
   }
 
   void go_to_first_nan_opens_its_histogram() {
