@@ -44,7 +44,6 @@ struct f32_domain {
   using scalar = std::uint32_t;
   using value = float;
   static constexpr int W = 32, M = 23;
-  static const domain_constants& of(const kernel_plan& p) { return p.f32; }
 };
 /// The fp64 input domain, in half vectors (lanes / 2 64-bit values, one
 /// register); round_chunk puts two together for each vector of codes.
@@ -54,7 +53,6 @@ struct f64_domain {
   using scalar = std::uint64_t;
   using value = double;
   static constexpr int W = 64, M = 52;
-  static const domain_constants& of(const kernel_plan& p) { return p.f64; }
 };
 
 template <class D>
@@ -199,7 +197,7 @@ struct rounder {
   bool flush_inputs, flush_outputs, tiny_after_rounding, infinity_overflows, infinity_invalid;
 
   explicit rounder(const kernel_plan& plan) {
-    const domain_constants& c = D::of(plan);
+    const domain_constants& c = plan.domain;
     min_normal = B::splat(c.min_normal);
     half_min_normal = B::splat(c.half_min_normal);
     max_finite = B::splat(c.max_finite);
@@ -289,7 +287,7 @@ struct encoder {
   bool ieee_nans;
 
   explicit encoder(const kernel_plan& plan) {
-    const domain_constants& c = D::of(plan);
+    const domain_constants& c = plan.domain;
     const encoding_constants& e = plan.encoding;
     min_normal = B::splat(c.min_normal);
     subnormal_shift_base = B::splat(static_cast<std::uint64_t>(c.subnormal_shift_base));

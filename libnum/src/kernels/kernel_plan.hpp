@@ -92,7 +92,10 @@ struct kernel_plan {
   bool flush_outputs = false;
   hardware_shortcut shortcut = hardware_shortcut::none;
   int hardware_rounding_immediate = 0;  ///< vcvtps2ph imm8 for fp16_convert
-  domain_constants f32, f64;
+  /// The constants in the patterns of the domain `op` reads (fp32 for
+  /// encode_f32/round_f32, fp64 for encode_f64/round_f64; unused by decode):
+  /// one set, so a call builds (and zero-fills) only what it reads.
+  domain_constants domain;
   encoding_constants encoding;
 };
 

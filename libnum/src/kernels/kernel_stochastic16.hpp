@@ -25,7 +25,7 @@ struct stochastic16_rounder {
   u32v max_finite, overflow_positive, overflow_negative, infinity_result, nan_payload, top_bits;
 
   explicit stochastic16_rounder(const kernel_plan& plan) {
-    const domain_constants& c = plan.f32;
+    const domain_constants& c = plan.domain;
     auto splat = [](auto v) { return u32v{} + static_cast<std::uint32_t>(v); };
     max_finite = splat(c.max_finite);
     overflow_positive = splat(c.overflow_positive);
@@ -132,7 +132,7 @@ struct stochastic16_f64_rounder {
   i64h cut_base, normal_shift;
 
   explicit stochastic16_f64_rounder(const kernel_plan& plan) {
-    const domain_constants& c = plan.f64;
+    const domain_constants& c = plan.domain;
     auto splat = [](auto v) { return u64h{} + static_cast<std::uint64_t>(v); };
     max_finite = splat(c.max_finite);
     overflow_positive = splat(c.overflow_positive);
