@@ -260,14 +260,15 @@ __attribute__((always_inline)) inline void store_rounded(void* out, std::size_t 
 
 /// Elements [0, n) with n a multiple of lanes and first a multiple of
 /// draw_alignment; returns whether some result is NaN or infinite. One
-/// generator run per block: 16 * lanes elements under full_word draws,
-/// 32 * lanes under half_word; a last, partial block uses the words it
-/// needs of a whole run. Four register sets in flight, not two: each Philox
-/// round waits on a multiply, and with four independent sets the rounds run
-/// at the multiplier's throughput rather than its latency (bench/RESULTS.md,
-/// "Issue 13 (session 9)").
+/// generator run per block of block_elements<D> (4 words per Philox block,
+/// blocks_per_register blocks per register, sets_in_flight registers; twice
+/// that under half_word draws); a last, partial block uses the words it
+/// needs of a whole run. Several register sets in flight (the ISA's
+/// sets_in_flight): each Philox round waits on a multiply, and with
+/// independent sets the rounds run at the multiplier's throughput rather than
+/// its latency (bench/RESULTS.md, "Issue 13 (session 9)").
 template <random_draws D>
-constexpr std::size_t block_elements = draws_per_run<philox_isa, D, 4>;
+constexpr std::size_t block_elements = draws_per_run<philox_isa, D, philox_isa::sets_in_flight>;
 
 template <bool Bf16, stochastic16_output Out, random_draws D>
 bool stochastic16_blocks(const kernel_plan& plan, const float* in, void* out, std::size_t n, std::uint64_t first) {
@@ -276,7 +277,7 @@ bool stochastic16_blocks(const kernel_plan& plan, const float* in, void* out, st
   i32v non_finite{};
   alignas(64) std::uint32_t words[block];
   auto round_vectors = [&](std::size_t i, std::size_t vectors) __attribute__((always_inline)) {
-    philox_draws<philox_isa, D, 4>(plan.seed, plan.stream, first + i, words);
+    philox_draws<philox_isa, D, philox_isa::sets_in_flight>(plan.seed, plan.stream, first + i, words);
     std::size_t v = 0;
     if constexpr (!Bf16) {
       // fp16: the block's vectors the short way while they are in fp16's
@@ -317,7 +318,7 @@ bool stochastic16_f64_blocks(const kernel_plan& plan, const double* in, void* ou
   i64h non_finite{};
   alignas(64) std::uint32_t words[block];
   auto round_vectors = [&](std::size_t i, std::size_t vectors) __attribute__((always_inline)) {
-    philox_draws<philox_isa, D, 4>(plan.seed, plan.stream, first + i, words);
+    philox_draws<philox_isa, D, philox_isa::sets_in_flight>(plan.seed, plan.stream, first + i, words);
     for (std::size_t v = 0; v < vectors; ++v) {
       const std::size_t k = i + v * lanes;
       const u32v r = stochastic16_f64_vector<Bf16>(round, in + k, words + v * lanes, non_finite);

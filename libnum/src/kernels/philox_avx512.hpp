@@ -19,6 +19,10 @@ namespace {
 struct philox_avx512_isa {
   using reg = __m512i;
   static constexpr int blocks_per_register = 8;
+  /// Register sets philox_draws keeps in flight in the stochastic kernels:
+  /// four fill 16 of the 32 zmm registers, and their rounds run at the
+  /// multiplier's throughput rather than its latency.
+  static constexpr int sets_in_flight = 4;
   static reg set1(std::uint64_t v) { return _mm512_set1_epi64(static_cast<long long>(v)); }
   static reg block_order() { return _mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7); }
   static reg add64(reg a, reg b) { return _mm512_add_epi64(a, b); }
