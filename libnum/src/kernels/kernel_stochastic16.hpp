@@ -276,8 +276,9 @@ bool stochastic16_blocks(const kernel_plan& plan, const float* in, void* out, st
   const stochastic16_rounder round(plan);
   i32v non_finite{};
   alignas(64) std::uint32_t words[block];
+  const philox_round_keys<philox_isa> keys(plan.seed);
   auto round_vectors = [&](std::size_t i, std::size_t vectors) __attribute__((always_inline)) {
-    philox_draws<philox_isa, D, philox_isa::sets_in_flight>(plan.seed, plan.stream, first + i, words);
+    philox_draws<philox_isa, D, philox_isa::sets_in_flight>(keys, plan.stream, first + i, words);
     std::size_t v = 0;
     if constexpr (!Bf16) {
       // fp16: the block's vectors the short way while they are in fp16's
@@ -317,8 +318,9 @@ bool stochastic16_f64_blocks(const kernel_plan& plan, const double* in, void* ou
   const stochastic16_f64_rounder round(plan);
   i64h non_finite{};
   alignas(64) std::uint32_t words[block];
+  const philox_round_keys<philox_isa> keys(plan.seed);
   auto round_vectors = [&](std::size_t i, std::size_t vectors) __attribute__((always_inline)) {
-    philox_draws<philox_isa, D, philox_isa::sets_in_flight>(plan.seed, plan.stream, first + i, words);
+    philox_draws<philox_isa, D, philox_isa::sets_in_flight>(keys, plan.stream, first + i, words);
     for (std::size_t v = 0; v < vectors; ++v) {
       const std::size_t k = i + v * lanes;
       const u32v r = stochastic16_f64_vector<Bf16>(round, in + k, words + v * lanes, non_finite);

@@ -20,14 +20,33 @@ namespace num::kernels {
 // Internal linkage: each including file keeps its own instruction-set copy.
 namespace {
 
+/// The ten rounds' keys of a seed, each broadcast to a register. Built once
+/// per kernel call rather than per run of blocks: the per-round broadcasts
+/// were about an eighth of an AVX2 run's instructions, and a kernel's loop
+/// keeps them in memory, where vpxor reads them for free.
+template <class Isa>
+struct philox_round_keys {
+  typename Isa::reg k0[10], k1[10];
+  explicit philox_round_keys(std::uint64_t seed) {
+    auto key0 = static_cast<std::uint32_t>(seed);
+    auto key1 = static_cast<std::uint32_t>(seed >> 32);
+    for (int round = 0; round < 10; ++round) {
+      k0[round] = Isa::set1(key0);
+      k1[round] = Isa::set1(key1);
+      key0 += 0x9E3779B9u;
+      key1 += 0xBB67AE85u;
+    }
+  }
+};
+
 /// Words 4·first_block .. 4·first_block + 4·Sets·Isa::blocks_per_register - 1
 /// of random_stream(seed, stream), in order, into `out`. One block per 64-bit
 /// lane (only each lane's low 32 bits matter: vpmuludq reads just those, so
 /// the high halves may hold anything until the words are assembled); with
-/// two sets of registers, their rounds interleave, so one's multiply latency
-/// hides behind the other's work.
+/// several sets of registers, their rounds interleave, so one's multiply
+/// latency hides behind the others' work.
 template <class Isa, int Sets = 2>
-inline __attribute__((always_inline)) void philox_blocks(std::uint64_t seed, std::uint64_t stream,
+inline __attribute__((always_inline)) void philox_blocks(const philox_round_keys<Isa>& keys, std::uint64_t stream,
                                                          std::uint64_t first_block, std::uint32_t* out) {
   using reg = typename Isa::reg;
   constexpr int sets = Sets;
@@ -43,21 +62,15 @@ inline __attribute__((always_inline)) void philox_blocks(std::uint64_t seed, std
   }
   const reg m0 = Isa::set1(0xD2511F53u);
   const reg m1 = Isa::set1(0xCD9E8D57u);
-  auto k0 = static_cast<std::uint32_t>(seed);
-  auto k1 = static_cast<std::uint32_t>(seed >> 32);
   for (int round = 0; round < 10; ++round) {
-    const reg key0 = Isa::set1(k0);
-    const reg key1 = Isa::set1(k1);
     for (int s = 0; s < sets; ++s) {
       const reg p0 = Isa::multiply32(x0[s], m0);
       const reg p1 = Isa::multiply32(x2[s], m1);
-      x0[s] = Isa::xor3(Isa::shift_right64(p1), x1[s], key0);
+      x0[s] = Isa::xor3(Isa::shift_right64(p1), x1[s], keys.k0[round]);
       x1[s] = p1;
-      x2[s] = Isa::xor3(Isa::shift_right64(p0), x3[s], key1);
+      x2[s] = Isa::xor3(Isa::shift_right64(p0), x3[s], keys.k1[round]);
       x3[s] = p0;
     }
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
   }
   for (int s = 0; s < sets; ++s) {
     // Words 0 and 1 (2 and 3) of each block side by side in one 64-bit
@@ -69,6 +82,13 @@ inline __attribute__((always_inline)) void philox_blocks(std::uint64_t seed, std
   }
 }
 
+/// philox_blocks with the keys of `seed`.
+template <class Isa, int Sets = 2>
+inline __attribute__((always_inline)) void philox_blocks(std::uint64_t seed, std::uint64_t stream,
+                                                         std::uint64_t first_block, std::uint32_t* out) {
+  philox_blocks<Isa, Sets>(philox_round_keys<Isa>(seed), stream, first_block, out);
+}
+
 /// How many positions' draws philox_draws<Isa, D, Sets> writes.
 template <class Isa, random_draws D, int Sets>
 constexpr std::size_t draws_per_run = std::size_t{4} * Isa::blocks_per_register * Sets *
@@ -78,16 +98,16 @@ constexpr std::size_t draws_per_run = std::size_t{4} * Isa::blocks_per_register 
 /// position + draws_per_run<Isa, D, Sets> - 1 under draws D, into `out`;
 /// position is a multiple of 8 (whole Philox blocks under either draws).
 template <class Isa, random_draws D, int Sets>
-inline __attribute__((always_inline)) void philox_draws(std::uint64_t seed, std::uint64_t stream,
+inline __attribute__((always_inline)) void philox_draws(const philox_round_keys<Isa>& keys, std::uint64_t stream,
                                                         std::uint64_t position, std::uint32_t* out) {
   if constexpr (D == random_draws::full_word) {
-    philox_blocks<Isa, Sets>(seed, stream, position / 4, out);
+    philox_blocks<Isa, Sets>(keys, stream, position / 4, out);
   } else {
     // Word k feeds positions 2k (its low half) and 2k + 1 (its high half).
     constexpr std::size_t words = draws_per_run<Isa, random_draws::full_word, Sets>;
     constexpr std::size_t per_register = 2 * Isa::blocks_per_register;
     alignas(64) std::uint32_t w[words];
-    philox_blocks<Isa, Sets>(seed, stream, position / 8, w);
+    philox_blocks<Isa, Sets>(keys, stream, position / 8, w);
     for (std::size_t i = 0; i < words; i += per_register) {
       typename Isa::reg first, second;
       Isa::split_halves(Isa::load(w + i), first, second);
@@ -95,6 +115,13 @@ inline __attribute__((always_inline)) void philox_draws(std::uint64_t seed, std:
       Isa::store(out + 2 * i + per_register, second);
     }
   }
+}
+
+/// philox_draws with the keys of `seed`.
+template <class Isa, random_draws D, int Sets>
+inline __attribute__((always_inline)) void philox_draws(std::uint64_t seed, std::uint64_t stream,
+                                                        std::uint64_t position, std::uint32_t* out) {
+  philox_draws<Isa, D, Sets>(philox_round_keys<Isa>(seed), stream, position, out);
 }
 
 }  // namespace
