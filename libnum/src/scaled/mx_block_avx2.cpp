@@ -1,0 +1,460 @@
+// The AVX2 MX block kernel: hand-written SIMD is the product here, the
+// AVX2 (+FMA, F16C, BMI2) counterpart of mx_block_avx512.cpp for CPUs
+// without AVX-512, under the same contract (mx_block_kernel.hpp) and bit
+// for bit the scalar path's results. A block's 32 fp32 values are four
+// 8-lane vectors, each lane rounded under the block's scale by
+// mx_lane_rounding8 (mx_lane_rounding_avx2.hpp), with the AVX-512 kernel's
+// arithmetic; masks are vectors of all-ones lanes, and counts are
+// per-lane counters (a subtraction of the mask per vector) summed once per
+// run. Each block's amax is a reduction of its own vectors (AVX2 has no
+// 16-wide transposition to gain from), its scale derived once in a general
+// register. The rounding mode is a template parameter, so each mode's loop
+// holds only its own arithmetic. Rows of at most 16 elements go several to
+// a pass of the 32 lanes, each row its own block under its own scale.
+#include <xmmintrin.h>
+
+#include <cstdint>
+
+#include "mx_block_kernel.hpp"
+
+namespace num::scaled_detail {
+
+// Outside the AVX2 region (one stmxcsr): nearest_even8's fp32 additions
+// round as the MXCSR says, where the AVX-512 kernel names the rounding in
+// each instruction.
+bool mx_avx2_usable() { return (_mm_getcsr() & 0x6000u) == 0; }
+
+}  // namespace num::scaled_detail
+
+// The AVX2 region opens after every other header (see avx2_region.hpp).
+#include "avx2_region.hpp"
+#include "element_fields_avx2.hpp"
+#include "kernels/philox_avx2.hpp"
+#include "mx_lane_rounding_avx2.hpp"
+#include "mx_underflow_avx2.hpp"
+#include "philox_window.hpp"
+
+namespace num::scaled_detail {
+namespace {
+
+using random_window8 = philox_window<kernels::philox_avx2_isa>;
+
+// --- The block loop, one instantiation per rounding mode ---
+
+template <rounding Mode>
+class mx_blocks8 {
+ public:
+  // Every constant of the loop is a member here, not read through `k`, so
+  // the byte stores cannot make the compiler reload it.
+  explicit mx_blocks8(const mx_kernel_setup& k)
+      : k_(k),
+        small_limit_(splat8((static_cast<std::uint32_t>(k.emax > 1 ? k.emax : 1) << 23) - 2)),
+        // INT8 divides by X and multiplies by 2^6 (its implicit scale).
+        scale_bits_offset_(splat8(static_cast<std::uint32_t>(127 + k.emax + (k.int8 ? 6 : 0)) << 23)),
+        emin_minus_emax_(splat8(static_cast<std::uint32_t>(k.emin - k.emax))),
+        emax_(k.emax),
+        rule_(k.rule),
+        max_fraction_(k.max_fraction),
+        even_half_(1u << (23 - k.precision)),
+        packed_fp4_(k.packed_fp4),
+        int8_(k.int8),
+        lanes_(k),
+        inexact_(_mm256_setzero_si256()),
+        saturated_(_mm256_setzero_si256()),
+        flushed_(_mm256_setzero_si256()) {}
+
+  // A row's block of `count` elements (32: a whole one, which reads all 32
+  // lanes; fewer: the row's partial last block, which reads and writes only
+  // its own elements, the lanes past it holding zeros, which change neither
+  // the amax nor any count). False (nothing written) when it needs the
+  // scalar path. With `values` set, the block's dequantized values go there
+  // instead of its codes.
+  template <bool Partial>
+  NUMLAB_INLINE bool block(const float* in, const std::uint32_t* words, std::uint8_t* codes, std::uint32_t& scale,
+                           float* values, std::size_t count) {
+    const auto present = static_cast<std::uint32_t>((std::uint64_t{1} << count) - 1);
+    input v;
+    load<Partial>(v, in, words, present, false);
+    // The block amax in every lane (a butterfly of maxima); magnitudes
+    // order as their patterns, below 2^31, so signed maxima do.
+    __m256i amax = _mm256_max_epi32(_mm256_max_epi32(v.a[0], v.a[1]), _mm256_max_epi32(v.a[2], v.a[3]));
+    amax = _mm256_max_epi32(amax, _mm256_permute2x128_si256(amax, amax, 0x01));
+    amax = _mm256_max_epi32(amax, _mm256_shuffle_epi32(amax, 0x4E));
+    amax = _mm256_max_epi32(amax, _mm256_shuffle_epi32(amax, 0xB1));
+    const auto amax_bits = static_cast<std::uint32_t>(_mm256_cvtsi256_si32(amax));
+    const __m256i small = small_lanes(v);
+    if (!_mm256_testz_si256(small, small)) return false;
+    block_scale s;
+    if (!scale_of(amax_bits, s)) return false;
+    scale = s.code;
+    const __m256i e = splat8(static_cast<std::uint32_t>(s.exponent));
+    const __m256i x_bits = values == nullptr ? _mm256_setzero_si256() : splat8(s.x_bits);
+    const lane_scales ls{e, e, e, e, x_bits, x_bits, x_bits, x_bits};
+    emit<Partial>(v, ls, present, count, codes, values);
+    ++blocks_;
+    return true;
+  }
+
+  // `rows` (at most group_rows()) rows of `cols` elements each, stored one
+  // after another, in one pass of the 32 lanes: each row is its own block,
+  // with its own scale, its amax found in a general register. Returns the
+  // rows left to the scalar path (bit r for row r), of which nothing is
+  // written. `readable`: the input goes on for 32 elements from `in`.
+  NUMLAB_INLINE std::uint32_t short_rows(const float* in, const std::uint32_t* words, std::uint8_t* codes,
+                                         std::uint32_t* scales, float* values, std::size_t rows, bool readable) {
+    const std::size_t used = rows * cols_;
+    const auto present = static_cast<std::uint32_t>((std::uint64_t{1} << used) - 1);
+    input v;
+    load<true>(v, in, words, present, readable);
+    alignas(32) std::uint32_t magnitude[32], exponent[32], x_bits[32];
+    for (int i = 0; i < 4; ++i) _mm256_store_si256(reinterpret_cast<__m256i*>(magnitude + 8 * i), v.a[i]);
+    const std::uint32_t small = lane_bits(small_lane_mask(v.a[0]), small_lane_mask(v.a[1]),
+                                          small_lane_mask(v.a[2]), small_lane_mask(v.a[3])) & present;
+    std::uint32_t left = 0, done = 0;
+    std::size_t taken = 0;
+    const std::uint32_t row_lanes = static_cast<std::uint32_t>((std::uint64_t{1} << cols_) - 1);
+    for (std::size_t r = 0; r < rows; ++r) {
+      const std::size_t first = r * cols_;
+      std::uint32_t amax = 0;
+      for (std::size_t j = first; j < first + cols_; ++j) amax = magnitude[j] > amax ? magnitude[j] : amax;
+      block_scale s;
+      // A row is left to the scalar path for what block() leaves a block for.
+      if ((small & row_lanes << first) != 0 || !scale_of(amax, s)) {
+        left |= 1u << r;
+        s = {};
+      } else {
+        scales[r] = s.code;
+        done |= row_lanes << first;
+        ++taken;
+      }
+      for (std::size_t j = first; j < first + cols_; ++j) {
+        exponent[j] = static_cast<std::uint32_t>(s.exponent);
+        x_bits[j] = s.x_bits;
+      }
+    }
+    for (std::size_t j = used; j < 32; ++j) exponent[j] = x_bits[j] = 0;
+    auto lanes = [](const std::uint32_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); };
+    const lane_scales ls{lanes(exponent),  lanes(exponent + 8),  lanes(exponent + 16),  lanes(exponent + 24),
+                         lanes(x_bits),    lanes(x_bits + 8),    lanes(x_bits + 16),    lanes(x_bits + 24)};
+    emit_rows(v, ls, done, left, codes, values, rows);
+    blocks_ += taken;
+    return left;
+  }
+
+  // Rows of `cols` <= 16 elements go group_rows() to a pass.
+  void use_short_rows(std::size_t cols) { cols_ = cols; }
+  std::size_t group_rows() const { return 32 / cols_; }
+
+  void add_to(scaled_result& result) const {
+    scaled_counts& c = result.counts;
+    c.elements += elements_;
+    c.blocks += blocks_;
+    const std::uint64_t inexact = total(inexact_), saturated = total(saturated_), flushed = total(flushed_);
+    c.inexact += inexact;
+    c.saturated += saturated;
+    c.block_underflow += flushed;
+    if (inexact != 0) result.raised |= flags::inexact;
+    if (saturated != 0) result.raised |= flags::overflow;
+    if (underflow_) result.raised |= flags::underflow;
+  }
+
+ private:
+  // A block's 32 lanes as four vectors: x (fp32 patterns), a = |x|, and the
+  // random words (stochastic rounding only).
+  struct input {
+    __m256i x[4], a[4], w[4];
+  };
+  // A block's scale, from its amax: X's biased fp32 exponent field (E_amax
+  // plus the rule's binade up; E_X = exponent - emax), the E8M0 code
+  // (clamped at 0) and X as an fp32 pattern (for values; for code 0 the
+  // fp32 subnormal 2^-127).
+  struct block_scale {
+    int exponent = 0;
+    std::uint32_t code = 0, x_bits = 0;
+  };
+  // Each vector's lanes' scale exponents (block_scale::exponent) and X patterns.
+  struct lane_scales {
+    __m256i exponent[4], x_bits[4];
+  };
+
+  // The scale rule (MX §6.3: X = 2^(floor(log2 amax) - emax_elem); RCEIL one
+  // binade more where amax exceeds max_elem · 2^(E_X - 127), i.e. max_elem's
+  // fraction under amax's exponent; EVEN where amax rounded (ties away) to p
+  // bits carries into the next binade) from a finite amax's pattern; an
+  // all-zero block gets X = 2^-127 (code 0). False for NaN/inf and a scale
+  // above E8M0's largest finite one (INT8's emax 0 rounded up one binade
+  // from fp32's top), which the scalar path clamps and counts.
+  NUMLAB_INLINE bool scale_of(std::uint32_t amax_bits, block_scale& s) const {
+    if (amax_bits >= 0x7F800000u) return false;
+    int up = 0;
+    if (rule_ == scale_rule::mx_rceil) {
+      up = amax_bits > ((amax_bits & 0x7F800000u) | max_fraction_) ? 1 : 0;
+    } else if (rule_ == scale_rule::mx_even) {
+      up = static_cast<int>(((amax_bits + even_half_) >> 23) - (amax_bits >> 23));
+    }
+    s.exponent = static_cast<int>(amax_bits >> 23) + up;
+    const int scale_field = s.exponent - emax_;
+    if (scale_field > 254) return false;
+    s.code = static_cast<std::uint32_t>(scale_field < 0 ? 0 : scale_field);
+    s.x_bits = s.code == 0 ? 0x00400000u : s.code << 23;
+    return true;
+  }
+
+  // Lanes holding nonzero values below 2^(emax - 127) (fp32 subnormals
+  // included), which the scalar path takes: a - 1 wraps zero to the top.
+  NUMLAB_INLINE __m256i small_lane_mask(__m256i a) const {
+    const __m256i least = _mm256_sub_epi32(a, splat8(1));
+    return _mm256_cmpeq_epi32(_mm256_min_epu32(least, small_limit_), least);
+  }
+  // small_lane_mask of a block's four vectors at once (nonzero where any lane is small).
+  NUMLAB_INLINE __m256i small_lanes(const input& v) const {
+    const __m256i one = splat8(1);
+    const __m256i least =
+        _mm256_min_epu32(_mm256_min_epu32(_mm256_sub_epi32(v.a[0], one), _mm256_sub_epi32(v.a[1], one)),
+                         _mm256_min_epu32(_mm256_sub_epi32(v.a[2], one), _mm256_sub_epi32(v.a[3], one)));
+    return _mm256_cmpeq_epi32(_mm256_min_epu32(least, small_limit_), least);
+  }
+
+  // Reads the lanes in `present` (all 32 where !Partial or `readable`, for
+  // short_rows(), which uses no lane outside its rows); the others read as zeros.
+  template <bool Partial>
+  NUMLAB_INLINE void load(input& v, const float* in, const std::uint32_t* words, std::uint32_t present,
+                          bool readable) const {
+    const __m256i magnitude = splat8(0x7FFFFFFF);
+    for (int i = 0; i < 4; ++i) {
+      const auto* p = reinterpret_cast<const int*>(in + 8 * i);
+      if (!Partial || readable) {
+        v.x[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+      } else {
+        v.x[i] = _mm256_maskload_epi32(p, lanes_of_bits(present >> (8 * i)));
+      }
+      v.a[i] = _mm256_and_si256(v.x[i], magnitude);
+      v.w[i] = Mode == rounding::stochastic ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words + 8 * i))
+                                            : _mm256_setzero_si256();
+    }
+  }
+
+  // Rounds the four vectors under their lanes' scales, counting the lanes in
+  // `done` (all-ones vectors). Leaves the codes in r[].
+  NUMLAB_INLINE void round_lanes(const input& v, const lane_scales& s, const __m256i* done, mx_lanes8* r) {
+    __m256i any_inexact = _mm256_setzero_si256();
+    for (int i = 0; i < 4; ++i) {
+      if constexpr (Mode == rounding::nearest_even) {
+        // x / X as an fp32 pattern: the exponent field moved down by X's.
+        const __m256i scale_bits = _mm256_sub_epi32(_mm256_slli_epi32(s.exponent[i], 23), scale_bits_offset_);
+        const __m256i y_bits = _mm256_sub_epi32(v.a[i], scale_bits);
+        r[i] = int8_ ? lanes_.int8_nearest_even8(v.x[i], v.a[i], y_bits) : lanes_.nearest_even8(v.x[i], v.a[i], y_bits);
+      } else {
+        r[i] = lanes_.round8(v.x[i], v.a[i], _mm256_add_epi32(s.exponent[i], emin_minus_emax_), v.w[i]);
+      }
+      const __m256i inexact = done == nullptr ? r[i].inexact : _mm256_and_si256(r[i].inexact, done[i]);
+      const __m256i overflow = done == nullptr ? r[i].overflow : _mm256_and_si256(r[i].overflow, done[i]);
+      const __m256i flushed = done == nullptr ? r[i].flushed : _mm256_and_si256(r[i].flushed, done[i]);
+      // An all-ones lane is -1: subtracting it counts one.
+      inexact_ = _mm256_sub_epi32(inexact_, inexact);
+      saturated_ = _mm256_sub_epi32(saturated_, overflow);
+      flushed_ = _mm256_sub_epi32(flushed_, flushed);
+      r[i].inexact = inexact;
+      any_inexact = _mm256_or_si256(any_inexact, inexact);
+    }
+    if (!underflow_ && !int8_ && !_mm256_testz_si256(any_inexact, any_inexact)) {  // INT8 has no underflow
+      for (int i = 0; i < 4 && !underflow_; ++i) {
+        underflow_ = any_tiny8(k_, v.x[i], r[i].inexact, _mm256_add_epi32(s.exponent[i], emin_minus_emax_), v.w[i]);
+      }
+    }
+  }
+
+  // A block's `count` lanes (`present`: all 32, or a partial block's first
+  // ones) rounded and written: codes, or values = element · X.
+  template <bool Partial>
+  NUMLAB_INLINE void emit(const input& v, const lane_scales& s, std::uint32_t present, std::size_t count,
+                          std::uint8_t* codes, float* values) {
+    mx_lanes8 r[4];
+    round_lanes(v, s, nullptr, r);  // lanes past a partial block are zeros: nothing to count
+    elements_ += count;
+    if (values != nullptr) {
+      for (int i = 0; i < 4; ++i) {
+        const __m256 value = _mm256_mul_ps(lanes_.decode8(r[i].code), _mm256_castsi256_ps(s.x_bits[i]));
+        if constexpr (Partial) {
+          _mm256_maskstore_ps(values + 8 * i, lanes_of_bits(present >> (8 * i)), value);
+        } else {
+          _mm256_storeu_ps(values + 8 * i, value);
+        }
+      }
+      return;
+    }
+    const __m256i bytes = code_bytes32(r[0].code, r[1].code, r[2].code, r[3].code, packed_fp4_);
+    if constexpr (Partial) {
+      alignas(32) std::uint8_t buffer[32];
+      store_code_bytes32(buffer, bytes, packed_fp4_);
+      __builtin_memcpy(codes, buffer, packed_fp4_ ? count / 2 : count);
+    } else {
+      store_code_bytes32(codes, bytes, packed_fp4_);
+    }
+  }
+
+  // short_rows()'s lanes: those in `done` (the rows not in `left`) rounded,
+  // counted and written.
+  NUMLAB_INLINE void emit_rows(const input& v, const lane_scales& s, std::uint32_t done, std::uint32_t left,
+                               std::uint8_t* codes, float* values, std::size_t rows) {
+    const __m256i done_lanes[4] = {lanes_of_bits(done), lanes_of_bits(done >> 8), lanes_of_bits(done >> 16),
+                                   lanes_of_bits(done >> 24)};
+    mx_lanes8 r[4];
+    round_lanes(v, s, done_lanes, r);
+    std::size_t taken_rows = 0;
+    for (std::size_t row = 0; row < rows; ++row) taken_rows += (left >> row & 1u) == 0 ? 1 : 0;
+    elements_ += taken_rows * cols_;
+    if (values != nullptr) {
+      for (int i = 0; i < 4; ++i) {
+        _mm256_maskstore_ps(values + 8 * i, done_lanes[i],
+                            _mm256_mul_ps(lanes_.decode8(r[i].code), _mm256_castsi256_ps(s.x_bits[i])));
+      }
+      return;
+    }
+    alignas(32) std::uint8_t buffer[32];
+    store_code_bytes32(buffer, code_bytes32(r[0].code, r[1].code, r[2].code, r[3].code, packed_fp4_), packed_fp4_);
+    // Packed FP4 rows (cols even) start on bytes.
+    const std::size_t row_bytes = packed_fp4_ ? cols_ / 2 : cols_;
+    if (left == 0) {
+      __builtin_memcpy(codes, buffer, rows * row_bytes);
+      return;
+    }
+    for (std::size_t row = 0; row < rows; ++row) {
+      if ((left >> row & 1u) == 0) __builtin_memcpy(codes + row * row_bytes, buffer + row * row_bytes, row_bytes);
+    }
+  }
+
+  // The sum of a vector of per-lane counters.
+  static NUMLAB_INLINE std::uint64_t total(__m256i counts) {
+    const __m256i low = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(counts));
+    const __m256i high = _mm256_cvtepu32_epi64(_mm256_extracti128_si256(counts, 1));
+    const __m256i sum = _mm256_add_epi64(low, high);
+    const __m128i half = _mm_add_epi64(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
+    return static_cast<std::uint64_t>(_mm_cvtsi128_si64(half)) + static_cast<std::uint64_t>(_mm_extract_epi64(half, 1));
+  }
+
+  const mx_kernel_setup& k_;  // for the underflow flag's slow path only
+  const __m256i small_limit_;  // (a - 1) <= this: nonzero and below 2^(emax - 127)
+  const __m256i scale_bits_offset_;  // nearest-even's y = |x| / X
+  const __m256i emin_minus_emax_;    // the element's 2^emin field under X, from X's exponent
+  const int emax_;
+  const scale_rule rule_;
+  const std::uint32_t max_fraction_, even_half_;  // RCEIL's and EVEN's
+  const bool packed_fp4_;
+  const bool int8_;
+  const mx_lane_rounding8<Mode> lanes_;
+  std::size_t cols_ = 32;  // short_rows()'s row width
+  // Per-lane counts of inexact, saturated and flushed lanes, summed by
+  // add_to(): a lane counts at most four per block, so 32 bits last for
+  // 2^30 blocks (128 GiB of input) in one run.
+  __m256i inexact_, saturated_, flushed_;
+  std::uint64_t blocks_ = 0, elements_ = 0;
+  bool underflow_ = false;
+};
+
+template <rounding Mode>
+void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& result, left_blocks& left) {
+  mx_blocks8<Mode> kernel(k);
+  // Locals, so the compiler need not reload them after each store.
+  const float* in = run.in;
+  std::uint8_t* codes = run.codes;
+  std::uint32_t* scales = run.scales;
+  const std::size_t blocks = run.blocks;
+  const std::uint64_t first_word = run.first_word;
+  float* values = run.values;
+  const std::size_t block_bytes = k.packed_fp4 ? 16 : 32;
+  auto values_of = [values](std::size_t b) { return values == nullptr ? nullptr : values + 32 * b; };
+  auto whole_block = [&](std::size_t b, const std::uint32_t* words) {
+    if (!kernel.template block<false>(in + 32 * b, words, codes + block_bytes * b, scales[b], values_of(b), 32)) {
+      left.add(b);
+    }
+  };
+  auto partial_block = [&](const std::uint32_t* words) {
+    if (!kernel.template block<true>(in + 32 * blocks, words, codes + block_bytes * blocks, scales[blocks],
+                                     values_of(blocks), run.tail)) {
+      left.add(blocks);
+    }
+  };
+  if constexpr (Mode == rounding::stochastic) {
+    // Whole blocks 16 to a group: the group's random words in one go, then
+    // its blocks (as the AVX-512 kernel, so the drawing loop runs apart).
+    random_window8 random(k.seed, k.stream, first_word);
+    static_assert(random_window8::max_cover >= 16 * 32);
+    for (std::size_t g = 0; g < blocks; g += 16) {
+      const std::size_t count = blocks - g < 16 ? blocks - g : 16;
+      const std::uint32_t* words = random.cover(first_word + 32 * g, 32 * count);
+      for (std::size_t j = 0; j < count; ++j) whole_block(g + j, words + 32 * j);
+    }
+    if (run.tail != 0) partial_block(random.at(first_word + 32 * blocks));
+  } else {
+    for (std::size_t b = 0; b < blocks; ++b) whole_block(b, nullptr);
+    if (run.tail != 0) partial_block(nullptr);
+  }
+  kernel.add_to(result);
+}
+
+template <rounding Mode>
+void run_short_rows(const mx_kernel_setup& k, const mx_short_rows& run, scaled_result& result, left_blocks& left) {
+  mx_blocks8<Mode> kernel(k);
+  kernel.use_short_rows(run.cols);
+  const std::size_t group = kernel.group_rows(), cols = run.cols;
+  const float* in = run.in;
+  std::uint8_t* codes = run.codes;
+  std::uint32_t* scales = run.scales;
+  float* values = run.values;
+  const std::uint64_t first_word = run.first_word;
+  // Packed FP4 rows (cols even) start on bytes.
+  const std::size_t code_shift = k.packed_fp4 ? 1 : 0;
+  const std::size_t total = run.rows * cols;
+  auto pass = [&](std::size_t row, std::size_t rows, const std::uint32_t* words) {
+    const std::size_t first = row * cols;
+    const std::uint32_t declined = kernel.short_rows(in + first, words, codes + (first >> code_shift), scales + row,
+                                                     values == nullptr ? nullptr : values + first, rows,
+                                                     first + 32 <= total);
+    for (std::uint32_t d = declined; d != 0; d &= d - 1) left.add(row + static_cast<std::size_t>(__builtin_ctz(d)));
+  };
+  if constexpr (Mode == rounding::stochastic) {
+    random_window8 random(k.seed, k.stream, first_word);
+    for (std::size_t row = 0; row < run.rows; row += group) {
+      pass(row, run.rows - row < group ? run.rows - row : group, random.at(first_word + row * cols));
+    }
+  } else {
+    for (std::size_t row = 0; row < run.rows; row += group) {
+      pass(row, run.rows - row < group ? run.rows - row : group, nullptr);
+    }
+  }
+  kernel.add_to(result);
+}
+
+}  // namespace
+
+void mx_short_rows_avx2(const mx_kernel_setup& k, const mx_short_rows& run, scaled_result& result,
+                        left_blocks& left) {
+  switch (k.spec.mode) {
+    case rounding::nearest_even: return run_short_rows<rounding::nearest_even>(k, run, result, left);
+    case rounding::nearest_away: return run_short_rows<rounding::nearest_away>(k, run, result, left);
+    case rounding::toward_zero: return run_short_rows<rounding::toward_zero>(k, run, result, left);
+    case rounding::toward_positive: return run_short_rows<rounding::toward_positive>(k, run, result, left);
+    case rounding::toward_negative: return run_short_rows<rounding::toward_negative>(k, run, result, left);
+    case rounding::to_odd: return run_short_rows<rounding::to_odd>(k, run, result, left);
+    case rounding::stochastic: return run_short_rows<rounding::stochastic>(k, run, result, left);
+  }
+}
+
+void mx_blocks_avx2(const mx_kernel_setup& k, const mx_run& run, scaled_result& result, left_blocks& left) {
+  switch (k.spec.mode) {
+    case rounding::nearest_even: return run_blocks<rounding::nearest_even>(k, run, result, left);
+    case rounding::nearest_away: return run_blocks<rounding::nearest_away>(k, run, result, left);
+    case rounding::toward_zero: return run_blocks<rounding::toward_zero>(k, run, result, left);
+    case rounding::toward_positive: return run_blocks<rounding::toward_positive>(k, run, result, left);
+    case rounding::toward_negative: return run_blocks<rounding::toward_negative>(k, run, result, left);
+    case rounding::to_odd: return run_blocks<rounding::to_odd>(k, run, result, left);
+    case rounding::stochastic: return run_blocks<rounding::stochastic>(k, run, result, left);
+  }
+}
+
+}  // namespace num::scaled_detail
+
+#ifndef __clang__
+#pragma GCC pop_options
+#endif

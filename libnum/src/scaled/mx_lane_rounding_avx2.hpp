@@ -1,0 +1,184 @@
+// Internal: the AVX2 MX kernel's element rounding, eight lanes at a time
+// (mx_block_avx2.cpp): each lane's element code under its block's scale,
+// with the same decisions as round_exact (libnum/src/core/round_exact.cpp)
+// and the same arithmetic as the AVX-512 kernel's mx_lane_rounding
+// (mx_lane_rounding_avx512.hpp), saturated, signed, and with its flags. The
+// masks are vectors of all-ones lanes (AVX2 has no mask registers). Include
+// after avx2_region.hpp and element_fields_avx2.hpp.
+#pragma once
+
+#include <cstdint>
+
+#include "mx_block_kernel.hpp"
+
+namespace num::scaled_detail {
+namespace {
+
+/// Eight lanes' element codes (sign in the element's top bit; INT8's two's
+/// complement byte) and which lanes were inexact, saturated, and flushed to
+/// zero though nonzero (all-ones lanes).
+struct mx_lanes8 {
+  __m256i code, inexact, overflow, flushed;
+};
+
+/// The rounding of one element format and mode; its constants are members
+/// (not read through the setup) so that byte stores cannot make the
+/// compiler reload them.
+template <rounding Mode>
+class mx_lane_rounding8 {
+ public:
+  explicit mx_lane_rounding8(const mx_kernel_setup& k)
+      : normal_shift_minus_one_(splat8(static_cast<std::uint32_t>(23 - k.precision))),
+        max_code_(splat8(k.max_code)),
+        top_bits_(splat8(k.spec.random_bits >= 32 ? 0xFFFFFFFFu : ~((1u << (32 - k.spec.random_bits)) - 1))),
+        precision_shift_(_mm_cvtsi32_si128(k.precision - 1)),
+        sign_shift_(_mm_cvtsi32_si128(32 - k.element_bits)),
+        sign_bit_(splat8(1u << (k.element_bits - 1))),
+        emin_bits_(splat8(static_cast<std::uint32_t>(127 + k.emin) << 23)),
+        c_offset_(splat8(static_cast<std::uint32_t>(24 - k.precision) << 23)),
+        normal_shift_count_(_mm_cvtsi32_si128(24 - k.precision)),
+        c_field_offset_(splat8(static_cast<std::uint32_t>(127 + k.emin + 24 - k.precision) << (k.precision - 1))),
+        int8_(k.int8),
+        int8_negative_limit_(splat8(k.int8_symmetric ? 127 : 128)),
+        fields_(k.element_bits, k.precision - 1, k.bias) {}
+
+  // Eight lanes: x (fp32 patterns), a = |x| (normal or zero), emin_field =
+  // the fp32 exponent field of the element's 2^emin under the block's scale.
+  NUMLAB_INLINE mx_lanes8 round8(__m256i x, __m256i a, __m256i emin_field, __m256i words) const {
+    const __m256i one = splat8(1);
+    const __m256i biased = _mm256_srli_epi32(a, 23);
+    const __m256i nonzero = _mm256_cmpgt_epi32(a, _mm256_setzero_si256());
+    // m = hidden bit | fraction; 0 in zero lanes.
+    const __m256i m = _mm256_and_si256(_mm256_or_si256(_mm256_and_si256(a, splat8(0x7FFFFF)), splat8(0x800000)),
+                                       nonzero);
+    // Bits cut off: 24 - p in the element's normal range, one more per
+    // binade below it (s - 1 computed first: the half bit's position).
+    const __m256i s1 = _mm256_max_epi32(
+        normal_shift_minus_one_, _mm256_add_epi32(normal_shift_minus_one_, _mm256_sub_epi32(emin_field, biased)));
+    const __m256i s = _mm256_add_epi32(s1, one);
+    const __m256i truncated = _mm256_srlv_epi32(m, s);  // counts >= 32 give 0
+    const __m256i inexact = _mm256_xor_si256(_mm256_cmpeq_epi32(_mm256_sllv_epi32(truncated, s), m), ones());
+    __m256i kept = truncated;
+    if constexpr (Mode == rounding::nearest_even) {
+      // (m + half - 1 + lowest kept bit) >> s; with s - 1 >= 32 the half is
+      // 0 and the shift still gives 0.
+      const __m256i half = _mm256_sllv_epi32(one, s1);
+      const __m256i odd = _mm256_and_si256(truncated, one);
+      kept = _mm256_srlv_epi32(_mm256_add_epi32(_mm256_add_epi32(m, odd), _mm256_sub_epi32(half, one)), s);
+    } else if constexpr (Mode == rounding::nearest_away) {
+      kept = _mm256_srlv_epi32(_mm256_add_epi32(m, _mm256_sllv_epi32(one, s1)), s);
+    } else if constexpr (Mode == rounding::to_odd) {
+      kept = _mm256_or_si256(truncated, _mm256_and_si256(inexact, one));
+    } else if constexpr (Mode == rounding::toward_positive) {
+      // An all-ones lane is -1: subtracting it adds one.
+      kept = _mm256_sub_epi32(truncated, _mm256_andnot_si256(_mm256_srai_epi32(x, 31), inexact));
+    } else if constexpr (Mode == rounding::toward_negative) {
+      kept = _mm256_sub_epi32(truncated, _mm256_and_si256(_mm256_srai_epi32(x, 31), inexact));
+    } else if constexpr (Mode == rounding::stochastic) {
+      // The discarded fraction left-aligned in 32 bits (one shift gives it,
+      // the other 0); up iff its top r bits + the word's carry out of 2^r,
+      // i.e. the word's top r bits exceed the fraction's complement.
+      const __m256i thirty_two = splat8(32);
+      const __m256i fraction = _mm256_or_si256(_mm256_sllv_epi32(m, _mm256_sub_epi32(thirty_two, s)),
+                                               _mm256_srlv_epi32(m, _mm256_sub_epi32(s, thirty_two)));
+      const __m256i up = greater_unsigned(_mm256_and_si256(words, top_bits_),
+                                          _mm256_xor_si256(_mm256_and_si256(fraction, top_bits_), ones()));
+      kept = _mm256_sub_epi32(truncated, up);
+    }
+    // code = (max(E, E_emin) - E_emin) · 2^(p-1) + kept: the subnormal and
+    // normal ranges alike (emin + bias = 1), a carry reaching the next binade.
+    const __m256i field = _mm256_sub_epi32(_mm256_max_epi32(biased, emin_field), emin_field);
+    const __m256i code = _mm256_and_si256(_mm256_add_epi32(_mm256_sll_epi32(field, precision_shift_), kept), nonzero);
+    return finish(x, code, nonzero, inexact);
+  }
+
+  // Nearest-even on the fp32 unit (the AVX-512 kernel's nearest_even16):
+  // y = |x| / X (pattern y_bits; exact where x is nonzero and the exponent
+  // field stays >= 1, "valid"). Adding C = 2^(23 + quantum exponent), a
+  // power of two above y whose ulp is the element's quantum at y, rounds y
+  // at that quantum in one correctly rounded fp32 addition, and the sum's
+  // pattern minus C's is the kept significand in quanta. The additions take
+  // the MXCSR's rounding, which the dispatch has checked is to nearest
+  // (mx_avx2_usable); neither meets an fp32 subnormal. Lanes that are not
+  // valid lie below 2^-126 · X, far under half the smallest subnormal
+  // element: they round to zero (y is zeroed there, so that no garbage
+  // pattern reaches the arithmetic).
+  NUMLAB_INLINE mx_lanes8 nearest_even8(__m256i x, __m256i a, __m256i y_bits) const {
+    const __m256i nonzero = _mm256_cmpgt_epi32(a, _mm256_setzero_si256());
+    const __m256i valid = _mm256_and_si256(nonzero, _mm256_cmpgt_epi32(y_bits, splat8(0x7FFFFF)));
+    const __m256i y_valid = _mm256_and_si256(y_bits, valid);
+    const __m256i quantum_field = _mm256_and_si256(_mm256_max_epi32(y_valid, emin_bits_), splat8(0x7F800000));
+    const __m256i c_bits = _mm256_add_epi32(quantum_field, c_offset_);
+    const __m256 c = _mm256_castsi256_ps(c_bits);
+    const __m256 y = _mm256_castsi256_ps(y_valid);
+    const __m256 sum = _mm256_add_ps(y, c);
+    const __m256i kept = _mm256_sub_epi32(_mm256_castps_si256(sum), c_bits);
+    const __m256 rounded = _mm256_sub_ps(sum, c);  // exact
+    const __m256i changed = _mm256_castps_si256(_mm256_cmp_ps(rounded, y, _CMP_NEQ_UQ));
+    // (valid & changed) | (nonzero & ~valid), nonzero covering valid.
+    const __m256i inexact = _mm256_and_si256(nonzero, _mm256_or_si256(changed, _mm256_xor_si256(valid, ones())));
+    // code = kept + (max(E_y, E_emin) - E_emin) · 2^(p-1), from C's field.
+    const __m256i field = _mm256_sub_epi32(_mm256_srl_epi32(c_bits, normal_shift_count_), c_field_offset_);
+    return finish(x, _mm256_and_si256(_mm256_add_epi32(field, kept), valid), nonzero, inexact);
+  }
+
+  // MX INT8 (§5.3.4 as in scalar's round_int8): y = |x| / X · 2^6 rounded to
+  // an integer by adding C = 2^23 (whose ulp is 1), saturated to 127, or to
+  // 128 for negative x (-2 = -128 · 2^-6) unless symmetric; the code is the
+  // two's complement byte. INT8 raises no underflow.
+  NUMLAB_INLINE mx_lanes8 int8_nearest_even8(__m256i x, __m256i a, __m256i y_bits) const {
+    const __m256i nonzero = _mm256_cmpgt_epi32(a, _mm256_setzero_si256());
+    const __m256i valid = _mm256_and_si256(nonzero, _mm256_cmpgt_epi32(y_bits, splat8(0x7FFFFF)));
+    const __m256i y_valid = _mm256_and_si256(y_bits, valid);
+    const __m256i c_bits = splat8(0x4B000000);  // 2^23
+    const __m256 c = _mm256_castsi256_ps(c_bits);
+    const __m256 y = _mm256_castsi256_ps(y_valid);
+    const __m256 sum = _mm256_add_ps(y, c);
+    __m256i kept = _mm256_and_si256(_mm256_sub_epi32(_mm256_castps_si256(sum), c_bits), valid);
+    const __m256 rounded = _mm256_sub_ps(sum, c);  // exact
+    const __m256i changed = _mm256_castps_si256(_mm256_cmp_ps(rounded, y, _CMP_NEQ_UQ));
+    const __m256i negative = _mm256_srai_epi32(x, 31);
+    const __m256i limit = _mm256_blendv_epi8(splat8(127), int8_negative_limit_, negative);
+    mx_lanes8 out;
+    out.overflow = _mm256_cmpgt_epi32(kept, limit);
+    kept = _mm256_min_epi32(kept, limit);
+    out.inexact = _mm256_or_si256(_mm256_and_si256(nonzero, _mm256_or_si256(changed, _mm256_xor_si256(valid, ones()))),
+                                  out.overflow);
+    out.flushed = _mm256_and_si256(nonzero, _mm256_cmpeq_epi32(kept, _mm256_setzero_si256()));
+    // kept or -kept as (kept ^ negative) - negative, cut to its byte.
+    out.code = _mm256_and_si256(_mm256_sub_epi32(_mm256_xor_si256(kept, negative), negative), splat8(0xFF));
+    return out;
+  }
+
+  // A lane's element code (as finish() leaves it) to its value, exactly the
+  // value dequantize()'s table holds (the kernel makes no inf or NaN codes).
+  NUMLAB_INLINE __m256 decode8(__m256i code) const { return int8_ ? int8_value8(code) : fields_.value(code); }
+
+ private:
+  static NUMLAB_INLINE __m256i ones() { return _mm256_set1_epi32(-1); }
+
+  // Saturation, counts and the sign, from the magnitude code (0 in zero lanes).
+  NUMLAB_INLINE mx_lanes8 finish(__m256i x, __m256i code, __m256i nonzero, __m256i inexact) const {
+    mx_lanes8 out;
+    out.overflow = _mm256_cmpgt_epi32(code, max_code_);
+    out.flushed = _mm256_and_si256(nonzero, _mm256_cmpeq_epi32(code, _mm256_setzero_si256()));
+    code = _mm256_min_epi32(code, max_code_);
+    out.inexact = _mm256_or_si256(inexact, out.overflow);
+    // Sign: fp32's sign bit moved to the element's top bit.
+    out.code = _mm256_or_si256(code, _mm256_and_si256(_mm256_srl_epi32(x, sign_shift_), sign_bit_));
+    return out;
+  }
+
+  const __m256i normal_shift_minus_one_, max_code_, top_bits_;
+  const __m128i precision_shift_, sign_shift_;
+  const __m256i sign_bit_;
+  const __m256i emin_bits_, c_offset_;  // nearest_even8's
+  const __m128i normal_shift_count_;
+  const __m256i c_field_offset_;
+  const bool int8_;
+  const __m256i int8_negative_limit_;
+  const element_fields8 fields_;  // decode8's
+};
+
+}  // namespace
+}  // namespace num::scaled_detail
