@@ -44,7 +44,9 @@ class mx_lane_rounding8 {
 
   // Eight lanes: x (fp32 patterns), a = |x| (normal or zero), emin_field =
   // the fp32 exponent field of the element's 2^emin under the block's scale.
+  // Every mode but nearest-even, which nearest_even8 rounds.
   NUMLAB_INLINE mx_lanes8 round8(__m256i x, __m256i a, __m256i emin_field, __m256i words) const {
+    static_assert(Mode != rounding::nearest_even);
     const __m256i one = splat8(1);
     const __m256i biased = _mm256_srli_epi32(a, 23);
     const __m256i nonzero = _mm256_cmpgt_epi32(a, _mm256_setzero_si256());
@@ -59,13 +61,8 @@ class mx_lane_rounding8 {
     const __m256i truncated = _mm256_srlv_epi32(m, s);  // counts >= 32 give 0
     const __m256i inexact = _mm256_xor_si256(_mm256_cmpeq_epi32(_mm256_sllv_epi32(truncated, s), m), ones());
     __m256i kept = truncated;
-    if constexpr (Mode == rounding::nearest_even) {
-      // (m + half - 1 + lowest kept bit) >> s; with s - 1 >= 32 the half is
-      // 0 and the shift still gives 0.
-      const __m256i half = _mm256_sllv_epi32(one, s1);
-      const __m256i odd = _mm256_and_si256(truncated, one);
-      kept = _mm256_srlv_epi32(_mm256_add_epi32(_mm256_add_epi32(m, odd), _mm256_sub_epi32(half, one)), s);
-    } else if constexpr (Mode == rounding::nearest_away) {
+    if constexpr (Mode == rounding::nearest_away) {
+      // (m + half) >> s; with s - 1 >= 32 the half is 0 and the shift gives 0.
       kept = _mm256_srlv_epi32(_mm256_add_epi32(m, _mm256_sllv_epi32(one, s1)), s);
     } else if constexpr (Mode == rounding::to_odd) {
       kept = _mm256_or_si256(truncated, _mm256_and_si256(inexact, one));
