@@ -29,6 +29,16 @@ namespace {
 /// v in every 32-bit lane.
 NUMLAB_INLINE __m256i splat8(std::uint32_t v) { return _mm256_set1_epi32(static_cast<int>(v)); }
 
+/// v, as a value the compiler cannot see through, so that a kernel's
+/// constant kept as a member is read from the object (a memory operand)
+/// instead of built again from an immediate (a move and a broadcast) in
+/// every block, as GCC 12 does with a visible literal (the AVX-512 kernels'
+/// opaque(), avx512_region.hpp).
+NUMLAB_INLINE __m256i opaque8(__m256i v) {
+  __asm__("" : "+x"(v));
+  return v;
+}
+
 /// The lanes where a > b as unsigned 32-bit integers (all ones), from the
 /// signed compare with both sign bits flipped: AVX2 has no unsigned compare.
 NUMLAB_INLINE __m256i greater_unsigned(__m256i a, __m256i b) {

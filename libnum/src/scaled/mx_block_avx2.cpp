@@ -41,7 +41,8 @@ using random_window8 = philox_window<kernels::philox_avx2_isa>;
 
 // --- The block loop, one instantiation per rounding mode ---
 
-template <rounding Mode>
+// Int8: MX INT8 elements (nearest-even only).
+template <rounding Mode, bool Int8>
 class mx_blocks8 {
  public:
   // Every constant of the loop is a member here, not read through `k`, so
@@ -57,7 +58,6 @@ class mx_blocks8 {
         max_fraction_(k.max_fraction),
         even_half_(1u << (23 - k.precision)),
         packed_fp4_(k.packed_fp4),
-        int8_(k.int8),
         lanes_(k),
         inexact_(_mm256_setzero_si256()),
         saturated_(_mm256_setzero_si256()),
@@ -87,10 +87,9 @@ class mx_blocks8 {
     block_scale s;
     if (!scale_of(amax_bits, s)) return false;
     scale = s.code;
-    const __m256i e = splat8(static_cast<std::uint32_t>(s.exponent));
-    const __m256i x_bits = values == nullptr ? _mm256_setzero_si256() : splat8(s.x_bits);
-    const lane_scales ls{e, e, e, e, x_bits, x_bits, x_bits, x_bits};
-    emit<Partial>(v, ls, present, count, codes, values);
+    const uniform_scale block_scale_lanes{splat8(static_cast<std::uint32_t>(s.exponent)),
+                                          values == nullptr ? _mm256_setzero_si256() : splat8(s.x_bits)};
+    emit<Partial>(v, block_scale_lanes, present, count, codes, values);
     ++blocks_;
     return true;
   }
@@ -134,9 +133,9 @@ class mx_blocks8 {
     }
     for (std::size_t j = used; j < 32; ++j) exponent[j] = x_bits[j] = 0;
     auto lanes = [](const std::uint32_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); };
-    const lane_scales ls{lanes(exponent),  lanes(exponent + 8),  lanes(exponent + 16),  lanes(exponent + 24),
-                         lanes(x_bits),    lanes(x_bits + 8),    lanes(x_bits + 16),    lanes(x_bits + 24)};
-    emit_rows(v, ls, done, left, codes, values, rows);
+    const lane_scales row_scale_lanes{{lanes(exponent), lanes(exponent + 8), lanes(exponent + 16), lanes(exponent + 24)},
+                                      {lanes(x_bits), lanes(x_bits + 8), lanes(x_bits + 16), lanes(x_bits + 24)}};
+    emit_rows(v, row_scale_lanes, done, left, codes, values, rows);
     blocks_ += taken;
     return left;
   }
@@ -159,10 +158,17 @@ class mx_blocks8 {
   }
 
  private:
-  // A block's 32 lanes as four vectors: x (fp32 patterns), a = |x|, and the
-  // random words (stochastic rounding only).
+  // A block's 32 lanes: a = |x| as four vectors, and where to read x (the
+  // fp32 patterns) and the random words (stochastic rounding only) again
+  // when each vector is rounded, rather than keep them in registers: AVX2's
+  // sixteen did not hold them beside the rounding's, and spills cost a
+  // store and a load where a reload costs a load.
   struct input {
-    __m256i x[4], a[4], w[4];
+    __m256i a[4];
+    const float* in;
+    const std::uint32_t* words;
+    std::uint32_t present;
+    bool masked;  // lanes past `present` read as zeros
   };
   // A block's scale, from its amax: X's biased fp32 exponent field (E_amax
   // plus the rule's binade up; E_X = exponent - emax), the E8M0 code
@@ -172,9 +178,18 @@ class mx_blocks8 {
     int exponent = 0;
     std::uint32_t code = 0, x_bits = 0;
   };
-  // Each vector's lanes' scale exponents (block_scale::exponent) and X patterns.
+  // Each vector's lanes' scale exponents (block_scale::exponent) and X
+  // patterns: one block's in every lane (uniform_scale), or each lane its
+  // row's (lane_scales, short rows).
+  struct uniform_scale {
+    __m256i exponent, x_bits;
+    NUMLAB_INLINE __m256i exponent_of(int) const { return exponent; }
+    NUMLAB_INLINE __m256i x_bits_of(int) const { return x_bits; }
+  };
   struct lane_scales {
     __m256i exponent[4], x_bits[4];
+    NUMLAB_INLINE __m256i exponent_of(int i) const { return exponent[i]; }
+    NUMLAB_INLINE __m256i x_bits_of(int i) const { return x_bits[i]; }
   };
 
   // The scale rule (MX §6.3: X = 2^(floor(log2 amax) - emax_elem); RCEIL one
@@ -220,46 +235,65 @@ class mx_blocks8 {
   template <bool Partial>
   NUMLAB_INLINE void load(input& v, const float* in, const std::uint32_t* words, std::uint32_t present,
                           bool readable) const {
+    v.in = in;
+    v.words = words;
+    v.present = present;
+    v.masked = Partial && !readable;
     const __m256i magnitude = splat8(0x7FFFFFFF);
-    for (int i = 0; i < 4; ++i) {
-      const auto* p = reinterpret_cast<const int*>(in + 8 * i);
-      if (!Partial || readable) {
-        v.x[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-      } else {
-        v.x[i] = _mm256_maskload_epi32(p, lanes_of_bits(present >> (8 * i)));
-      }
-      v.a[i] = _mm256_and_si256(v.x[i], magnitude);
-      v.w[i] = Mode == rounding::stochastic ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words + 8 * i))
-                                            : _mm256_setzero_si256();
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; ++i) v.a[i] = _mm256_and_si256(x_of(v, i), magnitude);
+  }
+
+  // Vector i of the lanes' fp32 patterns.
+  static NUMLAB_INLINE __m256i x_of(const input& v, int i) {
+    const auto* p = reinterpret_cast<const int*>(v.in + 8 * i);
+    if (v.masked) return _mm256_maskload_epi32(p, lanes_of_bits(v.present >> (8 * i)));
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  }
+
+  // Vector i of the lanes' random words (stochastic rounding only).
+  static NUMLAB_INLINE __m256i words_of(const input& v, int i) {
+    if constexpr (Mode == rounding::stochastic) {
+      return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v.words + 8 * i));
+    } else {
+      return _mm256_setzero_si256();
     }
   }
 
   // Rounds the four vectors under their lanes' scales, counting the lanes in
-  // `done` (all-ones vectors). Leaves the codes in r[].
-  NUMLAB_INLINE void round_lanes(const input& v, const lane_scales& s, const __m256i* done, mx_lanes8* r) {
-    __m256i any_inexact = _mm256_setzero_si256();
+  // `done` (all-ones vectors; all where null), into `codes`. Each vector's
+  // masks are spent before the next is rounded, the underflow flag's test
+  // included, so that only the codes stay live.
+  template <class Scales>
+  NUMLAB_INLINE void round_lanes(const input& v, const Scales& s, const __m256i* done, __m256i* codes) {
+    // Unrolled: a loop kept the vectors in arrays on the stack (GCC 12).
+#pragma GCC unroll 4
     for (int i = 0; i < 4; ++i) {
+      const __m256i x = x_of(v, i), words = words_of(v, i);
+      mx_lanes8 r;
       if constexpr (Mode == rounding::nearest_even) {
         // x / X as an fp32 pattern: the exponent field moved down by X's.
-        const __m256i scale_bits = _mm256_sub_epi32(_mm256_slli_epi32(s.exponent[i], 23), scale_bits_offset_);
+        const __m256i scale_bits = _mm256_sub_epi32(_mm256_slli_epi32(s.exponent_of(i), 23), scale_bits_offset_);
         const __m256i y_bits = _mm256_sub_epi32(v.a[i], scale_bits);
-        r[i] = int8_ ? lanes_.int8_nearest_even8(v.x[i], v.a[i], y_bits) : lanes_.nearest_even8(v.x[i], v.a[i], y_bits);
+        if constexpr (Int8) {
+          r = lanes_.int8_nearest_even8(x, v.a[i], y_bits);
+        } else {
+          r = lanes_.nearest_even8(x, v.a[i], y_bits);
+        }
       } else {
-        r[i] = lanes_.round8(v.x[i], v.a[i], _mm256_add_epi32(s.exponent[i], emin_minus_emax_), v.w[i]);
+        static_assert(!Int8);
+        r = lanes_.round8(x, v.a[i], _mm256_add_epi32(s.exponent_of(i), emin_minus_emax_), words);
       }
-      const __m256i inexact = done == nullptr ? r[i].inexact : _mm256_and_si256(r[i].inexact, done[i]);
-      const __m256i overflow = done == nullptr ? r[i].overflow : _mm256_and_si256(r[i].overflow, done[i]);
-      const __m256i flushed = done == nullptr ? r[i].flushed : _mm256_and_si256(r[i].flushed, done[i]);
+      const __m256i inexact = done == nullptr ? r.inexact : _mm256_and_si256(r.inexact, done[i]);
+      const __m256i overflow = done == nullptr ? r.overflow : _mm256_and_si256(r.overflow, done[i]);
+      const __m256i flushed = done == nullptr ? r.flushed : _mm256_and_si256(r.flushed, done[i]);
       // An all-ones lane is -1: subtracting it counts one.
       inexact_ = _mm256_sub_epi32(inexact_, inexact);
       saturated_ = _mm256_sub_epi32(saturated_, overflow);
       flushed_ = _mm256_sub_epi32(flushed_, flushed);
-      r[i].inexact = inexact;
-      any_inexact = _mm256_or_si256(any_inexact, inexact);
-    }
-    if (!underflow_ && !int8_ && !_mm256_testz_si256(any_inexact, any_inexact)) {  // INT8 has no underflow
-      for (int i = 0; i < 4 && !underflow_; ++i) {
-        underflow_ = any_tiny8(k_, v.x[i], r[i].inexact, _mm256_add_epi32(s.exponent[i], emin_minus_emax_), v.w[i]);
+      codes[i] = r.code;
+      if (!Int8 && !underflow_ && !_mm256_testz_si256(inexact, inexact)) {  // INT8 has no underflow
+        underflow_ = any_tiny8(k_, x, inexact, _mm256_add_epi32(s.exponent_of(i), emin_minus_emax_), words);
       }
     }
   }
@@ -267,14 +301,15 @@ class mx_blocks8 {
   // A block's `count` lanes (`present`: all 32, or a partial block's first
   // ones) rounded and written: codes, or values = element · X.
   template <bool Partial>
-  NUMLAB_INLINE void emit(const input& v, const lane_scales& s, std::uint32_t present, std::size_t count,
+  NUMLAB_INLINE void emit(const input& v, const uniform_scale& s, std::uint32_t present, std::size_t count,
                           std::uint8_t* codes, float* values) {
-    mx_lanes8 r[4];
-    round_lanes(v, s, nullptr, r);  // lanes past a partial block are zeros: nothing to count
+    __m256i code[4];
+    round_lanes(v, s, nullptr, code);  // lanes past a partial block are zeros: nothing to count
     elements_ += count;
     if (values != nullptr) {
+#pragma GCC unroll 4
       for (int i = 0; i < 4; ++i) {
-        const __m256 value = _mm256_mul_ps(lanes_.decode8(r[i].code), _mm256_castsi256_ps(s.x_bits[i]));
+        const __m256 value = _mm256_mul_ps(decode(code[i]), _mm256_castsi256_ps(s.x_bits));
         if constexpr (Partial) {
           _mm256_maskstore_ps(values + 8 * i, lanes_of_bits(present >> (8 * i)), value);
         } else {
@@ -283,7 +318,7 @@ class mx_blocks8 {
       }
       return;
     }
-    const __m256i bytes = code_bytes32(r[0].code, r[1].code, r[2].code, r[3].code, packed_fp4_);
+    const __m256i bytes = code_bytes32(code[0], code[1], code[2], code[3], packed_fp4_);
     if constexpr (Partial) {
       alignas(32) std::uint8_t buffer[32];
       store_code_bytes32(buffer, bytes, packed_fp4_);
@@ -299,20 +334,21 @@ class mx_blocks8 {
                                std::uint8_t* codes, float* values, std::size_t rows) {
     const __m256i done_lanes[4] = {lanes_of_bits(done), lanes_of_bits(done >> 8), lanes_of_bits(done >> 16),
                                    lanes_of_bits(done >> 24)};
-    mx_lanes8 r[4];
-    round_lanes(v, s, done_lanes, r);
+    __m256i code[4];
+    round_lanes(v, s, done_lanes, code);
     std::size_t taken_rows = 0;
     for (std::size_t row = 0; row < rows; ++row) taken_rows += (left >> row & 1u) == 0 ? 1 : 0;
     elements_ += taken_rows * cols_;
     if (values != nullptr) {
+#pragma GCC unroll 4
       for (int i = 0; i < 4; ++i) {
         _mm256_maskstore_ps(values + 8 * i, done_lanes[i],
-                            _mm256_mul_ps(lanes_.decode8(r[i].code), _mm256_castsi256_ps(s.x_bits[i])));
+                            _mm256_mul_ps(decode(code[i]), _mm256_castsi256_ps(s.x_bits[i])));
       }
       return;
     }
     alignas(32) std::uint8_t buffer[32];
-    store_code_bytes32(buffer, code_bytes32(r[0].code, r[1].code, r[2].code, r[3].code, packed_fp4_), packed_fp4_);
+    store_code_bytes32(buffer, code_bytes32(code[0], code[1], code[2], code[3], packed_fp4_), packed_fp4_);
     // Packed FP4 rows (cols even) start on bytes.
     const std::size_t row_bytes = packed_fp4_ ? cols_ / 2 : cols_;
     if (left == 0) {
@@ -321,6 +357,15 @@ class mx_blocks8 {
     }
     for (std::size_t row = 0; row < rows; ++row) {
       if ((left >> row & 1u) == 0) __builtin_memcpy(codes + row * row_bytes, buffer + row * row_bytes, row_bytes);
+    }
+  }
+
+  // Element codes to their values.
+  NUMLAB_INLINE __m256 decode(__m256i code) const {
+    if constexpr (Int8) {
+      return int8_value8(code);
+    } else {
+      return lanes_.decode8(code);
     }
   }
 
@@ -341,7 +386,6 @@ class mx_blocks8 {
   const scale_rule rule_;
   const std::uint32_t max_fraction_, even_half_;  // RCEIL's and EVEN's
   const bool packed_fp4_;
-  const bool int8_;
   const mx_lane_rounding8<Mode> lanes_;
   std::size_t cols_ = 32;  // short_rows()'s row width
   // Per-lane counts of inexact, saturated and flushed lanes, summed by
@@ -352,9 +396,9 @@ class mx_blocks8 {
   bool underflow_ = false;
 };
 
-template <rounding Mode>
+template <rounding Mode, bool Int8 = false>
 void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& result, left_blocks& left) {
-  mx_blocks8<Mode> kernel(k);
+  mx_blocks8<Mode, Int8> kernel(k);
   // Locals, so the compiler need not reload them after each store.
   const float* in = run.in;
   std::uint8_t* codes = run.codes;
@@ -393,9 +437,9 @@ void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& resu
   kernel.add_to(result);
 }
 
-template <rounding Mode>
+template <rounding Mode, bool Int8 = false>
 void run_short_rows(const mx_kernel_setup& k, const mx_short_rows& run, scaled_result& result, left_blocks& left) {
-  mx_blocks8<Mode> kernel(k);
+  mx_blocks8<Mode, Int8> kernel(k);
   kernel.use_short_rows(run.cols);
   const std::size_t group = kernel.group_rows(), cols = run.cols;
   const float* in = run.in;
@@ -430,6 +474,7 @@ void run_short_rows(const mx_kernel_setup& k, const mx_short_rows& run, scaled_r
 
 void mx_short_rows_avx2(const mx_kernel_setup& k, const mx_short_rows& run, scaled_result& result,
                         left_blocks& left) {
+  if (k.int8) return run_short_rows<rounding::nearest_even, true>(k, run, result, left);  // nearest-even only
   switch (k.spec.mode) {
     case rounding::nearest_even: return run_short_rows<rounding::nearest_even>(k, run, result, left);
     case rounding::nearest_away: return run_short_rows<rounding::nearest_away>(k, run, result, left);
@@ -442,6 +487,7 @@ void mx_short_rows_avx2(const mx_kernel_setup& k, const mx_short_rows& run, scal
 }
 
 void mx_blocks_avx2(const mx_kernel_setup& k, const mx_run& run, scaled_result& result, left_blocks& left) {
+  if (k.int8) return run_blocks<rounding::nearest_even, true>(k, run, result, left);  // nearest-even only
   switch (k.spec.mode) {
     case rounding::nearest_even: return run_blocks<rounding::nearest_even>(k, run, result, left);
     case rounding::nearest_away: return run_blocks<rounding::nearest_away>(k, run, result, left);

@@ -38,28 +38,31 @@ class mx_lane_rounding8 {
         c_offset_(splat8(static_cast<std::uint32_t>(24 - k.precision) << 23)),
         normal_shift_count_(_mm_cvtsi32_si128(24 - k.precision)),
         c_field_offset_(splat8(static_cast<std::uint32_t>(127 + k.emin + 24 - k.precision) << (k.precision - 1))),
-        int8_(k.int8),
         int8_negative_limit_(splat8(k.int8_symmetric ? 127 : 128)),
-        fields_(k.element_bits, k.precision - 1, k.bias) {}
+        fields_(k.element_bits, k.precision - 1, k.bias),
+        one_(opaque8(splat8(1))),
+        all_ones_(opaque8(splat8(0xFFFFFFFFu))),
+        fraction_bits_(opaque8(splat8(0x7FFFFF))),
+        hidden_bit_(opaque8(splat8(0x800000))),
+        exponent_bits_(opaque8(splat8(0x7F800000))) {}
 
   // Eight lanes: x (fp32 patterns), a = |x| (normal or zero), emin_field =
   // the fp32 exponent field of the element's 2^emin under the block's scale.
   // Every mode but nearest-even, which nearest_even8 rounds.
   NUMLAB_INLINE mx_lanes8 round8(__m256i x, __m256i a, __m256i emin_field, __m256i words) const {
     static_assert(Mode != rounding::nearest_even);
-    const __m256i one = splat8(1);
+    const __m256i one = one_;
     const __m256i biased = _mm256_srli_epi32(a, 23);
     const __m256i nonzero = _mm256_cmpgt_epi32(a, _mm256_setzero_si256());
     // m = hidden bit | fraction; 0 in zero lanes.
-    const __m256i m = _mm256_and_si256(_mm256_or_si256(_mm256_and_si256(a, splat8(0x7FFFFF)), splat8(0x800000)),
-                                       nonzero);
+    const __m256i m = _mm256_and_si256(_mm256_or_si256(_mm256_and_si256(a, fraction_bits_), hidden_bit_), nonzero);
     // Bits cut off: 24 - p in the element's normal range, one more per
     // binade below it (s - 1 computed first: the half bit's position).
     const __m256i s1 = _mm256_max_epi32(
         normal_shift_minus_one_, _mm256_add_epi32(normal_shift_minus_one_, _mm256_sub_epi32(emin_field, biased)));
     const __m256i s = _mm256_add_epi32(s1, one);
     const __m256i truncated = _mm256_srlv_epi32(m, s);  // counts >= 32 give 0
-    const __m256i inexact = _mm256_xor_si256(_mm256_cmpeq_epi32(_mm256_sllv_epi32(truncated, s), m), ones());
+    const __m256i inexact = _mm256_xor_si256(_mm256_cmpeq_epi32(_mm256_sllv_epi32(truncated, s), m), all_ones_);
     __m256i kept = truncated;
     if constexpr (Mode == rounding::nearest_away) {
       // (m + half) >> s; with s - 1 >= 32 the half is 0 and the shift gives 0.
@@ -79,7 +82,7 @@ class mx_lane_rounding8 {
       const __m256i fraction = _mm256_or_si256(_mm256_sllv_epi32(m, _mm256_sub_epi32(thirty_two, s)),
                                                _mm256_srlv_epi32(m, _mm256_sub_epi32(s, thirty_two)));
       const __m256i up = greater_unsigned(_mm256_and_si256(words, top_bits_),
-                                          _mm256_xor_si256(_mm256_and_si256(fraction, top_bits_), ones()));
+                                          _mm256_xor_si256(_mm256_and_si256(fraction, top_bits_), all_ones_));
       kept = _mm256_sub_epi32(truncated, up);
     }
     // code = (max(E, E_emin) - E_emin) · 2^(p-1) + kept: the subnormal and
@@ -102,18 +105,18 @@ class mx_lane_rounding8 {
   // pattern reaches the arithmetic).
   NUMLAB_INLINE mx_lanes8 nearest_even8(__m256i x, __m256i a, __m256i y_bits) const {
     const __m256i nonzero = _mm256_cmpgt_epi32(a, _mm256_setzero_si256());
-    const __m256i valid = _mm256_and_si256(nonzero, _mm256_cmpgt_epi32(y_bits, splat8(0x7FFFFF)));
+    const __m256i valid = _mm256_and_si256(nonzero, _mm256_cmpgt_epi32(y_bits, fraction_bits_));
     const __m256i y_valid = _mm256_and_si256(y_bits, valid);
-    const __m256i quantum_field = _mm256_and_si256(_mm256_max_epi32(y_valid, emin_bits_), splat8(0x7F800000));
+    const __m256i quantum_field = _mm256_and_si256(_mm256_max_epi32(y_valid, emin_bits_), exponent_bits_);
     const __m256i c_bits = _mm256_add_epi32(quantum_field, c_offset_);
     const __m256 c = _mm256_castsi256_ps(c_bits);
     const __m256 y = _mm256_castsi256_ps(y_valid);
     const __m256 sum = _mm256_add_ps(y, c);
     const __m256i kept = _mm256_sub_epi32(_mm256_castps_si256(sum), c_bits);
     const __m256 rounded = _mm256_sub_ps(sum, c);  // exact
+    // Lanes not valid hold y = 0, which the sum leaves unchanged.
     const __m256i changed = _mm256_castps_si256(_mm256_cmp_ps(rounded, y, _CMP_NEQ_UQ));
-    // (valid & changed) | (nonzero & ~valid), nonzero covering valid.
-    const __m256i inexact = _mm256_and_si256(nonzero, _mm256_or_si256(changed, _mm256_xor_si256(valid, ones())));
+    const __m256i inexact = _mm256_or_si256(changed, _mm256_andnot_si256(valid, nonzero));
     // code = kept + (max(E_y, E_emin) - E_emin) · 2^(p-1), from C's field.
     const __m256i field = _mm256_sub_epi32(_mm256_srl_epi32(c_bits, normal_shift_count_), c_field_offset_);
     return finish(x, _mm256_and_si256(_mm256_add_epi32(field, kept), valid), nonzero, inexact);
@@ -125,7 +128,7 @@ class mx_lane_rounding8 {
   // two's complement byte. INT8 raises no underflow.
   NUMLAB_INLINE mx_lanes8 int8_nearest_even8(__m256i x, __m256i a, __m256i y_bits) const {
     const __m256i nonzero = _mm256_cmpgt_epi32(a, _mm256_setzero_si256());
-    const __m256i valid = _mm256_and_si256(nonzero, _mm256_cmpgt_epi32(y_bits, splat8(0x7FFFFF)));
+    const __m256i valid = _mm256_and_si256(nonzero, _mm256_cmpgt_epi32(y_bits, fraction_bits_));
     const __m256i y_valid = _mm256_and_si256(y_bits, valid);
     const __m256i c_bits = splat8(0x4B000000);  // 2^23
     const __m256 c = _mm256_castsi256_ps(c_bits);
@@ -139,21 +142,19 @@ class mx_lane_rounding8 {
     mx_lanes8 out;
     out.overflow = _mm256_cmpgt_epi32(kept, limit);
     kept = _mm256_min_epi32(kept, limit);
-    out.inexact = _mm256_or_si256(_mm256_and_si256(nonzero, _mm256_or_si256(changed, _mm256_xor_si256(valid, ones()))),
-                                  out.overflow);
+    out.inexact = _mm256_or_si256(_mm256_or_si256(changed, _mm256_andnot_si256(valid, nonzero)), out.overflow);
     out.flushed = _mm256_and_si256(nonzero, _mm256_cmpeq_epi32(kept, _mm256_setzero_si256()));
     // kept or -kept as (kept ^ negative) - negative, cut to its byte.
     out.code = _mm256_and_si256(_mm256_sub_epi32(_mm256_xor_si256(kept, negative), negative), splat8(0xFF));
     return out;
   }
 
-  // A lane's element code (as finish() leaves it) to its value, exactly the
-  // value dequantize()'s table holds (the kernel makes no inf or NaN codes).
-  NUMLAB_INLINE __m256 decode8(__m256i code) const { return int8_ ? int8_value8(code) : fields_.value(code); }
+  // A floating-point element's code (as finish() leaves it) to its value,
+  // exactly the value dequantize()'s table holds (the kernel makes no inf or
+  // NaN codes); INT8's is int8_value8.
+  NUMLAB_INLINE __m256 decode8(__m256i code) const { return fields_.value(code); }
 
  private:
-  static NUMLAB_INLINE __m256i ones() { return _mm256_set1_epi32(-1); }
-
   // Saturation, counts and the sign, from the magnitude code (0 in zero lanes).
   NUMLAB_INLINE mx_lanes8 finish(__m256i x, __m256i code, __m256i nonzero, __m256i inexact) const {
     mx_lanes8 out;
@@ -172,9 +173,10 @@ class mx_lane_rounding8 {
   const __m256i emin_bits_, c_offset_;  // nearest_even8's
   const __m128i normal_shift_count_;
   const __m256i c_field_offset_;
-  const bool int8_;
   const __m256i int8_negative_limit_;
   const element_fields8 fields_;  // decode8's
+  // Literal constants, opaque (avx2_region.hpp).
+  const __m256i one_, all_ones_, fraction_bits_, hidden_bit_, exponent_bits_;
 };
 
 }  // namespace
