@@ -68,8 +68,12 @@ class mx_blocks8 {
   // its own elements, the lanes past it holding zeros, which change neither
   // the amax nor any count). False (nothing written) when it needs the
   // scalar path. With `values` set, the block's dequantized values go there
-  // instead of its codes.
-  template <bool Partial>
+  // instead of its codes. With `Watch`, the block's lanes are checked for
+  // tininess until the underflow flag is raised; without, not (a run
+  // switches to blocks without once the flag is raised: the check's code,
+  // though not run, cost the loop 8% of its time, bench/RESULTS.md, issue
+  // 15, session 14).
+  template <bool Partial, bool Watch = true>
   NUMLAB_INLINE bool block(const float* in, const std::uint32_t* words, std::uint8_t* codes, std::uint32_t& scale,
                            float* values, std::size_t count) {
     const auto present = static_cast<std::uint32_t>((std::uint64_t{1} << count) - 1);
@@ -88,8 +92,9 @@ class mx_blocks8 {
     if (!scale_of(amax_bits, s)) return false;
     scale = s.code;
     const uniform_scale block_scale_lanes{splat8(static_cast<std::uint32_t>(s.exponent)),
-                                          values == nullptr ? _mm256_setzero_si256() : splat8(s.x_bits)};
-    emit<Partial>(v, block_scale_lanes, present, count, codes, values);
+                                          values == nullptr ? _mm256_setzero_si256() : splat8(s.x_bits),
+                                          _mm256_castsi256_ps(splat8(s.inv_x_bits))};
+    emit<Partial, Watch>(v, block_scale_lanes, present, count, codes, values);
     ++blocks_;
     return true;
   }
@@ -105,7 +110,7 @@ class mx_blocks8 {
     const auto present = static_cast<std::uint32_t>((std::uint64_t{1} << used) - 1);
     input v;
     load<true>(v, in, words, present, readable);
-    alignas(32) std::uint32_t magnitude[32], exponent[32], x_bits[32];
+    alignas(32) std::uint32_t magnitude[32], exponent[32], x_bits[32], inv_x_bits[32];
     for (int i = 0; i < 4; ++i) _mm256_store_si256(reinterpret_cast<__m256i*>(magnitude + 8 * i), v.a[i]);
     const std::uint32_t small = lane_bits(small_lane_mask(v.a[0]), small_lane_mask(v.a[1]),
                                           small_lane_mask(v.a[2]), small_lane_mask(v.a[3])) & present;
@@ -129,12 +134,15 @@ class mx_blocks8 {
       for (std::size_t j = first; j < first + cols_; ++j) {
         exponent[j] = static_cast<std::uint32_t>(s.exponent);
         x_bits[j] = s.x_bits;
+        inv_x_bits[j] = s.inv_x_bits;
       }
     }
-    for (std::size_t j = used; j < 32; ++j) exponent[j] = x_bits[j] = 0;
+    for (std::size_t j = used; j < 32; ++j) exponent[j] = x_bits[j] = inv_x_bits[j] = 0;
     auto lanes = [](const std::uint32_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); };
-    const lane_scales row_scale_lanes{{lanes(exponent), lanes(exponent + 8), lanes(exponent + 16), lanes(exponent + 24)},
-                                      {lanes(x_bits), lanes(x_bits + 8), lanes(x_bits + 16), lanes(x_bits + 24)}};
+    const lane_scales row_scale_lanes{
+        {lanes(exponent), lanes(exponent + 8), lanes(exponent + 16), lanes(exponent + 24)},
+        {lanes(x_bits), lanes(x_bits + 8), lanes(x_bits + 16), lanes(x_bits + 24)},
+        {lanes(inv_x_bits), lanes(inv_x_bits + 8), lanes(inv_x_bits + 16), lanes(inv_x_bits + 24)}};
     emit_rows(v, row_scale_lanes, done, left, codes, values, rows);
     blocks_ += taken;
     return left;
@@ -143,6 +151,9 @@ class mx_blocks8 {
   // Rows of `cols` <= 16 elements go group_rows() to a pass.
   void use_short_rows(std::size_t cols) { cols_ = cols; }
   std::size_t group_rows() const { return 32 / cols_; }
+
+  // Whether the underflow flag is raised (blocks need not watch for it).
+  bool underflow_raised() const { return underflow_; }
 
   void add_to(scaled_result& result) const {
     scaled_counts& c = result.counts;
@@ -172,24 +183,26 @@ class mx_blocks8 {
   };
   // A block's scale, from its amax: X's biased fp32 exponent field (E_amax
   // plus the rule's binade up; E_X = exponent - emax), the E8M0 code
-  // (clamped at 0) and X as an fp32 pattern (for values; for code 0 the
-  // fp32 subnormal 2^-127).
+  // (clamped at 0), X as an fp32 pattern (for values; for code 0 the fp32
+  // subnormal 2^-127) and 1/X's (for nearest-even; INT8's code may reach
+  // 254, whose 1/X is subnormal, and its nearest-even does not use it).
   struct block_scale {
     int exponent = 0;
-    std::uint32_t code = 0, x_bits = 0;
+    std::uint32_t code = 0, x_bits = 0, inv_x_bits = 0;
   };
   // Each vector's lanes' scale exponents (block_scale::exponent) and X
   // patterns: one block's in every lane (uniform_scale), or each lane its
   // row's (lane_scales, short rows).
   struct uniform_scale {
     __m256i exponent, x_bits;
+    __m256 inv_x;
     NUMLAB_INLINE __m256i exponent_of(int) const { return exponent; }
-    NUMLAB_INLINE __m256i x_bits_of(int) const { return x_bits; }
+    NUMLAB_INLINE __m256 inv_x_of(int) const { return inv_x; }
   };
   struct lane_scales {
-    __m256i exponent[4], x_bits[4];
+    __m256i exponent[4], x_bits[4], inv_x_bits[4];
     NUMLAB_INLINE __m256i exponent_of(int i) const { return exponent[i]; }
-    NUMLAB_INLINE __m256i x_bits_of(int i) const { return x_bits[i]; }
+    NUMLAB_INLINE __m256 inv_x_of(int i) const { return _mm256_castsi256_ps(inv_x_bits[i]); }
   };
 
   // The scale rule (MX §6.3: X = 2^(floor(log2 amax) - emax_elem); RCEIL one
@@ -212,6 +225,7 @@ class mx_blocks8 {
     if (scale_field > 254) return false;
     s.code = static_cast<std::uint32_t>(scale_field < 0 ? 0 : scale_field);
     s.x_bits = s.code == 0 ? 0x00400000u : s.code << 23;
+    s.inv_x_bits = (254 - s.code) << 23;
     return true;
   }
 
@@ -264,22 +278,19 @@ class mx_blocks8 {
   // `done` (all-ones vectors; all where null), into `codes`. Each vector's
   // masks are spent before the next is rounded, the underflow flag's test
   // included, so that only the codes stay live.
-  template <class Scales>
+  template <bool Watch, class Scales>
   NUMLAB_INLINE void round_lanes(const input& v, const Scales& s, const __m256i* done, __m256i* codes) {
     // Unrolled: a loop kept the vectors in arrays on the stack (GCC 12).
 #pragma GCC unroll 4
     for (int i = 0; i < 4; ++i) {
       const __m256i x = x_of(v, i), words = words_of(v, i);
       mx_lanes8 r;
-      if constexpr (Mode == rounding::nearest_even) {
-        // x / X as an fp32 pattern: the exponent field moved down by X's.
+      if constexpr (Int8) {
+        // x / X · 2^6 as an fp32 pattern: the exponent field moved down by X's.
         const __m256i scale_bits = _mm256_sub_epi32(_mm256_slli_epi32(s.exponent_of(i), 23), scale_bits_offset_);
-        const __m256i y_bits = _mm256_sub_epi32(v.a[i], scale_bits);
-        if constexpr (Int8) {
-          r = lanes_.int8_nearest_even8(x, v.a[i], y_bits);
-        } else {
-          r = lanes_.nearest_even8(x, v.a[i], y_bits);
-        }
+        r = lanes_.int8_nearest_even8(x, v.a[i], _mm256_sub_epi32(v.a[i], scale_bits));
+      } else if constexpr (Mode == rounding::nearest_even) {
+        r = lanes_.nearest_even8(x, v.a[i], s.inv_x_of(i));
       } else {
         static_assert(!Int8);
         r = lanes_.round8(x, v.a[i], _mm256_add_epi32(s.exponent_of(i), emin_minus_emax_), words);
@@ -292,19 +303,21 @@ class mx_blocks8 {
       saturated_ = _mm256_sub_epi32(saturated_, overflow);
       flushed_ = _mm256_sub_epi32(flushed_, flushed);
       codes[i] = r.code;
-      if (!Int8 && !underflow_ && !_mm256_testz_si256(inexact, inexact)) {  // INT8 has no underflow
-        underflow_ = any_tiny8(k_, x, inexact, _mm256_add_epi32(s.exponent_of(i), emin_minus_emax_), words);
+      if constexpr (Watch && !Int8) {  // INT8 has no underflow
+        if (!underflow_ && !_mm256_testz_si256(inexact, inexact)) {
+          underflow_ = any_tiny8(k_, x, inexact, _mm256_add_epi32(s.exponent_of(i), emin_minus_emax_), words);
+        }
       }
     }
   }
 
   // A block's `count` lanes (`present`: all 32, or a partial block's first
   // ones) rounded and written: codes, or values = element · X.
-  template <bool Partial>
+  template <bool Partial, bool Watch>
   NUMLAB_INLINE void emit(const input& v, const uniform_scale& s, std::uint32_t present, std::size_t count,
                           std::uint8_t* codes, float* values) {
     __m256i code[4];
-    round_lanes(v, s, nullptr, code);  // lanes past a partial block are zeros: nothing to count
+    round_lanes<Watch>(v, s, nullptr, code);  // lanes past a partial block are zeros: nothing to count
     elements_ += count;
     if (values != nullptr) {
 #pragma GCC unroll 4
@@ -335,7 +348,7 @@ class mx_blocks8 {
     const __m256i done_lanes[4] = {lanes_of_bits(done), lanes_of_bits(done >> 8), lanes_of_bits(done >> 16),
                                    lanes_of_bits(done >> 24)};
     __m256i code[4];
-    round_lanes(v, s, done_lanes, code);
+    round_lanes<true>(v, s, done_lanes, code);
     std::size_t taken_rows = 0;
     for (std::size_t row = 0; row < rows; ++row) taken_rows += (left >> row & 1u) == 0 ? 1 : 0;
     elements_ += taken_rows * cols_;
@@ -380,7 +393,7 @@ class mx_blocks8 {
 
   const mx_kernel_setup& k_;  // for the underflow flag's slow path only
   const __m256i small_limit_;  // (a - 1) <= this: nonzero and below 2^(emax - 127)
-  const __m256i scale_bits_offset_;  // nearest-even's y = |x| / X
+  const __m256i scale_bits_offset_;  // INT8's y = |x| / X · 2^6
   const __m256i emin_minus_emax_;    // the element's 2^emin field under X, from X's exponent
   const int emax_;
   const scale_rule rule_;
@@ -396,6 +409,12 @@ class mx_blocks8 {
   bool underflow_ = false;
 };
 
+// Whether blocks watch for the underflow flag, as a type.
+template <bool Watch>
+struct watching {
+  static constexpr bool value = Watch;
+};
+
 template <rounding Mode, bool Int8 = false>
 void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& result, left_blocks& left) {
   mx_blocks8<Mode, Int8> kernel(k);
@@ -408,10 +427,19 @@ void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& resu
   float* values = run.values;
   const std::size_t block_bytes = k.packed_fp4 ? 16 : 32;
   auto values_of = [values](std::size_t b) { return values == nullptr ? nullptr : values + 32 * b; };
-  auto whole_block = [&](std::size_t b, const std::uint32_t* words) {
-    if (!kernel.template block<false>(in + 32 * b, words, codes + block_bytes * b, scales[b], values_of(b), 32)) {
+  // Whole blocks first .. end - 1 (`words` from first's on): those until
+  // the underflow flag is raised watch for it, the rest do not.
+  auto whole_block = [&](auto watch, std::size_t b, const std::uint32_t* words) {
+    if (!kernel.template block<false, decltype(watch)::value>(in + 32 * b, words, codes + block_bytes * b, scales[b],
+                                                              values_of(b), 32)) {
       left.add(b);
     }
+  };
+  auto whole_blocks = [&](std::size_t first, std::size_t end, const std::uint32_t* words) {
+    auto words_of = [&](std::size_t b) { return words == nullptr ? nullptr : words + 32 * (b - first); };
+    std::size_t b = first;
+    for (; b < end && !kernel.underflow_raised(); ++b) whole_block(watching<true>{}, b, words_of(b));
+    for (; b < end; ++b) whole_block(watching<false>{}, b, words_of(b));
   };
   auto partial_block = [&](const std::uint32_t* words) {
     if (!kernel.template block<true>(in + 32 * blocks, words, codes + block_bytes * blocks, scales[blocks],
@@ -426,12 +454,11 @@ void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& resu
     static_assert(random_window8::max_cover >= 16 * 32);
     for (std::size_t g = 0; g < blocks; g += 16) {
       const std::size_t count = blocks - g < 16 ? blocks - g : 16;
-      const std::uint32_t* words = random.cover(first_word + 32 * g, 32 * count);
-      for (std::size_t j = 0; j < count; ++j) whole_block(g + j, words + 32 * j);
+      whole_blocks(g, g + count, random.cover(first_word + 32 * g, 32 * count));
     }
     if (run.tail != 0) partial_block(random.at(first_word + 32 * blocks));
   } else {
-    for (std::size_t b = 0; b < blocks; ++b) whole_block(b, nullptr);
+    whole_blocks(0, blocks, nullptr);
     if (run.tail != 0) partial_block(nullptr);
   }
   kernel.add_to(result);

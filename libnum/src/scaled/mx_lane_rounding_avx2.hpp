@@ -92,34 +92,41 @@ class mx_lane_rounding8 {
     return finish(x, code, nonzero, inexact);
   }
 
-  // Nearest-even on the fp32 unit (the AVX-512 kernel's nearest_even16):
-  // y = |x| / X (pattern y_bits; exact where x is nonzero and the exponent
-  // field stays >= 1, "valid"). Adding C = 2^(23 + quantum exponent), a
-  // power of two above y whose ulp is the element's quantum at y, rounds y
-  // at that quantum in one correctly rounded fp32 addition, and the sum's
-  // pattern minus C's is the kept significand in quanta. The additions take
-  // the MXCSR's rounding, which the dispatch has checked is to nearest
-  // (mx_avx2_usable); neither meets an fp32 subnormal. Lanes that are not
-  // valid lie below 2^-126 · X, far under half the smallest subnormal
-  // element: they round to zero (y is zeroed there, so that no garbage
-  // pattern reaches the arithmetic).
-  NUMLAB_INLINE mx_lanes8 nearest_even8(__m256i x, __m256i a, __m256i y_bits) const {
-    const __m256i nonzero = _mm256_cmpgt_epi32(a, _mm256_setzero_si256());
-    const __m256i valid = _mm256_and_si256(nonzero, _mm256_cmpgt_epi32(y_bits, fraction_bits_));
-    const __m256i y_valid = _mm256_and_si256(y_bits, valid);
-    const __m256i quantum_field = _mm256_and_si256(_mm256_max_epi32(y_valid, emin_bits_), exponent_bits_);
+  // Nearest-even on the fp32 unit, as the AVX-512 kernel's nearest_even16:
+  // y = |x| / X, here |x| · (1/X) in fp32 (`inv_x`, a normal power of two:
+  // X's code is at most 253 for every floating-point element, whose emax is
+  // at least 2), exact wherever y is normal. Adding C = 2^(23 + quantum
+  // exponent), a power of two above y whose ulp is the element's quantum at
+  // y (the normal or the subnormal one), rounds y at that quantum in one
+  // correctly rounded fp32 addition, and the sum's pattern minus C's is the
+  // kept significand in quanta. Where y is below 2^-126 (subnormal, or
+  // flushed to zero by FTZ or DAZ) it lies far under half the smallest
+  // element quantum and rounds to zero; such a lane is inexact as a nonzero
+  // x whose code is 0 (flushed), so FTZ and DAZ change nothing. A zero x
+  // gives y = 0, code 0, exact: no lane needs a mask of its own. The
+  // multiplication and additions take the MXCSR's rounding, which the
+  // dispatch has checked is to nearest (mx_avx2_usable).
+  NUMLAB_INLINE mx_lanes8 nearest_even8(__m256i x, __m256i a, __m256 inv_x) const {
+    const __m256 y = _mm256_mul_ps(_mm256_castsi256_ps(a), inv_x);
+    const __m256i y_bits = _mm256_castps_si256(y);
+    const __m256i quantum_field = _mm256_and_si256(_mm256_max_epi32(y_bits, emin_bits_), exponent_bits_);
     const __m256i c_bits = _mm256_add_epi32(quantum_field, c_offset_);
     const __m256 c = _mm256_castsi256_ps(c_bits);
-    const __m256 y = _mm256_castsi256_ps(y_valid);
     const __m256 sum = _mm256_add_ps(y, c);
     const __m256i kept = _mm256_sub_epi32(_mm256_castps_si256(sum), c_bits);
     const __m256 rounded = _mm256_sub_ps(sum, c);  // exact
-    // Lanes not valid hold y = 0, which the sum leaves unchanged.
     const __m256i changed = _mm256_castps_si256(_mm256_cmp_ps(rounded, y, _CMP_NEQ_UQ));
-    const __m256i inexact = _mm256_or_si256(changed, _mm256_andnot_si256(valid, nonzero));
     // code = kept + (max(E_y, E_emin) - E_emin) · 2^(p-1), from C's field.
     const __m256i field = _mm256_sub_epi32(_mm256_srl_epi32(c_bits, normal_shift_count_), c_field_offset_);
-    return finish(x, _mm256_and_si256(_mm256_add_epi32(field, kept), valid), nonzero, inexact);
+    mx_lanes8 out;
+    __m256i code = _mm256_add_epi32(field, kept);
+    out.overflow = _mm256_cmpgt_epi32(code, max_code_);
+    code = _mm256_min_epi32(code, max_code_);
+    const __m256i zero = _mm256_setzero_si256();
+    out.flushed = _mm256_andnot_si256(_mm256_cmpeq_epi32(a, zero), _mm256_cmpeq_epi32(code, zero));
+    out.inexact = _mm256_or_si256(_mm256_or_si256(changed, out.flushed), out.overflow);
+    out.code = _mm256_or_si256(code, _mm256_and_si256(_mm256_srl_epi32(x, sign_shift_), sign_bit_));
+    return out;
   }
 
   // MX INT8 (§5.3.4 as in scalar's round_int8): y = |x| / X · 2^6 rounded to

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <libnum/array.hpp>
 #include <libnum/cpu_features.hpp>
@@ -33,6 +34,19 @@ std::vector<float> subnormal_tensor(std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {
     const auto k = static_cast<std::uint32_t>((i * 2654435761u) % 0x7FFFFF + 1);
     v[i] = std::bit_cast<float>(k | (i % 3 == 0 ? 0x80000000u : 0u));
+  }
+  return v;
+}
+
+// Blocks of 32 with one huge value and the rest tiny: each tiny x / X lies
+// below 2^-126 (an fp32 subnormal quotient, or one FTZ flushes, where a
+// kernel divides in floating point), or just above it.
+std::vector<float> huge_beside_tiny(std::size_t n) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int block = static_cast<int>(i / 32);
+    const float tiny = std::ldexp(1.0f + static_cast<float>(i % 7) / 8.0f, -20 - static_cast<int>(i % 23));
+    v[i] = i % 32 == 3 ? std::ldexp(1.5f, 90 + block % 37) : (i % 2 ? -tiny : tiny);
   }
   return v;
 }
@@ -68,6 +82,7 @@ TEST(ScaledMxcsr, FlushingMxcsrGivesTheScalarPathsResults) {
   if (!num::simd_path_supported(num::simd_path::avx2)) GTEST_SKIP() << "no AVX2 on this CPU";
   expect_scalar_results_under_flushing(scaled_test::path_data(60, 17), "mixed blocks");
   expect_scalar_results_under_flushing(subnormal_tensor(15 * 128), "subnormals only");
+  expect_scalar_results_under_flushing(huge_beside_tiny(15 * 128), "huge beside tiny");
 }
 
 // Each rounding control of the MXCSR: the MX kernels give the scalar
