@@ -63,40 +63,66 @@ class mx_blocks8 {
         saturated_(_mm256_setzero_si256()),
         flushed_(_mm256_setzero_si256()) {}
 
-  // A row's block of `count` elements (32: a whole one, which reads all 32
-  // lanes; fewer: the row's partial last block, which reads and writes only
-  // its own elements, the lanes past it holding zeros, which change neither
-  // the amax nor any count). False (nothing written) when it needs the
-  // scalar path. With `values` set, the block's dequantized values go there
-  // instead of its codes. With `Watch`, the block's lanes are checked for
-  // tininess until the underflow flag is raised; without, not (a run
+  // A row's partial last block (`count` < 32 elements), which reads and
+  // writes only its own elements, the lanes past it holding zeros, which
+  // change neither the amax nor any count. False (nothing written) when it
+  // needs the scalar path. With `values` set, the block's dequantized values
+  // go there instead of its codes.
+  NUMLAB_INLINE bool partial_block(const float* in, const std::uint32_t* words, std::uint8_t* codes,
+                                   std::uint32_t& scale, float* values, std::size_t count) {
+    const auto present = static_cast<std::uint32_t>((std::uint64_t{1} << count) - 1);
+    input v;
+    load<true>(v, in, words, present, false);
+    block_scale s;
+    if (!scale_of_block(v, s)) return false;
+    scale = s.code;
+    emit<true, true>(v, uniform(s.exponent, s.x_bits, s.inv_x_bits, values != nullptr), present, count, codes,
+                     values);
+    ++blocks_;
+    return true;
+  }
+
+  // The first pass over up to 16 whole blocks of a row (`count`, from `in`):
+  // each block's amax and scale, kept for group_block(), whose rounding then
+  // starts without waiting on them: a block's amax, its trip through a
+  // general register and its scale's broadcast are one long chain of
+  // latencies, which the out-of-order core did not overlap with the
+  // previous block's rounding (bench/RESULTS.md, issue 15, session 14).
+  // Stores the E8M0 codes of the blocks it takes; returns the blocks left to
+  // the scalar path (bit j for block j), for what partial_block() leaves one for.
+  NUMLAB_INLINE std::uint32_t group_scales(const float* in, std::size_t count, std::uint32_t* scales) {
+    std::uint32_t declined = 0;
+    for (std::size_t j = 0; j < count; ++j) {
+      input v;
+      load<false>(v, in + 32 * j, nullptr, ~0u, false);
+      block_scale s;
+      if (!scale_of_block(v, s)) {
+        declined |= 1u << j;
+        continue;
+      }
+      scales[j] = s.code;
+      group_.exponent[j] = s.exponent;
+      group_.x_bits[j] = s.x_bits;
+      group_.inv_x_bits[j] = s.inv_x_bits;
+    }
+    return declined;
+  }
+
+  // Block j of the last group_scales() (not one it declined), at `in`, as
+  // partial_block() quantizes a block. With `Watch`, its lanes are checked
+  // for tininess until the underflow flag is raised; without, not (a run
   // switches to blocks without once the flag is raised: the check's code,
   // though not run, cost the loop 8% of its time, bench/RESULTS.md, issue
   // 15, session 14).
-  template <bool Partial, bool Watch = true>
-  NUMLAB_INLINE bool block(const float* in, const std::uint32_t* words, std::uint8_t* codes, std::uint32_t& scale,
-                           float* values, std::size_t count) {
-    const auto present = static_cast<std::uint32_t>((std::uint64_t{1} << count) - 1);
+  template <bool Watch>
+  NUMLAB_INLINE void group_block(std::size_t j, const float* in, const std::uint32_t* words, std::uint8_t* codes,
+                                 float* values) {
     input v;
-    load<Partial>(v, in, words, present, false);
-    // The block amax in every lane (a butterfly of maxima); magnitudes
-    // order as their patterns, below 2^31, so signed maxima do.
-    __m256i amax = _mm256_max_epi32(_mm256_max_epi32(v.a[0], v.a[1]), _mm256_max_epi32(v.a[2], v.a[3]));
-    amax = _mm256_max_epi32(amax, _mm256_permute2x128_si256(amax, amax, 0x01));
-    amax = _mm256_max_epi32(amax, _mm256_shuffle_epi32(amax, 0x4E));
-    amax = _mm256_max_epi32(amax, _mm256_shuffle_epi32(amax, 0xB1));
-    const auto amax_bits = static_cast<std::uint32_t>(_mm256_cvtsi256_si32(amax));
-    const __m256i small = small_lanes(v);
-    if (!_mm256_testz_si256(small, small)) return false;
-    block_scale s;
-    if (!scale_of(amax_bits, s)) return false;
-    scale = s.code;
-    const uniform_scale block_scale_lanes{splat8(static_cast<std::uint32_t>(s.exponent)),
-                                          values == nullptr ? _mm256_setzero_si256() : splat8(s.x_bits),
-                                          _mm256_castsi256_ps(splat8(s.inv_x_bits))};
-    emit<Partial, Watch>(v, block_scale_lanes, present, count, codes, values);
+    load<false>(v, in, words, ~0u, false);
+    // Broadcasts from memory: loads, not vector operations.
+    emit<false, Watch>(v, uniform(group_.exponent[j], group_.x_bits[j], group_.inv_x_bits[j], values != nullptr),
+                       ~0u, 32, codes, values);
     ++blocks_;
-    return true;
   }
 
   // `rows` (at most group_rows()) rows of `cols` elements each, stored one
@@ -204,6 +230,26 @@ class mx_blocks8 {
     NUMLAB_INLINE __m256i exponent_of(int i) const { return exponent[i]; }
     NUMLAB_INLINE __m256 inv_x_of(int i) const { return _mm256_castsi256_ps(inv_x_bits[i]); }
   };
+
+  // A block's scale (scale_of) from its lanes: false where the scalar path
+  // takes the block (also for lanes of small_lanes()).
+  NUMLAB_INLINE bool scale_of_block(const input& v, block_scale& s) const {
+    // The block amax in every lane (a butterfly of maxima); magnitudes
+    // order as their patterns, below 2^31, so signed maxima do.
+    __m256i amax = _mm256_max_epi32(_mm256_max_epi32(v.a[0], v.a[1]), _mm256_max_epi32(v.a[2], v.a[3]));
+    amax = _mm256_max_epi32(amax, _mm256_permute2x128_si256(amax, amax, 0x01));
+    amax = _mm256_max_epi32(amax, _mm256_shuffle_epi32(amax, 0x4E));
+    amax = _mm256_max_epi32(amax, _mm256_shuffle_epi32(amax, 0xB1));
+    const __m256i small = small_lanes(v);
+    return _mm256_testz_si256(small, small) && scale_of(static_cast<std::uint32_t>(_mm256_cvtsi256_si32(amax)), s);
+  }
+
+  // A block's scale in every lane (x_bits only where the values are wanted).
+  static NUMLAB_INLINE uniform_scale uniform(int exponent, std::uint32_t x_bits, std::uint32_t inv_x_bits,
+                                             bool values) {
+    return {splat8(static_cast<std::uint32_t>(exponent)), values ? splat8(x_bits) : _mm256_setzero_si256(),
+            _mm256_castsi256_ps(splat8(inv_x_bits))};
+  }
 
   // The scale rule (MX §6.3: X = 2^(floor(log2 amax) - emax_elem); RCEIL one
   // binade more where amax exceeds max_elem · 2^(E_X - 127), i.e. max_elem's
@@ -401,6 +447,11 @@ class mx_blocks8 {
   const bool packed_fp4_;
   const mx_lane_rounding8<Mode> lanes_;
   std::size_t cols_ = 32;  // short_rows()'s row width
+  // group_scales()'s blocks' scales, j block j's (see block_scale).
+  struct group_block_scales {
+    int exponent[16];
+    std::uint32_t x_bits[16], inv_x_bits[16];
+  } group_{};
   // Per-lane counts of inexact, saturated and flushed lanes, summed by
   // add_to(): a lane counts at most four per block, so 32 bits last for
   // 2^30 blocks (128 GiB of input) in one run.
@@ -427,38 +478,41 @@ void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& resu
   float* values = run.values;
   const std::size_t block_bytes = k.packed_fp4 ? 16 : 32;
   auto values_of = [values](std::size_t b) { return values == nullptr ? nullptr : values + 32 * b; };
-  // Whole blocks first .. end - 1 (`words` from first's on): those until
-  // the underflow flag is raised watch for it, the rest do not.
-  auto whole_block = [&](auto watch, std::size_t b, const std::uint32_t* words) {
-    if (!kernel.template block<false, decltype(watch)::value>(in + 32 * b, words, codes + block_bytes * b, scales[b],
-                                                              values_of(b), 32)) {
-      left.add(b);
+  // Whole blocks 16 to a group: their scales first, then (stochastic
+  // rounding) the group's random words in one go, then their elements;
+  // those until the underflow flag is raised watch for it, the rest do not.
+  auto whole_blocks = [&](auto group_words) {
+    for (std::size_t g = 0; g < blocks; g += 16) {
+      const std::size_t count = blocks - g < 16 ? blocks - g : 16;
+      const std::uint32_t declined = kernel.group_scales(in + 32 * g, count, scales + g);
+      const std::uint32_t* words = group_words(g, count);
+      auto block_at = [&](auto watch, std::size_t j) {
+        const std::size_t b = g + j;
+        if ((declined >> j & 1u) != 0) {
+          left.add(b);
+        } else {
+          kernel.template group_block<decltype(watch)::value>(
+              j, in + 32 * b, words == nullptr ? nullptr : words + 32 * j, codes + block_bytes * b, values_of(b));
+        }
+      };
+      std::size_t j = 0;
+      for (; j < count && !kernel.underflow_raised(); ++j) block_at(watching<true>{}, j);
+      for (; j < count; ++j) block_at(watching<false>{}, j);
     }
   };
-  auto whole_blocks = [&](std::size_t first, std::size_t end, const std::uint32_t* words) {
-    auto words_of = [&](std::size_t b) { return words == nullptr ? nullptr : words + 32 * (b - first); };
-    std::size_t b = first;
-    for (; b < end && !kernel.underflow_raised(); ++b) whole_block(watching<true>{}, b, words_of(b));
-    for (; b < end; ++b) whole_block(watching<false>{}, b, words_of(b));
-  };
   auto partial_block = [&](const std::uint32_t* words) {
-    if (!kernel.template block<true>(in + 32 * blocks, words, codes + block_bytes * blocks, scales[blocks],
-                                     values_of(blocks), run.tail)) {
+    if (!kernel.partial_block(in + 32 * blocks, words, codes + block_bytes * blocks, scales[blocks], values_of(blocks),
+                              run.tail)) {
       left.add(blocks);
     }
   };
   if constexpr (Mode == rounding::stochastic) {
-    // Whole blocks 16 to a group: the group's random words in one go, then
-    // its blocks (as the AVX-512 kernel, so the drawing loop runs apart).
     random_window8 random(k.seed, k.stream, first_word);
     static_assert(random_window8::max_cover >= 16 * 32);
-    for (std::size_t g = 0; g < blocks; g += 16) {
-      const std::size_t count = blocks - g < 16 ? blocks - g : 16;
-      whole_blocks(g, g + count, random.cover(first_word + 32 * g, 32 * count));
-    }
+    whole_blocks([&](std::size_t g, std::size_t count) { return random.cover(first_word + 32 * g, 32 * count); });
     if (run.tail != 0) partial_block(random.at(first_word + 32 * blocks));
   } else {
-    whole_blocks(0, blocks, nullptr);
+    whole_blocks([](std::size_t, std::size_t) -> const std::uint32_t* { return nullptr; });
     if (run.tail != 0) partial_block(nullptr);
   }
   kernel.add_to(result);
