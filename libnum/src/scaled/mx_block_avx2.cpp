@@ -3,14 +3,15 @@
 // without AVX-512, under the same contract (mx_block_kernel.hpp) and bit
 // for bit the scalar path's results. A block's 32 fp32 values are four
 // 8-lane vectors, each lane rounded under the block's scale by
-// mx_lane_rounding8 (mx_lane_rounding_avx2.hpp), with the AVX-512 kernel's
-// arithmetic; masks are vectors of all-ones lanes, and counts are
-// per-lane counters (a subtraction of the mask per vector) summed once per
-// run. Each block's amax is a reduction of its own vectors (AVX2 has no
-// 16-wide transposition to gain from), its scale derived once in a general
-// register. The rounding mode is a template parameter, so each mode's loop
-// holds only its own arithmetic. Rows of at most 16 elements go several to
-// a pass of the 32 lanes, each row its own block under its own scale.
+// mx_lane_rounding8 (mx_lane_rounding_avx2.hpp); masks are vectors of
+// all-ones lanes, and counts are per-lane counters (a subtraction of the
+// mask per vector) summed once per run. A row's whole blocks go 16 to a
+// group: first each one's amax (a reduction of its own vectors) and scale
+// (mx_scale_avx2.hpp, in a general register), then their elements. The
+// rounding mode is a template parameter, so each mode's loop holds only its
+// own arithmetic; a run stops watching for the underflow flag once it is
+// raised. Rows of at most 16 elements go several to a pass of the 32
+// lanes, each row its own block under its own scale.
 #include <xmmintrin.h>
 
 #include <cstdint>
@@ -31,6 +32,7 @@ bool mx_avx2_usable() { return (_mm_getcsr() & 0x6000u) == 0; }
 #include "element_fields_avx2.hpp"
 #include "kernels/philox_avx2.hpp"
 #include "mx_lane_rounding_avx2.hpp"
+#include "mx_scale_avx2.hpp"
 #include "mx_underflow_avx2.hpp"
 #include "philox_window.hpp"
 
@@ -49,14 +51,10 @@ class mx_blocks8 {
   // the byte stores cannot make the compiler reload it.
   explicit mx_blocks8(const mx_kernel_setup& k)
       : k_(k),
-        small_limit_(splat8((static_cast<std::uint32_t>(k.emax > 1 ? k.emax : 1) << 23) - 2)),
         // INT8 divides by X and multiplies by 2^6 (its implicit scale).
         scale_bits_offset_(splat8(static_cast<std::uint32_t>(127 + k.emax + (k.int8 ? 6 : 0)) << 23)),
         emin_minus_emax_(splat8(static_cast<std::uint32_t>(k.emin - k.emax))),
-        emax_(k.emax),
-        rule_(k.rule),
-        max_fraction_(k.max_fraction),
-        even_half_(1u << (23 - k.precision)),
+        rule_(k),
         packed_fp4_(k.packed_fp4),
         lanes_(k),
         inexact_(_mm256_setzero_si256()),
@@ -73,8 +71,8 @@ class mx_blocks8 {
     const auto present = static_cast<std::uint32_t>((std::uint64_t{1} << count) - 1);
     input v;
     load<true>(v, in, words, present, false);
-    block_scale s;
-    if (!scale_of_block(v, s)) return false;
+    mx_scale8 s;
+    if (!rule_.scale_of_block(v.a, s)) return false;
     scale = s.code;
     emit<true, true>(v, uniform(s.exponent, s.x_bits, s.inv_x_bits, values != nullptr), present, count, codes,
                      values);
@@ -99,8 +97,8 @@ class mx_blocks8 {
       _mm_prefetch(reinterpret_cast<const char*>(in + 32 * (j + 64) + 16), _MM_HINT_T0);
       input v;
       load<false>(v, in + 32 * j, nullptr, ~0u, false);
-      block_scale s;
-      if (!scale_of_block(v, s)) {
+      mx_scale8 s;
+      if (!rule_.scale_of_block(v.a, s)) {
         declined |= 1u << j;
         continue;
       }
@@ -142,8 +140,8 @@ class mx_blocks8 {
     load<true>(v, in, words, present, readable);
     alignas(32) std::uint32_t magnitude[32], exponent[32], x_bits[32], inv_x_bits[32];
     for (int i = 0; i < 4; ++i) _mm256_store_si256(reinterpret_cast<__m256i*>(magnitude + 8 * i), v.a[i]);
-    const std::uint32_t small = lane_bits(small_lane_mask(v.a[0]), small_lane_mask(v.a[1]),
-                                          small_lane_mask(v.a[2]), small_lane_mask(v.a[3])) & present;
+    const std::uint32_t small = lane_bits(rule_.small_lane_mask(v.a[0]), rule_.small_lane_mask(v.a[1]),
+                                          rule_.small_lane_mask(v.a[2]), rule_.small_lane_mask(v.a[3])) & present;
     std::uint32_t left = 0, done = 0;
     std::size_t taken = 0;
     const std::uint32_t row_lanes = static_cast<std::uint32_t>((std::uint64_t{1} << cols_) - 1);
@@ -151,9 +149,9 @@ class mx_blocks8 {
       const std::size_t first = r * cols_;
       std::uint32_t amax = 0;
       for (std::size_t j = first; j < first + cols_; ++j) amax = magnitude[j] > amax ? magnitude[j] : amax;
-      block_scale s;
+      mx_scale8 s;
       // A row is left to the scalar path for what block() leaves a block for.
-      if ((small & row_lanes << first) != 0 || !scale_of(amax, s)) {
+      if ((small & row_lanes << first) != 0 || !rule_.scale_of(amax, s)) {
         left |= 1u << r;
         s = {};
       } else {
@@ -211,16 +209,7 @@ class mx_blocks8 {
     std::uint32_t present;
     bool masked;  // lanes past `present` read as zeros
   };
-  // A block's scale, from its amax: X's biased fp32 exponent field (E_amax
-  // plus the rule's binade up; E_X = exponent - emax), the E8M0 code
-  // (clamped at 0), X as an fp32 pattern (for values; for code 0 the fp32
-  // subnormal 2^-127) and 1/X's (for nearest-even; INT8's code may reach
-  // 254, whose 1/X is subnormal, and its nearest-even does not use it).
-  struct block_scale {
-    int exponent = 0;
-    std::uint32_t code = 0, x_bits = 0, inv_x_bits = 0;
-  };
-  // Each vector's lanes' scale exponents (block_scale::exponent) and X
+  // Each vector's lanes' scale exponents (mx_scale8::exponent) and X
   // patterns: one block's in every lane (uniform_scale), or each lane its
   // row's (lane_scales, short rows).
   struct uniform_scale {
@@ -235,63 +224,11 @@ class mx_blocks8 {
     NUMLAB_INLINE __m256 inv_x_of(int i) const { return _mm256_castsi256_ps(inv_x_bits[i]); }
   };
 
-  // A block's scale (scale_of) from its lanes: false where the scalar path
-  // takes the block (also for lanes of small_lanes()).
-  NUMLAB_INLINE bool scale_of_block(const input& v, block_scale& s) const {
-    // The block amax in every lane (a butterfly of maxima); magnitudes
-    // order as their patterns, below 2^31, so signed maxima do.
-    __m256i amax = _mm256_max_epi32(_mm256_max_epi32(v.a[0], v.a[1]), _mm256_max_epi32(v.a[2], v.a[3]));
-    amax = _mm256_max_epi32(amax, _mm256_permute2x128_si256(amax, amax, 0x01));
-    amax = _mm256_max_epi32(amax, _mm256_shuffle_epi32(amax, 0x4E));
-    amax = _mm256_max_epi32(amax, _mm256_shuffle_epi32(amax, 0xB1));
-    const __m256i small = small_lanes(v);
-    return _mm256_testz_si256(small, small) && scale_of(static_cast<std::uint32_t>(_mm256_cvtsi256_si32(amax)), s);
-  }
-
   // A block's scale in every lane (x_bits only where the values are wanted).
   static NUMLAB_INLINE uniform_scale uniform(int exponent, std::uint32_t x_bits, std::uint32_t inv_x_bits,
                                              bool values) {
     return {splat8(static_cast<std::uint32_t>(exponent)), values ? splat8(x_bits) : _mm256_setzero_si256(),
             _mm256_castsi256_ps(splat8(inv_x_bits))};
-  }
-
-  // The scale rule (MX §6.3: X = 2^(floor(log2 amax) - emax_elem); RCEIL one
-  // binade more where amax exceeds max_elem · 2^(E_X - 127), i.e. max_elem's
-  // fraction under amax's exponent; EVEN where amax rounded (ties away) to p
-  // bits carries into the next binade) from a finite amax's pattern; an
-  // all-zero block gets X = 2^-127 (code 0). False for NaN/inf and a scale
-  // above E8M0's largest finite one (INT8's emax 0 rounded up one binade
-  // from fp32's top), which the scalar path clamps and counts.
-  NUMLAB_INLINE bool scale_of(std::uint32_t amax_bits, block_scale& s) const {
-    if (amax_bits >= 0x7F800000u) return false;
-    int up = 0;
-    if (rule_ == scale_rule::mx_rceil) {
-      up = amax_bits > ((amax_bits & 0x7F800000u) | max_fraction_) ? 1 : 0;
-    } else if (rule_ == scale_rule::mx_even) {
-      up = static_cast<int>(((amax_bits + even_half_) >> 23) - (amax_bits >> 23));
-    }
-    s.exponent = static_cast<int>(amax_bits >> 23) + up;
-    const int scale_field = s.exponent - emax_;
-    if (scale_field > 254) return false;
-    s.code = static_cast<std::uint32_t>(scale_field < 0 ? 0 : scale_field);
-    s.x_bits = s.code == 0 ? 0x00400000u : s.code << 23;
-    s.inv_x_bits = (254 - s.code) << 23;
-    return true;
-  }
-
-  // Lanes holding nonzero values below 2^(emax - 127) (fp32 subnormals
-  // included), which the scalar path takes: a - 1 wraps zero to the top.
-  NUMLAB_INLINE __m256i small_lane_mask(__m256i a) const {
-    const __m256i least = _mm256_sub_epi32(a, splat8(1));
-    return _mm256_cmpeq_epi32(_mm256_min_epu32(least, small_limit_), least);
-  }
-  // small_lane_mask of a block's four vectors at once (nonzero where any lane is small).
-  NUMLAB_INLINE __m256i small_lanes(const input& v) const {
-    const __m256i one = splat8(1);
-    const __m256i least =
-        _mm256_min_epu32(_mm256_min_epu32(_mm256_sub_epi32(v.a[0], one), _mm256_sub_epi32(v.a[1], one)),
-                         _mm256_min_epu32(_mm256_sub_epi32(v.a[2], one), _mm256_sub_epi32(v.a[3], one)));
-    return _mm256_cmpeq_epi32(_mm256_min_epu32(least, small_limit_), least);
   }
 
   // Reads the lanes in `present` (all 32 where !Partial or `readable`, for
@@ -442,16 +379,13 @@ class mx_blocks8 {
   }
 
   const mx_kernel_setup& k_;  // for the underflow flag's slow path only
-  const __m256i small_limit_;  // (a - 1) <= this: nonzero and below 2^(emax - 127)
   const __m256i scale_bits_offset_;  // INT8's y = |x| / X · 2^6
   const __m256i emin_minus_emax_;    // the element's 2^emin field under X, from X's exponent
-  const int emax_;
-  const scale_rule rule_;
-  const std::uint32_t max_fraction_, even_half_;  // RCEIL's and EVEN's
+  const mx_scale_rule8 rule_;
   const bool packed_fp4_;
   const mx_lane_rounding8<Mode> lanes_;
   std::size_t cols_ = 32;  // short_rows()'s row width
-  // group_scales()'s blocks' scales, j block j's (see block_scale).
+  // group_scales()'s blocks' scales, j block j's (see mx_scale8).
   struct group_block_scales {
     int exponent[16];
     std::uint32_t x_bits[16], inv_x_bits[16];
