@@ -20,10 +20,10 @@
 
 namespace num::scaled_detail {
 
-// Outside the AVX2 region (one stmxcsr): nearest_even8's fp32 additions
-// round as the MXCSR says, where the AVX-512 kernel names the rounding in
-// each instruction.
-bool mx_avx2_usable() { return (_mm_getcsr() & 0x6000u) == 0; }
+// Outside the AVX2 region (one stmxcsr): nearest_even8's fp32 arithmetic
+// rounds as the MXCSR says, where the AVX-512 kernel names the rounding in
+// each instruction; the other modes round on integers.
+bool mx_avx2_usable(rounding mode) { return mode != rounding::nearest_even || (_mm_getcsr() & 0x6000u) == 0; }
 
 }  // namespace num::scaled_detail
 

@@ -75,11 +75,11 @@ void mx_blocks_avx2(const mx_kernel_setup& setup, const mx_run& run, scaled_resu
 void mx_short_rows_avx2(const mx_kernel_setup& setup, const mx_short_rows& run, scaled_result& result,
                         left_blocks& left);
 
-/// Whether the AVX2 kernels can run now: false where the MXCSR rounds other
-/// than to nearest, since their nearest-even rounding is an fp32 addition
-/// under the MXCSR's rounding (one stmxcsr; the MXCSR is per thread and may
-/// change between calls). FTZ and DAZ do not matter: no operation meets an
-/// fp32 subnormal.
-bool mx_avx2_usable();
+/// Whether the AVX2 kernels can run now in `mode`: false for nearest-even
+/// (INT8's included) where the MXCSR rounds other than to nearest, since
+/// that rounding is fp32 arithmetic under the MXCSR's rounding (one
+/// stmxcsr; the MXCSR is per thread and may change between calls). FTZ and
+/// DAZ change no result (mx_lane_rounding_avx2.hpp).
+bool mx_avx2_usable(rounding mode);
 
 }  // namespace num::scaled_detail

@@ -333,7 +333,7 @@ block_kernel kernel_for(const scaled_options& o, tensor_shape shape) {
   if (mx_rule && f.block == block_shape{1, 32} && element_fits && layout_fits &&
       o.spec.overflow == overflow_mode::saturate && o.spec.tiny == tininess::after_rounding && o.margin == 0) {
     if (path == simd_path::avx512) return block_kernel::mx;
-    return scaled_detail::mx_avx2_usable() ? block_kernel::mx_avx2 : block_kernel::none;
+    return scaled_detail::mx_avx2_usable(o.spec.mode) ? block_kernel::mx_avx2 : block_kernel::none;
   }
   if (path == simd_path::avx512 && f.rule == scale_rule::nvfp4 && f.block == block_shape{1, 16} && layout_fits &&
       scaled_detail::nvfp4_kernel_usable()) {
