@@ -74,8 +74,7 @@ class mx_blocks8 {
     mx_scale8 s;
     if (!rule_.scale_of_block(v.a, s)) return false;
     scale = s.code;
-    emit<true, true>(v, uniform(s.exponent, s.x_bits, s.inv_x_bits, values != nullptr), present, count, codes,
-                     values);
+    emit<true, true>(v, uniform(s.exponent, s.x_bits, s.inv_x_bits, values != nullptr), count, codes, values);
     ++blocks_;
     return true;
   }
@@ -123,23 +122,32 @@ class mx_blocks8 {
     load<false>(v, in, words, ~0u, false);
     // Broadcasts from memory: loads, not vector operations.
     emit<false, Watch>(v, uniform(group_.exponent[j], group_.x_bits[j], group_.inv_x_bits[j], values != nullptr),
-                       ~0u, 32, codes, values);
+                       32, codes, values);
     ++blocks_;
   }
 
   // `rows` (at most group_rows()) rows of `cols` elements each, stored one
   // after another, in one pass of the 32 lanes: each row is its own block,
-  // with its own scale, its amax found in a general register. Returns the
-  // rows left to the scalar path (bit r for row r), of which nothing is
-  // written. `readable`: the input goes on for 32 elements from `in`.
+  // with its own scale, its amax found in a general register, its scale
+  // moved to its lanes by a permutation (rows of 4 or more: at most eight
+  // rows to a pass) or a gather. Returns the rows left to the scalar path
+  // (bit r for row r), of which nothing is written. `readable`: the input
+  // goes on for 32 elements from `in`.
   NUMLAB_INLINE std::uint32_t short_rows(const float* in, const std::uint32_t* words, std::uint8_t* codes,
                                          std::uint32_t* scales, float* values, std::size_t rows, bool readable) {
     const std::size_t used = rows * cols_;
     const auto present = static_cast<std::uint32_t>((std::uint64_t{1} << used) - 1);
     input v;
     load<true>(v, in, words, present, readable);
-    alignas(32) std::uint32_t magnitude[32], exponent[32], x_bits[32], inv_x_bits[32];
-    for (int i = 0; i < 4; ++i) _mm256_store_si256(reinterpret_cast<__m256i*>(magnitude + 8 * i), v.a[i]);
+    // Row r's scale at entry r (zeros past the last row: lanes past `used`
+    // take them, and are neither counted nor written).
+    alignas(32) std::uint32_t magnitude[32], row_exponent[32], row_x_bits[32], row_inv_x_bits[32];
+    for (int i = 0; i < 4; ++i) {
+      _mm256_store_si256(reinterpret_cast<__m256i*>(magnitude + 8 * i), v.a[i]);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(row_exponent + 8 * i), _mm256_setzero_si256());
+      _mm256_store_si256(reinterpret_cast<__m256i*>(row_x_bits + 8 * i), _mm256_setzero_si256());
+      _mm256_store_si256(reinterpret_cast<__m256i*>(row_inv_x_bits + 8 * i), _mm256_setzero_si256());
+    }
     const std::uint32_t small = lane_bits(rule_.small_lane_mask(v.a[0]), rule_.small_lane_mask(v.a[1]),
                                           rule_.small_lane_mask(v.a[2]), rule_.small_lane_mask(v.a[3])) & present;
     std::uint32_t left = 0, done = 0;
@@ -150,34 +158,39 @@ class mx_blocks8 {
       std::uint32_t amax = 0;
       for (std::size_t j = first; j < first + cols_; ++j) amax = magnitude[j] > amax ? magnitude[j] : amax;
       mx_scale8 s;
-      // A row is left to the scalar path for what block() leaves a block for.
+      // A row is left to the scalar path for what a block is left for.
       if ((small & row_lanes << first) != 0 || !rule_.scale_of(amax, s)) {
         left |= 1u << r;
-        s = {};
-      } else {
-        scales[r] = s.code;
-        done |= row_lanes << first;
-        ++taken;
+        continue;
       }
-      for (std::size_t j = first; j < first + cols_; ++j) {
-        exponent[j] = static_cast<std::uint32_t>(s.exponent);
-        x_bits[j] = s.x_bits;
-        inv_x_bits[j] = s.inv_x_bits;
-      }
+      scales[r] = s.code;
+      done |= row_lanes << first;
+      ++taken;
+      row_exponent[r] = static_cast<std::uint32_t>(s.exponent);
+      row_x_bits[r] = s.x_bits;
+      row_inv_x_bits[r] = s.inv_x_bits;
     }
-    for (std::size_t j = used; j < 32; ++j) exponent[j] = x_bits[j] = inv_x_bits[j] = 0;
-    auto lanes = [](const std::uint32_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); };
-    const lane_scales row_scale_lanes{
-        {lanes(exponent), lanes(exponent + 8), lanes(exponent + 16), lanes(exponent + 24)},
-        {lanes(x_bits), lanes(x_bits + 8), lanes(x_bits + 16), lanes(x_bits + 24)},
-        {lanes(inv_x_bits), lanes(inv_x_bits + 8), lanes(inv_x_bits + 16), lanes(inv_x_bits + 24)}};
+    lane_scales row_scale_lanes{};
+    spread_rows(row_exponent, row_scale_lanes.exponent);
+    if (values != nullptr) spread_rows(row_x_bits, row_scale_lanes.x_bits);
+    spread_rows(row_inv_x_bits, row_scale_lanes.inv_x_bits);
     emit_rows(v, row_scale_lanes, done, left, codes, values, rows);
     blocks_ += taken;
     return left;
   }
 
   // Rows of `cols` <= 16 elements go group_rows() to a pass.
-  void use_short_rows(std::size_t cols) { cols_ = cols; }
+  void use_short_rows(std::size_t cols) {
+    cols_ = cols;
+    alignas(32) std::int32_t row_of_lane[32];
+    for (std::size_t j = 0; j < 32; ++j) {
+      const std::size_t row = j / cols < group_rows() ? j / cols : group_rows() - 1;
+      row_of_lane[j] = static_cast<std::int32_t>(row);
+    }
+    for (int i = 0; i < 4; ++i) {
+      row_of_lane_[i] = _mm256_load_si256(reinterpret_cast<const __m256i*>(row_of_lane + 8 * i));
+    }
+  }
   std::size_t group_rows() const { return 32 / cols_; }
 
   // Whether the underflow flag is raised (blocks need not watch for it).
@@ -298,24 +311,24 @@ class mx_blocks8 {
     }
   }
 
-  // A block's `count` lanes (`present`: all 32, or a partial block's first
-  // ones) rounded and written: codes, or values = element · X.
+  // A block's `count` lanes (all 32, or a partial block's first ones)
+  // rounded and written: codes, or values = element · X.
   template <bool Partial, bool Watch>
-  NUMLAB_INLINE void emit(const input& v, const uniform_scale& s, std::uint32_t present, std::size_t count,
-                          std::uint8_t* codes, float* values) {
+  NUMLAB_INLINE void emit(const input& v, const uniform_scale& s, std::size_t count, std::uint8_t* codes,
+                          float* values) {
     __m256i code[4];
     round_lanes<Watch>(v, s, nullptr, code);  // lanes past a partial block are zeros: nothing to count
     elements_ += count;
     if (values != nullptr) {
+      // A partial block's values go through a buffer: vmaskmovps stores
+      // cost several times a store on the AMD Zen 3 this was measured on.
+      alignas(32) float buffer[32];
+      float* out = Partial ? buffer : values;
 #pragma GCC unroll 4
       for (int i = 0; i < 4; ++i) {
-        const __m256 value = _mm256_mul_ps(decode(code[i]), _mm256_castsi256_ps(s.x_bits));
-        if constexpr (Partial) {
-          _mm256_maskstore_ps(values + 8 * i, lanes_of_bits(present >> (8 * i)), value);
-        } else {
-          _mm256_storeu_ps(values + 8 * i, value);
-        }
+        _mm256_storeu_ps(out + 8 * i, _mm256_mul_ps(decode(code[i]), _mm256_castsi256_ps(s.x_bits)));
       }
+      if constexpr (Partial) __builtin_memcpy(values, buffer, count * sizeof(float));
       return;
     }
     const __m256i bytes = code_bytes32(code[0], code[1], code[2], code[3], packed_fp4_);
@@ -339,24 +352,42 @@ class mx_blocks8 {
     std::size_t taken_rows = 0;
     for (std::size_t row = 0; row < rows; ++row) taken_rows += (left >> row & 1u) == 0 ? 1 : 0;
     elements_ += taken_rows * cols_;
+    // The rows not left go out through a buffer (as partial blocks' values).
+    alignas(32) unsigned char buffer[32 * sizeof(float)];
+    std::size_t row_bytes = 0;
+    unsigned char* out = nullptr;
     if (values != nullptr) {
 #pragma GCC unroll 4
       for (int i = 0; i < 4; ++i) {
-        _mm256_maskstore_ps(values + 8 * i, done_lanes[i],
-                            _mm256_mul_ps(decode(code[i]), _mm256_castsi256_ps(s.x_bits[i])));
+        _mm256_store_ps(reinterpret_cast<float*>(buffer) + 8 * i,
+                        _mm256_mul_ps(decode(code[i]), _mm256_castsi256_ps(s.x_bits[i])));
       }
-      return;
+      row_bytes = cols_ * sizeof(float);
+      out = reinterpret_cast<unsigned char*>(values);
+    } else {
+      store_code_bytes32(buffer, code_bytes32(code[0], code[1], code[2], code[3], packed_fp4_), packed_fp4_);
+      // Packed FP4 rows (cols even) start on bytes.
+      row_bytes = packed_fp4_ ? cols_ / 2 : cols_;
+      out = codes;
     }
-    alignas(32) std::uint8_t buffer[32];
-    store_code_bytes32(buffer, code_bytes32(code[0], code[1], code[2], code[3], packed_fp4_), packed_fp4_);
-    // Packed FP4 rows (cols even) start on bytes.
-    const std::size_t row_bytes = packed_fp4_ ? cols_ / 2 : cols_;
     if (left == 0) {
-      __builtin_memcpy(codes, buffer, rows * row_bytes);
+      __builtin_memcpy(out, buffer, rows * row_bytes);
       return;
     }
     for (std::size_t row = 0; row < rows; ++row) {
-      if ((left >> row & 1u) == 0) __builtin_memcpy(codes + row * row_bytes, buffer + row * row_bytes, row_bytes);
+      if ((left >> row & 1u) == 0) __builtin_memcpy(out + row * row_bytes, buffer + row * row_bytes, row_bytes);
+    }
+  }
+
+  // Each lane's entry of `per_row` (row r's at entry r), its row's.
+  NUMLAB_INLINE void spread_rows(const std::uint32_t* per_row, __m256i* lanes) const {
+    if (cols_ >= 4) {
+      const __m256i rows = _mm256_load_si256(reinterpret_cast<const __m256i*>(per_row));
+      for (int i = 0; i < 4; ++i) lanes[i] = _mm256_permutevar8x32_epi32(rows, row_of_lane_[i]);
+    } else {
+      for (int i = 0; i < 4; ++i) {
+        lanes[i] = _mm256_i32gather_epi32(reinterpret_cast<const int*>(per_row), row_of_lane_[i], 4);
+      }
     }
   }
 
@@ -385,6 +416,7 @@ class mx_blocks8 {
   const bool packed_fp4_;
   const mx_lane_rounding8<Mode> lanes_;
   std::size_t cols_ = 32;  // short_rows()'s row width
+  __m256i row_of_lane_[4]{};  // short_rows()'s: each lane's row (the last row's past them)
   // group_scales()'s blocks' scales, j block j's (see mx_scale8).
   struct group_block_scales {
     int exponent[16];
