@@ -293,7 +293,7 @@ class mx_blocks8 {
         r = lanes_.nearest_even8(x, v.a[i], s.inv_x_of(i));
       } else {
         static_assert(!Int8);
-        r = lanes_.round8(x, v.a[i], _mm256_add_epi32(s.exponent_of(i), emin_minus_emax_), words);
+        r = lanes_.round8(x, v.a[i], s.inv_x_of(i), words);
       }
       const __m256i inexact = done == nullptr ? r.inexact : _mm256_and_si256(r.inexact, done[i]);
       const __m256i overflow = done == nullptr ? r.overflow : _mm256_and_si256(r.overflow, done[i]);

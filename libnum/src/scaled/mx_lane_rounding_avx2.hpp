@@ -38,31 +38,43 @@ class mx_lane_rounding8 {
         c_offset_(splat8(static_cast<std::uint32_t>(24 - k.precision) << 23)),
         normal_shift_count_(_mm_cvtsi32_si128(24 - k.precision)),
         c_field_offset_(splat8(static_cast<std::uint32_t>(127 + k.emin + 24 - k.precision) << (k.precision - 1))),
+        emin_field_(splat8(static_cast<std::uint32_t>(127 + k.emin))),
+        cut_base_(splat8(static_cast<std::uint32_t>(23 - k.precision + 127 + k.emin))),
         int8_negative_limit_(splat8(k.int8_symmetric ? 127 : 128)),
         fields_(k.element_bits, k.precision - 1, k.bias),
         one_(opaque8(splat8(1))),
         all_ones_(opaque8(splat8(0xFFFFFFFFu))),
         fraction_bits_(opaque8(splat8(0x7FFFFF))),
         hidden_bit_(opaque8(splat8(0x800000))),
-        exponent_bits_(opaque8(splat8(0x7F800000))) {}
+        exponent_bits_(opaque8(splat8(0x7F800000))),
+        sign_flip_(opaque8(splat8(0x80000000u))),
+        not_sign_(opaque8(splat8(0x7FFFFFFFu))) {}
 
-  // Eight lanes: x (fp32 patterns), a = |x| (normal or zero), emin_field =
-  // the fp32 exponent field of the element's 2^emin under the block's scale.
-  // Every mode but nearest-even, which nearest_even8 rounds.
-  NUMLAB_INLINE mx_lanes8 round8(__m256i x, __m256i a, __m256i emin_field, __m256i words) const {
+  // Every mode but nearest-even (which nearest_even8 rounds), on the
+  // integers of y = |x| · (1/X) (`inv_x` as for nearest_even8; x normal or
+  // zero): the same decisions as the AVX-512 kernel's round16, which cuts
+  // x's significand under X's 2^emin. y is exact where normal; where it is
+  // below 2^-126 (subnormal, or 0: a zero x, FTZ, DAZ) its exponent field 0
+  // puts the cut far above its bits, so it keeps nothing, its fraction's top
+  // 32 bits are 0 (no word rounds it up: it lies below 2^-110 quanta) and
+  // it is inexact exactly where x is nonzero: whatever its significand
+  // bits, the lane rounds as the scalar path does.
+  NUMLAB_INLINE mx_lanes8 round8(__m256i x, __m256i a, __m256 inv_x, __m256i words) const {
     static_assert(Mode != rounding::nearest_even);
     const __m256i one = one_;
-    const __m256i biased = _mm256_srli_epi32(a, 23);
-    const __m256i nonzero = _mm256_cmpgt_epi32(a, _mm256_setzero_si256());
-    // m = hidden bit | fraction; 0 in zero lanes.
-    const __m256i m = _mm256_and_si256(_mm256_or_si256(_mm256_and_si256(a, fraction_bits_), hidden_bit_), nonzero);
+    const __m256i y = _mm256_castps_si256(_mm256_mul_ps(_mm256_castsi256_ps(a), inv_x));
+    const __m256i biased = _mm256_srli_epi32(y, 23);
+    const __m256i zero_lane = _mm256_cmpeq_epi32(a, _mm256_setzero_si256());
+    // m = hidden bit | fraction (a zero y's is 2^23, all of it cut off).
+    const __m256i m = _mm256_or_si256(_mm256_and_si256(y, fraction_bits_), hidden_bit_);
     // Bits cut off: 24 - p in the element's normal range, one more per
     // binade below it (s - 1 computed first: the half bit's position).
-    const __m256i s1 = _mm256_max_epi32(
-        normal_shift_minus_one_, _mm256_add_epi32(normal_shift_minus_one_, _mm256_sub_epi32(emin_field, biased)));
+    const __m256i s1 = _mm256_max_epi32(normal_shift_minus_one_, _mm256_sub_epi32(cut_base_, biased));
     const __m256i s = _mm256_add_epi32(s1, one);
     const __m256i truncated = _mm256_srlv_epi32(m, s);  // counts >= 32 give 0
-    const __m256i inexact = _mm256_xor_si256(_mm256_cmpeq_epi32(_mm256_sllv_epi32(truncated, s), m), all_ones_);
+    const __m256i inexact =
+        _mm256_xor_si256(_mm256_or_si256(_mm256_cmpeq_epi32(_mm256_sllv_epi32(truncated, s), m), zero_lane),
+                         all_ones_);
     __m256i kept = truncated;
     if constexpr (Mode == rounding::nearest_away) {
       // (m + half) >> s; with s - 1 >= 32 the half is 0 and the shift gives 0.
@@ -75,21 +87,27 @@ class mx_lane_rounding8 {
     } else if constexpr (Mode == rounding::toward_negative) {
       kept = _mm256_sub_epi32(truncated, _mm256_and_si256(_mm256_srai_epi32(x, 31), inexact));
     } else if constexpr (Mode == rounding::stochastic) {
-      // The discarded fraction left-aligned in 32 bits (one shift gives it,
-      // the other 0); up iff its top r bits + the word's carry out of 2^r,
-      // i.e. the word's top r bits exceed the fraction's complement.
+      // The discarded fraction f left-aligned in 32 bits (one shift gives
+      // it, the other 0); up iff the word's top r bits W exceed ~f, i.e.
+      // W + f's top r bits carry out of 2^r (W's low bits are zero, so f's
+      // need no mask; the AVX-512 kernel's mask is equivalent).
       const __m256i thirty_two = splat8(32);
       const __m256i fraction = _mm256_or_si256(_mm256_sllv_epi32(m, _mm256_sub_epi32(thirty_two, s)),
                                                _mm256_srlv_epi32(m, _mm256_sub_epi32(s, thirty_two)));
-      const __m256i up = greater_unsigned(_mm256_and_si256(words, top_bits_),
-                                          _mm256_xor_si256(_mm256_and_si256(fraction, top_bits_), all_ones_));
+      const __m256i up = _mm256_cmpgt_epi32(_mm256_xor_si256(_mm256_and_si256(words, top_bits_), sign_flip_),
+                                            _mm256_xor_si256(fraction, not_sign_));
       kept = _mm256_sub_epi32(truncated, up);
     }
     // code = (max(E, E_emin) - E_emin) · 2^(p-1) + kept: the subnormal and
     // normal ranges alike (emin + bias = 1), a carry reaching the next binade.
-    const __m256i field = _mm256_sub_epi32(_mm256_max_epi32(biased, emin_field), emin_field);
-    const __m256i code = _mm256_and_si256(_mm256_add_epi32(_mm256_sll_epi32(field, precision_shift_), kept), nonzero);
-    return finish(x, code, nonzero, inexact);
+    const __m256i field = _mm256_sub_epi32(_mm256_max_epi32(biased, emin_field_), emin_field_);
+    const __m256i code = _mm256_add_epi32(_mm256_sll_epi32(field, precision_shift_), kept);
+    mx_lanes8 out;
+    out.overflow = _mm256_cmpgt_epi32(code, max_code_);
+    out.flushed = _mm256_andnot_si256(zero_lane, _mm256_cmpeq_epi32(code, _mm256_setzero_si256()));
+    out.inexact = _mm256_or_si256(inexact, out.overflow);
+    out.code = with_sign(x, _mm256_min_epi32(code, max_code_));
+    return out;
   }
 
   // Nearest-even on the fp32 unit, as the AVX-512 kernel's nearest_even16:
@@ -125,7 +143,7 @@ class mx_lane_rounding8 {
     const __m256i zero = _mm256_setzero_si256();
     out.flushed = _mm256_andnot_si256(_mm256_cmpeq_epi32(a, zero), _mm256_cmpeq_epi32(code, zero));
     out.inexact = _mm256_or_si256(_mm256_or_si256(changed, out.flushed), out.overflow);
-    out.code = _mm256_or_si256(code, _mm256_and_si256(_mm256_srl_epi32(x, sign_shift_), sign_bit_));
+    out.code = with_sign(x, code);
     return out;
   }
 
@@ -156,22 +174,15 @@ class mx_lane_rounding8 {
     return out;
   }
 
-  // A floating-point element's code (as finish() leaves it) to its value,
+  // A floating-point element's code (as the roundings leave it) to its value,
   // exactly the value dequantize()'s table holds (the kernel makes no inf or
   // NaN codes); INT8's is int8_value8.
   NUMLAB_INLINE __m256 decode8(__m256i code) const { return fields_.value(code); }
 
  private:
-  // Saturation, counts and the sign, from the magnitude code (0 in zero lanes).
-  NUMLAB_INLINE mx_lanes8 finish(__m256i x, __m256i code, __m256i nonzero, __m256i inexact) const {
-    mx_lanes8 out;
-    out.overflow = _mm256_cmpgt_epi32(code, max_code_);
-    out.flushed = _mm256_and_si256(nonzero, _mm256_cmpeq_epi32(code, _mm256_setzero_si256()));
-    code = _mm256_min_epi32(code, max_code_);
-    out.inexact = _mm256_or_si256(inexact, out.overflow);
-    // Sign: fp32's sign bit moved to the element's top bit.
-    out.code = _mm256_or_si256(code, _mm256_and_si256(_mm256_srl_epi32(x, sign_shift_), sign_bit_));
-    return out;
+  // The code with x's sign: fp32's sign bit moved to the element's top bit.
+  NUMLAB_INLINE __m256i with_sign(__m256i x, __m256i code) const {
+    return _mm256_or_si256(code, _mm256_and_si256(_mm256_srl_epi32(x, sign_shift_), sign_bit_));
   }
 
   const __m256i normal_shift_minus_one_, max_code_, top_bits_;
@@ -180,10 +191,11 @@ class mx_lane_rounding8 {
   const __m256i emin_bits_, c_offset_;  // nearest_even8's
   const __m128i normal_shift_count_;
   const __m256i c_field_offset_;
+  const __m256i emin_field_, cut_base_;  // round8's: y's field of 2^emin, and 23 - p plus it
   const __m256i int8_negative_limit_;
   const element_fields8 fields_;  // decode8's
   // Literal constants, opaque (avx2_region.hpp).
-  const __m256i one_, all_ones_, fraction_bits_, hidden_bit_, exponent_bits_;
+  const __m256i one_, all_ones_, fraction_bits_, hidden_bit_, exponent_bits_, sign_flip_, not_sign_;
 };
 
 }  // namespace
