@@ -68,8 +68,8 @@ NUMLAB_INLINE __m256i code_bytes32(__m256i c0, __m256i c1, __m256i c2, __m256i c
   // Saturating packs keep the codes (all below 256); they interleave the
   // 128-bit halves, which one permutation of 32-bit groups puts back.
   const __m256i words01 = _mm256_packus_epi32(c0, c1), words23 = _mm256_packus_epi32(c2, c3);
-  const __m256i bytes = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(words01, words23),
-                                                    _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+  const __m256i bytes =
+      _mm256_permutevar8x32_epi32(_mm256_packus_epi16(words01, words23), _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
   if (!packed_fp4) return bytes;
   // Byte 2k + 16 · byte 2k+1 in each 16-bit lane, then those packed to bytes.
   const __m256i pairs = _mm256_maddubs_epi16(bytes, _mm256_set1_epi16(0x1001));

@@ -17,8 +17,7 @@ class element_fields8 {
         fraction_shift_(_mm_cvtsi32_si128(23 - fraction_bits)),
         rebias_(splat8(static_cast<std::uint32_t>(127 - bias) << 23)),
         first_normal_(splat8(1u << fraction_bits)),
-        subnormal_unit_(
-            _mm256_castsi256_ps(splat8(static_cast<std::uint32_t>(127 + 1 - bias - fraction_bits) << 23))),
+        subnormal_unit_(_mm256_castsi256_ps(splat8(static_cast<std::uint32_t>(127 + 1 - bias - fraction_bits) << 23))),
         sign_shift_(_mm_cvtsi32_si128(32 - bits)) {}
 
   /// Each lane's value, for finite codes: a normal code by moving its fields

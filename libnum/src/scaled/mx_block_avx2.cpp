@@ -121,8 +121,8 @@ class mx_blocks8 {
     input v;
     load<false>(v, in, words, ~0u, false);
     // Broadcasts from memory: loads, not vector operations.
-    emit<false, Watch>(v, uniform(group_.exponent[j], group_.x_bits[j], group_.inv_x_bits[j], values != nullptr),
-                       32, codes, values);
+    emit<false, Watch>(v, uniform(group_.exponent[j], group_.x_bits[j], group_.inv_x_bits[j], values != nullptr), 32,
+                       codes, values);
     ++blocks_;
   }
 
@@ -149,7 +149,8 @@ class mx_blocks8 {
       _mm256_store_si256(reinterpret_cast<__m256i*>(row_inv_x_bits + 8 * i), _mm256_setzero_si256());
     }
     const std::uint32_t small = lane_bits(rule_.small_lane_mask(v.a[0]), rule_.small_lane_mask(v.a[1]),
-                                          rule_.small_lane_mask(v.a[2]), rule_.small_lane_mask(v.a[3])) & present;
+                                          rule_.small_lane_mask(v.a[2]), rule_.small_lane_mask(v.a[3])) &
+                                present;
     std::uint32_t left = 0, done = 0;
     std::size_t taken = 0;
     const std::uint32_t row_lanes = static_cast<std::uint32_t>((std::uint64_t{1} << cols_) - 1);
@@ -409,13 +410,13 @@ class mx_blocks8 {
     return static_cast<std::uint64_t>(_mm_cvtsi128_si64(half)) + static_cast<std::uint64_t>(_mm_extract_epi64(half, 1));
   }
 
-  const mx_kernel_setup& k_;  // for the underflow flag's slow path only
+  const mx_kernel_setup& k_;         // for the underflow flag's slow path only
   const __m256i scale_bits_offset_;  // INT8's y = |x| / X · 2^6
   const __m256i emin_minus_emax_;    // the element's 2^emin field under X, from X's exponent
   const mx_scale_rule8 rule_;
   const bool packed_fp4_;
   const mx_lane_rounding8<Mode> lanes_;
-  std::size_t cols_ = 32;  // short_rows()'s row width
+  std::size_t cols_ = 32;     // short_rows()'s row width
   __m256i row_of_lane_[4]{};  // short_rows()'s: each lane's row (the last row's past them)
   // group_scales()'s blocks' scales, j block j's (see mx_scale8).
   struct group_block_scales {
@@ -503,9 +504,9 @@ void run_short_rows(const mx_kernel_setup& k, const mx_short_rows& run, scaled_r
   const std::size_t total = run.rows * cols;
   auto pass = [&](std::size_t row, std::size_t rows, const std::uint32_t* words) {
     const std::size_t first = row * cols;
-    const std::uint32_t declined = kernel.short_rows(in + first, words, codes + (first >> code_shift), scales + row,
-                                                     values == nullptr ? nullptr : values + first, rows,
-                                                     first + 32 <= total);
+    const std::uint32_t declined =
+        kernel.short_rows(in + first, words, codes + (first >> code_shift), scales + row,
+                          values == nullptr ? nullptr : values + first, rows, first + 32 <= total);
     for (std::uint32_t d = declined; d != 0; d &= d - 1) left.add(row + static_cast<std::size_t>(__builtin_ctz(d)));
   };
   if constexpr (Mode == rounding::stochastic) {
@@ -523,8 +524,7 @@ void run_short_rows(const mx_kernel_setup& k, const mx_short_rows& run, scaled_r
 
 }  // namespace
 
-void mx_short_rows_avx2(const mx_kernel_setup& k, const mx_short_rows& run, scaled_result& result,
-                        left_blocks& left) {
+void mx_short_rows_avx2(const mx_kernel_setup& k, const mx_short_rows& run, scaled_result& result, left_blocks& left) {
   if (k.int8) return run_short_rows<rounding::nearest_even, true>(k, run, result, left);  // nearest-even only
   switch (k.spec.mode) {
     case rounding::nearest_even: return run_short_rows<rounding::nearest_even>(k, run, result, left);

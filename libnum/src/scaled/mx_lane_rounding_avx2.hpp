@@ -73,8 +73,7 @@ class mx_lane_rounding8 {
     const __m256i s = _mm256_add_epi32(s1, one);
     const __m256i truncated = _mm256_srlv_epi32(m, s);  // counts >= 32 give 0
     const __m256i inexact =
-        _mm256_xor_si256(_mm256_or_si256(_mm256_cmpeq_epi32(_mm256_sllv_epi32(truncated, s), m), zero_lane),
-                         all_ones_);
+        _mm256_xor_si256(_mm256_or_si256(_mm256_cmpeq_epi32(_mm256_sllv_epi32(truncated, s), m), zero_lane), all_ones_);
     __m256i kept = truncated;
     if constexpr (Mode == rounding::nearest_away) {
       // (m + half) >> s; with s - 1 >= 32 the half is 0 and the shift gives 0.

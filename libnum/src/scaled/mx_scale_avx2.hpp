@@ -78,12 +78,10 @@ class mx_scale_rule8 {
   // small_lane_mask of a block's four vectors at once (nonzero where any lane is small).
   NUMLAB_INLINE __m256i small_lanes(const __m256i* a) const {
     const __m256i one = splat8(1);
-    const __m256i least =
-        _mm256_min_epu32(_mm256_min_epu32(_mm256_sub_epi32(a[0], one), _mm256_sub_epi32(a[1], one)),
-                         _mm256_min_epu32(_mm256_sub_epi32(a[2], one), _mm256_sub_epi32(a[3], one)));
+    const __m256i least = _mm256_min_epu32(_mm256_min_epu32(_mm256_sub_epi32(a[0], one), _mm256_sub_epi32(a[1], one)),
+                                           _mm256_min_epu32(_mm256_sub_epi32(a[2], one), _mm256_sub_epi32(a[3], one)));
     return _mm256_cmpeq_epi32(_mm256_min_epu32(least, small_limit_), least);
   }
-
 
  private:
   const __m256i small_limit_;  // (a - 1) <= this: nonzero and below 2^(emax - 127)

@@ -44,7 +44,8 @@ __m256i rounds_up_at8(const round_spec& spec, __m256i m, __m256i s, __m256i nega
 // line: any_tiny8() calls it only when some lane lies below 2^emin.
 bool tiny_among8(const mx_kernel_setup& k, __m256i x, __m256i biased, __m256i below, __m256i emin_field,
                  __m256i words) {
-  const __m256i may_carry = _mm256_and_si256(below, _mm256_cmpeq_epi32(biased, _mm256_sub_epi32(emin_field, splat8(1))));
+  const __m256i may_carry =
+      _mm256_and_si256(below, _mm256_cmpeq_epi32(biased, _mm256_sub_epi32(emin_field, splat8(1))));
   if (_mm256_testz_si256(may_carry, may_carry)) return true;
   const __m256i a = _mm256_and_si256(x, splat8(0x7FFFFFFF));
   const __m256i m = _mm256_and_si256(_mm256_or_si256(_mm256_and_si256(a, splat8(0x7FFFFF)), splat8(0x800000)), below);
@@ -60,8 +61,7 @@ bool tiny_among8(const mx_kernel_setup& k, __m256i x, __m256i biased, __m256i be
 // Whether a lane is tiny after rounding: inexact, below 2^emin, and not
 // carried to 2^emin (tiny_among8). The first test is inline, as in the
 // AVX-512 kernel: most inexact lanes lie at or above 2^emin.
-NUMLAB_INLINE bool any_tiny8(const mx_kernel_setup& k, __m256i x, __m256i inexact, __m256i emin_field,
-                             __m256i words) {
+NUMLAB_INLINE bool any_tiny8(const mx_kernel_setup& k, __m256i x, __m256i inexact, __m256i emin_field, __m256i words) {
   const __m256i biased = _mm256_srli_epi32(_mm256_and_si256(x, splat8(0x7FFFFFFF)), 23);
   const __m256i below = _mm256_and_si256(inexact, _mm256_cmpgt_epi32(emin_field, biased));
   return !_mm256_testz_si256(below, below) && tiny_among8(k, x, biased, below, emin_field, words);

@@ -310,10 +310,11 @@ class block_quantizer {
 };
 
 // The block kernel this call can use (blocks it declines run scalar): the
-// AVX-512 MX or NVFP4 one, or the AVX2 MX one.
-enum class block_kernel : std::uint8_t { none, mx, nvfp4, mx_avx2 };
+// AVX-512 MX or NVFP4 one, or the AVX2 MX or NVFP4 one.
+enum class block_kernel : std::uint8_t { none, mx, nvfp4, mx_avx2, nvfp4_avx2 };
 
 bool is_mx(block_kernel k) { return k == block_kernel::mx || k == block_kernel::mx_avx2; }
+bool is_avx2(block_kernel k) { return k == block_kernel::mx_avx2 || k == block_kernel::nvfp4_avx2; }
 
 // Packed FP4 codes go two per byte: the kernels take them where every row
 // starts on a byte (an even column count).
@@ -335,9 +336,9 @@ block_kernel kernel_for(const scaled_options& o, tensor_shape shape) {
     if (path == simd_path::avx512) return block_kernel::mx;
     return scaled_detail::mx_avx2_usable(o.spec.mode) ? block_kernel::mx_avx2 : block_kernel::none;
   }
-  if (path == simd_path::avx512 && f.rule == scale_rule::nvfp4 && f.block == block_shape{1, 16} && layout_fits &&
-      scaled_detail::nvfp4_kernel_usable()) {
-    return block_kernel::nvfp4;
+  if (f.rule == scale_rule::nvfp4 && f.block == block_shape{1, 16} && layout_fits) {
+    if (path == simd_path::avx512) return scaled_detail::nvfp4_kernel_usable() ? block_kernel::nvfp4 : block_kernel::none;
+    return scaled_detail::nvfp4_avx2_usable(o.spec.mode) ? block_kernel::nvfp4_avx2 : block_kernel::none;
   }
   return block_kernel::none;
 }
@@ -424,7 +425,7 @@ scaled_result scaled_detail::quantize_into(std::span<const float> in, tensor_sha
   const scaled_detail::nvfp4_kernel_setup nvfp4_setup{options.spec, result.tensor_scale, options.seed, options.stream,
                                                       packed_fp4(options)};
   if (nvfp4_tiles_fit(options, shape)) quantizer.use_nvfp4_tiles(nvfp4_setup);
-  result.path = kernel == block_kernel::mx_avx2 ? simd_path::avx2
+  result.path = is_avx2(kernel) ? simd_path::avx2
                 : kernel != block_kernel::none || quantizer.uses_fp32_kernel() || nvfp4_tiles_fit(options, shape)
                     ? simd_path::avx512
                     : simd_path::scalar;
@@ -480,11 +481,14 @@ scaled_result scaled_detail::quantize_into(std::span<const float> in, tensor_sha
           scaled_detail::mx_blocks_avx2(setup, run, result, left);
         }
       } else {
-        scaled_detail::nvfp4_blocks_avx512(
-            nvfp4_setup,
-            {in.data() + first, row_codes, row_scales, kernel_blocks, tail, options.first_index + first,
-             values == nullptr ? nullptr : values + first},
-            result, left);
+        const scaled_detail::nvfp4_run run{in.data() + first, row_codes,   row_scales,
+                                           kernel_blocks,     tail,        options.first_index + first,
+                                           values == nullptr ? nullptr : values + first};
+        if (kernel == block_kernel::nvfp4) {
+          scaled_detail::nvfp4_blocks_avx512(nvfp4_setup, run, result, left);
+        } else {
+          scaled_detail::nvfp4_blocks_avx2(nvfp4_setup, run, result, left);
+        }
       }
       for (std::size_t bc : left.indices()) scalar_block(br, bc);
     }

@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <libnum/array.hpp>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -67,7 +67,8 @@ TEST(ScaledMxPaths, KernelMatchesScalarAlongRowsWithPartialBlocks) {
     for (const num::tensor_shape shape : shapes) {
       for (const char* name : {"mxfp8", "mxfp4", "mxfp6-e3m2"}) {
         for (num::rounding mode : num::all_roundings) {
-          for (const num::element_layout layout : {num::element_layout::byte_per_element, num::element_layout::packed}) {
+          for (const num::element_layout layout :
+               {num::element_layout::byte_per_element, num::element_layout::packed}) {
             if (layout == num::element_layout::packed && !is_fp4(name)) continue;
             num::scaled_options o = scaled_test::options_for(name);
             o.spec.mode = mode;
@@ -75,9 +76,9 @@ TEST(ScaledMxPaths, KernelMatchesScalarAlongRowsWithPartialBlocks) {
             o.stream = 5;
             o.first_index = 1;
             o.layout = layout;
-            expect_path_matches_scalar(path, in, o, shape,
-                                       label_of(name, mode, shape) +
-                                           (layout == num::element_layout::packed ? " packed" : ""));
+            expect_path_matches_scalar(
+                path, in, o, shape,
+                label_of(name, mode, shape) + (layout == num::element_layout::packed ? " packed" : ""));
           }
         }
       }
@@ -133,8 +134,8 @@ TEST(ScaledMxPaths, KernelMatchesScalarOnRowsShorterThanHalfABlock) {
   for (const num::simd_path path : mx_kernel_paths()) {
     for (const num::tensor_shape shape : shapes) {
       const std::vector<float> in(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(shape.size()));
-      for (const char* name : {"mxfp8", "mxfp8-e5m2", "mxfp6-e2m3", "mxfp6-e3m2", "mxfp4", "mxint8",
-                               "e4m3/mx-rceil", "e2m1/mx-rceil", "e5m2/mx-even", "e2m3/mx-even"}) {
+      for (const char* name : {"mxfp8", "mxfp8-e5m2", "mxfp6-e2m3", "mxfp6-e3m2", "mxfp4", "mxint8", "e4m3/mx-rceil",
+                               "e2m1/mx-rceil", "e5m2/mx-even", "e2m3/mx-even"}) {
         for (num::rounding mode : num::all_roundings) {
           if (std::string(name) == "mxint8" && mode != num::rounding::nearest_even) continue;
           for (const num::element_layout layout :
@@ -147,9 +148,9 @@ TEST(ScaledMxPaths, KernelMatchesScalarOnRowsShorterThanHalfABlock) {
             o.stream = 2;
             o.first_index = 3;
             o.layout = layout;
-            expect_path_matches_scalar(path, in, o, shape,
-                                       label_of(name, mode, shape) +
-                                           (layout == num::element_layout::packed ? " packed" : ""));
+            expect_path_matches_scalar(
+                path, in, o, shape,
+                label_of(name, mode, shape) + (layout == num::element_layout::packed ? " packed" : ""));
           }
         }
       }
@@ -228,7 +229,8 @@ std::vector<std::vector<float>> edge_blocks() {
   };
   block([](std::size_t) { return 0.0f; });
   block([](std::size_t) { return -0.0f; });
-  block([](std::size_t j) { return j % 3 == 0 ? -0.0f : (j % 3 == 1 ? 0.0f : std::ldexp(-1.5f, static_cast<int>(j))); });
+  block(
+      [](std::size_t j) { return j % 3 == 0 ? -0.0f : (j % 3 == 1 ? 0.0f : std::ldexp(-1.5f, static_cast<int>(j))); });
   block([](std::size_t j) { return j == 17 ? std::numeric_limits<float>::quiet_NaN() : 1.0f; });
   block([](std::size_t j) { return j == 0 ? -std::numeric_limits<float>::infinity() : 2.0f; });
   block([](std::size_t j) { return j == 31 ? std::numeric_limits<float>::infinity() : -0.0f; });
@@ -247,8 +249,8 @@ TEST(ScaledMxPaths, EdgeBlocksMatchScalarAlone) {
   const std::vector<std::vector<float>> blocks = edge_blocks();
   for (const num::simd_path path : mx_kernel_paths()) {
     for (std::size_t b = 0; b < blocks.size(); ++b) {
-      for (const char* name : {"mxfp8", "mxfp8-e5m2", "mxfp6-e2m3", "mxfp6-e3m2", "mxfp4", "mxint8",
-                               "e4m3/mx-rceil", "e2m1/mx-even", "int8/mx-rceil"}) {
+      for (const char* name : {"mxfp8", "mxfp8-e5m2", "mxfp6-e2m3", "mxfp6-e3m2", "mxfp4", "mxint8", "e4m3/mx-rceil",
+                               "e2m1/mx-even", "int8/mx-rceil"}) {
         for (num::rounding mode : num::all_roundings) {
           if (std::string(name).find("int8") != std::string::npos && mode != num::rounding::nearest_even) continue;
           num::scaled_options o = scaled_test::options_for(name);

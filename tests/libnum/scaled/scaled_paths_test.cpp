@@ -21,35 +21,32 @@ namespace {
 
 using scaled_test::expect_same;
 
-// Runs `o` on the scalar and the AVX-512 path (scaled_path_compare.hpp).
-scaled_test::quantized expect_avx512_matches_scalar(const std::vector<float>& in, const num::scaled_options& o,
-                                                    num::tensor_shape shape, const std::string& label) {
-  return scaled_test::expect_path_matches_scalar(num::simd_path::avx512, in, o, shape, label);
-}
-
 // NVFP4 operands as the trainer's recipes quantize them (tiny_block_data),
 // in rows as its GEMMs cut them: shorter than one block (k = 9, 5), a
 // partial block at each row's end (25, 784), whole blocks only (the MX
-// formats' are in scaled_mx_paths_test.cpp).
-TEST(ScaledPaths, Avx512Nvfp4MatchesScalarOnBlocksOfTinyElementsInAnyRowWidth) {
-  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+// formats' are in scaled_mx_paths_test.cpp), on each kernel the CPU has.
+TEST(ScaledPaths, Nvfp4KernelsMatchScalarOnBlocksOfTinyElementsInAnyRowWidth) {
+  if (scaled_test::mx_kernel_paths().empty()) GTEST_SKIP() << "neither AVX2 nor AVX-512 on this CPU";
   const num::tensor_shape shapes[] = {{70, 9}, {41, 5}, {33, 16}, {24, 25}, {3, 784}, {10, 64}};
-  for (const num::tensor_shape shape : shapes) {
-    const std::vector<float> in = scaled_test::tiny_block_data(shape.size(), 16, 5);
-    for (num::rounding mode : num::all_roundings) {
-      for (const float tensor_amax : {std::nanf(""), 64.0f}) {
-        num::scaled_options o = scaled_test::options_for("nvfp4");
-        o.spec.mode = mode;
-        o.seed = 3;
-        o.first_index = 7;
-        o.tensor_amax = tensor_amax;
-        const std::string label = "nvfp4 " + std::string(num::rounding_name(mode)) + " " +
-                                  std::to_string(shape.rows) + "x" + std::to_string(shape.cols) + " amax " +
-                                  std::to_string(tensor_amax);
-        const auto scalar = expect_avx512_matches_scalar(in, o, shape, label);
-        // The data does what it is for (rounding to odd never gives zero).
-        if (mode != num::rounding::to_odd) {
-          EXPECT_GT(scalar.result.counts.block_underflow, 0u) << label;
+  for (const num::simd_path path : scaled_test::mx_kernel_paths()) {
+    for (const num::tensor_shape shape : shapes) {
+      const std::vector<float> in = scaled_test::tiny_block_data(shape.size(), 16, 5);
+      for (num::rounding mode : num::all_roundings) {
+        for (const float tensor_amax : {std::nanf(""), 64.0f}) {
+          num::scaled_options o = scaled_test::options_for("nvfp4");
+          o.spec.mode = mode;
+          o.seed = 3;
+          o.first_index = 7;
+          o.tensor_amax = tensor_amax;
+          const std::string label = "nvfp4 " + std::string(num::rounding_name(mode)) + " " +
+                                    std::to_string(shape.rows) + "x" + std::to_string(shape.cols) + " amax " +
+                                    std::to_string(tensor_amax);
+          const auto scalar = scaled_test::expect_path_matches_scalar(path, in, o, shape, label,
+                                                                      scaled_test::nvfp4_path_taken(path, o));
+          // The data does what it is for (rounding to odd never gives zero).
+          if (mode != num::rounding::to_odd) {
+            EXPECT_GT(scalar.result.counts.block_underflow, 0u) << label;
+          }
         }
       }
     }
@@ -100,7 +97,7 @@ TEST(ScaledPaths, Nvfp4ZeroScaleAndPartialBlocksCountAsDerived) {
     in[j] = j % 2 ? 0.0f : -0.0f;
     codes[j] = j % 2 ? 0 : 8;
   }
-  for (num::simd_path path : {num::simd_path::scalar, num::simd_path::avx512}) {
+  for (num::simd_path path : {num::simd_path::scalar, num::simd_path::avx2, num::simd_path::avx512}) {
     if (!num::simd_path_supported(path)) continue;
     num::scaled_options o = scaled_test::options_for("nvfp4");
     o.tensor_amax = 2688.0f;
@@ -125,6 +122,32 @@ TEST(ScaledPaths, Nvfp4ZeroScaleAndPartialBlocksCountAsDerived) {
   }
 }
 
+// NVFP4 with s = 1, one block of amax 6.5 (S = RNE_E4M3(6.5 / 6) = 1.125,
+// code 0x39; 6.5 / S lies near no rounding boundary, so the AVX2 kernel
+// takes the block): 6·2^-10 and the next fp32 above it both flush to zero;
+// the first's own block scale would round to E4M3 zero too (amax / 6 =
+// 2^-10, half the smallest subnormal, ties to even zero: underflow to
+// zero), the second's would not (block underflow).
+TEST(ScaledPaths, Nvfp4FlushedElementsClassedAtTheOwnScaleBoundary) {
+  std::vector<float> in(16, 0.0f);
+  in[0] = 6.5f;
+  in[1] = 0x1.8p-8f;  // 6 · 2^-10
+  in[2] = -std::nextafter(0x1.8p-8f, 1.0f);
+  for (num::simd_path path : {num::simd_path::scalar, num::simd_path::avx2, num::simd_path::avx512}) {
+    if (!num::simd_path_supported(path)) continue;
+    num::scaled_options o = scaled_test::options_for("nvfp4");
+    o.tensor_amax = 2688.0f;
+    o.path = path;
+    const auto q = scaled_test::run(in, o);
+    const std::string label(num::simd_path_name(path));
+    EXPECT_EQ(q.scales, std::vector<std::uint32_t>{0x39}) << label;
+    EXPECT_EQ(q.codes[1], 0u) << label;
+    EXPECT_EQ(q.codes[2], 8u) << label;
+    EXPECT_EQ(q.result.counts.underflow_to_zero, 1u) << label;
+    EXPECT_EQ(q.result.counts.block_underflow, 1u) << label;
+  }
+}
+
 TEST(ScaledPaths, UnderflowFlagOnlyWhereRoundingStaysBelowTheNormalRange) {
   // E4M3, X = 1 (amax 448): 0.0155 is below 2^-6 = 0.015625 and rounds up to
   // it (tiny after rounding? no: with p bits and unbounded exponent it rounds
@@ -144,8 +167,8 @@ TEST(ScaledPaths, UnderflowFlagOnlyWhereRoundingStaysBelowTheNormalRange) {
 
 }  // namespace
 
-TEST(ScaledPaths, Avx512Nvfp4MatchesScalarInEveryMode) {
-  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+TEST(ScaledPaths, Nvfp4KernelsMatchScalarInEveryMode) {
+  if (scaled_test::mx_kernel_paths().empty()) GTEST_SKIP() << "neither AVX2 nor AVX-512 on this CPU";
   const std::vector<float> in = scaled_test::nvfp4_data(7);
   ASSERT_EQ(in.size() % 16, 0u);
   // 1x16 blocks along rows; 16x16 blocks (nvfp4-2d) with partial tiles at
@@ -153,29 +176,32 @@ TEST(ScaledPaths, Avx512Nvfp4MatchesScalarInEveryMode) {
   // narrower than a block (480 rows of 8).
   const num::tensor_shape shapes[] = {
       {1, in.size()}, {in.size() / 80, 80}, {in.size() / 40, 40}, {in.size() / 64, 64}, {in.size() / 8, 8}};
-  for (const char* format : {"nvfp4", "nvfp4-2d"}) {
-    for (const num::tensor_shape shape : shapes) {
-      for (num::rounding mode : num::all_roundings) {
-        for (const float tensor_amax : {std::nanf(""), 2688.0f, 1000.0f}) {
-          for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
-            num::scaled_options o = scaled_test::options_for(format);
-            o.spec.mode = mode;
-            o.spec.tiny = tiny;
-            o.spec.random_bits = tiny == num::tininess::after_rounding ? 32 : 5;
-            o.seed = 17;
-            o.first_index = 2;
-            o.tensor_amax = tensor_amax;
-            o.path = num::simd_path::scalar;
-            const auto scalar = scaled_test::run(in, o, shape);
-            o.path = num::simd_path::avx512;
-            const auto fast = scaled_test::run(in, o, shape);
-            const std::string label = std::string(format) + " " + std::string(num::rounding_name(mode)) + " amax " +
-                                      std::to_string(tensor_amax) +
-                                      (tiny == num::tininess::after_rounding ? " after " : " before ") +
-                                      std::to_string(shape.rows) + "x" + std::to_string(shape.cols);
-            EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
-            EXPECT_EQ(fast.result.tensor_scale, scalar.result.tensor_scale) << label;
-            expect_same(fast, scalar, label);
+  for (const num::simd_path path : scaled_test::mx_kernel_paths()) {
+    for (const char* format : {"nvfp4", "nvfp4-2d"}) {
+      for (const num::tensor_shape shape : shapes) {
+        for (num::rounding mode : num::all_roundings) {
+          for (const float tensor_amax : {std::nanf(""), 2688.0f, 1000.0f}) {
+            for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
+              num::scaled_options o = scaled_test::options_for(format);
+              o.spec.mode = mode;
+              o.spec.tiny = tiny;
+              o.spec.random_bits = tiny == num::tininess::after_rounding ? 32 : 5;
+              o.seed = 17;
+              o.first_index = 2;
+              o.tensor_amax = tensor_amax;
+              o.path = num::simd_path::scalar;
+              const auto scalar = scaled_test::run(in, o, shape);
+              o.path = path;
+              const auto fast = scaled_test::run(in, o, shape);
+              const std::string label = std::string(format) + " " + std::string(num::rounding_name(mode)) + " amax " +
+                                        std::to_string(tensor_amax) +
+                                        (tiny == num::tininess::after_rounding ? " after " : " before ") +
+                                        std::to_string(shape.rows) + "x" + std::to_string(shape.cols) + " " +
+                                        std::string(num::simd_path_name(path));
+              EXPECT_EQ(fast.result.path, scaled_test::nvfp4_path_taken(path, o)) << label;
+              EXPECT_EQ(fast.result.tensor_scale, scalar.result.tensor_scale) << label;
+              expect_same(fast, scalar, label);
+            }
           }
         }
       }
@@ -188,8 +214,8 @@ TEST(ScaledPaths, Avx512Nvfp4MatchesScalarInEveryMode) {
 // (nearest rounds to 1 = 2^emin: tiny before rounding only), just above 0.75
 // (rounding up carries), and block amax / 6 at 464 (ties to the scale 448,
 // no overflow) or just above it (saturates).
-TEST(ScaledPaths, Avx512Nvfp4DecidesTiesOfScaleAndTininessAsScalar) {
-  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+TEST(ScaledPaths, Nvfp4KernelsDecideTiesOfScaleAndTininessAsScalar) {
+  if (scaled_test::mx_kernel_paths().empty()) GTEST_SKIP() << "neither AVX2 nor AVX-512 on this CPU";
   auto block = [](float first, float amax) {
     std::vector<float> v(16, amax);
     v[0] = first;
@@ -198,66 +224,74 @@ TEST(ScaledPaths, Avx512Nvfp4DecidesTiesOfScaleAndTininessAsScalar) {
   const std::vector<float> cases[] = {block(0.875f, 6.0f),  block(-0.875f, 6.0f),
                                       block(0.8125f, 6.0f), block(std::nextafter(0.75f, 1.0f), 6.0f),
                                       block(1.0f, 2784.0f), block(1.0f, std::nextafter(2784.0f, 3000.0f))};
-  for (const auto& in : cases) {
-    for (num::rounding mode : num::all_roundings) {
-      for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
-        // Stochastic rounding: seeds whose first word rounds up and down.
-        for (std::uint64_t seed = 0; seed < (mode == num::rounding::stochastic ? 6u : 1u); ++seed) {
-          num::scaled_options o = scaled_test::options_for("nvfp4");
-          o.spec.mode = mode;
-          o.spec.tiny = tiny;
-          o.seed = seed;
-          o.tensor_amax = 2688.0f;
-          o.path = num::simd_path::scalar;
-          const auto scalar = scaled_test::run(in, o);
-          o.path = num::simd_path::avx512;
-          const auto fast = scaled_test::run(in, o);
-          const std::string label =
-              std::to_string(in[0]) + " amax " + std::to_string(in[1]) + " " + std::string(num::rounding_name(mode)) +
-              (tiny == num::tininess::after_rounding ? " after" : " before") + " seed " + std::to_string(seed);
-          expect_same(fast, scalar, label);
+  for (const num::simd_path path : scaled_test::mx_kernel_paths()) {
+    for (const auto& in : cases) {
+      for (num::rounding mode : num::all_roundings) {
+        for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
+          // Stochastic rounding: seeds whose first word rounds up and down.
+          for (std::uint64_t seed = 0; seed < (mode == num::rounding::stochastic ? 6u : 1u); ++seed) {
+            num::scaled_options o = scaled_test::options_for("nvfp4");
+            o.spec.mode = mode;
+            o.spec.tiny = tiny;
+            o.seed = seed;
+            o.tensor_amax = 2688.0f;
+            o.path = num::simd_path::scalar;
+            const auto scalar = scaled_test::run(in, o);
+            o.path = path;
+            const auto fast = scaled_test::run(in, o);
+            const std::string label = std::to_string(in[0]) + " amax " + std::to_string(in[1]) + " " +
+                                      std::string(num::rounding_name(mode)) +
+                                      (tiny == num::tininess::after_rounding ? " after" : " before") + " seed " +
+                                      std::to_string(seed) + " " + std::string(num::simd_path_name(path));
+            expect_same(fast, scalar, label);
+          }
         }
       }
     }
   }
   // Hand-derived: 0.875 rounds to nearest-even 1.0 (code 2) without the
   // underflow flag after rounding; amax 2784 takes scale 448 (0x7E) without overflow.
-  num::scaled_options o = scaled_test::options_for("nvfp4");
-  o.tensor_amax = 2688.0f;
-  o.path = num::simd_path::avx512;
-  const auto tie = scaled_test::run(cases[0], o);
-  EXPECT_EQ(tie.codes[0], 2u);
-  EXPECT_FALSE(num::any(tie.result.raised, num::flags::underflow));
-  const auto scale_tie = scaled_test::run(cases[4], o);
-  EXPECT_EQ(scale_tie.scales[0], 0x7Eu);
-  EXPECT_EQ(scale_tie.result.counts.scale_overflow, 0u);
-  EXPECT_EQ(scaled_test::run(cases[5], o).result.counts.scale_overflow, 1u);
+  for (const num::simd_path path : scaled_test::mx_kernel_paths()) {
+    num::scaled_options o = scaled_test::options_for("nvfp4");
+    o.tensor_amax = 2688.0f;
+    o.path = path;
+    const auto tie = scaled_test::run(cases[0], o);
+    EXPECT_EQ(tie.codes[0], 2u);
+    EXPECT_FALSE(num::any(tie.result.raised, num::flags::underflow));
+    const auto scale_tie = scaled_test::run(cases[4], o);
+    EXPECT_EQ(scale_tie.scales[0], 0x7Eu);
+    EXPECT_EQ(scale_tie.result.counts.scale_overflow, 0u);
+    EXPECT_EQ(scaled_test::run(cases[5], o).result.counts.scale_overflow, 1u);
+  }
 }
 
 // Packed FP4 (two codes per byte): the kernels write whole bytes where every
 // row starts on one (even column counts) and leave odd ones to the scalar
 // path; the bytes equal the scalar path's either way.
-TEST(ScaledPaths, Avx512PackedFp4BytesMatchScalar) {
-  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+TEST(ScaledPaths, KernelsPackedFp4BytesMatchScalar) {
+  if (scaled_test::mx_kernel_paths().empty()) GTEST_SKIP() << "neither AVX2 nor AVX-512 on this CPU";
   const std::vector<float> in = scaled_test::nvfp4_data(3);  // 3840 values
   const num::tensor_shape shapes[] = {{1, in.size()}, {in.size() / 96, 96}, {in.size() / 160, 160}, {1, in.size() - 1}};
-  for (const num::tensor_shape shape : shapes) {
-    const std::vector<float> part(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(shape.size()));
-    for (const char* name : {"mxfp4", "nvfp4"}) {
-      for (num::rounding mode :
-           {num::rounding::nearest_even, num::rounding::toward_positive, num::rounding::stochastic}) {
-        num::scaled_options o = scaled_test::options_for(name);
-        o.layout = num::element_layout::packed;
-        o.spec.mode = mode;
-        o.seed = 4;
-        o.path = num::simd_path::scalar;
-        const auto scalar = scaled_test::run(part, o, shape);
-        o.path = num::simd_path::avx512;
-        const auto fast = scaled_test::run(part, o, shape);
-        const std::string label = std::string(name) + " " + std::string(num::rounding_name(mode)) + " " +
-                                  std::to_string(shape.rows) + "x" + std::to_string(shape.cols);
-        EXPECT_EQ(fast.elements, scalar.elements) << label;
-        expect_same(fast, scalar, label);
+  for (const num::simd_path path : scaled_test::mx_kernel_paths()) {
+    for (const num::tensor_shape shape : shapes) {
+      const std::vector<float> part(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(shape.size()));
+      for (const char* name : {"mxfp4", "nvfp4"}) {
+        for (num::rounding mode :
+             {num::rounding::nearest_even, num::rounding::toward_positive, num::rounding::stochastic}) {
+          num::scaled_options o = scaled_test::options_for(name);
+          o.layout = num::element_layout::packed;
+          o.spec.mode = mode;
+          o.seed = 4;
+          o.path = num::simd_path::scalar;
+          const auto scalar = scaled_test::run(part, o, shape);
+          o.path = path;
+          const auto fast = scaled_test::run(part, o, shape);
+          const std::string label = std::string(name) + " " + std::string(num::rounding_name(mode)) + " " +
+                                    std::to_string(shape.rows) + "x" + std::to_string(shape.cols) + " " +
+                                    std::string(num::simd_path_name(path));
+          EXPECT_EQ(fast.elements, scalar.elements) << label;
+          expect_same(fast, scalar, label);
+        }
       }
     }
   }

@@ -1,0 +1,345 @@
+// The AVX2 NVFP4 block kernel: hand-written SIMD is the product here, for
+// CPUs without AVX-512, under nvfp4_block_kernel.hpp's contract and bit for
+// bit the scalar path's results. It is the AVX-512 kernel's fast path
+// alone (nvfp4_avx512.cpp, nvfp4_quotient_avx512.hpp): each block's E4M3
+// scale S = RNE_E4M3(amax / (6·s)) from one correctly rounded double
+// division, then its sixteen elements, two 8-lane vectors, rounded from the
+// approximate quotient y = RN32(|x| · RN32(RN64(1/D))) (D = S·s), which
+// rounds as the exact quotient does wherever y lies more than 8 fp32
+// patterns from every rounding boundary (nvfp4_quotient_avx512.hpp says
+// why). A block with a lane nearer than that (about 2^-16 of random lanes,
+// every lane of data already on its block's grid) is left to the scalar
+// path, where the AVX-512 kernel has an exact comparison path; so is
+// stochastic rounding (the dispatch does not call the kernel for it). The
+// double and fp32 arithmetic takes the MXCSR's rounding, which the
+// dispatch has checked is to nearest, without FTZ or DAZ (nvfp4_avx2_usable).
+#include <xmmintrin.h>
+
+#include <cstdint>
+
+#include "libnum/cpu_features.hpp"
+#include "nvfp4_block_kernel.hpp"
+
+namespace num::scaled_detail {
+
+// Outside the AVX2 region (one stmxcsr each).
+bool nvfp4_avx2_usable(rounding mode) {
+  return mode != rounding::stochastic && (_mm_getcsr() & 0x6000u) == 0 && !mxcsr_flushes_subnormals();
+}
+
+}  // namespace num::scaled_detail
+
+// The AVX2 region opens after every other header (see avx2_region.hpp).
+#include "avx2_region.hpp"
+
+namespace num::scaled_detail {
+namespace {
+
+// A block's E4M3 scale: its code, its value (0: it rounded to zero), whether it saturated.
+struct e4m3_scale {
+  std::uint32_t code = 0;
+  double value = 0;
+  bool overflowed = false;
+};
+
+// S of one block from its amax (finite, > 0) and 6·s, as the AVX-512
+// kernel's e4m3_block_scale (nvfp4_scale_avx512.hpp), in double arithmetic
+// rounded to nearest (the MXCSR's, checked).
+NUMLAB_INLINE e4m3_scale e4m3_scale_of(double amax, double six_s) {
+  const double y = amax / six_s;
+  // 464 is the midpoint of 448 and 480; its tie goes to even 448.
+  if (y > 464.0) return {0x7E, 448.0, true};
+  // Round y at E4M3's quantum 2^(max(e, -6) - 3) by adding 2^52 quanta.
+  const auto y_bits = __builtin_bit_cast(std::uint64_t, y);
+  const int e = static_cast<int>(y_bits >> 52) - 1023;
+  const int quantum = (e > -6 ? e : -6) - 3;
+  const double c = __builtin_bit_cast(double, static_cast<std::uint64_t>(quantum + 52 + 1023) << 52);
+  const double r = (y + c) - c;
+  if (r == 0) return {};
+  const auto r_bits = __builtin_bit_cast(std::uint64_t, r);
+  const int er = static_cast<int>(r_bits >> 52) - 1023;
+  const auto code = er < -6 ? static_cast<std::uint32_t>(r * 512.0)  // subnormal: multiples of 2^-9
+                            : static_cast<std::uint32_t>(((er + 7) << 3) | static_cast<int>((r_bits >> 49) & 7));
+  return {code, r, false};
+}
+
+// The pattern of the smallest fp32 above p (> 0, below fp32's largest):
+// |x| reaches it iff |x| > p.
+std::uint32_t above_pattern(double p) {
+  auto f = static_cast<float>(p);  // to nearest
+  if (static_cast<double>(f) > p) f = __builtin_nextafterf(f, 0.0f);
+  return __builtin_bit_cast(std::uint32_t, f) + 1;
+}
+
+template <rounding Mode>
+class nvfp4_blocks8 {
+ public:
+  static_assert(Mode != rounding::stochastic);
+  static constexpr bool nearest = Mode == rounding::nearest_even || Mode == rounding::nearest_away;
+
+  nvfp4_blocks8(const nvfp4_kernel_setup& k, float* values)
+      : values_(values),
+        packed_fp4_(k.packed_fp4),
+        s_(k.tensor_scale),
+        six_s_(6.0 * static_cast<double>(k.tensor_scale)),
+        after_rounding_(k.spec.tiny == tininess::after_rounding),
+        // A flushed |x| counts as block underflow iff |x| > 6·s·2^-10 (its
+        // own block's scale would not be zero, see scaled_quantize.cpp).
+        own_nonzero_(opaque8(splat8(above_pattern(six_s_ * 0x1p-10)))),
+        inexact_(_mm256_setzero_si256()),
+        saturated_(_mm256_setzero_si256()),
+        flushed_(_mm256_setzero_si256()),
+        block_flushed_(_mm256_setzero_si256()) {}
+
+  // One block of `count` elements (a row's partial last block where fewer
+  // than 16; the lanes past it read as zeros, which change neither the amax
+  // nor any count); false (nothing written, nothing counted) when it needs
+  // the scalar path. With values set, the block's dequantized values go to
+  // `values` instead of its codes to `codes`.
+  NUMLAB_INLINE bool block(const float* in, std::uint8_t* codes, float* values, std::uint32_t& scale,
+                           std::size_t count) {
+    const auto present = static_cast<std::uint32_t>((1u << count) - 1);
+    __m256i x[2], a[2];
+    for (int i = 0; i < 2; ++i) {
+      const auto* p = reinterpret_cast<const int*>(in + 8 * i);
+      x[i] = count == 16 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
+                         : _mm256_maskload_epi32(p, lanes_of_bits(present >> (8 * i)));
+      a[i] = _mm256_and_si256(x[i], splat8(0x7FFFFFFF));
+    }
+    // The amax in every lane; magnitudes order as their patterns, below 2^31.
+    __m256i amax = _mm256_max_epi32(a[0], a[1]);
+    amax = _mm256_max_epi32(amax, _mm256_permute2x128_si256(amax, amax, 0x01));
+    amax = _mm256_max_epi32(amax, _mm256_shuffle_epi32(amax, 0x4E));
+    amax = _mm256_max_epi32(amax, _mm256_shuffle_epi32(amax, 0xB1));
+    const auto amax_bits = static_cast<std::uint32_t>(_mm256_cvtsi256_si32(amax));
+    if (amax_bits >= 0x7F800000u) return false;
+    const e4m3_scale s = amax_bits == 0
+                             ? e4m3_scale{}
+                             : e4m3_scale_of(static_cast<double>(__builtin_bit_cast(float, amax_bits)), six_s_);
+    __m256i code[2], inexact[2], saturated[2];
+    if (s.value == 0) {
+      // A zero scale (all elements zero, or E4M3 underflow) decodes every
+      // element to zero: each keeps its sign, each nonzero one is inexact
+      // and underflows.
+      for (int i = 0; i < 2; ++i) {
+        code[i] = saturated[i] = _mm256_setzero_si256();
+        inexact[i] = nonzero(a[i]);
+        if (!_mm256_testz_si256(inexact[i], inexact[i])) underflow_ = true;
+      }
+      if (amax_bits != 0) ++scale_underflow_;
+    } else {
+      const double d = s.value * static_cast<double>(s_);   // exact: 4 x 24 bits
+      const auto reciprocal = static_cast<float>(1.0 / d);  // RN32(RN64(1 / D))
+      // The error bound needs a normal reciprocal.
+      if (__builtin_bit_cast(std::uint32_t, reciprocal) - 0x00800000u >= 0x7F000000u) return false;
+      __m256i y[2];
+      for (int i = 0; i < 2; ++i) {
+        if (!quotient_codes(x[i], a[i], _mm256_set1_ps(reciprocal), code[i], saturated[i], y[i])) return false;
+        inexact[i] = _mm256_or_si256(nonzero(a[i]), saturated[i]);
+      }
+      if (!underflow_) {
+        for (int i = 0; i < 2; ++i) underflow_ = underflow_ || any_tiny(x[i], y[i], inexact[i]);
+      }
+      if (s.overflowed) ++scale_overflow_;
+    }
+    scale = s.code;
+    tally(x, a, code, inexact, saturated, codes, values, static_cast<float>(s.value), count);
+    return true;
+  }
+
+  void add_to(scaled_result& result) const {
+    scaled_counts& c = result.counts;
+    const std::uint64_t inexact = total(inexact_), saturated = total(saturated_), flushed = total(flushed_),
+                        block_underflow = total(block_flushed_);
+    c.elements += elements_;
+    c.blocks += blocks_;
+    c.inexact += inexact;
+    c.saturated += saturated;
+    c.block_underflow += block_underflow;
+    c.underflow_to_zero += flushed - block_underflow;
+    c.scale_overflow += scale_overflow_;
+    c.scale_underflow += scale_underflow_;
+    if (inexact != 0) result.raised |= flags::inexact;
+    if (saturated != 0) result.raised |= flags::overflow;
+    if (underflow_) result.raised |= flags::underflow;
+  }
+
+ private:
+  static NUMLAB_INLINE __m256i nonzero(__m256i a) {
+    return _mm256_xor_si256(_mm256_cmpeq_epi32(a, _mm256_setzero_si256()), _mm256_set1_epi32(-1));
+  }
+
+  // The E2M1 magnitude codes (0..7) of eight |x| from y = RN32(|x| ·
+  // reciprocal), capped at 15 (everything from 8 up saturates; 15 is near
+  // no boundary), as nvfp4_quotient_rounding::codes (its comment says why);
+  // false where a lane's y lies near a boundary. Every nonzero lane is
+  // inexact.
+  NUMLAB_INLINE bool quotient_codes(__m256i x, __m256i a, __m256 reciprocal, __m256i& code, __m256i& saturated,
+                                    __m256i& y) const {
+    y = _mm256_min_epi32(_mm256_castps_si256(_mm256_mul_ps(_mm256_castsi256_ps(a), reciprocal)), splat8(0x41700000));
+    // Near: y >= 0.125 (every boundary is >= 0.25) and within 8 patterns of
+    // a multiple of 2^21 (a pattern with 3 significant bits).
+    const __m256i large = _mm256_cmpgt_epi32(y, splat8(0x3E000000 - 1));
+    const __m256i off_grid = _mm256_and_si256(_mm256_add_epi32(y, splat8(8)), splat8(0x1FFFF0));
+    const __m256i near = _mm256_and_si256(large, _mm256_cmpeq_epi32(off_grid, _mm256_setzero_si256()));
+    if (!_mm256_testz_si256(near, near)) return false;
+    // E2M1's quantum at y is 2^(max(e, 0) - 1): code = y's quanta
+    // (floor(y / quantum) or the nearest) + 2·max(e, 0) (E2M1: p = 2, 1 =
+    // 2^emin; quantum_field >> 22 = 2·max(E, 127)), a carry landing on the
+    // next binade.
+    const __m256i quantum_field = _mm256_and_si256(_mm256_max_epi32(y, splat8(0x3F800000)), splat8(0x7F800000));
+    const __m256i binades = _mm256_sub_epi32(_mm256_srli_epi32(quantum_field, 22), splat8(2 * 127));
+    __m256i kept;
+    if constexpr (nearest) {
+      // Adding C = 2^(22 + max(e, 0)), whose ulp is the quantum, rounds y
+      // to nearest at it (no lane lies on a tie).
+      const __m256i c = _mm256_add_epi32(quantum_field, splat8(22u << 23));
+      const __m256 sum = _mm256_add_ps(_mm256_castsi256_ps(y), _mm256_castsi256_ps(c));
+      kept = _mm256_sub_epi32(_mm256_castps_si256(sum), c);
+    } else {
+      // Truncated: the significand cut at the quantum, 22 bits in the
+      // normal range, one more per binade below 1 (y = 0 keeps nothing).
+      const __m256i m = _mm256_or_si256(_mm256_and_si256(y, splat8(0x7FFFFF)), splat8(0x800000));
+      const __m256i cut = _mm256_max_epi32(splat8(22), _mm256_sub_epi32(splat8(149), _mm256_srli_epi32(y, 23)));
+      kept = _mm256_srlv_epi32(m, cut);
+    }
+    code = _mm256_add_epi32(kept, binades);
+    // Every nonzero lane is inexact here: the directed modes round the
+    // truncated magnitude up where the sign says so, to-odd makes it odd.
+    const __m256i up = nonzero(a);
+    if constexpr (Mode == rounding::toward_positive) {
+      code = _mm256_sub_epi32(code, _mm256_andnot_si256(_mm256_srai_epi32(x, 31), up));
+    } else if constexpr (Mode == rounding::toward_negative) {
+      code = _mm256_sub_epi32(code, _mm256_and_si256(_mm256_srai_epi32(x, 31), up));
+    } else if constexpr (Mode == rounding::to_odd) {
+      code = _mm256_or_si256(code, _mm256_and_si256(up, splat8(1)));
+    }
+    saturated = _mm256_cmpgt_epi32(code, splat8(7));
+    code = _mm256_min_epi32(code, splat8(7));
+    return true;
+  }
+
+  // Whether an inexact lane is tiny: y below 1 (before rounding), or below
+  // the point from which rounding with an unbounded exponent carries to 1 =
+  // 2^emin (after rounding: 0.875 to nearest, 0.75 where a directed mode
+  // rounds the magnitude up); y lies on none of them.
+  NUMLAB_INLINE bool any_tiny(__m256i x, __m256i y, __m256i inexact) const {
+    __m256i limit = splat8(0x3F800000);
+    if (after_rounding_) {
+      if constexpr (nearest) {
+        limit = splat8(0x3F600000);
+      } else if constexpr (Mode == rounding::toward_positive || Mode == rounding::toward_negative) {
+        const __m256i negative = _mm256_srai_epi32(x, 31);
+        const __m256i up =
+            Mode == rounding::toward_positive ? _mm256_xor_si256(negative, _mm256_set1_epi32(-1)) : negative;
+        limit = _mm256_blendv_epi8(limit, splat8(0x3F400000), up);
+      }
+    }
+    const __m256i tiny = _mm256_and_si256(inexact, _mm256_cmpgt_epi32(limit, y));
+    return !_mm256_testz_si256(tiny, tiny);
+  }
+
+  // Stores a block's codes (magnitude codes in 32-bit lanes) with their
+  // signs, or its values, and counts its elements.
+  NUMLAB_INLINE void tally(const __m256i* x, const __m256i* a, const __m256i* code, const __m256i* inexact,
+                           const __m256i* saturated, std::uint8_t* codes, float* values, float block_scale,
+                           std::size_t count) {
+    __m256i signed_code[2];
+    for (int i = 0; i < 2; ++i) {
+      const __m256i flushed = _mm256_and_si256(nonzero(a[i]), _mm256_cmpeq_epi32(code[i], _mm256_setzero_si256()));
+      const __m256i block_flushed = _mm256_and_si256(flushed, _mm256_cmpgt_epi32(a[i], own_nonzero_minus_one()));
+      // An all-ones lane is -1: subtracting it counts one.
+      inexact_ = _mm256_sub_epi32(inexact_, inexact[i]);
+      saturated_ = _mm256_sub_epi32(saturated_, saturated[i]);
+      flushed_ = _mm256_sub_epi32(flushed_, flushed);
+      block_flushed_ = _mm256_sub_epi32(block_flushed_, block_flushed);
+      signed_code[i] = _mm256_or_si256(code[i], _mm256_and_si256(_mm256_srli_epi32(x[i], 28), splat8(8)));
+    }
+    elements_ += count;
+    ++blocks_;
+    if (values != nullptr) {
+      // dequantize()'s two fp32 products: value × S (exact), then × s.
+      const __m256 table = _mm256_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f);
+      alignas(32) float buffer[16];
+      for (int i = 0; i < 2; ++i) {
+        const __m256 magnitude = _mm256_permutevar8x32_ps(table, code[i]);
+        const __m256 value = _mm256_castsi256_ps(
+            _mm256_or_si256(_mm256_castps_si256(magnitude), _mm256_and_si256(x[i], splat8(0x80000000u))));
+        _mm256_store_ps(buffer + 8 * i,
+                        _mm256_mul_ps(_mm256_mul_ps(value, _mm256_set1_ps(block_scale)), _mm256_set1_ps(s_)));
+      }
+      __builtin_memcpy(values, buffer, count * sizeof(float));
+      return;
+    }
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i bytes = code_bytes32(signed_code[0], signed_code[1], zero, zero, packed_fp4_);
+    alignas(32) std::uint8_t buffer[32];
+    store_code_bytes32(buffer, bytes, packed_fp4_);
+    __builtin_memcpy(codes, buffer, packed_fp4_ ? count / 2 : count);
+  }
+
+  // own_nonzero_ - 1: a > it iff a >= own_nonzero_ (patterns below 2^31).
+  NUMLAB_INLINE __m256i own_nonzero_minus_one() const { return _mm256_sub_epi32(own_nonzero_, splat8(1)); }
+
+  // The sum of a vector of per-lane counters.
+  static NUMLAB_INLINE std::uint64_t total(__m256i counts) {
+    alignas(32) std::uint32_t lanes[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), counts);
+    std::uint64_t sum = 0;
+    for (std::uint32_t lane : lanes) sum += lane;
+    return sum;
+  }
+
+  float* const values_;
+  const bool packed_fp4_;
+  const float s_;
+  const double six_s_;
+  const bool after_rounding_;
+  const __m256i own_nonzero_;
+  // Per-lane counts (a lane counts at most two per block: 32 bits last for
+  // 2^31 blocks in one run).
+  __m256i inexact_, saturated_, flushed_, block_flushed_;
+  std::uint64_t blocks_ = 0, elements_ = 0, scale_underflow_ = 0, scale_overflow_ = 0;
+  bool underflow_ = false;
+};
+
+template <rounding Mode>
+void run_blocks(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result& result, left_blocks& left) {
+  nvfp4_blocks8<Mode> kernel(k, run.values);
+  const std::size_t block_bytes = k.packed_fp4 ? 8 : 16;
+  // Locals, so the compiler need not reload them after each store.
+  const float* in = run.in;
+  std::uint8_t* codes = run.codes;
+  std::uint32_t* scales = run.scales;
+  float* values = run.values;
+  const std::size_t blocks = run.blocks;
+  auto one = [&](std::size_t b, std::size_t count) {
+    if (!kernel.block(in + 16 * b, codes + block_bytes * b, values == nullptr ? nullptr : values + 16 * b, scales[b],
+                      count)) {
+      left.add(b);
+    }
+  };
+  for (std::size_t b = 0; b < blocks; ++b) one(b, 16);
+  if (run.tail != 0) one(blocks, run.tail);
+  kernel.add_to(result);
+}
+
+}  // namespace
+
+void nvfp4_blocks_avx2(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result& result, left_blocks& left) {
+  switch (k.spec.mode) {
+    case rounding::nearest_even: return run_blocks<rounding::nearest_even>(k, run, result, left);
+    case rounding::nearest_away: return run_blocks<rounding::nearest_away>(k, run, result, left);
+    case rounding::toward_zero: return run_blocks<rounding::toward_zero>(k, run, result, left);
+    case rounding::toward_positive: return run_blocks<rounding::toward_positive>(k, run, result, left);
+    case rounding::toward_negative: return run_blocks<rounding::toward_negative>(k, run, result, left);
+    case rounding::to_odd: return run_blocks<rounding::to_odd>(k, run, result, left);
+    case rounding::stochastic: return;  // not called for it (nvfp4_avx2_usable)
+  }
+}
+
+}  // namespace num::scaled_detail
+
+#ifndef __clang__
+#pragma GCC pop_options
+#endif
