@@ -98,53 +98,37 @@ class nvfp4_blocks8 {
   // `values` instead of its codes to `codes`.
   NUMLAB_INLINE bool block(const float* in, std::uint8_t* codes, float* values, std::uint32_t& scale,
                            std::size_t count) {
-    const auto present = static_cast<std::uint32_t>((1u << count) - 1);
     __m256i x[2], a[2];
-    for (int i = 0; i < 2; ++i) {
-      const auto* p = reinterpret_cast<const int*>(in + 8 * i);
-      x[i] = count == 16 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
-                         : _mm256_maskload_epi32(p, lanes_of_bits(present >> (8 * i)));
-      a[i] = _mm256_and_si256(x[i], splat8(0x7FFFFFFF));
+    load(in, count, x, a);
+    const block_plan plan = plan_of(amax_of(a));
+    return !plan.left && quantize(x, a, plan, codes, values, scale, count);
+  }
+
+  // Up to 16 whole blocks (`count`, from `in`): first every block's amax
+  // and scale, then their elements, so that one block's two double
+  // divisions and the trips through general registers need not wait on
+  // the previous block (the chain of latencies the MX kernel's groups
+  // break too). The blocks left to the scalar path go to `left`, numbered
+  // from `first`.
+  NUMLAB_INLINE void group(const float* in, std::size_t count, std::uint8_t* codes, float* values,
+                           std::uint32_t* scales, std::size_t first, left_blocks& left) {
+    const std::size_t block_bytes = packed_fp4_ ? 8 : 16;
+    block_plan plans[16];
+    for (std::size_t j = 0; j < count; ++j) {
+      // The block 64 on, as the MX kernel's scale pass.
+      _mm_prefetch(reinterpret_cast<const char*>(in + 16 * (j + 64)), _MM_HINT_T0);
+      __m256i x[2], a[2];
+      load(in + 16 * j, 16, x, a);
+      plans[j] = plan_of(amax_of(a));
     }
-    // The amax in every lane; magnitudes order as their patterns, below 2^31.
-    __m256i amax = _mm256_max_epi32(a[0], a[1]);
-    amax = _mm256_max_epi32(amax, _mm256_permute2x128_si256(amax, amax, 0x01));
-    amax = _mm256_max_epi32(amax, _mm256_shuffle_epi32(amax, 0x4E));
-    amax = _mm256_max_epi32(amax, _mm256_shuffle_epi32(amax, 0xB1));
-    const auto amax_bits = static_cast<std::uint32_t>(_mm256_cvtsi256_si32(amax));
-    if (amax_bits >= 0x7F800000u) return false;
-    const e4m3_scale s = amax_bits == 0
-                             ? e4m3_scale{}
-                             : e4m3_scale_of(static_cast<double>(__builtin_bit_cast(float, amax_bits)), six_s_);
-    __m256i code[2], inexact[2], saturated[2];
-    if (s.value == 0) {
-      // A zero scale (all elements zero, or E4M3 underflow) decodes every
-      // element to zero: each keeps its sign, each nonzero one is inexact
-      // and underflows.
-      for (int i = 0; i < 2; ++i) {
-        code[i] = saturated[i] = _mm256_setzero_si256();
-        inexact[i] = nonzero(a[i]);
-        if (!_mm256_testz_si256(inexact[i], inexact[i])) underflow_ = true;
+    for (std::size_t j = 0; j < count; ++j) {
+      __m256i x[2], a[2];
+      load(in + 16 * j, 16, x, a);
+      if (plans[j].left || !quantize(x, a, plans[j], codes + block_bytes * j,
+                                     values == nullptr ? nullptr : values + 16 * j, scales[j], 16)) {
+        left.add(first + j);
       }
-      if (amax_bits != 0) ++scale_underflow_;
-    } else {
-      const double d = s.value * static_cast<double>(s_);   // exact: 4 x 24 bits
-      const auto reciprocal = static_cast<float>(1.0 / d);  // RN32(RN64(1 / D))
-      // The error bound needs a normal reciprocal.
-      if (__builtin_bit_cast(std::uint32_t, reciprocal) - 0x00800000u >= 0x7F000000u) return false;
-      __m256i y[2];
-      for (int i = 0; i < 2; ++i) {
-        if (!quotient_codes(x[i], a[i], _mm256_set1_ps(reciprocal), code[i], saturated[i], y[i])) return false;
-        inexact[i] = _mm256_or_si256(nonzero(a[i]), saturated[i]);
-      }
-      if (!underflow_) {
-        for (int i = 0; i < 2; ++i) underflow_ = underflow_ || any_tiny(x[i], y[i], inexact[i]);
-      }
-      if (s.overflowed) ++scale_overflow_;
     }
-    scale = s.code;
-    tally(x, a, code, inexact, saturated, codes, values, static_cast<float>(s.value), count);
-    return true;
   }
 
   void add_to(scaled_result& result) const {
@@ -165,6 +149,87 @@ class nvfp4_blocks8 {
   }
 
  private:
+  // A block's scale and, where it is not zero, RN32(RN64(1 / D)); `left`
+  // where the scalar path takes the block (NaN/inf, or a reciprocal outside
+  // fp32's normal range, which the error bound needs).
+  struct block_plan {
+    e4m3_scale s;
+    float reciprocal = 0;
+    bool left = false;
+  };
+
+  NUMLAB_INLINE block_plan plan_of(std::uint32_t amax_bits) const {
+    block_plan p;
+    if (amax_bits >= 0x7F800000u) {
+      p.left = true;
+      return p;
+    }
+    if (amax_bits == 0) return p;
+    p.s = e4m3_scale_of(static_cast<double>(__builtin_bit_cast(float, amax_bits)), six_s_);
+    if (p.s.value != 0) {
+      const double d = p.s.value * static_cast<double>(s_);  // exact: 4 x 24 bits
+      p.reciprocal = static_cast<float>(1.0 / d);
+      p.left = __builtin_bit_cast(std::uint32_t, p.reciprocal) - 0x00800000u >= 0x7F000000u;
+    }
+    return p;
+  }
+
+  // A block's 16 lanes: x (fp32 patterns) and a = |x|, the lanes past
+  // `count` read as zeros.
+  static NUMLAB_INLINE void load(const float* in, std::size_t count, __m256i* x, __m256i* a) {
+    const auto present = static_cast<std::uint32_t>((1u << count) - 1);
+    for (int i = 0; i < 2; ++i) {
+      const auto* p = reinterpret_cast<const int*>(in + 8 * i);
+      x[i] = count == 16 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
+                         : _mm256_maskload_epi32(p, lanes_of_bits(present >> (8 * i)));
+      a[i] = _mm256_and_si256(x[i], splat8(0x7FFFFFFF));
+    }
+  }
+
+  // The block's amax pattern (magnitudes order as their patterns, below 2^31).
+  static NUMLAB_INLINE std::uint32_t amax_of(const __m256i* a) {
+    __m256i amax = _mm256_max_epi32(a[0], a[1]);
+    amax = _mm256_max_epi32(amax, _mm256_permute2x128_si256(amax, amax, 0x01));
+    amax = _mm256_max_epi32(amax, _mm256_shuffle_epi32(amax, 0x4E));
+    amax = _mm256_max_epi32(amax, _mm256_shuffle_epi32(amax, 0xB1));
+    return static_cast<std::uint32_t>(_mm256_cvtsi256_si32(amax));
+  }
+
+  // The block's elements under its plan (not left): false, with nothing
+  // written or counted, where a lane lies near a rounding boundary.
+  NUMLAB_INLINE bool quantize(const __m256i* x, const __m256i* a, const block_plan& plan, std::uint8_t* codes,
+                              float* values, std::uint32_t& scale, std::size_t count) {
+    __m256i code[2], inexact[2], saturated[2];
+    if (plan.s.value == 0) {
+      // A zero scale (all elements zero, or E4M3 underflow) decodes every
+      // element to zero: each keeps its sign, each nonzero one is inexact
+      // and underflows.
+      bool any_nonzero = false;
+      for (int i = 0; i < 2; ++i) {
+        code[i] = saturated[i] = _mm256_setzero_si256();
+        inexact[i] = nonzero(a[i]);
+        any_nonzero = any_nonzero || !_mm256_testz_si256(inexact[i], inexact[i]);
+      }
+      if (any_nonzero) {
+        underflow_ = true;
+        ++scale_underflow_;  // amax is nonzero: its scale rounded to zero
+      }
+    } else {
+      __m256i y[2];
+      for (int i = 0; i < 2; ++i) {
+        if (!quotient_codes(x[i], a[i], _mm256_set1_ps(plan.reciprocal), code[i], saturated[i], y[i])) return false;
+        inexact[i] = _mm256_or_si256(nonzero(a[i]), saturated[i]);
+      }
+      if (!underflow_) {
+        for (int i = 0; i < 2; ++i) underflow_ = underflow_ || any_tiny(x[i], y[i], inexact[i]);
+      }
+      if (plan.s.overflowed) ++scale_overflow_;
+    }
+    scale = plan.s.code;
+    tally(x, a, code, inexact, saturated, codes, values, static_cast<float>(plan.s.value), count);
+    return true;
+  }
+
   static NUMLAB_INLINE __m256i nonzero(__m256i a) {
     return _mm256_xor_si256(_mm256_cmpeq_epi32(a, _mm256_setzero_si256()), _mm256_set1_epi32(-1));
   }
@@ -313,14 +378,14 @@ void run_blocks(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result
   std::uint32_t* scales = run.scales;
   float* values = run.values;
   const std::size_t blocks = run.blocks;
-  auto one = [&](std::size_t b, std::size_t count) {
-    if (!kernel.block(in + 16 * b, codes + block_bytes * b, values == nullptr ? nullptr : values + 16 * b, scales[b],
-                      count)) {
-      left.add(b);
-    }
-  };
-  for (std::size_t b = 0; b < blocks; ++b) one(b, 16);
-  if (run.tail != 0) one(blocks, run.tail);
+  for (std::size_t g = 0; g < blocks; g += 16) {
+    kernel.group(in + 16 * g, blocks - g < 16 ? blocks - g : 16, codes + block_bytes * g,
+                 values == nullptr ? nullptr : values + 16 * g, scales + g, g, left);
+  }
+  if (run.tail != 0 && !kernel.block(in + 16 * blocks, codes + block_bytes * blocks,
+                                     values == nullptr ? nullptr : values + 16 * blocks, scales[blocks], run.tail)) {
+    left.add(blocks);
+  }
   kernel.add_to(result);
 }
 
@@ -336,6 +401,30 @@ void nvfp4_blocks_avx2(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled
     case rounding::to_odd: return run_blocks<rounding::to_odd>(k, run, result, left);
     case rounding::stochastic: return;  // not called for it (nvfp4_avx2_usable)
   }
+}
+
+float finite_amax_avx2(const float* in, std::size_t n) {
+  const __m256i magnitude = splat8(0x7FFFFFFF), infinity = splat8(0x7F800000);
+  // Two accumulators: each maximum waits on the previous one of its chain.
+  __m256i amax[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    for (int h = 0; h < 2; ++h) {
+      const __m256i a =
+          _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i + 8 * h)), magnitude);
+      // NaN and inf patterns (>= infinity's) count as 0.
+      amax[h] = _mm256_max_epi32(amax[h], _mm256_and_si256(a, _mm256_cmpgt_epi32(infinity, a)));
+    }
+  }
+  alignas(32) std::uint32_t lanes[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), _mm256_max_epi32(amax[0], amax[1]));
+  std::uint32_t result = 0;
+  for (const std::uint32_t lane : lanes) result = lane > result ? lane : result;
+  for (; i < n; ++i) {
+    const std::uint32_t a = __builtin_bit_cast(std::uint32_t, in[i]) & 0x7FFFFFFFu;
+    result = a < 0x7F800000u && a > result ? a : result;
+  }
+  return __builtin_bit_cast(float, result);
 }
 
 }  // namespace num::scaled_detail

@@ -86,8 +86,11 @@ float finite_amax(std::span<const float> in) {
 // the largest finite |x| of `in` (0 when none).
 float tensor_amax(std::span<const float> in, const scaled_options& o) {
   if (!std::isnan(o.tensor_amax)) return o.tensor_amax;
-  return resolve_simd_path(o.path) == simd_path::avx512 ? scaled_detail::finite_amax_avx512(in.data(), in.size())
-                                                        : finite_amax(in);
+  switch (resolve_simd_path(o.path)) {
+    case simd_path::avx512: return scaled_detail::finite_amax_avx512(in.data(), in.size());
+    case simd_path::avx2: return scaled_detail::finite_amax_avx2(in.data(), in.size());
+    default: return finite_amax(in);
+  }
 }
 
 // One block's elements, as the (row, col) ranges of the tensor.
