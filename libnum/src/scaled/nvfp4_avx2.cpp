@@ -36,10 +36,11 @@ namespace num::scaled_detail {
 namespace {
 
 // A block's E4M3 scale: its code, its value (0: it rounded to zero), whether it saturated.
+// (No member initializers: a group's array of them would be zeroed first.)
 struct e4m3_scale {
-  std::uint32_t code = 0;
-  double value = 0;
-  bool overflowed = false;
+  std::uint32_t code;
+  double value;
+  bool overflowed;
 };
 
 // S of one block from its amax (finite, > 0) and 6·s, as the AVX-512
@@ -154,12 +155,12 @@ class nvfp4_blocks8 {
   // fp32's normal range, which the error bound needs).
   struct block_plan {
     e4m3_scale s;
-    float reciprocal = 0;
-    bool left = false;
+    float reciprocal;
+    bool left;
   };
 
   NUMLAB_INLINE block_plan plan_of(std::uint32_t amax_bits) const {
-    block_plan p;
+    block_plan p{};
     if (amax_bits >= 0x7F800000u) {
       p.left = true;
       return p;
