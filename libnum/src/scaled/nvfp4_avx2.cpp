@@ -114,14 +114,17 @@ class nvfp4_blocks8 {
   NUMLAB_INLINE void group(const float* in, std::size_t count, std::uint8_t* codes, float* values,
                            std::uint32_t* scales, std::size_t first, left_blocks& left) {
     const std::size_t block_bytes = packed_fp4_ ? 8 : 16;
-    block_plan plans[16];
+    alignas(32) std::uint32_t amax[16];
     for (std::size_t j = 0; j < count; ++j) {
       // The block 64 on, as the MX kernel's scale pass.
       _mm_prefetch(reinterpret_cast<const char*>(in + 16 * (j + 64)), _MM_HINT_T0);
       __m256i x[2], a[2];
       load(in + 16 * j, 16, x, a);
-      plans[j] = plan_of(amax_of(a));
+      amax[j] = amax_of(a);
     }
+    for (std::size_t j = count; j % 4 != 0; ++j) amax[j] = 0;  // plans4 reads whole fours
+    block_plan plans[16];
+    for (std::size_t j = 0; j < count; j += 4) plans4(amax + j, plans + j);
     for (std::size_t j = 0; j < count; ++j) {
       __m256i x[2], a[2];
       load(in + 16 * j, 16, x, a);
@@ -173,6 +176,66 @@ class nvfp4_blocks8 {
       p.left = __builtin_bit_cast(std::uint32_t, p.reciprocal) - 0x00800000u >= 0x7F000000u;
     }
     return p;
+  }
+
+  // plan_of for four blocks at once, in double lanes (as the AVX-512
+  // kernel's e4m3_block_scales on eight): one division for four amaxes and
+  // one for four reciprocals.
+  NUMLAB_INLINE void plans4(const std::uint32_t* amax, block_plan* plans) const {
+    const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(amax));
+    const __m128i bad = _mm_cmpgt_epi32(bits, _mm_set1_epi32(0x7F800000 - 1));
+    const __m128i empty = _mm_cmpeq_epi32(bits, _mm_setzero_si128());
+    // Bad and empty blocks compute on 1.0 instead.
+    const __m128 amax_f = _mm_castsi128_ps(_mm_blendv_epi8(bits, _mm_set1_epi32(0x3F800000), _mm_or_si128(bad, empty)));
+    const __m256d y = _mm256_div_pd(_mm256_cvtps_pd(amax_f), _mm256_set1_pd(six_s_));
+    const __m256d over = _mm256_cmp_pd(y, _mm256_set1_pd(464.0), _CMP_GT_OQ);
+    // Round y at E4M3's quantum: C = 2^(max(e, -6) - 3 + 52), biased max(e, -6) + 49.
+    const __m256i field_y = _mm256_srli_epi64(_mm256_castpd_si256(y), 52);
+    const __m256i lowest = _mm256_set1_epi64x(1017);
+    const __m256i biased = _mm256_blendv_epi8(lowest, field_y, _mm256_cmpgt_epi64(field_y, lowest));
+    const __m256d c = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(biased, _mm256_set1_epi64x(49)), 52));
+    __m256d r = _mm256_sub_pd(_mm256_add_pd(y, c), c);
+    const __m256d zero = _mm256_cmp_pd(r, _mm256_setzero_pd(), _CMP_EQ_OQ);
+    r = _mm256_blendv_pd(r, _mm256_set1_pd(448.0), over);
+    const __m256i r_bits = _mm256_castpd_si256(r);
+    const __m256i field = _mm256_srli_epi64(r_bits, 52);
+    // Normal: (e + 7) · 8 + the top three fraction bits; below 2^-6: r · 2^9.
+    const __m256i normal = _mm256_or_si256(_mm256_slli_epi64(_mm256_sub_epi64(field, _mm256_set1_epi64x(1016)), 3),
+                                           _mm256_and_si256(_mm256_srli_epi64(r_bits, 49), _mm256_set1_epi64x(7)));
+    const __m256i subnormal_lanes = _mm256_cmpgt_epi64(lowest, field);
+    // The codes' low 32 bits; the subnormal ones from r · 512 (an integer below 8).
+    alignas(32) std::int64_t normal_code[4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(normal_code), normal);
+    alignas(16) std::int32_t subnormal_code[4];
+    _mm_store_si128(reinterpret_cast<__m128i*>(subnormal_code),
+                    _mm256_cvttpd_epi32(_mm256_mul_pd(r, _mm256_set1_pd(512.0))));
+    // D = S·s (exact: 4 x 24 bits); 1 where S is zero, whose reciprocal is not used.
+    const __m256d d =
+        _mm256_blendv_pd(_mm256_mul_pd(r, _mm256_set1_pd(static_cast<double>(s_))), _mm256_set1_pd(1.0), zero);
+    alignas(16) float reciprocal[4];
+    _mm_store_ps(reciprocal, _mm256_cvtpd_ps(_mm256_div_pd(_mm256_set1_pd(1.0), d)));
+    alignas(32) double value[4];
+    _mm256_store_pd(value, r);
+    const auto bad_bits = static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(bad)));
+    const auto empty_bits = static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(empty)));
+    const auto over_bits = static_cast<unsigned>(_mm256_movemask_pd(over));
+    const auto zero_bits = static_cast<unsigned>(_mm256_movemask_pd(zero));
+    const auto subnormal_bits = static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(subnormal_lanes)));
+    for (int j = 0; j < 4; ++j) {
+      block_plan& p = plans[j];
+      p = block_plan{};
+      if ((bad_bits >> j & 1u) != 0) {
+        p.left = true;
+      } else if (((empty_bits | zero_bits) >> j & 1u) == 0) {
+        p.s.code = (subnormal_bits >> j & 1u) != 0 ? static_cast<std::uint32_t>(subnormal_code[j])
+                                                   : static_cast<std::uint32_t>(normal_code[j]);
+        p.s.value = value[j];
+        p.s.overflowed = (over_bits >> j & 1u) != 0;
+        p.reciprocal = reciprocal[j];
+        // The error bound needs a normal reciprocal.
+        p.left = __builtin_bit_cast(std::uint32_t, p.reciprocal) - 0x00800000u >= 0x7F000000u;
+      }
+    }
   }
 
   // A block's 16 lanes: x (fp32 patterns) and a = |x|, the lanes past
