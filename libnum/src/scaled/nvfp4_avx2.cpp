@@ -389,21 +389,32 @@ class nvfp4_blocks8 {
     if (values != nullptr) {
       // dequantize()'s two fp32 products: value × S (exact), then × s.
       const __m256 table = _mm256_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f);
+      // A partial block's values go through a buffer (masked stores are
+      // slow on Zen 3); a whole block's straight out.
       alignas(32) float buffer[16];
+      float* out = count == 16 ? values : buffer;
       for (int i = 0; i < 2; ++i) {
         const __m256 magnitude = _mm256_permutevar8x32_ps(table, code[i]);
         const __m256 value = _mm256_castsi256_ps(
             _mm256_or_si256(_mm256_castps_si256(magnitude), _mm256_and_si256(x[i], splat8(0x80000000u))));
-        _mm256_store_ps(buffer + 8 * i,
-                        _mm256_mul_ps(_mm256_mul_ps(value, _mm256_set1_ps(block_scale)), _mm256_set1_ps(s_)));
+        _mm256_storeu_ps(out + 8 * i,
+                         _mm256_mul_ps(_mm256_mul_ps(value, _mm256_set1_ps(block_scale)), _mm256_set1_ps(s_)));
       }
-      __builtin_memcpy(values, buffer, count * sizeof(float));
+      if (count != 16) __builtin_memcpy(values, buffer, count * sizeof(float));
       return;
     }
     const __m256i zero = _mm256_setzero_si256();
-    const __m256i bytes = code_bytes32(signed_code[0], signed_code[1], zero, zero, packed_fp4_);
-    alignas(32) std::uint8_t buffer[32];
-    store_code_bytes32(buffer, bytes, packed_fp4_);
+    const __m128i bytes = _mm256_castsi256_si128(code_bytes32(signed_code[0], signed_code[1], zero, zero, packed_fp4_));
+    if (count == 16) {
+      if (packed_fp4_) {
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(codes), bytes);
+      } else {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(codes), bytes);
+      }
+      return;
+    }
+    alignas(16) std::uint8_t buffer[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(buffer), bytes);
     __builtin_memcpy(codes, buffer, packed_fp4_ ? count / 2 : count);
   }
 
