@@ -9,10 +9,12 @@
 // patterns from every rounding boundary (nvfp4_quotient_avx512.hpp says
 // why). A block with a lane nearer than that (about 2^-16 of random lanes,
 // every lane of data already on its block's grid) is left to the scalar
-// path, where the AVX-512 kernel has an exact comparison path; so is
-// stochastic rounding (the dispatch does not call the kernel for it). The
-// double and fp32 arithmetic takes the MXCSR's rounding, which the
-// dispatch has checked is to nearest, without FTZ or DAZ (nvfp4_avx2_usable).
+// path, where the AVX-512 kernel has an exact comparison path. Stochastic
+// rounding takes the AVX-512 kernel's exact way (a double division and an
+// FMA remainder per element, nvfp4_stochastic_avx2.hpp) with the array
+// kernels' AVX2 Philox words. The double and fp32 arithmetic takes the
+// MXCSR's rounding, which the dispatch has checked is to nearest, without
+// FTZ or DAZ (nvfp4_avx2_usable).
 #include <xmmintrin.h>
 
 #include <cstdint>
@@ -23,14 +25,15 @@
 namespace num::scaled_detail {
 
 // Outside the AVX2 region (one stmxcsr each).
-bool nvfp4_avx2_usable(rounding mode) {
-  return mode != rounding::stochastic && (_mm_getcsr() & 0x6000u) == 0 && !mxcsr_flushes_subnormals();
-}
+bool nvfp4_avx2_usable() { return (_mm_getcsr() & 0x6000u) == 0 && !mxcsr_flushes_subnormals(); }
 
 }  // namespace num::scaled_detail
 
 // The AVX2 region opens after every other header (see avx2_region.hpp).
 #include "avx2_region.hpp"
+#include "kernels/philox_avx2.hpp"
+#include "nvfp4_stochastic_avx2.hpp"
+#include "philox_window.hpp"
 
 namespace num::scaled_detail {
 namespace {
@@ -72,14 +75,19 @@ std::uint32_t above_pattern(double p) {
   return __builtin_bit_cast(std::uint32_t, f) + 1;
 }
 
+using random_window8 = philox_window<kernels::philox_avx2_isa>;
+
 template <rounding Mode>
 class nvfp4_blocks8 {
  public:
-  static_assert(Mode != rounding::stochastic);
   static constexpr bool nearest = Mode == rounding::nearest_even || Mode == rounding::nearest_away;
+  static constexpr bool stochastic = Mode == rounding::stochastic;
 
   nvfp4_blocks8(const nvfp4_kernel_setup& k, float* values)
       : values_(values),
+        top_bits_(_mm256_set1_epi64x(k.spec.random_bits >= 32
+                                         ? 0xFFFFFFFF
+                                         : 0xFFFFFFFF & ~((std::int64_t{1} << (32 - k.spec.random_bits)) - 1))),
         packed_fp4_(k.packed_fp4),
         s_(k.tensor_scale),
         six_s_(6.0 * static_cast<double>(k.tensor_scale)),
@@ -96,13 +104,14 @@ class nvfp4_blocks8 {
   // than 16; the lanes past it read as zeros, which change neither the amax
   // nor any count); false (nothing written, nothing counted) when it needs
   // the scalar path. With values set, the block's dequantized values go to
-  // `values` instead of its codes to `codes`.
-  NUMLAB_INLINE bool block(const float* in, std::uint8_t* codes, float* values, std::uint32_t& scale,
-                           std::size_t count) {
+  // `values` instead of its codes to `codes`. `words`: the block's random
+  // words (stochastic rounding only).
+  NUMLAB_INLINE bool block(const float* in, const std::uint32_t* words, std::uint8_t* codes, float* values,
+                           std::uint32_t& scale, std::size_t count) {
     __m256i x[2], a[2];
     load(in, count, x, a);
     const block_plan plan = plan_of(amax_of(a));
-    return !plan.left && quantize(x, a, plan, codes, values, scale, count);
+    return !plan.left && quantize(x, a, plan, words, codes, values, scale, count);
   }
 
   // Up to 16 whole blocks (`count`, from `in`): first every block's amax
@@ -111,8 +120,9 @@ class nvfp4_blocks8 {
   // the previous block (the chain of latencies the MX kernel's groups
   // break too). The blocks left to the scalar path go to `left`, numbered
   // from `first`.
-  NUMLAB_INLINE void group(const float* in, std::size_t count, std::uint8_t* codes, float* values,
-                           std::uint32_t* scales, std::size_t first, left_blocks& left) {
+  // `words`: the blocks' random words (stochastic rounding only).
+  NUMLAB_INLINE void group(const float* in, const std::uint32_t* words, std::size_t count, std::uint8_t* codes,
+                           float* values, std::uint32_t* scales, std::size_t first, left_blocks& left) {
     const std::size_t block_bytes = packed_fp4_ ? 8 : 16;
     alignas(32) std::uint32_t amax[16];
     for (std::size_t j = 0; j < count; ++j) {
@@ -128,8 +138,9 @@ class nvfp4_blocks8 {
     for (std::size_t j = 0; j < count; ++j) {
       __m256i x[2], a[2];
       load(in + 16 * j, 16, x, a);
-      if (plans[j].left || !quantize(x, a, plans[j], codes + block_bytes * j,
-                                     values == nullptr ? nullptr : values + 16 * j, scales[j], 16)) {
+      if (plans[j].left ||
+          !quantize(x, a, plans[j], words == nullptr ? nullptr : words + 16 * j, codes + block_bytes * j,
+                    values == nullptr ? nullptr : values + 16 * j, scales[j], 16)) {
         left.add(first + j);
       }
     }
@@ -173,7 +184,7 @@ class nvfp4_blocks8 {
     if (p.s.value != 0) {
       const double d = p.s.value * static_cast<double>(s_);  // exact: 4 x 24 bits
       p.reciprocal = static_cast<float>(1.0 / d);
-      p.left = __builtin_bit_cast(std::uint32_t, p.reciprocal) - 0x00800000u >= 0x7F000000u;
+      p.left = !stochastic && __builtin_bit_cast(std::uint32_t, p.reciprocal) - 0x00800000u >= 0x7F000000u;
     }
     return p;
   }
@@ -232,8 +243,9 @@ class nvfp4_blocks8 {
         p.s.value = value[j];
         p.s.overflowed = (over_bits >> j & 1u) != 0;
         p.reciprocal = reciprocal[j];
-        // The error bound needs a normal reciprocal.
-        p.left = __builtin_bit_cast(std::uint32_t, p.reciprocal) - 0x00800000u >= 0x7F000000u;
+        // The error bound needs a normal reciprocal (stochastic rounding
+        // divides instead).
+        p.left = !stochastic && __builtin_bit_cast(std::uint32_t, p.reciprocal) - 0x00800000u >= 0x7F000000u;
       }
     }
   }
@@ -261,8 +273,8 @@ class nvfp4_blocks8 {
 
   // The block's elements under its plan (not left): false, with nothing
   // written or counted, where a lane lies near a rounding boundary.
-  NUMLAB_INLINE bool quantize(const __m256i* x, const __m256i* a, const block_plan& plan, std::uint8_t* codes,
-                              float* values, std::uint32_t& scale, std::size_t count) {
+  NUMLAB_INLINE bool quantize(const __m256i* x, const __m256i* a, const block_plan& plan, const std::uint32_t* words,
+                              std::uint8_t* codes, float* values, std::uint32_t& scale, std::size_t count) {
     __m256i code[2], inexact[2], saturated[2];
     if (plan.s.value == 0) {
       // A zero scale (all elements zero, or E4M3 underflow) decodes every
@@ -278,6 +290,9 @@ class nvfp4_blocks8 {
         underflow_ = true;
         ++scale_underflow_;  // amax is nonzero: its scale rounded to zero
       }
+    } else if constexpr (stochastic) {
+      stochastic_codes(a, plan.s.value * static_cast<double>(s_), words, code, inexact, saturated);
+      if (plan.s.overflowed) ++scale_overflow_;
     } else {
       __m256i y[2];
       for (int i = 0; i < 2; ++i) {
@@ -292,6 +307,27 @@ class nvfp4_blocks8 {
     scale = plan.s.code;
     tally(x, a, code, inexact, saturated, codes, values, static_cast<float>(plan.s.value), count);
     return true;
+  }
+
+  // The E2M1 magnitude codes of the block's sixteen |x| under stochastic
+  // rounding with D = `d` (nvfp4_stochastic_avx2.hpp), its inexact and
+  // saturated lanes; raises the underflow flag where a lane is tiny.
+  NUMLAB_INLINE void stochastic_codes(const __m256i* a, double d, const std::uint32_t* words, __m256i* code,
+                                      __m256i* inexact, __m256i* saturated) {
+    const __m256d dv = _mm256_set1_pd(d);
+    for (int i = 0; i < 2; ++i) {
+      nvfp4_stochastic_lanes4 quarter[2];
+      for (int q = 0; q < 2; ++q) {
+        const __m128i a_quarter = q == 0 ? _mm256_castsi256_si128(a[i]) : _mm256_extracti128_si256(a[i], 1);
+        const __m256i word =
+            _mm256_cvtepu32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(words + 8 * i + 4 * q)));
+        quarter[q] = nvfp4_stochastic_quarter(a_quarter, dv, word, top_bits_, !underflow_, after_rounding_);
+        if (!_mm256_testz_si256(quarter[q].tiny, quarter[q].tiny)) underflow_ = true;
+      }
+      code[i] = join_quarters(quarter[0].code, quarter[1].code);
+      inexact[i] = join_quarters(quarter[0].inexact, quarter[1].inexact);
+      saturated[i] = join_quarters(quarter[0].saturated, quarter[1].saturated);
+    }
   }
 
   static NUMLAB_INLINE __m256i nonzero(__m256i a) {
@@ -431,6 +467,7 @@ class nvfp4_blocks8 {
   }
 
   float* const values_;
+  const __m256i top_bits_;  // the random bits that count, in 64-bit lanes
   const bool packed_fp4_;
   const float s_;
   const double six_s_;
@@ -453,13 +490,26 @@ void run_blocks(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result
   std::uint32_t* scales = run.scales;
   float* values = run.values;
   const std::size_t blocks = run.blocks;
-  for (std::size_t g = 0; g < blocks; g += 16) {
-    kernel.group(in + 16 * g, blocks - g < 16 ? blocks - g : 16, codes + block_bytes * g,
-                 values == nullptr ? nullptr : values + 16 * g, scales + g, g, left);
-  }
-  if (run.tail != 0 && !kernel.block(in + 16 * blocks, codes + block_bytes * blocks,
-                                     values == nullptr ? nullptr : values + 16 * blocks, scales[blocks], run.tail)) {
-    left.add(blocks);
+  auto blocks_with = [&](auto group_words, auto tail_words) {
+    for (std::size_t g = 0; g < blocks; g += 16) {
+      const std::size_t count = blocks - g < 16 ? blocks - g : 16;
+      kernel.group(in + 16 * g, group_words(g, count), count, codes + block_bytes * g,
+                   values == nullptr ? nullptr : values + 16 * g, scales + g, g, left);
+    }
+    if (run.tail != 0 && !kernel.block(in + 16 * blocks, tail_words(), codes + block_bytes * blocks,
+                                       values == nullptr ? nullptr : values + 16 * blocks, scales[blocks], run.tail)) {
+      left.add(blocks);
+    }
+  };
+  if constexpr (Mode == rounding::stochastic) {
+    // A group's words in one go, before its blocks (as the MX kernels).
+    random_window8 random(k.seed, k.stream, run.first_word);
+    static_assert(random_window8::max_cover >= 16 * 16);
+    blocks_with([&](std::size_t g, std::size_t count) { return random.cover(run.first_word + 16 * g, 16 * count); },
+                [&] { return random.at(run.first_word + 16 * blocks); });
+  } else {
+    blocks_with([](std::size_t, std::size_t) -> const std::uint32_t* { return nullptr; },
+                []() -> const std::uint32_t* { return nullptr; });
   }
   kernel.add_to(result);
 }
@@ -474,7 +524,7 @@ void nvfp4_blocks_avx2(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled
     case rounding::toward_positive: return run_blocks<rounding::toward_positive>(k, run, result, left);
     case rounding::toward_negative: return run_blocks<rounding::toward_negative>(k, run, result, left);
     case rounding::to_odd: return run_blocks<rounding::to_odd>(k, run, result, left);
-    case rounding::stochastic: return;  // not called for it (nvfp4_avx2_usable)
+    case rounding::stochastic: return run_blocks<rounding::stochastic>(k, run, result, left);
   }
 }
 

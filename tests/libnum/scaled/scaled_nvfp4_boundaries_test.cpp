@@ -57,8 +57,8 @@ void add_block(std::vector<float>& in, double block_scale, const std::vector<dou
 }
 
 // Runs nvfp4 on `in` in every mode and tininess on each kernel the CPU
-// has, expecting it taken (AVX2: not for stochastic rounding) and equal to
-// the reference and (flags) to the scalar path.
+// has, expecting it taken and equal to the reference and (flags) to the
+// scalar path.
 void expect_kernel_matches(const std::vector<float>& in, const std::string& what) {
   for (const num::simd_path path : scaled_test::mx_kernel_paths()) {
     for (num::rounding mode : num::all_roundings) {

@@ -38,12 +38,11 @@ inline quantized expect_path_matches_scalar(num::simd_path path, const std::vect
 }
 
 /// The path a call on `path` (AVX2 or AVX-512) reports for NVFP4 options
-/// `o`: AVX-512 runs every NVFP4 block shape and mode on its kernels; AVX2
-/// has a kernel for 1x16 blocks in every mode but stochastic rounding.
+/// `o`: AVX-512 runs every NVFP4 block shape on its kernels; AVX2 has a
+/// kernel for 1x16 blocks only.
 inline num::simd_path nvfp4_path_taken(num::simd_path path, const num::scaled_options& o) {
   if (path == num::simd_path::avx512) return path;
-  const bool taken = o.format.block == num::block_shape{1, 16} && o.spec.mode != num::rounding::stochastic;
-  return taken ? path : num::simd_path::scalar;
+  return o.format.block == num::block_shape{1, 16} ? path : num::simd_path::scalar;
 }
 
 /// The paths with an MX or NVFP4 block kernel (AVX2, AVX-512) this CPU can run.
