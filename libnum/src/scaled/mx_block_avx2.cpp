@@ -84,7 +84,7 @@ class mx_blocks8 {
   // starts without waiting on them: a block's amax, its trip through a
   // general register and its scale's broadcast are one long chain of
   // latencies, which the out-of-order core did not overlap with the
-  // previous block's rounding (bench/RESULTS.md, issue 15, session 14).
+  // previous block's rounding (measured on a Zen 3 in issue 15, session 14).
   // Stores the E8M0 codes of the blocks it takes; returns the blocks left to
   // the scalar path (bit j for block j), for what partial_block() leaves one for.
   NUMLAB_INLINE std::uint32_t group_scales(const float* in, std::size_t count, std::uint32_t* scales) {
@@ -113,8 +113,8 @@ class mx_blocks8 {
   // partial_block() quantizes a block. With `Watch`, its lanes are checked
   // for tininess until the underflow flag is raised; without, not (a run
   // switches to blocks without once the flag is raised: the check's code,
-  // though not run, cost the loop 8% of its time, bench/RESULTS.md, issue
-  // 15, session 14).
+  // though not run, cost the loop 8% of its time on a Zen 3 in issue 15,
+  // session 14).
   template <bool Watch>
   NUMLAB_INLINE void group_block(std::size_t j, const float* in, const std::uint32_t* words, std::uint8_t* codes,
                                  float* values) {
