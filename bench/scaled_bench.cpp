@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "libnum/array.hpp"
@@ -26,11 +27,13 @@ void fp16_encode_array(benchmark::State& state, num::rounding mode) {
   num::array_options o;
   o.target = num::binary16;
   o.spec.mode = mode;
+  num::conversion_result r;
   for (auto _ : state) {
-    num::encode_array(in, out, o);
+    r = num::encode_array(in, out, o);
     benchmark::ClobberMemory();
   }
   items(state);
+  state.SetLabel(std::string(num::simd_path_name(r.path)));  // the path that ran
 }
 
 // tensor_amax: NVFP4's tensor amax when known beforehand (delayed scaling:
@@ -49,11 +52,13 @@ void quantize_named(benchmark::State& state, const char* name, num::rounding mod
   const std::vector<float>& in = bench::realistic_data();
   std::vector<std::uint8_t> elements(n);
   std::vector<std::uint32_t> scales(num::scale_count(o.format, {1, n}));
+  num::scaled_result r;
   for (auto _ : state) {
-    num::quantize(in, {1, n}, elements, scales, o);
+    r = num::quantize(in, {1, n}, elements, scales, o);
     benchmark::ClobberMemory();
   }
   items(state);
+  state.SetLabel(std::string(num::simd_path_name(r.path)));  // the path that ran
 }
 
 void BM_mxfp8_nearest_even(benchmark::State& s) { quantize_named(s, "mxfp8", num::rounding::nearest_even); }

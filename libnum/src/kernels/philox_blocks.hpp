@@ -1,7 +1,7 @@
 // Internal: Philox4x32-10 (philox.hpp) for a run of consecutive counter
 // blocks, written once for every SIMD width. An instruction-set traits type
 // supplies the register type and the handful of operations the rounds need
-// (philox_avx512.hpp for AVX-512, kernels_avx2.cpp for AVX2). The body is
+// (philox_avx512.hpp for AVX-512, philox_avx2.hpp for AVX2). The body is
 // written over intrinsics rather than GCC's generic vectors because GCC 12
 // turns a generic 64-bit multiply into the slow vpmullq where vpmuludq (the
 // 32x32->64 multiply Philox needs) is what each lane asks for.

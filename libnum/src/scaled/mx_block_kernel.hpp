@@ -1,11 +1,13 @@
-// Internal: the AVX-512 path of MX quantization (scale rules mx_floor,
+// Internal: the AVX-512 and AVX2 paths of MX quantization (scale rules mx_floor,
 // mx_rceil and mx_even, 1x32 blocks along a row, floating-point elements or
 // INT8 under nearest-even, saturation, tininess after rounding, one element
 // per byte, or packed 8-bit and FP4 elements). It runs along whole rows of
 // blocks, a row's partial last block included, and leaves the blocks it does
 // not take (NaN/inf, nonzero inputs below 2^(emax_elem - 127), whose own
 // scale would leave E8M0, and a scale above E8M0's range) to the scalar
-// path, with the same results bit for bit.
+// path, with the same results bit for bit. The AVX2 kernel
+// (mx_block_avx2.cpp) takes what the AVX-512 one takes, under the same
+// contract, where mx_avx2_usable().
 #pragma once
 
 #include <cstddef>
@@ -67,5 +69,17 @@ void mx_blocks_avx512(const mx_kernel_setup& setup, const mx_run& run, scaled_re
 /// leaves to the scalar path.
 void mx_short_rows_avx512(const mx_kernel_setup& setup, const mx_short_rows& run, scaled_result& result,
                           left_blocks& left);
+
+/// The AVX2 kernels, as mx_blocks_avx512 and mx_short_rows_avx512.
+void mx_blocks_avx2(const mx_kernel_setup& setup, const mx_run& run, scaled_result& result, left_blocks& left);
+void mx_short_rows_avx2(const mx_kernel_setup& setup, const mx_short_rows& run, scaled_result& result,
+                        left_blocks& left);
+
+/// Whether the AVX2 kernels can run now in `mode`: false for nearest-even
+/// (INT8's included) where the MXCSR rounds other than to nearest, since
+/// that rounding is fp32 arithmetic under the MXCSR's rounding (one
+/// stmxcsr; the MXCSR is per thread and may change between calls). FTZ and
+/// DAZ change no result (mx_lane_rounding_avx2.hpp).
+bool mx_avx2_usable(rounding mode);
 
 }  // namespace num::scaled_detail

@@ -64,7 +64,21 @@ struct nvfp4_tile {
 /// adding elements, counts and flags (not the block itself) to `result`.
 void nvfp4_tile_avx512(const nvfp4_kernel_setup& setup, const nvfp4_tile& tile, scaled_result& result);
 
+/// The AVX2 kernel (nvfp4_avx2.cpp), as nvfp4_blocks_avx512; it leaves more
+/// blocks to the scalar path (outside stochastic rounding, those with a lane
+/// near a rounding boundary, which the AVX-512 kernel rounds on an exact
+/// path of its own).
+void nvfp4_blocks_avx2(const nvfp4_kernel_setup& setup, const nvfp4_run& run, scaled_result& result,
+                       left_blocks& left);
+
+/// Whether the AVX2 kernel can run now: not where the MXCSR rounds other
+/// than to nearest or flushes subnormals (FTZ or DAZ), since its arithmetic
+/// takes the MXCSR's rounding.
+bool nvfp4_avx2_usable();
+
 /// The largest finite |x| of in[0..n) (0 when none), as the scalar loop gives it.
 float finite_amax_avx512(const float* in, std::size_t n);
+/// finite_amax_avx512 on AVX2 (nvfp4_avx2.cpp).
+float finite_amax_avx2(const float* in, std::size_t n);
 
 }  // namespace num::scaled_detail

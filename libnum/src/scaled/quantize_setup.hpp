@@ -35,7 +35,7 @@ void check_options(const scaled_options& o);
 void check_size(std::string_view call, std::size_t got, std::size_t want, const char* what);
 
 /// Whether quantize_into can write values straight from the rounding here
-/// (the AVX-512 MX or 1x16 NVFP4 kernel runs the call).
+/// (an MX or 1x16 NVFP4 kernel, AVX-512 or AVX2, runs the call).
 bool fused_values_fit(const scaled_options& o, tensor_shape shape);
 /// quantize()'s work, arguments already checked. With `values` set (only
 /// where fused_values_fit), the elements' dequantized values go there, as

@@ -1,71 +1,15 @@
 // Internal: the random words of one row of blocks for the AVX-512
-// scaled-format kernels, from the vectorised Philox4x32-10 the array kernels
-// use. Include after avx512_region.hpp.
+// scaled-format kernels (philox_window.hpp on AVX-512 registers). Include
+// after avx512_region.hpp.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-
 #include "kernels/philox_avx512.hpp"
+#include "philox_window.hpp"
 
 namespace num::scaled_detail {
 namespace {
 
-// Words of random_stream(seed, stream) for increasing positions, held in an
-// L1-sized buffer. They are drawn 128 at a time with four sets of Philox
-// registers in flight (the rounds are latency-bound; the array kernels
-// measured the same gain from four sets, bench/RESULTS.md, issue 13,
-// session 9). A kernel asks for a whole group of blocks' words at once
-// (cover()), so that the drawing runs as its own loop before the rounding
-// loop instead of inside it, where the two loops' live registers spilled
-// (bench/RESULTS.md, issue 15, sessions 11 and 12).
-class random_window {
- public:
-  /// The most words one cover() may ask for.
-  static constexpr std::size_t max_cover = 512;
-
-  random_window(std::uint64_t seed, std::uint64_t stream, std::uint64_t first)
-      : seed_(seed), stream_(stream), start_(first & ~std::uint64_t{3}) {}
-
-  // Words position .. position + count - 1 (count <= max_cover; position
-  // never decreases from one call to the next).
-  NUMLAB_INLINE const std::uint32_t* cover(std::uint64_t position, std::size_t count) {
-    const std::uint64_t end = position + count;
-    if (end > start_ + held_) refill(position, end);
-    return words_ + (position - start_);
-  }
-
-  // Words position .. position + 31.
-  NUMLAB_INLINE const std::uint32_t* at(std::uint64_t position) { return cover(position, 32); }
-
- private:
-  static constexpr std::size_t run_words = 128;  // one Philox call, four sets of eight blocks
-  // A refill keeps fewer than count + 4 words and overshoots by fewer than run_words.
-  static constexpr std::size_t capacity = max_cover + 4 + run_words;
-
-  NUMLAB_INLINE void refill(std::uint64_t position, std::uint64_t end) {
-    // Drop the words before position's Philox block (a multiple of 4, so
-    // the words held stay whole blocks); keep the rest.
-    const std::uint64_t keep_from = position & ~std::uint64_t{3};
-    if (keep_from >= start_ + held_) {
-      held_ = 0;
-    } else {
-      const auto dropped = static_cast<std::size_t>(keep_from - start_);
-      held_ -= dropped;
-      __builtin_memmove(words_, words_ + dropped, held_ * sizeof(std::uint32_t));
-    }
-    start_ = keep_from;
-    while (start_ + held_ < end) {
-      kernels::philox_blocks<kernels::philox_avx512_isa, 4>(seed_, stream_, (start_ + held_) / 4, words_ + held_);
-      held_ += run_words;
-    }
-  }
-
-  std::uint64_t seed_, stream_;
-  std::uint64_t start_;   // the position of words_[0], a multiple of 4
-  std::size_t held_ = 0;  // words_[0 .. held_) are drawn
-  alignas(64) std::uint32_t words_[capacity];
-};
+using random_window = philox_window<kernels::philox_avx512_isa>;
 
 }  // namespace
 }  // namespace num::scaled_detail

@@ -86,8 +86,11 @@ float finite_amax(std::span<const float> in) {
 // the largest finite |x| of `in` (0 when none).
 float tensor_amax(std::span<const float> in, const scaled_options& o) {
   if (!std::isnan(o.tensor_amax)) return o.tensor_amax;
-  return resolve_simd_path(o.path) == simd_path::avx512 ? scaled_detail::finite_amax_avx512(in.data(), in.size())
-                                                        : finite_amax(in);
+  switch (resolve_simd_path(o.path)) {
+    case simd_path::avx512: return scaled_detail::finite_amax_avx512(in.data(), in.size());
+    case simd_path::avx2: return scaled_detail::finite_amax_avx2(in.data(), in.size());
+    default: return finite_amax(in);
+  }
 }
 
 // One block's elements, as the (row, col) ranges of the tensor.
@@ -309,8 +312,12 @@ class block_quantizer {
   std::array<std::uint32_t, 4> cached_words_{};
 };
 
-// The AVX-512 block kernel this call can use (blocks it declines run scalar).
-enum class block_kernel : std::uint8_t { none, mx, nvfp4 };
+// The block kernel this call can use (blocks it declines run scalar): the
+// AVX-512 MX or NVFP4 one, or the AVX2 MX or NVFP4 one.
+enum class block_kernel : std::uint8_t { none, mx, nvfp4, mx_avx2, nvfp4_avx2 };
+
+bool is_mx(block_kernel k) { return k == block_kernel::mx || k == block_kernel::mx_avx2; }
+bool is_avx2(block_kernel k) { return k == block_kernel::mx_avx2 || k == block_kernel::nvfp4_avx2; }
 
 // Packed FP4 codes go two per byte: the kernels take them where every row
 // starts on a byte (an even column count).
@@ -319,7 +326,8 @@ bool packed_fp4(const scaled_options& o) {
 }
 
 block_kernel kernel_for(const scaled_options& o, tensor_shape shape) {
-  if (resolve_simd_path(o.path) != simd_path::avx512) return block_kernel::none;
+  const simd_path path = resolve_simd_path(o.path);
+  if (path != simd_path::avx512 && path != simd_path::avx2) return block_kernel::none;
   const scaled_format& f = o.format;
   const bool layout_fits = o.layout == element_layout::byte_per_element || element_bits(f.element) == 8 ||
                            (packed_fp4(o) && shape.cols % 2 == 0);
@@ -328,11 +336,12 @@ block_kernel kernel_for(const scaled_options& o, tensor_shape shape) {
   const bool element_fits = f.element != element_type::int8 || o.spec.mode == rounding::nearest_even;
   if (mx_rule && f.block == block_shape{1, 32} && element_fits && layout_fits &&
       o.spec.overflow == overflow_mode::saturate && o.spec.tiny == tininess::after_rounding && o.margin == 0) {
-    return block_kernel::mx;
+    if (path == simd_path::avx512) return block_kernel::mx;
+    return scaled_detail::mx_avx2_usable(o.spec.mode) ? block_kernel::mx_avx2 : block_kernel::none;
   }
-  if (f.rule == scale_rule::nvfp4 && f.block == block_shape{1, 16} && layout_fits &&
-      scaled_detail::nvfp4_kernel_usable()) {
-    return block_kernel::nvfp4;
+  if (f.rule == scale_rule::nvfp4 && f.block == block_shape{1, 16} && layout_fits) {
+    if (path == simd_path::avx512) return scaled_detail::nvfp4_kernel_usable() ? block_kernel::nvfp4 : block_kernel::none;
+    return scaled_detail::nvfp4_avx2_usable() ? block_kernel::nvfp4_avx2 : block_kernel::none;
   }
   return block_kernel::none;
 }
@@ -389,7 +398,7 @@ std::size_t element_bytes(element_type t, element_layout layout, std::size_t n) 
 
 bool scaled_detail::fused_values_fit(const scaled_options& o, tensor_shape shape) {
   const block_kernel kernel = kernel_for(o, shape);
-  const std::size_t width = kernel == block_kernel::mx ? 32 : 16;
+  const std::size_t width = is_mx(kernel) ? 32 : 16;
   const std::size_t tile_cols = block_grid(o.format, shape).tile_cols;
   return o.layout == element_layout::byte_per_element && kernel != block_kernel::none &&
          (tile_cols == width || tile_cols == shape.cols);
@@ -419,10 +428,10 @@ scaled_result scaled_detail::quantize_into(std::span<const float> in, tensor_sha
   const scaled_detail::nvfp4_kernel_setup nvfp4_setup{options.spec, result.tensor_scale, options.seed, options.stream,
                                                       packed_fp4(options)};
   if (nvfp4_tiles_fit(options, shape)) quantizer.use_nvfp4_tiles(nvfp4_setup);
-  result.path =
-      kernel != block_kernel::none || quantizer.uses_fp32_kernel() || nvfp4_tiles_fit(options, shape)
-          ? simd_path::avx512
-          : simd_path::scalar;
+  result.path = is_avx2(kernel) ? simd_path::avx2
+                : kernel != block_kernel::none || quantizer.uses_fp32_kernel() || nvfp4_tiles_fit(options, shape)
+                    ? simd_path::avx512
+                    : simd_path::scalar;
   // Blocks the kernel leaves are quantized into `elements` and, for values,
   // decoded from there.
   std::optional<scaled_detail::element_decoder> decoder;
@@ -439,19 +448,23 @@ scaled_result scaled_detail::quantize_into(std::span<const float> in, tensor_sha
   };
   // A kernel takes each row's blocks, its partial last one included; what
   // it leaves runs scalar.
-  const std::size_t width = kernel == block_kernel::mx ? 32 : 16;
+  const std::size_t width = is_mx(kernel) ? 32 : 16;
   // (Rows narrower than a block are one partial block each.)
   const bool kernel_rows = kernel != block_kernel::none && (grid.tile_cols == width || grid.tile_cols == shape.cols);
   const std::size_t kernel_blocks = kernel_rows ? shape.cols / width : 0;
   const std::size_t tail = kernel_rows ? shape.cols % width : 0;
   const scaled_detail::mx_kernel_setup setup =
-      kernel == block_kernel::mx ? mx_setup(options) : scaled_detail::mx_kernel_setup{};
+      is_mx(kernel) ? mx_setup(options) : scaled_detail::mx_kernel_setup{};
   scaled_detail::left_blocks left;
-  if (kernel == block_kernel::mx && kernel_rows && shape.cols != 0 && shape.cols <= 16) {
+  if (is_mx(kernel) && kernel_rows && shape.cols != 0 && shape.cols <= 16) {
     // Rows of at most half a block: several to one pass of the kernel.
-    scaled_detail::mx_short_rows_avx512(
-        setup, {in.data(), elements.data(), scales.data(), shape.rows, shape.cols, options.first_index, values},
-        result, left);
+    const scaled_detail::mx_short_rows rows{in.data(),  elements.data(),      scales.data(), shape.rows,
+                                            shape.cols, options.first_index, values};
+    if (kernel == block_kernel::mx) {
+      scaled_detail::mx_short_rows_avx512(setup, rows, result, left);
+    } else {
+      scaled_detail::mx_short_rows_avx2(setup, rows, result, left);
+    }
     for (std::size_t row : left.indices()) scalar_block(row, 0);
     return result;
   }
@@ -461,18 +474,24 @@ scaled_result scaled_detail::quantize_into(std::span<const float> in, tensor_sha
       std::uint8_t* row_codes = elements.data() + (packed_fp4(options) ? first / 2 : first);
       std::uint32_t* row_scales = scales.data() + br * grid.block_cols;
       left.clear();
-      if (kernel == block_kernel::mx) {
-        scaled_detail::mx_blocks_avx512(
-            setup,
-            {in.data() + first, row_codes, row_scales, kernel_blocks, tail, options.first_index + first,
-             values == nullptr ? nullptr : values + first},
-            result, left);
+      if (is_mx(kernel)) {
+        const scaled_detail::mx_run run{in.data() + first, row_codes,   row_scales,
+                                        kernel_blocks,     tail,        options.first_index + first,
+                                        values == nullptr ? nullptr : values + first};
+        if (kernel == block_kernel::mx) {
+          scaled_detail::mx_blocks_avx512(setup, run, result, left);
+        } else {
+          scaled_detail::mx_blocks_avx2(setup, run, result, left);
+        }
       } else {
-        scaled_detail::nvfp4_blocks_avx512(
-            nvfp4_setup,
-            {in.data() + first, row_codes, row_scales, kernel_blocks, tail, options.first_index + first,
-             values == nullptr ? nullptr : values + first},
-            result, left);
+        const scaled_detail::nvfp4_run run{in.data() + first, row_codes,   row_scales,
+                                           kernel_blocks,     tail,        options.first_index + first,
+                                           values == nullptr ? nullptr : values + first};
+        if (kernel == block_kernel::nvfp4) {
+          scaled_detail::nvfp4_blocks_avx512(nvfp4_setup, run, result, left);
+        } else {
+          scaled_detail::nvfp4_blocks_avx2(nvfp4_setup, run, result, left);
+        }
       }
       for (std::size_t bc : left.indices()) scalar_block(br, bc);
     }

@@ -1,4 +1,4 @@
-// quantize_dequantize: where an AVX-512 block kernel (MX, 1x16 NVFP4) runs the call, each
+// quantize_dequantize: where a block kernel (MX or 1x16 NVFP4, AVX-512 or AVX2) runs the call, each
 // block's values straight from its rounding; elsewhere quantize() into a
 // byte-per-element code buffer of its own, then dequantize(). (Cache-sized
 // bands of the two calls once bought nothing measurable: bench/RESULTS.md.)

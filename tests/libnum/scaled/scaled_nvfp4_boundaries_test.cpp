@@ -1,7 +1,8 @@
 // NVFP4's AVX-512 kernel rounds most blocks from an approximate quotient
 // |x| · RN(1/D) and sends a block to its exact comparisons where a lane
 // lies within a few fp32 patterns of a rounding boundary
-// (nvfp4_quotient_avx512.hpp). These blocks put elements on every boundary
+// (nvfp4_quotient_avx512.hpp); the AVX2 kernel (nvfp4_avx2.cpp) sends such
+// a block to the scalar path. These blocks put elements on every boundary
 // and up to 12 patterns either side of it, under block scales whose D = S·s
 // has many significant bits, and compare the kernel with the rational
 // reference (codes, scales, counts) and with the scalar path (flags too).
@@ -9,13 +10,14 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <libnum/array.hpp>
 #include <libnum/scaled_array.hpp>
-#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "scaled_block_reference.hpp"
+#include "scaled_path_compare.hpp"
 #include "scaled_run.hpp"
 
 namespace {
@@ -54,27 +56,31 @@ void add_block(std::vector<float>& in, double block_scale, const std::vector<dou
   }
 }
 
-// Runs nvfp4 on `in` in every mode and tininess on the kernel, expecting it
-// taken and equal to the reference and (flags) to the scalar path.
+// Runs nvfp4 on `in` in every mode and tininess on each kernel the CPU
+// has, expecting it taken and equal to the reference and (flags) to the
+// scalar path.
 void expect_kernel_matches(const std::vector<float>& in, const std::string& what) {
-  for (num::rounding mode : num::all_roundings) {
-    for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
-      num::scaled_options o = scaled_test::options_for("nvfp4");
-      o.spec.mode = mode;
-      o.spec.tiny = tiny;
-      o.tensor_amax = tensor_amax;
-      o.seed = 5;
-      const std::string label = what + " " + std::string(num::rounding_name(mode)) +
-                                (tiny == num::tininess::after_rounding ? " after" : " before");
-      o.path = num::simd_path::avx512;
-      const auto fast = scaled_test::run(in, o);
-      ASSERT_EQ(fast.result.path, num::simd_path::avx512) << label;
-      const scaled_ref::tensor_out want = scaled_ref::quantize(in, {1, in.size()}, o);
-      EXPECT_EQ(fast.scales, want.scales) << label;
-      EXPECT_EQ(fast.codes, want.codes) << label;
-      EXPECT_EQ(fast.result.counts, want.counts) << label;
-      o.path = num::simd_path::scalar;
-      EXPECT_EQ(fast.result.raised, scaled_test::run(in, o).result.raised) << label;
+  for (const num::simd_path path : scaled_test::mx_kernel_paths()) {
+    for (num::rounding mode : num::all_roundings) {
+      for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
+        num::scaled_options o = scaled_test::options_for("nvfp4");
+        o.spec.mode = mode;
+        o.spec.tiny = tiny;
+        o.tensor_amax = tensor_amax;
+        o.seed = 5;
+        const std::string label = what + " " + std::string(num::rounding_name(mode)) +
+                                  (tiny == num::tininess::after_rounding ? " after " : " before ") +
+                                  std::string(num::simd_path_name(path));
+        o.path = path;
+        const auto fast = scaled_test::run(in, o);
+        ASSERT_EQ(fast.result.path, scaled_test::nvfp4_path_taken(path, o)) << label;
+        const scaled_ref::tensor_out want = scaled_ref::quantize(in, {1, in.size()}, o);
+        EXPECT_EQ(fast.scales, want.scales) << label;
+        EXPECT_EQ(fast.codes, want.codes) << label;
+        EXPECT_EQ(fast.result.counts, want.counts) << label;
+        o.path = num::simd_path::scalar;
+        EXPECT_EQ(fast.result.raised, scaled_test::run(in, o).result.raised) << label;
+      }
     }
   }
 }
@@ -84,7 +90,7 @@ void expect_kernel_matches(const std::vector<float>& in, const std::string& what
 // of x / D) take the approximate quotient, the others the exact path; 25
 // blocks run through the kernel's group of sixteen and its single-block path.
 TEST(ScaledNvfp4Boundaries, KernelMatchesReferenceAroundEveryBoundary) {
-  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  if (scaled_test::mx_kernel_paths().empty()) GTEST_SKIP() << "neither AVX2 nor AVX-512 on this CPU";
   for (const double block_scale : block_scales) {
     std::vector<float> in;
     for (int k = -12; k <= 12; ++k) add_block(in, block_scale, block_scale == 448.0 ? saturating : boundaries, k);
@@ -95,7 +101,7 @@ TEST(ScaledNvfp4Boundaries, KernelMatchesReferenceAroundEveryBoundary) {
 // The underflow flag is per call: each tininess point alone, k patterns
 // away, in one block (the single-block path) and in sixteen (the group's).
 TEST(ScaledNvfp4Boundaries, KernelRaisesUnderflowAsReferenceNearTheTininessPoints) {
-  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  if (scaled_test::mx_kernel_paths().empty()) GTEST_SKIP() << "neither AVX2 nor AVX-512 on this CPU";
   for (const double point : {0.75, 0.875, 1.0}) {
     for (const double block_scale : {1.125, 3.75}) {
       for (int k = -12; k <= 12; ++k) {

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "scaled_block_reference.hpp"
+#include "scaled_path_compare.hpp"
 #include "scaled_run.hpp"
 
 namespace {
@@ -123,38 +124,41 @@ std::vector<float> tensor_for(float tensor_amax, std::size_t& near_count, std::s
 }
 
 TEST(ScaledNvfp4StochasticCuts, KernelMatchesReferenceOnAndNearEveryCut) {
-  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
-  // s = 421 · 2^-20 (9 bits), 0x1ABCD · 2^-30 (17 bits), RN(1000 / 2688) (24 bits).
-  for (const float tensor_amax : {2688.0f * 421.0f * 0x1p-20f, 2688.0f * 0x1ABCDp-30f, 1000.0f}) {
-    std::size_t near_count = 0, cut_count = 0;
-    const std::vector<float> in = tensor_for(tensor_amax, near_count, cut_count);
-    // The test's own premise: cut elements everywhere, near ones where s has many bits.
-    EXPECT_GT(cut_count, tensor_amax == 1000.0f ? 20u : 100u) << tensor_amax;
-    if (tensor_amax == 1000.0f) {
-      EXPECT_GT(near_count, 40u);
-    }
-    for (int r = 1; r <= 32; ++r) {
-      for (const std::uint64_t seed : {3u, 4u}) {
-        for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
-          num::scaled_options o = scaled_test::options_for("nvfp4");
-          o.spec.mode = num::rounding::stochastic;
-          o.spec.random_bits = r;
-          o.spec.tiny = tiny;
-          o.tensor_amax = tensor_amax;
-          o.seed = seed;
-          o.path = num::simd_path::avx512;
-          const std::string label = "amax " + std::to_string(tensor_amax) + " r " + std::to_string(r) + " seed " +
-                                    std::to_string(seed) +
-                                    (tiny == num::tininess::after_rounding ? " after" : " before");
-          const auto fast = scaled_test::run(in, o);
-          ASSERT_EQ(fast.result.path, num::simd_path::avx512) << label;
-          const scaled_ref::tensor_out want = scaled_ref::quantize(in, {1, in.size()}, o);
-          ASSERT_EQ(fast.scales, want.scales) << label;
-          EXPECT_EQ(fast.codes, want.codes) << label;
-          EXPECT_EQ(fast.result.counts, want.counts) << label;
-          if (r % 8 == 1) {
-            o.path = num::simd_path::scalar;
-            EXPECT_EQ(fast.result.raised, scaled_test::run(in, o).result.raised) << label;
+  if (scaled_test::mx_kernel_paths().empty()) GTEST_SKIP() << "neither AVX2 nor AVX-512 on this CPU";
+  for (const num::simd_path path : scaled_test::mx_kernel_paths()) {
+    // s = 421 · 2^-20 (9 bits), 0x1ABCD · 2^-30 (17 bits), RN(1000 / 2688) (24 bits).
+    for (const float tensor_amax : {2688.0f * 421.0f * 0x1p-20f, 2688.0f * 0x1ABCDp-30f, 1000.0f}) {
+      std::size_t near_count = 0, cut_count = 0;
+      const std::vector<float> in = tensor_for(tensor_amax, near_count, cut_count);
+      // The test's own premise: cut elements everywhere, near ones where s has many bits.
+      EXPECT_GT(cut_count, tensor_amax == 1000.0f ? 20u : 100u) << tensor_amax;
+      if (tensor_amax == 1000.0f) {
+        EXPECT_GT(near_count, 40u);
+      }
+      for (int r = 1; r <= 32; ++r) {
+        for (const std::uint64_t seed : {3u, 4u}) {
+          for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
+            num::scaled_options o = scaled_test::options_for("nvfp4");
+            o.spec.mode = num::rounding::stochastic;
+            o.spec.random_bits = r;
+            o.spec.tiny = tiny;
+            o.tensor_amax = tensor_amax;
+            o.seed = seed;
+            o.path = path;
+            const std::string label = "amax " + std::to_string(tensor_amax) + " r " + std::to_string(r) + " seed " +
+                                      std::to_string(seed) +
+                                      (tiny == num::tininess::after_rounding ? " after " : " before ") +
+                                      std::string(num::simd_path_name(path));
+            const auto fast = scaled_test::run(in, o);
+            ASSERT_EQ(fast.result.path, path) << label;
+            const scaled_ref::tensor_out want = scaled_ref::quantize(in, {1, in.size()}, o);
+            ASSERT_EQ(fast.scales, want.scales) << label;
+            EXPECT_EQ(fast.codes, want.codes) << label;
+            EXPECT_EQ(fast.result.counts, want.counts) << label;
+            if (r % 8 == 1) {
+              o.path = num::simd_path::scalar;
+              EXPECT_EQ(fast.result.raised, scaled_test::run(in, o).result.raised) << label;
+            }
           }
         }
       }

@@ -1,7 +1,9 @@
-// The AVX-512 MX path against the scalar path: identical element codes,
-// scales, counts and flags for every element format and rounding mode, on
-// data that exercises its fallbacks (NaN/inf, fp32 subnormals, zero blocks,
-// blocks whose scale leaves E8M0, flushed tiny values) beside ordinary blocks.
+// The AVX-512 NVFP4 and fp32-scale kernels against the scalar path, and
+// hand-derived blocks on every path: identical element codes, scales,
+// counts and flags for every rounding mode, on data that exercises their
+// fallbacks (NaN/inf, fp32 subnormals, zero blocks, flushed tiny values)
+// beside ordinary blocks. The MX kernels' comparisons are in
+// scaled_mx_paths_test.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,183 +13,36 @@
 #include <string>
 #include <vector>
 
+#include "scaled_path_compare.hpp"
 #include "scaled_run.hpp"
 #include "scaled_test_data.hpp"
 
 namespace {
 
-// The fast path's outputs equal the scalar path's: codes, scales, counts, flags.
-void expect_same(const scaled_test::quantized& fast, const scaled_test::quantized& scalar, const std::string& label) {
-  EXPECT_EQ(fast.codes, scalar.codes) << label;
-  EXPECT_EQ(fast.scales, scalar.scales) << label;
-  EXPECT_EQ(fast.result.counts, scalar.result.counts) << label;
-  EXPECT_EQ(fast.result.raised, scalar.result.raised) << label;
-}
+using scaled_test::expect_same;
 
-// Runs `o` on the scalar and the AVX-512 path, expects the same outputs and
-// the AVX-512 path taken, and returns the scalar run.
-scaled_test::quantized expect_avx512_matches_scalar(const std::vector<float>& in, num::scaled_options o,
-                                                    num::tensor_shape shape, const std::string& label) {
-  o.path = num::simd_path::scalar;
-  const auto scalar = scaled_test::run(in, o, shape);
-  o.path = num::simd_path::avx512;
-  const auto fast = scaled_test::run(in, o, shape);
-  EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
-  expect_same(fast, scalar, label);
-  EXPECT_EQ(fast.elements, scalar.elements) << label;
-  return scalar;
-}
-
-TEST(ScaledPaths, Avx512MxMatchesScalarInEveryModeAndFormat) {
-  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
-  const std::vector<float> in = scaled_test::path_data(400, 5);
-  for (const char* name : {"mxfp8", "mxfp8-e5m2", "mxfp6-e2m3", "mxfp6-e3m2", "mxfp4", "e4m3/mx-rceil", "e2m1/mx-rceil",
-                           "e5m2/mx-even", "e2m3/mx-even", "e3m2/mx-rceil"}) {
-    for (num::rounding mode : num::all_roundings) {
-      for (int r : {32, 3}) {
-        if (r != 32 && mode != num::rounding::stochastic) continue;
-        num::scaled_options o = scaled_test::options_for(name);
-        o.spec.mode = mode;
-        o.spec.random_bits = r;
-        o.seed = 9;
-        o.first_index = 3;
-        o.path = num::simd_path::scalar;
-        const auto scalar = scaled_test::run(in, o);
-        o.path = num::simd_path::avx512;
-        const auto fast = scaled_test::run(in, o);
-        const std::string label =
-            std::string(name) + " " + std::string(num::rounding_name(mode)) + " r=" + std::to_string(r);
-        EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
-        expect_same(fast, scalar, label);
-      }
-    }
-  }
-}
-
-// The kernel runs along rows: rows of 100 columns (three whole blocks and a
-// partial one, each row's random words starting at a position that is not a
-// multiple of 4) and one long row (the random window refilled many times).
-TEST(ScaledPaths, Avx512MxMatchesScalarAlongRowsWithPartialBlocks) {
-  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
-  const std::vector<float> in = scaled_test::path_data(100, 11);
-  const num::tensor_shape shapes[] = {{32, 100}, {1, 3200}, {100, 32}};
-  for (const num::tensor_shape shape : shapes) {
-    for (const char* name : {"mxfp8", "mxfp4"}) {
-      for (num::rounding mode :
-           {num::rounding::nearest_even, num::rounding::toward_negative, num::rounding::stochastic}) {
-        num::scaled_options o = scaled_test::options_for(name);
-        o.spec.mode = mode;
-        o.seed = 21;
-        o.stream = 5;
-        o.first_index = 1;
-        o.path = num::simd_path::scalar;
-        const auto scalar = scaled_test::run(in, o, shape);
-        o.path = num::simd_path::avx512;
-        const auto fast = scaled_test::run(in, o, shape);
-        const std::string label = std::string(name) + " " + std::string(num::rounding_name(mode)) + " " +
-                                  std::to_string(shape.rows) + "x" + std::to_string(shape.cols);
-        EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
-        expect_same(fast, scalar, label);
-      }
-    }
-  }
-}
-
-// A row's whole MX blocks go 16 to a group (one pass for their scales, one
-// for their elements): rows whose whole blocks end a group exactly, just
-// before or after it (1, 8, 15, 16, 17, 33 blocks), with and without a
-// partial last block, a NaN (a block left to the scalar path) at a group's
-// first and last position and the next group's first, and a zero block.
-TEST(ScaledPaths, Avx512MxGroupsOfSixteenBlocksMatchScalarAtEveryBoundary) {
-  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
-  for (const std::size_t blocks : {1, 8, 15, 16, 17, 33}) {
-    for (const std::size_t tail : {0, 6}) {
-      const num::tensor_shape shape{3, blocks * 32 + tail};
-      std::vector<float> in = scaled_test::path_data((shape.size() + 31) / 32, 13);
-      in.resize(shape.size());
-      for (std::size_t r = 0; r < shape.rows; ++r) {
-        for (const std::size_t b : {0, 15, 16}) {
-          if (b < blocks) in[r * shape.cols + 32 * b + 4 + r] = std::numeric_limits<float>::quiet_NaN();
-        }
-      }
-      std::fill_n(in.begin() + static_cast<std::ptrdiff_t>(shape.cols + 32 * (blocks - 1)), 32, 0.0f);
-      for (const char* name : {"mxfp8", "mxfp4", "e3m2/mx-rceil"}) {
-        for (num::rounding mode :
-             {num::rounding::nearest_even, num::rounding::toward_zero, num::rounding::stochastic}) {
-          num::scaled_options o = scaled_test::options_for(name);
-          o.spec.mode = mode;
-          o.seed = 4;
-          o.first_index = 2;
-          expect_avx512_matches_scalar(in, o, shape,
-                                       std::string(name) + " " + std::string(num::rounding_name(mode)) + " " +
-                                           std::to_string(shape.rows) + "x" + std::to_string(shape.cols));
-        }
-      }
-    }
-  }
-}
-
-// Rows of at most 16 columns go several to one pass of the MX kernel (each
-// row its own block, its own scale): widths that fill the 32 lanes exactly
-// (1, 2, 16) and not (5, 9, 10), row counts that leave a last, smaller group,
-// on data with every fallback (NaN/inf, fp32 subnormals, scales outside
-// E8M0), so that some rows of a pass go to the scalar path and the others
-// must stay untouched by it. Packed FP4 at the even widths.
-TEST(ScaledPaths, Avx512MxMatchesScalarOnRowsShorterThanHalfABlock) {
-  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
-  const std::vector<float> data = scaled_test::path_data(120, 13);
-  const num::tensor_shape shapes[] = {{1000, 1}, {301, 2}, {203, 5}, {211, 9}, {97, 10}, {37, 16}};
-  for (const num::tensor_shape shape : shapes) {
-    const std::vector<float> in(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(shape.size()));
-    for (const char* name : {"mxfp8", "mxfp8-e5m2", "mxfp6-e2m3", "mxfp6-e3m2", "mxfp4", "mxint8", "e4m3/mx-rceil",
-                             "e2m1/mx-rceil", "e5m2/mx-even", "e2m3/mx-even"}) {
-      for (num::rounding mode : num::all_roundings) {
-        if (std::string(name) == "mxint8" && mode != num::rounding::nearest_even) continue;
-        for (const num::element_layout layout : {num::element_layout::byte_per_element, num::element_layout::packed}) {
-          const bool fp4 = std::string(name).find("fp4") != std::string::npos ||
-                           std::string(name).find("e2m1") != std::string::npos;
-          if (layout == num::element_layout::packed && (!fp4 || shape.cols % 2 != 0)) continue;
-          num::scaled_options o = scaled_test::options_for(name);
-          o.spec.mode = mode;
-          o.spec.random_bits = 5;
-          o.seed = 4;
-          o.stream = 2;
-          o.first_index = 3;
-          o.layout = layout;
-          expect_avx512_matches_scalar(in, o, shape,
-                                       std::string(name) + " " + std::string(num::rounding_name(mode)) + " " +
-                                           std::to_string(shape.rows) + "x" + std::to_string(shape.cols) +
-                                           (layout == num::element_layout::packed ? " packed" : ""));
-        }
-      }
-    }
-  }
-}
-
-// Operands as the trainer's recipes quantize them (tiny_block_data), in rows
-// as its GEMMs cut them: shorter than one block (k = 9, 25), a partial block
-// at each row's end (784 = 24.5 blocks of 32), whole blocks only. The
-// kernels take every block here, partial ones included, and must agree with
-// the scalar path on codes, scales, counts and flags.
-TEST(ScaledPaths, Avx512MatchesScalarOnBlocksOfTinyElementsInAnyRowWidth) {
-  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+// NVFP4 operands as the trainer's recipes quantize them (tiny_block_data),
+// in rows as its GEMMs cut them: shorter than one block (k = 9, 5), a
+// partial block at each row's end (25, 784), whole blocks only (the MX
+// formats' are in scaled_mx_paths_test.cpp), on each kernel the CPU has.
+TEST(ScaledPaths, Nvfp4KernelsMatchScalarOnBlocksOfTinyElementsInAnyRowWidth) {
+  if (scaled_test::mx_kernel_paths().empty()) GTEST_SKIP() << "neither AVX2 nor AVX-512 on this CPU";
   const num::tensor_shape shapes[] = {{70, 9}, {41, 5}, {33, 16}, {24, 25}, {3, 784}, {10, 64}};
-  for (const num::tensor_shape shape : shapes) {
-    for (const char* name : {"mxfp8", "mxfp8-e5m2", "mxfp6-e2m3", "mxfp4", "mxint8", "e4m3/mx-rceil", "nvfp4"}) {
-      const bool nvfp4 = std::string(name) == "nvfp4";
-      const std::vector<float> in = scaled_test::tiny_block_data(shape.size(), nvfp4 ? 16 : 32, 5);
+  for (const num::simd_path path : scaled_test::mx_kernel_paths()) {
+    for (const num::tensor_shape shape : shapes) {
+      const std::vector<float> in = scaled_test::tiny_block_data(shape.size(), 16, 5);
       for (num::rounding mode : num::all_roundings) {
-        if (std::string(name) == "mxint8" && mode != num::rounding::nearest_even) continue;
         for (const float tensor_amax : {std::nanf(""), 64.0f}) {
-          if (!nvfp4 && !std::isnan(tensor_amax)) continue;
-          num::scaled_options o = scaled_test::options_for(name);
+          num::scaled_options o = scaled_test::options_for("nvfp4");
           o.spec.mode = mode;
           o.seed = 3;
           o.first_index = 7;
           o.tensor_amax = tensor_amax;
-          const std::string label = std::string(name) + " " + std::string(num::rounding_name(mode)) + " " +
-                                    std::to_string(shape.rows) + "x" + std::to_string(shape.cols);
-          const auto scalar = expect_avx512_matches_scalar(in, o, shape, label);
+          const std::string label = "nvfp4 " + std::string(num::rounding_name(mode)) + " " +
+                                    std::to_string(shape.rows) + "x" + std::to_string(shape.cols) + " amax " +
+                                    std::to_string(tensor_amax);
+          const auto scalar = scaled_test::expect_path_matches_scalar(path, in, o, shape, label,
+                                                                      scaled_test::nvfp4_path_taken(path, o));
           // The data does what it is for (rounding to odd never gives zero).
           if (mode != num::rounding::to_odd) {
             EXPECT_GT(scalar.result.counts.block_underflow, 0u) << label;
@@ -207,7 +62,7 @@ TEST(ScaledPaths, PartialBlockOfTinyElementsCountsAsDerived) {
   const std::vector<float> in = {1.0f,       0x1p-20f, -0x1p-20f, 0x1.8p-17f, 0x1p-17f,
                                  0.0f,       -0.0f,    0x1p-12f,  0x1.8p-18f};
   const std::vector<std::uint32_t> codes = {0x78, 0x00, 0x80, 0x02, 0x01, 0x00, 0x80, 0x18, 0x01};
-  for (num::simd_path path : {num::simd_path::scalar, num::simd_path::avx512}) {
+  for (num::simd_path path : {num::simd_path::scalar, num::simd_path::avx2, num::simd_path::avx512}) {
     if (!num::simd_path_supported(path)) continue;
     num::scaled_options o = scaled_test::options_for("mxfp8");
     o.path = path;
@@ -242,7 +97,7 @@ TEST(ScaledPaths, Nvfp4ZeroScaleAndPartialBlocksCountAsDerived) {
     in[j] = j % 2 ? 0.0f : -0.0f;
     codes[j] = j % 2 ? 0 : 8;
   }
-  for (num::simd_path path : {num::simd_path::scalar, num::simd_path::avx512}) {
+  for (num::simd_path path : {num::simd_path::scalar, num::simd_path::avx2, num::simd_path::avx512}) {
     if (!num::simd_path_supported(path)) continue;
     num::scaled_options o = scaled_test::options_for("nvfp4");
     o.tensor_amax = 2688.0f;
@@ -267,12 +122,38 @@ TEST(ScaledPaths, Nvfp4ZeroScaleAndPartialBlocksCountAsDerived) {
   }
 }
 
+// NVFP4 with s = 1, one block of amax 6.5 (S = RNE_E4M3(6.5 / 6) = 1.125,
+// code 0x39; 6.5 / S lies near no rounding boundary, so the AVX2 kernel
+// takes the block): 6·2^-10 and the next fp32 above it both flush to zero;
+// the first's own block scale would round to E4M3 zero too (amax / 6 =
+// 2^-10, half the smallest subnormal, ties to even zero: underflow to
+// zero), the second's would not (block underflow).
+TEST(ScaledPaths, Nvfp4FlushedElementsClassedAtTheOwnScaleBoundary) {
+  std::vector<float> in(16, 0.0f);
+  in[0] = 6.5f;
+  in[1] = 0x1.8p-8f;  // 6 · 2^-10
+  in[2] = -std::nextafter(0x1.8p-8f, 1.0f);
+  for (num::simd_path path : {num::simd_path::scalar, num::simd_path::avx2, num::simd_path::avx512}) {
+    if (!num::simd_path_supported(path)) continue;
+    num::scaled_options o = scaled_test::options_for("nvfp4");
+    o.tensor_amax = 2688.0f;
+    o.path = path;
+    const auto q = scaled_test::run(in, o);
+    const std::string label(num::simd_path_name(path));
+    EXPECT_EQ(q.scales, std::vector<std::uint32_t>{0x39}) << label;
+    EXPECT_EQ(q.codes[1], 0u) << label;
+    EXPECT_EQ(q.codes[2], 8u) << label;
+    EXPECT_EQ(q.result.counts.underflow_to_zero, 1u) << label;
+    EXPECT_EQ(q.result.counts.block_underflow, 1u) << label;
+  }
+}
+
 TEST(ScaledPaths, UnderflowFlagOnlyWhereRoundingStaysBelowTheNormalRange) {
-  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
   // E4M3, X = 1 (amax 448): 0.0155 is below 2^-6 = 0.015625 and rounds up to
   // it (tiny after rounding? no: with p bits and unbounded exponent it rounds
   // to 2^-6 too), while 0.01 stays subnormal (underflow).
-  for (num::simd_path path : {num::simd_path::scalar, num::simd_path::avx512}) {
+  for (num::simd_path path : {num::simd_path::scalar, num::simd_path::avx2, num::simd_path::avx512}) {
+    if (!num::simd_path_supported(path)) continue;
     num::scaled_options o = scaled_test::options_for("mxfp8");
     o.path = path;
     std::vector<float> in(32, 1.0f);
@@ -286,8 +167,8 @@ TEST(ScaledPaths, UnderflowFlagOnlyWhereRoundingStaysBelowTheNormalRange) {
 
 }  // namespace
 
-TEST(ScaledPaths, Avx512Nvfp4MatchesScalarInEveryMode) {
-  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+TEST(ScaledPaths, Nvfp4KernelsMatchScalarInEveryMode) {
+  if (scaled_test::mx_kernel_paths().empty()) GTEST_SKIP() << "neither AVX2 nor AVX-512 on this CPU";
   const std::vector<float> in = scaled_test::nvfp4_data(7);
   ASSERT_EQ(in.size() % 16, 0u);
   // 1x16 blocks along rows; 16x16 blocks (nvfp4-2d) with partial tiles at
@@ -295,29 +176,32 @@ TEST(ScaledPaths, Avx512Nvfp4MatchesScalarInEveryMode) {
   // narrower than a block (480 rows of 8).
   const num::tensor_shape shapes[] = {
       {1, in.size()}, {in.size() / 80, 80}, {in.size() / 40, 40}, {in.size() / 64, 64}, {in.size() / 8, 8}};
-  for (const char* format : {"nvfp4", "nvfp4-2d"}) {
-    for (const num::tensor_shape shape : shapes) {
-      for (num::rounding mode : num::all_roundings) {
-        for (const float tensor_amax : {std::nanf(""), 2688.0f, 1000.0f}) {
-          for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
-            num::scaled_options o = scaled_test::options_for(format);
-            o.spec.mode = mode;
-            o.spec.tiny = tiny;
-            o.spec.random_bits = tiny == num::tininess::after_rounding ? 32 : 5;
-            o.seed = 17;
-            o.first_index = 2;
-            o.tensor_amax = tensor_amax;
-            o.path = num::simd_path::scalar;
-            const auto scalar = scaled_test::run(in, o, shape);
-            o.path = num::simd_path::avx512;
-            const auto fast = scaled_test::run(in, o, shape);
-            const std::string label = std::string(format) + " " + std::string(num::rounding_name(mode)) + " amax " +
-                                      std::to_string(tensor_amax) +
-                                      (tiny == num::tininess::after_rounding ? " after " : " before ") +
-                                      std::to_string(shape.rows) + "x" + std::to_string(shape.cols);
-            EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
-            EXPECT_EQ(fast.result.tensor_scale, scalar.result.tensor_scale) << label;
-            expect_same(fast, scalar, label);
+  for (const num::simd_path path : scaled_test::mx_kernel_paths()) {
+    for (const char* format : {"nvfp4", "nvfp4-2d"}) {
+      for (const num::tensor_shape shape : shapes) {
+        for (num::rounding mode : num::all_roundings) {
+          for (const float tensor_amax : {std::nanf(""), 2688.0f, 1000.0f}) {
+            for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
+              num::scaled_options o = scaled_test::options_for(format);
+              o.spec.mode = mode;
+              o.spec.tiny = tiny;
+              o.spec.random_bits = tiny == num::tininess::after_rounding ? 32 : 5;
+              o.seed = 17;
+              o.first_index = 2;
+              o.tensor_amax = tensor_amax;
+              o.path = num::simd_path::scalar;
+              const auto scalar = scaled_test::run(in, o, shape);
+              o.path = path;
+              const auto fast = scaled_test::run(in, o, shape);
+              const std::string label = std::string(format) + " " + std::string(num::rounding_name(mode)) + " amax " +
+                                        std::to_string(tensor_amax) +
+                                        (tiny == num::tininess::after_rounding ? " after " : " before ") +
+                                        std::to_string(shape.rows) + "x" + std::to_string(shape.cols) + " " +
+                                        std::string(num::simd_path_name(path));
+              EXPECT_EQ(fast.result.path, scaled_test::nvfp4_path_taken(path, o)) << label;
+              EXPECT_EQ(fast.result.tensor_scale, scalar.result.tensor_scale) << label;
+              expect_same(fast, scalar, label);
+            }
           }
         }
       }
@@ -330,8 +214,8 @@ TEST(ScaledPaths, Avx512Nvfp4MatchesScalarInEveryMode) {
 // (nearest rounds to 1 = 2^emin: tiny before rounding only), just above 0.75
 // (rounding up carries), and block amax / 6 at 464 (ties to the scale 448,
 // no overflow) or just above it (saturates).
-TEST(ScaledPaths, Avx512Nvfp4DecidesTiesOfScaleAndTininessAsScalar) {
-  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+TEST(ScaledPaths, Nvfp4KernelsDecideTiesOfScaleAndTininessAsScalar) {
+  if (scaled_test::mx_kernel_paths().empty()) GTEST_SKIP() << "neither AVX2 nor AVX-512 on this CPU";
   auto block = [](float first, float amax) {
     std::vector<float> v(16, amax);
     v[0] = first;
@@ -340,97 +224,77 @@ TEST(ScaledPaths, Avx512Nvfp4DecidesTiesOfScaleAndTininessAsScalar) {
   const std::vector<float> cases[] = {block(0.875f, 6.0f),  block(-0.875f, 6.0f),
                                       block(0.8125f, 6.0f), block(std::nextafter(0.75f, 1.0f), 6.0f),
                                       block(1.0f, 2784.0f), block(1.0f, std::nextafter(2784.0f, 3000.0f))};
-  for (const auto& in : cases) {
-    for (num::rounding mode : num::all_roundings) {
-      for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
-        // Stochastic rounding: seeds whose first word rounds up and down.
-        for (std::uint64_t seed = 0; seed < (mode == num::rounding::stochastic ? 6u : 1u); ++seed) {
-          num::scaled_options o = scaled_test::options_for("nvfp4");
-          o.spec.mode = mode;
-          o.spec.tiny = tiny;
-          o.seed = seed;
-          o.tensor_amax = 2688.0f;
-          o.path = num::simd_path::scalar;
-          const auto scalar = scaled_test::run(in, o);
-          o.path = num::simd_path::avx512;
-          const auto fast = scaled_test::run(in, o);
-          const std::string label =
-              std::to_string(in[0]) + " amax " + std::to_string(in[1]) + " " + std::string(num::rounding_name(mode)) +
-              (tiny == num::tininess::after_rounding ? " after" : " before") + " seed " + std::to_string(seed);
-          expect_same(fast, scalar, label);
+  for (const num::simd_path path : scaled_test::mx_kernel_paths()) {
+    for (const auto& in : cases) {
+      for (num::rounding mode : num::all_roundings) {
+        for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
+          // Stochastic rounding: seeds whose first word rounds up and down.
+          for (std::uint64_t seed = 0; seed < (mode == num::rounding::stochastic ? 6u : 1u); ++seed) {
+            num::scaled_options o = scaled_test::options_for("nvfp4");
+            o.spec.mode = mode;
+            o.spec.tiny = tiny;
+            o.seed = seed;
+            o.tensor_amax = 2688.0f;
+            o.path = num::simd_path::scalar;
+            const auto scalar = scaled_test::run(in, o);
+            o.path = path;
+            const auto fast = scaled_test::run(in, o);
+            const std::string label = std::to_string(in[0]) + " amax " + std::to_string(in[1]) + " " +
+                                      std::string(num::rounding_name(mode)) +
+                                      (tiny == num::tininess::after_rounding ? " after" : " before") + " seed " +
+                                      std::to_string(seed) + " " + std::string(num::simd_path_name(path));
+            expect_same(fast, scalar, label);
+          }
         }
       }
     }
   }
   // Hand-derived: 0.875 rounds to nearest-even 1.0 (code 2) without the
   // underflow flag after rounding; amax 2784 takes scale 448 (0x7E) without overflow.
-  num::scaled_options o = scaled_test::options_for("nvfp4");
-  o.tensor_amax = 2688.0f;
-  o.path = num::simd_path::avx512;
-  const auto tie = scaled_test::run(cases[0], o);
-  EXPECT_EQ(tie.codes[0], 2u);
-  EXPECT_FALSE(num::any(tie.result.raised, num::flags::underflow));
-  const auto scale_tie = scaled_test::run(cases[4], o);
-  EXPECT_EQ(scale_tie.scales[0], 0x7Eu);
-  EXPECT_EQ(scale_tie.result.counts.scale_overflow, 0u);
-  EXPECT_EQ(scaled_test::run(cases[5], o).result.counts.scale_overflow, 1u);
+  for (const num::simd_path path : scaled_test::mx_kernel_paths()) {
+    num::scaled_options o = scaled_test::options_for("nvfp4");
+    o.tensor_amax = 2688.0f;
+    o.path = path;
+    const auto tie = scaled_test::run(cases[0], o);
+    EXPECT_EQ(tie.codes[0], 2u);
+    EXPECT_FALSE(num::any(tie.result.raised, num::flags::underflow));
+    const auto scale_tie = scaled_test::run(cases[4], o);
+    EXPECT_EQ(scale_tie.scales[0], 0x7Eu);
+    EXPECT_EQ(scale_tie.result.counts.scale_overflow, 0u);
+    EXPECT_EQ(scaled_test::run(cases[5], o).result.counts.scale_overflow, 1u);
+  }
 }
 
 // Packed FP4 (two codes per byte): the kernels write whole bytes where every
 // row starts on one (even column counts) and leave odd ones to the scalar
 // path; the bytes equal the scalar path's either way.
-TEST(ScaledPaths, Avx512PackedFp4BytesMatchScalar) {
-  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+TEST(ScaledPaths, KernelsPackedFp4BytesMatchScalar) {
+  if (scaled_test::mx_kernel_paths().empty()) GTEST_SKIP() << "neither AVX2 nor AVX-512 on this CPU";
   const std::vector<float> in = scaled_test::nvfp4_data(3);  // 3840 values
   const num::tensor_shape shapes[] = {{1, in.size()}, {in.size() / 96, 96}, {in.size() / 160, 160}, {1, in.size() - 1}};
-  for (const num::tensor_shape shape : shapes) {
-    const std::vector<float> part(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(shape.size()));
-    for (const char* name : {"mxfp4", "nvfp4"}) {
-      for (num::rounding mode :
-           {num::rounding::nearest_even, num::rounding::toward_positive, num::rounding::stochastic}) {
-        num::scaled_options o = scaled_test::options_for(name);
-        o.layout = num::element_layout::packed;
-        o.spec.mode = mode;
-        o.seed = 4;
-        o.path = num::simd_path::scalar;
-        const auto scalar = scaled_test::run(part, o, shape);
-        o.path = num::simd_path::avx512;
-        const auto fast = scaled_test::run(part, o, shape);
-        const std::string label = std::string(name) + " " + std::string(num::rounding_name(mode)) + " " +
-                                  std::to_string(shape.rows) + "x" + std::to_string(shape.cols);
-        EXPECT_EQ(fast.elements, scalar.elements) << label;
-        expect_same(fast, scalar, label);
+  for (const num::simd_path path : scaled_test::mx_kernel_paths()) {
+    for (const num::tensor_shape shape : shapes) {
+      const std::vector<float> part(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(shape.size()));
+      for (const char* name : {"mxfp4", "nvfp4"}) {
+        for (num::rounding mode :
+             {num::rounding::nearest_even, num::rounding::toward_positive, num::rounding::stochastic}) {
+          num::scaled_options o = scaled_test::options_for(name);
+          o.layout = num::element_layout::packed;
+          o.spec.mode = mode;
+          o.seed = 4;
+          o.path = num::simd_path::scalar;
+          const auto scalar = scaled_test::run(part, o, shape);
+          o.path = path;
+          const auto fast = scaled_test::run(part, o, shape);
+          const std::string label = std::string(name) + " " + std::string(num::rounding_name(mode)) + " " +
+                                    std::to_string(shape.rows) + "x" + std::to_string(shape.cols) + " " +
+                                    std::string(num::simd_path_name(path));
+          EXPECT_EQ(fast.elements, scalar.elements) << label;
+          expect_same(fast, scalar, label);
+        }
       }
     }
   }
-}
-
-// MX INT8 under nearest-even (the kernel's INT8 mode): every scale rule, with
-// and without -2, against the scalar path.
-TEST(ScaledPaths, Avx512MxInt8MatchesScalar) {
-  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
-  std::vector<float> in = scaled_test::path_data(400, 13);
-  // One hand-made block (amax 4).
-  for (std::size_t j = 0; j < 32; ++j) in[j] = j == 0 ? -4.0f : 0.75f * static_cast<float>(j % 7) - 2.0f;
-  // A whole block whose RCEIL and EVEN scales leave E8M0 (FLT_MAX over INT8's 127/64).
-  in[40] = std::numeric_limits<float>::max();
-  for (const char* name : {"mxint8", "int8/mx-rceil", "int8/mx-even"}) {
-    for (const bool symmetric : {false, true}) {
-      num::scaled_options o = scaled_test::options_for(name);
-      o.int8_symmetric = symmetric;
-      o.path = num::simd_path::scalar;
-      const auto scalar = scaled_test::run(in, o);
-      o.path = num::simd_path::avx512;
-      const auto fast = scaled_test::run(in, o);
-      const std::string label = std::string(name) + (symmetric ? " symmetric" : "");
-      EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
-      expect_same(fast, scalar, label);
-    }
-  }
-  // Hand-derived: -4 in a block of amax 4 is X = 4, -1 · 2^6 = code 0xC0.
-  num::scaled_options o = scaled_test::options_for("mxint8");
-  o.path = num::simd_path::avx512;
-  EXPECT_EQ(scaled_test::run(in, o).codes[0], 0xC0u);
 }
 
 // The AVX-512 element kernel of the fp32 scale rules against the scalar

@@ -1,0 +1,559 @@
+// The AVX2 NVFP4 block kernel: hand-written SIMD is the product here, for
+// CPUs without AVX-512, under nvfp4_block_kernel.hpp's contract and bit for
+// bit the scalar path's results. It is the AVX-512 kernel's fast path
+// alone (nvfp4_avx512.cpp, nvfp4_quotient_avx512.hpp): each block's E4M3
+// scale S = RNE_E4M3(amax / (6·s)) from one correctly rounded double
+// division, then its sixteen elements, two 8-lane vectors, rounded from the
+// approximate quotient y = RN32(|x| · RN32(RN64(1/D))) (D = S·s), which
+// rounds as the exact quotient does wherever y lies more than 8 fp32
+// patterns from every rounding boundary (nvfp4_quotient_avx512.hpp says
+// why). A block with a lane nearer than that (about 2^-16 of random lanes,
+// every lane of data already on its block's grid) is left to the scalar
+// path, where the AVX-512 kernel has an exact comparison path. Stochastic
+// rounding takes the AVX-512 kernel's exact way (a double division and an
+// FMA remainder per element, nvfp4_stochastic_avx2.hpp) with the array
+// kernels' AVX2 Philox words. The double and fp32 arithmetic takes the
+// MXCSR's rounding, which the dispatch has checked is to nearest, without
+// FTZ or DAZ (nvfp4_avx2_usable).
+#include <xmmintrin.h>
+
+#include <cstdint>
+
+#include "libnum/cpu_features.hpp"
+#include "nvfp4_block_kernel.hpp"
+
+namespace num::scaled_detail {
+
+// Outside the AVX2 region (one stmxcsr each).
+bool nvfp4_avx2_usable() { return (_mm_getcsr() & 0x6000u) == 0 && !mxcsr_flushes_subnormals(); }
+
+}  // namespace num::scaled_detail
+
+// The AVX2 region opens after every other header (see avx2_region.hpp).
+#include "avx2_region.hpp"
+#include "kernels/philox_avx2.hpp"
+#include "nvfp4_stochastic_avx2.hpp"
+#include "philox_window.hpp"
+
+namespace num::scaled_detail {
+namespace {
+
+// A block's E4M3 scale: its code, its value (0: it rounded to zero), whether it saturated.
+// (No member initializers: a group's array of them would be zeroed first.)
+struct e4m3_scale {
+  std::uint32_t code;
+  double value;
+  bool overflowed;
+};
+
+// S of one block from its amax (finite, > 0) and 6·s, as the AVX-512
+// kernel's e4m3_block_scale (nvfp4_scale_avx512.hpp), in double arithmetic
+// rounded to nearest (the MXCSR's, checked).
+NUMLAB_INLINE e4m3_scale e4m3_scale_of(double amax, double six_s) {
+  const double y = amax / six_s;
+  // 464 is the midpoint of 448 and 480; its tie goes to even 448.
+  if (y > 464.0) return {0x7E, 448.0, true};
+  // Round y at E4M3's quantum 2^(max(e, -6) - 3) by adding 2^52 quanta.
+  const auto y_bits = __builtin_bit_cast(std::uint64_t, y);
+  const int e = static_cast<int>(y_bits >> 52) - 1023;
+  const int quantum = (e > -6 ? e : -6) - 3;
+  const double c = __builtin_bit_cast(double, static_cast<std::uint64_t>(quantum + 52 + 1023) << 52);
+  const double r = (y + c) - c;
+  if (r == 0) return {};
+  const auto r_bits = __builtin_bit_cast(std::uint64_t, r);
+  const int er = static_cast<int>(r_bits >> 52) - 1023;
+  const auto code = er < -6 ? static_cast<std::uint32_t>(r * 512.0)  // subnormal: multiples of 2^-9
+                            : static_cast<std::uint32_t>(((er + 7) << 3) | static_cast<int>((r_bits >> 49) & 7));
+  return {code, r, false};
+}
+
+// The pattern of the smallest fp32 above p (> 0, below fp32's largest):
+// |x| reaches it iff |x| > p.
+std::uint32_t above_pattern(double p) {
+  auto f = static_cast<float>(p);  // to nearest
+  if (static_cast<double>(f) > p) f = __builtin_nextafterf(f, 0.0f);
+  return __builtin_bit_cast(std::uint32_t, f) + 1;
+}
+
+using random_window8 = philox_window<kernels::philox_avx2_isa>;
+
+template <rounding Mode>
+class nvfp4_blocks8 {
+ public:
+  static constexpr bool nearest = Mode == rounding::nearest_even || Mode == rounding::nearest_away;
+  static constexpr bool stochastic = Mode == rounding::stochastic;
+
+  nvfp4_blocks8(const nvfp4_kernel_setup& k, float* values)
+      : values_(values),
+        top_bits_(_mm256_set1_epi64x(k.spec.random_bits >= 32
+                                         ? 0xFFFFFFFF
+                                         : 0xFFFFFFFF & ~((std::int64_t{1} << (32 - k.spec.random_bits)) - 1))),
+        packed_fp4_(k.packed_fp4),
+        s_(k.tensor_scale),
+        six_s_(6.0 * static_cast<double>(k.tensor_scale)),
+        after_rounding_(k.spec.tiny == tininess::after_rounding),
+        // A flushed |x| counts as block underflow iff |x| > 6·s·2^-10 (its
+        // own block's scale would not be zero, see scaled_quantize.cpp).
+        own_nonzero_(opaque8(splat8(above_pattern(six_s_ * 0x1p-10)))),
+        inexact_(_mm256_setzero_si256()),
+        saturated_(_mm256_setzero_si256()),
+        flushed_(_mm256_setzero_si256()),
+        block_flushed_(_mm256_setzero_si256()) {}
+
+  // One block of `count` elements (a row's partial last block where fewer
+  // than 16; the lanes past it read as zeros, which change neither the amax
+  // nor any count); false (nothing written, nothing counted) when it needs
+  // the scalar path. With values set, the block's dequantized values go to
+  // `values` instead of its codes to `codes`. `words`: the block's random
+  // words (stochastic rounding only).
+  NUMLAB_INLINE bool block(const float* in, const std::uint32_t* words, std::uint8_t* codes, float* values,
+                           std::uint32_t& scale, std::size_t count) {
+    __m256i x[2], a[2];
+    load(in, count, x, a);
+    const block_plan plan = plan_of(amax_of(a));
+    return !plan.left && quantize(x, a, plan, words, codes, values, scale, count);
+  }
+
+  // Up to 16 whole blocks (`count`, from `in`): first every block's amax
+  // and scale, then their elements, so that one block's two double
+  // divisions and the trips through general registers need not wait on
+  // the previous block (the chain of latencies the MX kernel's groups
+  // break too). The blocks left to the scalar path go to `left`, numbered
+  // from `first`.
+  // `words`: the blocks' random words (stochastic rounding only).
+  NUMLAB_INLINE void group(const float* in, const std::uint32_t* words, std::size_t count, std::uint8_t* codes,
+                           float* values, std::uint32_t* scales, std::size_t first, left_blocks& left) {
+    const std::size_t block_bytes = packed_fp4_ ? 8 : 16;
+    alignas(32) std::uint32_t amax[16];
+    for (std::size_t j = 0; j < count; ++j) {
+      // The block 64 on, as the MX kernel's scale pass.
+      _mm_prefetch(reinterpret_cast<const char*>(in + 16 * (j + 64)), _MM_HINT_T0);
+      __m256i x[2], a[2];
+      load(in + 16 * j, 16, x, a);
+      amax[j] = amax_of(a);
+    }
+    for (std::size_t j = count; j % 4 != 0; ++j) amax[j] = 0;  // plans4 reads whole fours
+    block_plan plans[16];
+    for (std::size_t j = 0; j < count; j += 4) plans4(amax + j, plans + j);
+    for (std::size_t j = 0; j < count; ++j) {
+      __m256i x[2], a[2];
+      load(in + 16 * j, 16, x, a);
+      if (plans[j].left ||
+          !quantize(x, a, plans[j], words == nullptr ? nullptr : words + 16 * j, codes + block_bytes * j,
+                    values == nullptr ? nullptr : values + 16 * j, scales[j], 16)) {
+        left.add(first + j);
+      }
+    }
+  }
+
+  void add_to(scaled_result& result) const {
+    scaled_counts& c = result.counts;
+    const std::uint64_t inexact = total(inexact_), saturated = total(saturated_), flushed = total(flushed_),
+                        block_underflow = total(block_flushed_);
+    c.elements += elements_;
+    c.blocks += blocks_;
+    c.inexact += inexact;
+    c.saturated += saturated;
+    c.block_underflow += block_underflow;
+    c.underflow_to_zero += flushed - block_underflow;
+    c.scale_overflow += scale_overflow_;
+    c.scale_underflow += scale_underflow_;
+    if (inexact != 0) result.raised |= flags::inexact;
+    if (saturated != 0) result.raised |= flags::overflow;
+    if (underflow_) result.raised |= flags::underflow;
+  }
+
+ private:
+  // A block's scale and, where it is not zero, RN32(RN64(1 / D)); `left`
+  // where the scalar path takes the block (NaN/inf, or a reciprocal outside
+  // fp32's normal range, which the error bound needs).
+  struct block_plan {
+    e4m3_scale s;
+    float reciprocal;
+    bool left;
+  };
+
+  NUMLAB_INLINE block_plan plan_of(std::uint32_t amax_bits) const {
+    block_plan p{};
+    if (amax_bits >= 0x7F800000u) {
+      p.left = true;
+      return p;
+    }
+    if (amax_bits == 0) return p;
+    p.s = e4m3_scale_of(static_cast<double>(__builtin_bit_cast(float, amax_bits)), six_s_);
+    if (p.s.value != 0) {
+      const double d = p.s.value * static_cast<double>(s_);  // exact: 4 x 24 bits
+      p.reciprocal = static_cast<float>(1.0 / d);
+      p.left = !stochastic && __builtin_bit_cast(std::uint32_t, p.reciprocal) - 0x00800000u >= 0x7F000000u;
+    }
+    return p;
+  }
+
+  // plan_of for four blocks at once, in double lanes (as the AVX-512
+  // kernel's e4m3_block_scales on eight): one division for four amaxes and
+  // one for four reciprocals.
+  NUMLAB_INLINE void plans4(const std::uint32_t* amax, block_plan* plans) const {
+    const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(amax));
+    const __m128i bad = _mm_cmpgt_epi32(bits, _mm_set1_epi32(0x7F800000 - 1));
+    const __m128i empty = _mm_cmpeq_epi32(bits, _mm_setzero_si128());
+    // Bad and empty blocks compute on 1.0 instead.
+    const __m128 amax_f = _mm_castsi128_ps(_mm_blendv_epi8(bits, _mm_set1_epi32(0x3F800000), _mm_or_si128(bad, empty)));
+    const __m256d y = _mm256_div_pd(_mm256_cvtps_pd(amax_f), _mm256_set1_pd(six_s_));
+    const __m256d over = _mm256_cmp_pd(y, _mm256_set1_pd(464.0), _CMP_GT_OQ);
+    // Round y at E4M3's quantum: C = 2^(max(e, -6) - 3 + 52), biased max(e, -6) + 49.
+    const __m256i field_y = _mm256_srli_epi64(_mm256_castpd_si256(y), 52);
+    const __m256i lowest = _mm256_set1_epi64x(1017);
+    const __m256i biased = _mm256_blendv_epi8(lowest, field_y, _mm256_cmpgt_epi64(field_y, lowest));
+    const __m256d c = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(biased, _mm256_set1_epi64x(49)), 52));
+    __m256d r = _mm256_sub_pd(_mm256_add_pd(y, c), c);
+    const __m256d zero = _mm256_cmp_pd(r, _mm256_setzero_pd(), _CMP_EQ_OQ);
+    r = _mm256_blendv_pd(r, _mm256_set1_pd(448.0), over);
+    const __m256i r_bits = _mm256_castpd_si256(r);
+    const __m256i field = _mm256_srli_epi64(r_bits, 52);
+    // Normal: (e + 7) · 8 + the top three fraction bits; below 2^-6: r · 2^9.
+    const __m256i normal = _mm256_or_si256(_mm256_slli_epi64(_mm256_sub_epi64(field, _mm256_set1_epi64x(1016)), 3),
+                                           _mm256_and_si256(_mm256_srli_epi64(r_bits, 49), _mm256_set1_epi64x(7)));
+    const __m256i subnormal_lanes = _mm256_cmpgt_epi64(lowest, field);
+    // The codes' low 32 bits; the subnormal ones from r · 512 (an integer below 8).
+    alignas(32) std::int64_t normal_code[4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(normal_code), normal);
+    alignas(16) std::int32_t subnormal_code[4];
+    _mm_store_si128(reinterpret_cast<__m128i*>(subnormal_code),
+                    _mm256_cvttpd_epi32(_mm256_mul_pd(r, _mm256_set1_pd(512.0))));
+    // D = S·s (exact: 4 x 24 bits); 1 where S is zero, whose reciprocal is not used.
+    const __m256d d =
+        _mm256_blendv_pd(_mm256_mul_pd(r, _mm256_set1_pd(static_cast<double>(s_))), _mm256_set1_pd(1.0), zero);
+    alignas(16) float reciprocal[4];
+    _mm_store_ps(reciprocal, _mm256_cvtpd_ps(_mm256_div_pd(_mm256_set1_pd(1.0), d)));
+    alignas(32) double value[4];
+    _mm256_store_pd(value, r);
+    const auto bad_bits = static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(bad)));
+    const auto empty_bits = static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(empty)));
+    const auto over_bits = static_cast<unsigned>(_mm256_movemask_pd(over));
+    const auto zero_bits = static_cast<unsigned>(_mm256_movemask_pd(zero));
+    const auto subnormal_bits = static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(subnormal_lanes)));
+    for (int j = 0; j < 4; ++j) {
+      block_plan& p = plans[j];
+      p = block_plan{};
+      if ((bad_bits >> j & 1u) != 0) {
+        p.left = true;
+      } else if (((empty_bits | zero_bits) >> j & 1u) == 0) {
+        p.s.code = (subnormal_bits >> j & 1u) != 0 ? static_cast<std::uint32_t>(subnormal_code[j])
+                                                   : static_cast<std::uint32_t>(normal_code[j]);
+        p.s.value = value[j];
+        p.s.overflowed = (over_bits >> j & 1u) != 0;
+        p.reciprocal = reciprocal[j];
+        // The error bound needs a normal reciprocal (stochastic rounding
+        // divides instead).
+        p.left = !stochastic && __builtin_bit_cast(std::uint32_t, p.reciprocal) - 0x00800000u >= 0x7F000000u;
+      }
+    }
+  }
+
+  // A block's 16 lanes: x (fp32 patterns) and a = |x|, the lanes past
+  // `count` read as zeros.
+  static NUMLAB_INLINE void load(const float* in, std::size_t count, __m256i* x, __m256i* a) {
+    const auto present = static_cast<std::uint32_t>((1u << count) - 1);
+    for (int i = 0; i < 2; ++i) {
+      const auto* p = reinterpret_cast<const int*>(in + 8 * i);
+      x[i] = count == 16 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
+                         : _mm256_maskload_epi32(p, lanes_of_bits(present >> (8 * i)));
+      a[i] = _mm256_and_si256(x[i], splat8(0x7FFFFFFF));
+    }
+  }
+
+  // The block's amax pattern (magnitudes order as their patterns, below 2^31).
+  static NUMLAB_INLINE std::uint32_t amax_of(const __m256i* a) {
+    __m256i amax = _mm256_max_epi32(a[0], a[1]);
+    amax = _mm256_max_epi32(amax, _mm256_permute2x128_si256(amax, amax, 0x01));
+    amax = _mm256_max_epi32(amax, _mm256_shuffle_epi32(amax, 0x4E));
+    amax = _mm256_max_epi32(amax, _mm256_shuffle_epi32(amax, 0xB1));
+    return static_cast<std::uint32_t>(_mm256_cvtsi256_si32(amax));
+  }
+
+  // The block's elements under its plan (not left): false, with nothing
+  // written or counted, where a lane lies near a rounding boundary.
+  NUMLAB_INLINE bool quantize(const __m256i* x, const __m256i* a, const block_plan& plan, const std::uint32_t* words,
+                              std::uint8_t* codes, float* values, std::uint32_t& scale, std::size_t count) {
+    __m256i code[2], inexact[2], saturated[2];
+    if (plan.s.value == 0) {
+      // A zero scale (all elements zero, or E4M3 underflow) decodes every
+      // element to zero: each keeps its sign, each nonzero one is inexact
+      // and underflows.
+      bool any_nonzero = false;
+      for (int i = 0; i < 2; ++i) {
+        code[i] = saturated[i] = _mm256_setzero_si256();
+        inexact[i] = nonzero(a[i]);
+        any_nonzero = any_nonzero || !_mm256_testz_si256(inexact[i], inexact[i]);
+      }
+      if (any_nonzero) {
+        underflow_ = true;
+        ++scale_underflow_;  // amax is nonzero: its scale rounded to zero
+      }
+    } else if constexpr (stochastic) {
+      stochastic_codes(a, plan.s.value * static_cast<double>(s_), words, code, inexact, saturated);
+      if (plan.s.overflowed) ++scale_overflow_;
+    } else {
+      __m256i y[2];
+      for (int i = 0; i < 2; ++i) {
+        if (!quotient_codes(x[i], a[i], _mm256_set1_ps(plan.reciprocal), code[i], saturated[i], y[i])) return false;
+        inexact[i] = _mm256_or_si256(nonzero(a[i]), saturated[i]);
+      }
+      if (!underflow_) {
+        for (int i = 0; i < 2; ++i) underflow_ = underflow_ || any_tiny(x[i], y[i], inexact[i]);
+      }
+      if (plan.s.overflowed) ++scale_overflow_;
+    }
+    scale = plan.s.code;
+    tally(x, a, code, inexact, saturated, codes, values, static_cast<float>(plan.s.value), count);
+    return true;
+  }
+
+  // The E2M1 magnitude codes of the block's sixteen |x| under stochastic
+  // rounding with D = `d` (nvfp4_stochastic_avx2.hpp), its inexact and
+  // saturated lanes; raises the underflow flag where a lane is tiny.
+  NUMLAB_INLINE void stochastic_codes(const __m256i* a, double d, const std::uint32_t* words, __m256i* code,
+                                      __m256i* inexact, __m256i* saturated) {
+    const __m256d dv = _mm256_set1_pd(d);
+    for (int i = 0; i < 2; ++i) {
+      nvfp4_stochastic_lanes4 quarter[2];
+      for (int q = 0; q < 2; ++q) {
+        const __m128i a_quarter = q == 0 ? _mm256_castsi256_si128(a[i]) : _mm256_extracti128_si256(a[i], 1);
+        const __m256i word =
+            _mm256_cvtepu32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(words + 8 * i + 4 * q)));
+        quarter[q] = nvfp4_stochastic_quarter(a_quarter, dv, word, top_bits_, !underflow_, after_rounding_);
+        if (!_mm256_testz_si256(quarter[q].tiny, quarter[q].tiny)) underflow_ = true;
+      }
+      code[i] = join_quarters(quarter[0].code, quarter[1].code);
+      inexact[i] = join_quarters(quarter[0].inexact, quarter[1].inexact);
+      saturated[i] = join_quarters(quarter[0].saturated, quarter[1].saturated);
+    }
+  }
+
+  static NUMLAB_INLINE __m256i nonzero(__m256i a) {
+    return _mm256_xor_si256(_mm256_cmpeq_epi32(a, _mm256_setzero_si256()), _mm256_set1_epi32(-1));
+  }
+
+  // The E2M1 magnitude codes (0..7) of eight |x| from y = RN32(|x| ·
+  // reciprocal), capped at 15 (everything from 8 up saturates; 15 is near
+  // no boundary), as nvfp4_quotient_rounding::codes (its comment says why);
+  // false where a lane's y lies near a boundary. Every nonzero lane is
+  // inexact.
+  NUMLAB_INLINE bool quotient_codes(__m256i x, __m256i a, __m256 reciprocal, __m256i& code, __m256i& saturated,
+                                    __m256i& y) const {
+    y = _mm256_min_epi32(_mm256_castps_si256(_mm256_mul_ps(_mm256_castsi256_ps(a), reciprocal)), splat8(0x41700000));
+    // Near: y >= 0.125 (every boundary is >= 0.25) and within 8 patterns of
+    // a multiple of 2^21 (a pattern with 3 significant bits).
+    const __m256i large = _mm256_cmpgt_epi32(y, splat8(0x3E000000 - 1));
+    const __m256i off_grid = _mm256_and_si256(_mm256_add_epi32(y, splat8(8)), splat8(0x1FFFF0));
+    const __m256i near = _mm256_and_si256(large, _mm256_cmpeq_epi32(off_grid, _mm256_setzero_si256()));
+    if (!_mm256_testz_si256(near, near)) return false;
+    // E2M1's quantum at y is 2^(max(e, 0) - 1): code = y's quanta
+    // (floor(y / quantum) or the nearest) + 2·max(e, 0) (E2M1: p = 2, 1 =
+    // 2^emin; quantum_field >> 22 = 2·max(E, 127)), a carry landing on the
+    // next binade.
+    const __m256i quantum_field = _mm256_and_si256(_mm256_max_epi32(y, splat8(0x3F800000)), splat8(0x7F800000));
+    const __m256i binades = _mm256_sub_epi32(_mm256_srli_epi32(quantum_field, 22), splat8(2 * 127));
+    __m256i kept;
+    if constexpr (nearest) {
+      // Adding C = 2^(22 + max(e, 0)), whose ulp is the quantum, rounds y
+      // to nearest at it (no lane lies on a tie).
+      const __m256i c = _mm256_add_epi32(quantum_field, splat8(22u << 23));
+      const __m256 sum = _mm256_add_ps(_mm256_castsi256_ps(y), _mm256_castsi256_ps(c));
+      kept = _mm256_sub_epi32(_mm256_castps_si256(sum), c);
+    } else {
+      // Truncated: the significand cut at the quantum, 22 bits in the
+      // normal range, one more per binade below 1 (y = 0 keeps nothing).
+      const __m256i m = _mm256_or_si256(_mm256_and_si256(y, splat8(0x7FFFFF)), splat8(0x800000));
+      const __m256i cut = _mm256_max_epi32(splat8(22), _mm256_sub_epi32(splat8(149), _mm256_srli_epi32(y, 23)));
+      kept = _mm256_srlv_epi32(m, cut);
+    }
+    code = _mm256_add_epi32(kept, binades);
+    // Every nonzero lane is inexact here: the directed modes round the
+    // truncated magnitude up where the sign says so, to-odd makes it odd.
+    const __m256i up = nonzero(a);
+    if constexpr (Mode == rounding::toward_positive) {
+      code = _mm256_sub_epi32(code, _mm256_andnot_si256(_mm256_srai_epi32(x, 31), up));
+    } else if constexpr (Mode == rounding::toward_negative) {
+      code = _mm256_sub_epi32(code, _mm256_and_si256(_mm256_srai_epi32(x, 31), up));
+    } else if constexpr (Mode == rounding::to_odd) {
+      code = _mm256_or_si256(code, _mm256_and_si256(up, splat8(1)));
+    }
+    saturated = _mm256_cmpgt_epi32(code, splat8(7));
+    code = _mm256_min_epi32(code, splat8(7));
+    return true;
+  }
+
+  // Whether an inexact lane is tiny: y below 1 (before rounding), or below
+  // the point from which rounding with an unbounded exponent carries to 1 =
+  // 2^emin (after rounding: 0.875 to nearest, 0.75 where a directed mode
+  // rounds the magnitude up); y lies on none of them.
+  NUMLAB_INLINE bool any_tiny(__m256i x, __m256i y, __m256i inexact) const {
+    __m256i limit = splat8(0x3F800000);
+    if (after_rounding_) {
+      if constexpr (nearest) {
+        limit = splat8(0x3F600000);
+      } else if constexpr (Mode == rounding::toward_positive || Mode == rounding::toward_negative) {
+        const __m256i negative = _mm256_srai_epi32(x, 31);
+        const __m256i up =
+            Mode == rounding::toward_positive ? _mm256_xor_si256(negative, _mm256_set1_epi32(-1)) : negative;
+        limit = _mm256_blendv_epi8(limit, splat8(0x3F400000), up);
+      }
+    }
+    const __m256i tiny = _mm256_and_si256(inexact, _mm256_cmpgt_epi32(limit, y));
+    return !_mm256_testz_si256(tiny, tiny);
+  }
+
+  // Stores a block's codes (magnitude codes in 32-bit lanes) with their
+  // signs, or its values, and counts its elements.
+  NUMLAB_INLINE void tally(const __m256i* x, const __m256i* a, const __m256i* code, const __m256i* inexact,
+                           const __m256i* saturated, std::uint8_t* codes, float* values, float block_scale,
+                           std::size_t count) {
+    __m256i signed_code[2];
+    for (int i = 0; i < 2; ++i) {
+      const __m256i flushed = _mm256_and_si256(nonzero(a[i]), _mm256_cmpeq_epi32(code[i], _mm256_setzero_si256()));
+      const __m256i block_flushed = _mm256_and_si256(flushed, _mm256_cmpgt_epi32(a[i], own_nonzero_minus_one()));
+      // An all-ones lane is -1: subtracting it counts one.
+      inexact_ = _mm256_sub_epi32(inexact_, inexact[i]);
+      saturated_ = _mm256_sub_epi32(saturated_, saturated[i]);
+      flushed_ = _mm256_sub_epi32(flushed_, flushed);
+      block_flushed_ = _mm256_sub_epi32(block_flushed_, block_flushed);
+      signed_code[i] = _mm256_or_si256(code[i], _mm256_and_si256(_mm256_srli_epi32(x[i], 28), splat8(8)));
+    }
+    elements_ += count;
+    ++blocks_;
+    if (values != nullptr) {
+      // dequantize()'s two fp32 products: value × S (exact), then × s.
+      const __m256 table = _mm256_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f);
+      // A partial block's values go through a buffer (masked stores are
+      // slow on Zen 3); a whole block's straight out.
+      alignas(32) float buffer[16];
+      float* out = count == 16 ? values : buffer;
+      for (int i = 0; i < 2; ++i) {
+        const __m256 magnitude = _mm256_permutevar8x32_ps(table, code[i]);
+        const __m256 value = _mm256_castsi256_ps(
+            _mm256_or_si256(_mm256_castps_si256(magnitude), _mm256_and_si256(x[i], splat8(0x80000000u))));
+        _mm256_storeu_ps(out + 8 * i,
+                         _mm256_mul_ps(_mm256_mul_ps(value, _mm256_set1_ps(block_scale)), _mm256_set1_ps(s_)));
+      }
+      if (count != 16) __builtin_memcpy(values, buffer, count * sizeof(float));
+      return;
+    }
+    const __m256i zero = _mm256_setzero_si256();
+    const __m128i bytes = _mm256_castsi256_si128(code_bytes32(signed_code[0], signed_code[1], zero, zero, packed_fp4_));
+    if (count == 16) {
+      if (packed_fp4_) {
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(codes), bytes);
+      } else {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(codes), bytes);
+      }
+      return;
+    }
+    alignas(16) std::uint8_t buffer[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(buffer), bytes);
+    __builtin_memcpy(codes, buffer, packed_fp4_ ? count / 2 : count);
+  }
+
+  // own_nonzero_ - 1: a > it iff a >= own_nonzero_ (patterns below 2^31).
+  NUMLAB_INLINE __m256i own_nonzero_minus_one() const { return _mm256_sub_epi32(own_nonzero_, splat8(1)); }
+
+  // The sum of a vector of per-lane counters.
+  static NUMLAB_INLINE std::uint64_t total(__m256i counts) {
+    alignas(32) std::uint32_t lanes[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), counts);
+    std::uint64_t sum = 0;
+    for (std::uint32_t lane : lanes) sum += lane;
+    return sum;
+  }
+
+  float* const values_;
+  const __m256i top_bits_;  // the random bits that count, in 64-bit lanes
+  const bool packed_fp4_;
+  const float s_;
+  const double six_s_;
+  const bool after_rounding_;
+  const __m256i own_nonzero_;
+  // Per-lane counts (a lane counts at most two per block: 32 bits last for
+  // 2^31 blocks in one run).
+  __m256i inexact_, saturated_, flushed_, block_flushed_;
+  std::uint64_t blocks_ = 0, elements_ = 0, scale_underflow_ = 0, scale_overflow_ = 0;
+  bool underflow_ = false;
+};
+
+template <rounding Mode>
+void run_blocks(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result& result, left_blocks& left) {
+  nvfp4_blocks8<Mode> kernel(k, run.values);
+  const std::size_t block_bytes = k.packed_fp4 ? 8 : 16;
+  // Locals, so the compiler need not reload them after each store.
+  const float* in = run.in;
+  std::uint8_t* codes = run.codes;
+  std::uint32_t* scales = run.scales;
+  float* values = run.values;
+  const std::size_t blocks = run.blocks;
+  auto blocks_with = [&](auto group_words, auto tail_words) {
+    for (std::size_t g = 0; g < blocks; g += 16) {
+      const std::size_t count = blocks - g < 16 ? blocks - g : 16;
+      kernel.group(in + 16 * g, group_words(g, count), count, codes + block_bytes * g,
+                   values == nullptr ? nullptr : values + 16 * g, scales + g, g, left);
+    }
+    if (run.tail != 0 && !kernel.block(in + 16 * blocks, tail_words(), codes + block_bytes * blocks,
+                                       values == nullptr ? nullptr : values + 16 * blocks, scales[blocks], run.tail)) {
+      left.add(blocks);
+    }
+  };
+  if constexpr (Mode == rounding::stochastic) {
+    // A group's words in one go, before its blocks (as the MX kernels).
+    random_window8 random(k.seed, k.stream, run.first_word);
+    static_assert(random_window8::max_cover >= 16 * 16);
+    blocks_with([&](std::size_t g, std::size_t count) { return random.cover(run.first_word + 16 * g, 16 * count); },
+                [&] { return random.at(run.first_word + 16 * blocks); });
+  } else {
+    blocks_with([](std::size_t, std::size_t) -> const std::uint32_t* { return nullptr; },
+                []() -> const std::uint32_t* { return nullptr; });
+  }
+  kernel.add_to(result);
+}
+
+}  // namespace
+
+void nvfp4_blocks_avx2(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result& result, left_blocks& left) {
+  switch (k.spec.mode) {
+    case rounding::nearest_even: return run_blocks<rounding::nearest_even>(k, run, result, left);
+    case rounding::nearest_away: return run_blocks<rounding::nearest_away>(k, run, result, left);
+    case rounding::toward_zero: return run_blocks<rounding::toward_zero>(k, run, result, left);
+    case rounding::toward_positive: return run_blocks<rounding::toward_positive>(k, run, result, left);
+    case rounding::toward_negative: return run_blocks<rounding::toward_negative>(k, run, result, left);
+    case rounding::to_odd: return run_blocks<rounding::to_odd>(k, run, result, left);
+    case rounding::stochastic: return run_blocks<rounding::stochastic>(k, run, result, left);
+  }
+}
+
+float finite_amax_avx2(const float* in, std::size_t n) {
+  const __m256i magnitude = splat8(0x7FFFFFFF), infinity = splat8(0x7F800000);
+  // Two accumulators: each maximum waits on the previous one of its chain.
+  __m256i amax[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    for (int h = 0; h < 2; ++h) {
+      const __m256i a =
+          _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i + 8 * h)), magnitude);
+      // NaN and inf patterns (>= infinity's) count as 0.
+      amax[h] = _mm256_max_epi32(amax[h], _mm256_and_si256(a, _mm256_cmpgt_epi32(infinity, a)));
+    }
+  }
+  alignas(32) std::uint32_t lanes[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), _mm256_max_epi32(amax[0], amax[1]));
+  std::uint32_t result = 0;
+  for (const std::uint32_t lane : lanes) result = lane > result ? lane : result;
+  for (; i < n; ++i) {
+    const std::uint32_t a = __builtin_bit_cast(std::uint32_t, in[i]) & 0x7FFFFFFFu;
+    result = a < 0x7F800000u && a > result ? a : result;
+  }
+  return __builtin_bit_cast(float, result);
+}
+
+}  // namespace num::scaled_detail
+
+#ifndef __clang__
+#pragma GCC pop_options
+#endif
