@@ -88,24 +88,39 @@ table diagnosis_table(const named_runs& runs) {
   return t;
 }
 
-/// Final average training loss of run `index` at every seed: "mean ± sd".
-std::string final_loss_over_seeds(const seeded_runs& runs, std::size_t index) {
-  std::vector<double> losses;
+/// The last epoch's average training loss of run `index`, at the seeds whose
+/// run finished (a stopped run is counted, not scored).
+struct final_losses {
+  std::vector<double> finished;
+  std::size_t stopped = 0;
+};
+
+final_losses final_losses_over_seeds(const seeded_runs& runs, std::size_t index) {
+  final_losses f;
   for (const named_runs& by_seed : runs.by_seed) {
     const training_run& run = by_seed.at(index).second;
-    if (run.stopped() || run.epochs.empty()) return "stopped at some seed";
-    losses.push_back(run.epochs.back().train_loss);
+    if (run.stopped() || run.epochs.empty()) {
+      ++f.stopped;
+    } else {
+      f.finished.push_back(run.epochs.back().train_loss);
+    }
   }
-  const sample_summary s = summarize(losses);
-  return fixed(s.mean, 4) + (s.count > 1 ? " ± " + fixed(s.standard_deviation, 4) : std::string());
+  return f;
 }
 
+// Mean and sd in columns of their own (empty where no seed finished, the sd
+// where one did), so that a program reading the CSV finds numbers there.
 table final_loss_table(const std::string& id, const seeded_runs& runs) {
   table t(id, "Average training loss of the last epoch over " + std::to_string(runs.seeds.size()) + " seed(s)",
-          {"run", "final training loss (mean ± sd)", "skipped steps (first seed)"});
-  for (std::size_t i = 0; i < runs.first().size(); ++i)
-    t.add_row({runs.first()[i].first, final_loss_over_seeds(runs, i),
+          {"run", "seeds stopped", "final training loss, mean", "final training loss, sd",
+           "skipped steps (first seed)"});
+  for (std::size_t i = 0; i < runs.first().size(); ++i) {
+    const final_losses f = final_losses_over_seeds(runs, i);
+    const sample_summary s = summarize(f.finished);
+    t.add_row({runs.first()[i].first, std::to_string(f.stopped), s.count > 0 ? fixed(s.mean, 4) : std::string(),
+               s.count > 1 ? fixed(s.standard_deviation, 4) : std::string(),
                std::to_string(runs.first()[i].second.skipped_steps())});
+  }
   return t;
 }
 

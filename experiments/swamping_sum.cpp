@@ -63,12 +63,14 @@ void add_nearest_even_row(table& t, const std::string& name) {
   const double sum = static_cast<double>(trace.sum);
   const double kahan = static_cast<double>(kahan_in<F>());
   t.add_row({name, exact_decimal(static_cast<float>(stored_addend<F>())), significant(sum, 8),
-             signed_percent_value(sum - 1.0, 2), trace.first_stall == 0 ? "never" : std::to_string(trace.first_stall),
+             signed_percent_value(sum - 1.0, 2), trace.first_stall == 0 ? std::string() : std::to_string(trace.first_stall),
              significant(kahan, 8), signed_percent_value(kahan - 1.0, 2)});
 }
 
 table nearest_even_table() {
-  table t("nearest-even", "0 + 0.0001 + ... (10,000 additions), nearest-even",
+  table t("nearest-even",
+          "0 + 0.0001 + ... (10,000 additions), nearest-even (first addition that changes nothing: empty where "
+          "none does)",
           {"format", "0.0001 stored as", "sum", "error vs 1.0 (%)", "first addition that changes nothing",
            "Kahan-compensated sum", "Kahan error vs 1.0 (%)"});
   add_nearest_even_row<num::binary16>(t, "fp16");
