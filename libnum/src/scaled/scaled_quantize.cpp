@@ -340,7 +340,9 @@ block_kernel kernel_for(const scaled_options& o, tensor_shape shape) {
     return scaled_detail::mx_avx2_usable(o.spec.mode) ? block_kernel::mx_avx2 : block_kernel::none;
   }
   if (f.rule == scale_rule::nvfp4 && f.block == block_shape{1, 16} && layout_fits) {
-    if (path == simd_path::avx512) return scaled_detail::nvfp4_kernel_usable() ? block_kernel::nvfp4 : block_kernel::none;
+    if (path == simd_path::avx512) {
+      return scaled_detail::nvfp4_kernel_usable() ? block_kernel::nvfp4 : block_kernel::none;
+    }
     return scaled_detail::nvfp4_avx2_usable() ? block_kernel::nvfp4_avx2 : block_kernel::none;
   }
   return block_kernel::none;
