@@ -146,6 +146,42 @@ class nvfp4_blocks8 {
     }
   }
 
+  // A 2-D block's rows (nvfp4_tile, its scale already found: D nonzero),
+  // each rounded as block() rounds a block's elements and counted as a block
+  // of the kernel's own (run_tile counts the block itself); false, with
+  // nothing written or counted, where 1/D is not a normal fp32 or a lane of
+  // any row lies near a rounding boundary (stochastic rounding: never).
+  NUMLAB_INLINE bool tile(const nvfp4_kernel_setup& k, const nvfp4_tile& t) {
+    block_plan plan{};
+    plan.d = t.d;
+    plan.reciprocal = static_cast<float>(1.0 / t.d);
+    if (!stochastic && __builtin_bit_cast(std::uint32_t, plan.reciprocal) - 0x00800000u >= 0x7F000000u) return false;
+    const std::size_t code_stride = packed_fp4_ ? t.stride / 2 : t.stride;
+    if constexpr (!stochastic) {
+      // Every row's check first: nothing of the block is written before.
+      for (std::size_t r = 0; r < t.rows; ++r) {
+        __m256i x[2], a[2], code, saturated, y;
+        load(t.in + r * t.stride, t.cols, x, a);
+        for (int i = 0; i < 2; ++i) {
+          if (!quotient_codes(x[i], a[i], _mm256_set1_ps(plan.reciprocal), code, saturated, y)) return false;
+        }
+      }
+    }
+    for (std::size_t r = 0; r < t.rows; ++r) {
+      __m256i x[2], a[2];
+      load(t.in + r * t.stride, t.cols, x, a);
+      std::uint32_t scale = 0;  // the caller's
+      const std::uint64_t first_word = t.first_word + r * t.stride;
+      if constexpr (stochastic) {
+        random_window8 random(k.seed, k.stream, first_word);
+        quantize(x, a, plan, random.at(first_word), t.codes + r * code_stride, nullptr, scale, t.cols);
+      } else {
+        quantize(x, a, plan, nullptr, t.codes + r * code_stride, nullptr, scale, t.cols);
+      }
+    }
+    return true;
+  }
+
   void add_to(scaled_result& result) const {
     scaled_counts& c = result.counts;
     const std::uint64_t inexact = total(inexact_), saturated = total(saturated_), flushed = total(flushed_),
@@ -164,11 +200,13 @@ class nvfp4_blocks8 {
   }
 
  private:
-  // A block's scale and, where it is not zero, RN32(RN64(1 / D)); `left`
-  // where the scalar path takes the block (NaN/inf, or a reciprocal outside
-  // fp32's normal range, which the error bound needs).
+  // A block's scale, its decode scale D = S·s (0 where S is zero) and,
+  // where that is not zero, RN32(RN64(1 / D)); `left` where the scalar path
+  // takes the block (NaN/inf, or a reciprocal outside fp32's normal range,
+  // which the error bound needs).
   struct block_plan {
     e4m3_scale s;
+    double d;
     float reciprocal;
     bool left;
   };
@@ -182,8 +220,8 @@ class nvfp4_blocks8 {
     if (amax_bits == 0) return p;
     p.s = e4m3_scale_of(static_cast<double>(__builtin_bit_cast(float, amax_bits)), six_s_);
     if (p.s.value != 0) {
-      const double d = p.s.value * static_cast<double>(s_);  // exact: 4 x 24 bits
-      p.reciprocal = static_cast<float>(1.0 / d);
+      p.d = p.s.value * static_cast<double>(s_);  // exact: 4 x 24 bits
+      p.reciprocal = static_cast<float>(1.0 / p.d);
       p.left = !stochastic && __builtin_bit_cast(std::uint32_t, p.reciprocal) - 0x00800000u >= 0x7F000000u;
     }
     return p;
@@ -225,8 +263,9 @@ class nvfp4_blocks8 {
         _mm256_blendv_pd(_mm256_mul_pd(r, _mm256_set1_pd(static_cast<double>(s_))), _mm256_set1_pd(1.0), zero);
     alignas(16) float reciprocal[4];
     _mm_store_ps(reciprocal, _mm256_cvtpd_ps(_mm256_div_pd(_mm256_set1_pd(1.0), d)));
-    alignas(32) double value[4];
+    alignas(32) double value[4], decode[4];
     _mm256_store_pd(value, r);
+    _mm256_store_pd(decode, d);
     const auto bad_bits = static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(bad)));
     const auto empty_bits = static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(empty)));
     const auto over_bits = static_cast<unsigned>(_mm256_movemask_pd(over));
@@ -241,6 +280,7 @@ class nvfp4_blocks8 {
         p.s.code = (subnormal_bits >> j & 1u) != 0 ? static_cast<std::uint32_t>(subnormal_code[j])
                                                    : static_cast<std::uint32_t>(normal_code[j]);
         p.s.value = value[j];
+        p.d = decode[j];
         p.s.overflowed = (over_bits >> j & 1u) != 0;
         p.reciprocal = reciprocal[j];
         // The error bound needs a normal reciprocal (stochastic rounding
@@ -276,7 +316,7 @@ class nvfp4_blocks8 {
   NUMLAB_INLINE bool quantize(const __m256i* x, const __m256i* a, const block_plan& plan, const std::uint32_t* words,
                               std::uint8_t* codes, float* values, std::uint32_t& scale, std::size_t count) {
     __m256i code[2], inexact[2], saturated[2];
-    if (plan.s.value == 0) {
+    if (plan.d == 0) {
       // A zero scale (all elements zero, or E4M3 underflow) decodes every
       // element to zero: each keeps its sign, each nonzero one is inexact
       // and underflows.
@@ -291,7 +331,7 @@ class nvfp4_blocks8 {
         ++scale_underflow_;  // amax is nonzero: its scale rounded to zero
       }
     } else if constexpr (stochastic) {
-      stochastic_codes(a, plan.s.value * static_cast<double>(s_), words, code, inexact, saturated);
+      stochastic_codes(a, plan.d, words, code, inexact, saturated);
       if (plan.s.overflowed) ++scale_overflow_;
     } else {
       __m256i y[2];
@@ -514,7 +554,38 @@ void run_blocks(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result
   kernel.add_to(result);
 }
 
+// One 2-D block through tile(); its elements' counts and flags (not the
+// rows as blocks: the block is the caller's to count) go to `result`.
+template <rounding Mode>
+bool run_tile(const nvfp4_kernel_setup& k, const nvfp4_tile& tile, scaled_result& result) {
+  nvfp4_blocks8<Mode> kernel(k, nullptr);
+  if (!kernel.tile(k, tile)) return false;
+  scaled_result rows;
+  kernel.add_to(rows);
+  scaled_counts& c = result.counts;
+  c.elements += rows.counts.elements;
+  c.inexact += rows.counts.inexact;
+  c.saturated += rows.counts.saturated;
+  c.block_underflow += rows.counts.block_underflow;
+  c.underflow_to_zero += rows.counts.underflow_to_zero;
+  result.raised |= rows.raised;
+  return true;
+}
+
 }  // namespace
+
+bool nvfp4_tile_avx2(const nvfp4_kernel_setup& k, const nvfp4_tile& tile, scaled_result& result) {
+  switch (k.spec.mode) {
+    case rounding::nearest_even: return run_tile<rounding::nearest_even>(k, tile, result);
+    case rounding::nearest_away: return run_tile<rounding::nearest_away>(k, tile, result);
+    case rounding::toward_zero: return run_tile<rounding::toward_zero>(k, tile, result);
+    case rounding::toward_positive: return run_tile<rounding::toward_positive>(k, tile, result);
+    case rounding::toward_negative: return run_tile<rounding::toward_negative>(k, tile, result);
+    case rounding::to_odd: return run_tile<rounding::to_odd>(k, tile, result);
+    case rounding::stochastic: return run_tile<rounding::stochastic>(k, tile, result);
+  }
+  return false;
+}
 
 void nvfp4_blocks_avx2(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result& result, left_blocks& left) {
   switch (k.spec.mode) {

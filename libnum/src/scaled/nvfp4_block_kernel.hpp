@@ -71,6 +71,12 @@ void nvfp4_tile_avx512(const nvfp4_kernel_setup& setup, const nvfp4_tile& tile, 
 void nvfp4_blocks_avx2(const nvfp4_kernel_setup& setup, const nvfp4_run& run, scaled_result& result,
                        left_blocks& left);
 
+/// nvfp4_tile_avx512 on the AVX2 kernel: false, with nothing written or
+/// counted, where the block needs the scalar path (a lane near a rounding
+/// boundary, as nvfp4_blocks_avx2 leaves a block; never under stochastic
+/// rounding).
+bool nvfp4_tile_avx2(const nvfp4_kernel_setup& setup, const nvfp4_tile& tile, scaled_result& result);
+
 /// Whether the AVX2 kernel can run now: not where the MXCSR rounds other
 /// than to nearest or flushes subnormals (FTZ or DAZ), since its arithmetic
 /// takes the MXCSR's rounding.

@@ -152,8 +152,9 @@ class block_quantizer {
   /// Whether blocks run on the AVX-512 fp32-scale element kernel.
   bool uses_fp32_kernel() const { return fp32_kernel_; }
   /// Runs NVFP4's 2-D blocks 16 columns wide on the AVX-512 kernel.
-  void use_nvfp4_tiles(const scaled_detail::nvfp4_kernel_setup& k) {
+  void use_nvfp4_tiles(const scaled_detail::nvfp4_kernel_setup& k, bool avx2) {
     nvfp4_tiles_ = true;
+    nvfp4_tiles_avx2_ = avx2;
     nvfp4_setup_ = k;
   }
 
@@ -188,11 +189,14 @@ class block_quantizer {
     if (nvfp4_tiles_ && !special && !scale.zero) {
       const std::size_t first = b.row0 * cols + b.col0;
       std::uint8_t* codes = elements.data() + (nvfp4_setup_.packed_fp4 ? first / 2 : first);
-      scaled_detail::nvfp4_tile_avx512(nvfp4_setup_,
-                                       {in_.data() + first, codes, cols, b.row1 - b.row0, b.col1 - b.col0,
-                                        scale.by.value, o_.first_index + first},
-                                       result);
-      return scale.code;
+      const scaled_detail::nvfp4_tile tile{
+          in_.data() + first, codes, cols, b.row1 - b.row0, b.col1 - b.col0, scale.by.value, o_.first_index + first};
+      // The AVX2 kernel may leave the block to the loop below.
+      if (!nvfp4_tiles_avx2_) {
+        scaled_detail::nvfp4_tile_avx512(nvfp4_setup_, tile, result);
+        return scale.code;
+      }
+      if (scaled_detail::nvfp4_tile_avx2(nvfp4_setup_, tile, result)) return scale.code;
     }
     if (fp32_kernel_ && !special) {
       fp32_kernel_block(b, cols, scale, elements, result);
@@ -306,6 +310,7 @@ class block_quantizer {
   double lone_scale_fits_above_ = 0;
   bool fp32_kernel_ = false;
   bool nvfp4_tiles_ = false;
+  bool nvfp4_tiles_avx2_ = false;  // on the AVX2 kernel, else the AVX-512 one
   scaled_detail::nvfp4_kernel_setup nvfp4_setup_;
   scaled_detail::fp32_kernel_setup fp32_setup_;
   std::uint64_t cached_block_ = ~std::uint64_t{0};
@@ -340,7 +345,9 @@ block_kernel kernel_for(const scaled_options& o, tensor_shape shape) {
     return scaled_detail::mx_avx2_usable(o.spec.mode) ? block_kernel::mx_avx2 : block_kernel::none;
   }
   if (f.rule == scale_rule::nvfp4 && f.block == block_shape{1, 16} && layout_fits) {
-    if (path == simd_path::avx512) return scaled_detail::nvfp4_kernel_usable() ? block_kernel::nvfp4 : block_kernel::none;
+    if (path == simd_path::avx512) {
+      return scaled_detail::nvfp4_kernel_usable() ? block_kernel::nvfp4 : block_kernel::none;
+    }
     return scaled_detail::nvfp4_avx2_usable() ? block_kernel::nvfp4_avx2 : block_kernel::none;
   }
   return block_kernel::none;
@@ -350,9 +357,13 @@ block_kernel kernel_for(const scaled_options& o, tensor_shape shape) {
 // by row; the same layouts as the 1x16 kernel.
 bool nvfp4_tiles_fit(const scaled_options& o, tensor_shape shape) {
   const bool layout_fits = o.layout == element_layout::byte_per_element || shape.cols % 2 == 0;
-  return o.format.rule == scale_rule::nvfp4 && o.format.block.cols == 16 && o.format.block.rows > 1 &&
-         layout_fits && resolve_simd_path(o.path) == simd_path::avx512 &&
-         scaled_detail::nvfp4_kernel_usable();
+  if (!(o.format.rule == scale_rule::nvfp4 && o.format.block.cols == 16 && o.format.block.rows > 1 && layout_fits))
+    return false;
+  switch (resolve_simd_path(o.path)) {
+    case simd_path::avx512: return scaled_detail::nvfp4_kernel_usable();
+    case simd_path::avx2: return scaled_detail::nvfp4_avx2_usable();
+    default: return false;
+  }
 }
 
 scaled_detail::mx_kernel_setup mx_setup(const scaled_options& o) {
@@ -427,8 +438,10 @@ scaled_result scaled_detail::quantize_into(std::span<const float> in, tensor_sha
   block_quantizer quantizer(options, in, result.tensor_scale);
   const scaled_detail::nvfp4_kernel_setup nvfp4_setup{options.spec, result.tensor_scale, options.seed, options.stream,
                                                       packed_fp4(options)};
-  if (nvfp4_tiles_fit(options, shape)) quantizer.use_nvfp4_tiles(nvfp4_setup);
-  result.path = is_avx2(kernel) ? simd_path::avx2
+  const bool tiles = nvfp4_tiles_fit(options, shape);
+  const bool avx2 = resolve_simd_path(options.path) == simd_path::avx2;
+  if (tiles) quantizer.use_nvfp4_tiles(nvfp4_setup, avx2);
+  result.path = is_avx2(kernel) || (tiles && avx2) ? simd_path::avx2
                 : kernel != block_kernel::none || quantizer.uses_fp32_kernel() || nvfp4_tiles_fit(options, shape)
                     ? simd_path::avx512
                     : simd_path::scalar;

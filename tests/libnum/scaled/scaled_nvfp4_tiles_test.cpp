@@ -1,4 +1,5 @@
-// NVFP4's 2-D blocks (16x16) on the AVX-512 kernel, row by row, in tensors
+// NVFP4's 2-D blocks (16x16) on the AVX-512 and AVX2 kernels (each where
+// the CPU has it), row by row, in tensors
 // of every width from 1 to 40 columns: full tiles, tiles narrower than 16 at
 // the right edge, rows narrower than a block. The input lies between
 // poisoned neighbours (NaN before, negative values far above the tensor's
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "scaled_block_reference.hpp"
+#include "scaled_path_compare.hpp"
 #include "scaled_run.hpp"
 #include "scaled_test_data.hpp"
 
@@ -26,7 +28,8 @@ namespace {
 constexpr std::size_t guard = 64;       // poisoned floats each side of the input
 constexpr std::uint8_t garbage = 0xA5;  // the element array's bytes before the call
 
-void expect_tiles_match(const std::vector<float>& values, num::tensor_shape shape, num::element_layout layout) {
+void expect_tiles_match(const std::vector<float>& values, num::tensor_shape shape, num::element_layout layout,
+                        num::simd_path path) {
   const std::size_t n = shape.size();
   std::vector<float> buffer(n + 2 * guard);
   for (std::size_t i = 0; i < guard; ++i) {
@@ -44,15 +47,16 @@ void expect_tiles_match(const std::vector<float>& values, num::tensor_shape shap
     o.spec.random_bits = m.r;
     o.seed = 17;
     o.first_index = 3;
-    o.path = num::simd_path::avx512;
-    const std::string label = std::to_string(shape.rows) + "x" + std::to_string(shape.cols) +
+    o.path = path;
+    const std::string label = std::string(num::simd_path_name(path)) + " " + std::to_string(shape.rows) + "x" +
+                              std::to_string(shape.cols) +
                               (layout == num::element_layout::packed ? " packed " : " bytes ") +
                               std::string(num::rounding_name(m.mode)) + " r=" + std::to_string(m.r);
     const std::size_t bytes = num::element_bytes(o.format.element, layout, n);
     std::vector<std::uint8_t> elements(bytes + guard, garbage);
     std::vector<std::uint32_t> scales(num::scale_count(o.format, shape));
     const num::scaled_result got = num::quantize(in, shape, std::span<std::uint8_t>(elements.data(), bytes), scales, o);
-    ASSERT_EQ(got.path, num::simd_path::avx512) << label;
+    ASSERT_EQ(got.path, path) << label;
     const scaled_ref::tensor_out want = scaled_ref::quantize(in_vector, shape, o);
     ASSERT_EQ(scales, want.scales) << label;
     int shown = 0;
@@ -70,13 +74,15 @@ void expect_tiles_match(const std::vector<float>& values, num::tensor_shape shap
 }
 
 TEST(ScaledNvfp4Tiles, EveryWidthWritesEachElementFromItsOwnRowOnly) {
-  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  if (scaled_test::mx_kernel_paths().empty()) GTEST_SKIP() << "neither AVX2 nor AVX-512 on this CPU";
   const std::vector<float> data = scaled_test::nvfp4_data(23);
   constexpr std::size_t rows = 19;  // a full 16-row tile and a partial one
-  for (std::size_t cols = 1; cols <= 40; ++cols) {
-    ASSERT_LE(rows * cols, data.size());
-    expect_tiles_match(data, {rows, cols}, num::element_layout::byte_per_element);
-    if (cols % 2 == 0) expect_tiles_match(data, {rows, cols}, num::element_layout::packed);
+  for (const num::simd_path path : scaled_test::mx_kernel_paths()) {
+    for (std::size_t cols = 1; cols <= 40; ++cols) {
+      ASSERT_LE(rows * cols, data.size());
+      expect_tiles_match(data, {rows, cols}, num::element_layout::byte_per_element, path);
+      if (cols % 2 == 0) expect_tiles_match(data, {rows, cols}, num::element_layout::packed, path);
+    }
   }
 }
 

@@ -21,28 +21,18 @@ inline void expect_same(const quantized& fast, const quantized& scalar, const st
 }
 
 /// Runs `o` on the scalar path and on `path`, expects the same outputs (the
-/// element bytes too) and `taken` (`path` unless given) reported, and
-/// returns the scalar run.
+/// element bytes too) and `path` taken, and returns the scalar run.
 inline quantized expect_path_matches_scalar(num::simd_path path, const std::vector<float>& in, num::scaled_options o,
-                                            num::tensor_shape shape, const std::string& label,
-                                            num::simd_path taken = num::simd_path::automatic) {
+                                            num::tensor_shape shape, const std::string& label) {
   o.path = num::simd_path::scalar;
   const quantized scalar = run(in, o, shape);
   o.path = path;
   const quantized fast = run(in, o, shape);
   const std::string where = label + " on " + std::string(num::simd_path_name(path));
-  EXPECT_EQ(fast.result.path, taken == num::simd_path::automatic ? path : taken) << where;
+  EXPECT_EQ(fast.result.path, path) << where;
   expect_same(fast, scalar, where);
   EXPECT_EQ(fast.elements, scalar.elements) << where;
   return scalar;
-}
-
-/// The path a call on `path` (AVX2 or AVX-512) reports for NVFP4 options
-/// `o`: AVX-512 runs every NVFP4 block shape on its kernels; AVX2 has a
-/// kernel for 1x16 blocks only.
-inline num::simd_path nvfp4_path_taken(num::simd_path path, const num::scaled_options& o) {
-  if (path == num::simd_path::avx512) return path;
-  return o.format.block == num::block_shape{1, 16} ? path : num::simd_path::scalar;
 }
 
 /// The paths with an MX or NVFP4 block kernel (AVX2, AVX-512) this CPU can run.
