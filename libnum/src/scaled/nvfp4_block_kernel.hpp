@@ -84,7 +84,7 @@ bool nvfp4_avx2_usable();
 
 /// The largest finite |x| of in[0..n) (0 when none), as the scalar loop gives it.
 float finite_amax_avx512(const float* in, std::size_t n);
-/// finite_amax_avx512 on AVX2 (nvfp4_avx2.cpp).
+/// finite_amax_avx512 on AVX2 (amax_avx2.cpp).
 float finite_amax_avx2(const float* in, std::size_t n);
 
 }  // namespace num::scaled_detail
