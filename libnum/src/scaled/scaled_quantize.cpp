@@ -441,10 +441,10 @@ scaled_result scaled_detail::quantize_into(std::span<const float> in, tensor_sha
   const bool tiles = nvfp4_tiles_fit(options, shape);
   const bool avx2 = resolve_simd_path(options.path) == simd_path::avx2;
   if (tiles) quantizer.use_nvfp4_tiles(nvfp4_setup, avx2);
+  const bool any_kernel = kernel != block_kernel::none || quantizer.uses_fp32_kernel() || tiles;
   result.path = is_avx2(kernel) || (tiles && avx2) ? simd_path::avx2
-                : kernel != block_kernel::none || quantizer.uses_fp32_kernel() || nvfp4_tiles_fit(options, shape)
-                    ? simd_path::avx512
-                    : simd_path::scalar;
+                : any_kernel                       ? simd_path::avx512
+                                                   : simd_path::scalar;
   // Blocks the kernel leaves are quantized into `elements` and, for values,
   // decoded from there.
   std::optional<scaled_detail::element_decoder> decoder;
