@@ -39,5 +39,10 @@ int cpu_feature_probes();
 /// a program may change it at any time (one stmxcsr, a nanosecond or two).
 /// False on non-x86 machines.
 bool mxcsr_flushes_subnormals();
+/// Whether the calling thread's MXCSR rounds to nearest (its RC field 00),
+/// which kernels that take the rounding of the CPU's fp32/fp64 arithmetic
+/// need for nearest-even results. Asked per call, as above. True on non-x86
+/// machines.
+bool mxcsr_rounds_to_nearest();
 
 }  // namespace num

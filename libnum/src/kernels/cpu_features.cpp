@@ -77,4 +77,13 @@ bool mxcsr_flushes_subnormals() {
 #endif
 }
 
+bool mxcsr_rounds_to_nearest() {
+#if defined(__x86_64__) || defined(__i386__)
+  constexpr unsigned rounding_control = 0x6000;
+  return (_mm_getcsr() & rounding_control) == 0;
+#else
+  return true;
+#endif
+}
+
 }  // namespace num

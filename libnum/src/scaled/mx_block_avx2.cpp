@@ -12,10 +12,9 @@
 // own arithmetic; a run stops watching for the underflow flag once it is
 // raised. Rows of at most 16 elements go several to a pass of the 32
 // lanes, each row its own block under its own scale.
-#include <xmmintrin.h>
-
 #include <cstdint>
 
+#include "libnum/cpu_features.hpp"
 #include "mx_block_kernel.hpp"
 
 namespace num::scaled_detail {
@@ -23,7 +22,7 @@ namespace num::scaled_detail {
 // Outside the AVX2 region (one stmxcsr): nearest_even8's fp32 arithmetic
 // rounds as the MXCSR says, where the AVX-512 kernel names the rounding in
 // each instruction; the other modes round on integers.
-bool mx_avx2_usable(rounding mode) { return mode != rounding::nearest_even || (_mm_getcsr() & 0x6000u) == 0; }
+bool mx_avx2_usable(rounding mode) { return mode != rounding::nearest_even || mxcsr_rounds_to_nearest(); }
 
 }  // namespace num::scaled_detail
 

@@ -15,8 +15,6 @@
 // kernels' AVX2 Philox words. The double and fp32 arithmetic takes the
 // MXCSR's rounding, which the dispatch has checked is to nearest, without
 // FTZ or DAZ (nvfp4_avx2_usable).
-#include <xmmintrin.h>
-
 #include <cstdint>
 
 #include "libnum/cpu_features.hpp"
@@ -25,7 +23,7 @@
 namespace num::scaled_detail {
 
 // Outside the AVX2 region (one stmxcsr each).
-bool nvfp4_avx2_usable() { return (_mm_getcsr() & 0x6000u) == 0 && !mxcsr_flushes_subnormals(); }
+bool nvfp4_avx2_usable() { return mxcsr_rounds_to_nearest() && !mxcsr_flushes_subnormals(); }
 
 }  // namespace num::scaled_detail
 
