@@ -30,6 +30,7 @@ bool mx_avx2_usable(rounding mode) { return mode != rounding::nearest_even || mx
 #include "avx2_region.hpp"
 #include "element_fields_avx2.hpp"
 #include "kernels/philox_avx2.hpp"
+#include "mode_dispatch.hpp"
 #include "mx_lane_rounding_avx2.hpp"
 #include "mx_scale_avx2.hpp"
 #include "mx_underflow_avx2.hpp"
@@ -525,28 +526,12 @@ void run_short_rows(const mx_kernel_setup& k, const mx_short_rows& run, scaled_r
 
 void mx_short_rows_avx2(const mx_kernel_setup& k, const mx_short_rows& run, scaled_result& result, left_blocks& left) {
   if (k.int8) return run_short_rows<rounding::nearest_even, true>(k, run, result, left);  // nearest-even only
-  switch (k.spec.mode) {
-    case rounding::nearest_even: return run_short_rows<rounding::nearest_even>(k, run, result, left);
-    case rounding::nearest_away: return run_short_rows<rounding::nearest_away>(k, run, result, left);
-    case rounding::toward_zero: return run_short_rows<rounding::toward_zero>(k, run, result, left);
-    case rounding::toward_positive: return run_short_rows<rounding::toward_positive>(k, run, result, left);
-    case rounding::toward_negative: return run_short_rows<rounding::toward_negative>(k, run, result, left);
-    case rounding::to_odd: return run_short_rows<rounding::to_odd>(k, run, result, left);
-    case rounding::stochastic: return run_short_rows<rounding::stochastic>(k, run, result, left);
-  }
+  with_mode(k.spec.mode, [&](auto mode) { run_short_rows<mode.value>(k, run, result, left); });
 }
 
 void mx_blocks_avx2(const mx_kernel_setup& k, const mx_run& run, scaled_result& result, left_blocks& left) {
   if (k.int8) return run_blocks<rounding::nearest_even, true>(k, run, result, left);  // nearest-even only
-  switch (k.spec.mode) {
-    case rounding::nearest_even: return run_blocks<rounding::nearest_even>(k, run, result, left);
-    case rounding::nearest_away: return run_blocks<rounding::nearest_away>(k, run, result, left);
-    case rounding::toward_zero: return run_blocks<rounding::toward_zero>(k, run, result, left);
-    case rounding::toward_positive: return run_blocks<rounding::toward_positive>(k, run, result, left);
-    case rounding::toward_negative: return run_blocks<rounding::toward_negative>(k, run, result, left);
-    case rounding::to_odd: return run_blocks<rounding::to_odd>(k, run, result, left);
-    case rounding::stochastic: return run_blocks<rounding::stochastic>(k, run, result, left);
-  }
+  with_mode(k.spec.mode, [&](auto mode) { run_blocks<mode.value>(k, run, result, left); });
 }
 
 }  // namespace num::scaled_detail

@@ -30,6 +30,7 @@ bool nvfp4_avx2_usable() { return mxcsr_rounds_to_nearest() && !mxcsr_flushes_su
 // The AVX2 region opens after every other header (see avx2_region.hpp).
 #include "avx2_region.hpp"
 #include "kernels/philox_avx2.hpp"
+#include "mode_dispatch.hpp"
 #include "nvfp4_scale_avx2.hpp"
 #include "nvfp4_stochastic_avx2.hpp"
 #include "philox_window.hpp"
@@ -537,28 +538,11 @@ bool run_tile(const nvfp4_kernel_setup& k, const nvfp4_tile& tile, scaled_result
 }  // namespace
 
 bool nvfp4_tile_avx2(const nvfp4_kernel_setup& k, const nvfp4_tile& tile, scaled_result& result) {
-  switch (k.spec.mode) {
-    case rounding::nearest_even: return run_tile<rounding::nearest_even>(k, tile, result);
-    case rounding::nearest_away: return run_tile<rounding::nearest_away>(k, tile, result);
-    case rounding::toward_zero: return run_tile<rounding::toward_zero>(k, tile, result);
-    case rounding::toward_positive: return run_tile<rounding::toward_positive>(k, tile, result);
-    case rounding::toward_negative: return run_tile<rounding::toward_negative>(k, tile, result);
-    case rounding::to_odd: return run_tile<rounding::to_odd>(k, tile, result);
-    case rounding::stochastic: return run_tile<rounding::stochastic>(k, tile, result);
-  }
-  return false;
+  return with_mode(k.spec.mode, [&](auto mode) { return run_tile<mode.value>(k, tile, result); });
 }
 
 void nvfp4_blocks_avx2(const nvfp4_kernel_setup& k, const nvfp4_run& run, scaled_result& result, left_blocks& left) {
-  switch (k.spec.mode) {
-    case rounding::nearest_even: return run_blocks<rounding::nearest_even>(k, run, result, left);
-    case rounding::nearest_away: return run_blocks<rounding::nearest_away>(k, run, result, left);
-    case rounding::toward_zero: return run_blocks<rounding::toward_zero>(k, run, result, left);
-    case rounding::toward_positive: return run_blocks<rounding::toward_positive>(k, run, result, left);
-    case rounding::toward_negative: return run_blocks<rounding::toward_negative>(k, run, result, left);
-    case rounding::to_odd: return run_blocks<rounding::to_odd>(k, run, result, left);
-    case rounding::stochastic: return run_blocks<rounding::stochastic>(k, run, result, left);
-  }
+  with_mode(k.spec.mode, [&](auto mode) { run_blocks<mode.value>(k, run, result, left); });
 }
 
 }  // namespace num::scaled_detail
