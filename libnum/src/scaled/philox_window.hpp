@@ -14,10 +14,11 @@ namespace num::scaled_detail {
 namespace {
 
 // Words of random_stream(seed, stream) for increasing positions, held in an
-// L1-sized buffer. They are drawn with four sets of Philox registers in
-// flight (128 words a call on AVX-512, 64 on AVX2; the rounds are
-// latency-bound, and the array kernels measured the same gain from four
-// sets, bench/RESULTS.md, issue 13, session 9). A kernel asks for a whole
+// L1-sized buffer. They are drawn with the traits' sets_in_flight register
+// sets (four on AVX-512: 128 words a call; three on AVX2: 48 words, since
+// four sets spill AVX2's sixteen registers), from round keys broadcast once
+// per window rather than once per call (the array kernels' measurements,
+// bench/RESULTS.md, issue 13, sessions 9 and 14). A kernel asks for a whole
 // group of blocks' words at once (cover()), so that the drawing runs as its
 // own loop before the rounding loop instead of inside it, where the two
 // loops' live registers spilled (bench/RESULTS.md, issue 15, sessions 11
@@ -29,7 +30,7 @@ class philox_window {
   static constexpr std::size_t max_cover = 512;
 
   philox_window(std::uint64_t seed, std::uint64_t stream, std::uint64_t first)
-      : seed_(seed), stream_(stream), start_(first & ~std::uint64_t{3}) {}
+      : keys_(seed), stream_(stream), start_(first & ~std::uint64_t{3}) {}
 
   // Words position .. position + count - 1 (count <= max_cover; position
   // never decreases from one call to the next).
@@ -43,8 +44,9 @@ class philox_window {
   NUMLAB_INLINE const std::uint32_t* at(std::uint64_t position) { return cover(position, 32); }
 
  private:
-  // One Philox call: four sets of Isa::blocks_per_register blocks of four words.
-  static constexpr std::size_t run_words = 16 * Isa::blocks_per_register;
+  static constexpr int sets = Isa::sets_in_flight;
+  // One Philox call: `sets` registers of Isa::blocks_per_register blocks of four words.
+  static constexpr std::size_t run_words = std::size_t{4} * Isa::blocks_per_register * sets;
   // A refill keeps fewer than count + 4 words and overshoots by fewer than run_words.
   static constexpr std::size_t capacity = max_cover + 4 + run_words;
 
@@ -61,12 +63,13 @@ class philox_window {
     }
     start_ = keep_from;
     while (start_ + held_ < end) {
-      kernels::philox_blocks<Isa, 4>(seed_, stream_, (start_ + held_) / 4, words_ + held_);
+      kernels::philox_blocks<Isa, sets>(keys_, stream_, (start_ + held_) / 4, words_ + held_);
       held_ += run_words;
     }
   }
 
-  std::uint64_t seed_, stream_;
+  kernels::philox_round_keys<Isa> keys_;
+  std::uint64_t stream_;
   std::uint64_t start_;   // the position of words_[0], a multiple of 4
   std::size_t held_ = 0;  // words_[0 .. held_) are drawn
   alignas(64) std::uint32_t words_[capacity];
