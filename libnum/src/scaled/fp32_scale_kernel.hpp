@@ -1,4 +1,4 @@
-// Internal: the AVX-512 element rounding of the fp32 scale rules (fp32_amax,
+// Internal: the AVX-512 and AVX2 element rounding of the fp32 scale rules (fp32_amax,
 // fp32_amax_pow2, fp32_given) into E4M3 or E5M2 under saturation, in the
 // modes other than stochastic: x / D rounded once, D the block's fp32 decode
 // scale. The block loop (amax, scale, NaN/inf blocks) stays in
@@ -38,5 +38,14 @@ bool fp32_kernel_usable();
 /// 7), adding to `counts`.
 void fp32_scaled_elements_avx512(const fp32_kernel_setup& setup, const float* in, std::uint8_t* codes, std::size_t n,
                                  double d, fp32_segment_counts& counts);
+
+/// Whether the AVX2 kernel can run now: the MXCSR rounds to nearest (its
+/// division and FMA take the MXCSR's rounding) and neither flushes nor
+/// treats subnormals as zero.
+bool fp32_kernel_avx2_usable();
+
+/// fp32_scaled_elements_avx512 on AVX2 (fp32_scale_avx2.cpp), bit for bit.
+void fp32_scaled_elements_avx2(const fp32_kernel_setup& setup, const float* in, std::uint8_t* codes, std::size_t n,
+                               double d, fp32_segment_counts& counts);
 
 }  // namespace num::scaled_detail

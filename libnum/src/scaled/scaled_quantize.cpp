@@ -134,10 +134,14 @@ class block_quantizer {
     const bool fp32_rule =
         rule == scale_rule::fp32_amax || rule == scale_rule::fp32_amax_pow2 || rule == scale_rule::fp32_given;
     const bool fp8 = o.format.element == element_type::e4m3 || o.format.element == element_type::e5m2;
-    fp32_kernel_ = fp32_rule && fp8 && o.spec.overflow == overflow_mode::saturate &&
-                   o.spec.mode != rounding::stochastic && resolve_simd_path(o.path) == simd_path::avx512 &&
-                   scaled_detail::fp32_kernel_usable();
-    if (fp32_kernel_) {
+    if (fp32_rule && fp8 && o.spec.overflow == overflow_mode::saturate && o.spec.mode != rounding::stochastic) {
+      const simd_path path = resolve_simd_path(o.path);
+      if ((path == simd_path::avx512 && scaled_detail::fp32_kernel_usable()) ||
+          (path == simd_path::avx2 && scaled_detail::fp32_kernel_avx2_usable())) {
+        fp32_kernel_ = path;
+      }
+    }
+    if (fp32_kernel_ != simd_path::scalar) {
       const format g = *element_value_grid(o.format.element);
       fp32_setup_.precision = g.precision;
       fp32_setup_.emin = g.emin;
@@ -149,8 +153,9 @@ class block_quantizer {
     }
   }
 
-  /// Whether blocks run on the AVX-512 fp32-scale element kernel.
-  bool uses_fp32_kernel() const { return fp32_kernel_; }
+  /// Where blocks' elements run under an fp32 scale: the AVX-512 or AVX2
+  /// element kernel, or scalar (not on a kernel).
+  simd_path fp32_kernel_path() const { return fp32_kernel_; }
   /// Runs NVFP4's 2-D blocks 16 columns wide on the AVX-512 kernel.
   void use_nvfp4_tiles(const scaled_detail::nvfp4_kernel_setup& k, bool avx2) {
     nvfp4_tiles_ = true;
@@ -198,7 +203,7 @@ class block_quantizer {
       }
       if (scaled_detail::nvfp4_tile_avx2(nvfp4_setup_, tile, result)) return scale.code;
     }
-    if (fp32_kernel_ && !special) {
+    if (fp32_kernel_ != simd_path::scalar && !special) {
       fp32_kernel_block(b, cols, scale, elements, result);
       return scale.code;
     }
@@ -217,7 +222,7 @@ class block_quantizer {
   }
 
  private:
-  // The block's elements on the AVX-512 kernel, row segment by row segment;
+  // The block's elements on the AVX-512 or AVX2 kernel, row segment by row segment;
   // the flushed elements it cannot class go through own_scale_holds.
   void fp32_kernel_block(const block_span& b, std::size_t cols, const block_scale& scale,
                          std::span<std::uint8_t> elements, scaled_result& result) {
@@ -225,8 +230,13 @@ class block_quantizer {
     for (std::size_t r = b.row0; r < b.row1; ++r) {
       const std::size_t first = r * cols + b.col0, n = b.col1 - b.col0;
       const std::uint64_t unclassed = c.flushed - c.flushed_sure;
-      scaled_detail::fp32_scaled_elements_avx512(fp32_setup_, in_.data() + first, elements.data() + first, n,
+      if (fp32_kernel_ == simd_path::avx2) {
+        scaled_detail::fp32_scaled_elements_avx2(fp32_setup_, in_.data() + first, elements.data() + first, n,
                                                  scale.by.value, c);
+      } else {
+        scaled_detail::fp32_scaled_elements_avx512(fp32_setup_, in_.data() + first, elements.data() + first, n,
+                                                   scale.by.value, c);
+      }
       if (c.flushed - c.flushed_sure == unclassed) continue;
       if (o_.format.rule == scale_rule::fp32_given) {
         // A given scale is every element's own: each flushed one underflowed.
@@ -308,7 +318,7 @@ class block_quantizer {
   scale_context context_;
   double nvfp4_lone_zero_below_ = 0;
   double lone_scale_fits_above_ = 0;
-  bool fp32_kernel_ = false;
+  simd_path fp32_kernel_ = simd_path::scalar;
   bool nvfp4_tiles_ = false;
   bool nvfp4_tiles_avx2_ = false;  // on the AVX2 kernel, else the AVX-512 one
   scaled_detail::nvfp4_kernel_setup nvfp4_setup_;
@@ -441,10 +451,11 @@ scaled_result scaled_detail::quantize_into(std::span<const float> in, tensor_sha
   const bool tiles = nvfp4_tiles_fit(options, shape);
   const bool avx2 = resolve_simd_path(options.path) == simd_path::avx2;
   if (tiles) quantizer.use_nvfp4_tiles(nvfp4_setup, avx2);
-  const bool any_kernel = kernel != block_kernel::none || quantizer.uses_fp32_kernel() || tiles;
-  result.path = is_avx2(kernel) || (tiles && avx2) ? simd_path::avx2
-                : any_kernel                       ? simd_path::avx512
-                                                   : simd_path::scalar;
+  const simd_path fp32_kernel = quantizer.fp32_kernel_path();
+  const bool any_kernel = kernel != block_kernel::none || fp32_kernel != simd_path::scalar || tiles;
+  result.path = is_avx2(kernel) || (tiles && avx2) || fp32_kernel == simd_path::avx2 ? simd_path::avx2
+                : any_kernel                                                          ? simd_path::avx512
+                                                                                      : simd_path::scalar;
   // Blocks the kernel leaves are quantized into `elements` and, for values,
   // decoded from there.
   std::optional<scaled_detail::element_decoder> decoder;

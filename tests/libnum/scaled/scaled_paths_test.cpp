@@ -1,4 +1,4 @@
-// The AVX-512 NVFP4 and fp32-scale kernels against the scalar path, and
+// The NVFP4 and fp32-scale kernels (AVX-512, AVX2) against the scalar path, and
 // hand-derived blocks on every path: identical element codes, scales,
 // counts and flags for every rounding mode, on data that exercises their
 // fallbacks (NaN/inf, fp32 subnormals, zero blocks, flushed tiny values)
@@ -296,18 +296,21 @@ TEST(ScaledPaths, KernelsPackedFp4BytesMatchScalar) {
   }
 }
 
-// The AVX-512 element kernel of the fp32 scale rules against the scalar
-// path: 1-D and 2-D blocks, a whole-tensor block, a given scale, margins,
-// both tininess rules, every mode but stochastic (which runs scalar), on
-// data with ties under power-of-two scales (the grid rows of nvfp4_data)
+// The element kernels of the fp32 scale rules (AVX-512, AVX2, each the CPU
+// has) against the scalar path: 1-D and 2-D blocks, a whole-tensor block, a
+// given scale, margins, both tininess rules, every mode but stochastic
+// (which runs scalar), rows whose block segments end in a partial vector,
+// on data with ties under power-of-two scales (the grid rows of nvfp4_data)
 // and flushed, subnormal and NaN/inf-holding blocks.
-TEST(ScaledPaths, Avx512Fp32ScaleRulesMatchScalar) {
-  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+TEST(ScaledPaths, Fp32ScaleKernelsMatchScalar) {
+  if (scaled_test::mx_kernel_paths().empty()) GTEST_SKIP() << "neither AVX2 nor AVX-512 on this CPU";
   std::vector<float> in = scaled_test::path_data(200, 29);
   const std::vector<float> grid = scaled_test::nvfp4_data(31);
   in.insert(in.end(), grid.begin(), grid.end());
   in.resize(in.size() / 160 * 160);
-  const num::tensor_shape shape{in.size() / 160, 160};
+  // Rows of 160 (whole 8-element steps in each block's segment) and of 150
+  // (1x128 and 1x32 blocks end in a partial step: 22 = 2·8 + 6, 150 = 4·32 + 22).
+  const num::tensor_shape whole_steps{in.size() / 160, 160}, partial_steps{in.size() / 160, 150};
   struct variant {
     const char* format;
     int margin;
@@ -316,29 +319,35 @@ TEST(ScaledPaths, Avx512Fp32ScaleRulesMatchScalar) {
   const variant variants[] = {{"fp8-block", 0, 1}, {"fp8-block-128x128", 0, 1}, {"fp8-tensor", 0, 1},
                               {"fp8-tensor-e5m2", 0, 1}, {"e4m3/fp32-amax-pow2/1x128", 0, 1}, {"fp8-block", 2, 1},
                               {"e5m2/fp32-amax/1x32", 0, 1}, {"", 0, 0.75f}, {"", 0, 0x1p-130f}};
-  for (const variant& v : variants) {
-    for (num::rounding mode : num::all_roundings) {
-      if (mode == num::rounding::stochastic) continue;
-      for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
-        num::scaled_options o;
-        if (*v.format != '\0') {
-          o.format = num::parse_scaled_format(v.format);
-        } else {
-          o.format = {num::element_type::e4m3, num::scale_rule::fp32_given, num::whole_tensor_block};
-          o.given_scale = v.given_scale;
+  for (const num::simd_path path : scaled_test::mx_kernel_paths()) {
+    for (const num::tensor_shape shape : {whole_steps, partial_steps}) {
+      const std::vector<float> values(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(shape.size()));
+      for (const variant& v : variants) {
+        for (num::rounding mode : num::all_roundings) {
+          if (mode == num::rounding::stochastic) continue;
+          for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
+            num::scaled_options o;
+            if (*v.format != '\0') {
+              o.format = num::parse_scaled_format(v.format);
+            } else {
+              o.format = {num::element_type::e4m3, num::scale_rule::fp32_given, num::whole_tensor_block};
+              o.given_scale = v.given_scale;
+            }
+            o.margin = v.margin;
+            o.spec.mode = mode;
+            o.spec.tiny = tiny;
+            o.path = num::simd_path::scalar;
+            const auto scalar = scaled_test::run(values, o, shape);
+            o.path = path;
+            const auto fast = scaled_test::run(values, o, shape);
+            const std::string label = std::string(*v.format ? v.format : "fp32-given") + " margin " +
+                                      std::to_string(v.margin) + " " + std::string(num::rounding_name(mode)) +
+                                      (tiny == num::tininess::after_rounding ? " after " : " before ") +
+                                      std::to_string(shape.cols) + " columns " + std::string(num::simd_path_name(path));
+            EXPECT_EQ(fast.result.path, path) << label;
+            expect_same(fast, scalar, label);
+          }
         }
-        o.margin = v.margin;
-        o.spec.mode = mode;
-        o.spec.tiny = tiny;
-        o.path = num::simd_path::scalar;
-        const auto scalar = scaled_test::run(in, o, shape);
-        o.path = num::simd_path::avx512;
-        const auto fast = scaled_test::run(in, o, shape);
-        const std::string label = std::string(*v.format ? v.format : "fp32-given") + " margin " +
-                                  std::to_string(v.margin) + " " + std::string(num::rounding_name(mode)) +
-                                  (tiny == num::tininess::after_rounding ? " after" : " before");
-        EXPECT_EQ(fast.result.path, num::simd_path::avx512) << label;
-        expect_same(fast, scalar, label);
       }
     }
   }
@@ -347,26 +356,30 @@ TEST(ScaledPaths, Avx512Fp32ScaleRulesMatchScalar) {
 // Per-tensor scales (a given one, as fp8-current and fp8-delayed pass it,
 // and the amax rule with a margin) on operand-like data free of NaN/inf, so
 // that the whole tensor runs on the kernel with flushed elements in many rows.
-TEST(ScaledPaths, Avx512TensorScalesCountFlushedElementsAsScalar) {
-  if (!num::simd_path_supported(num::simd_path::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+TEST(ScaledPaths, TensorScaleKernelsCountFlushedElementsAsScalar) {
+  if (scaled_test::mx_kernel_paths().empty()) GTEST_SKIP() << "neither AVX2 nor AVX-512 on this CPU";
   const std::vector<float> in = scaled_test::tiny_block_data(20 * 160, 32, 8);
-  for (const int margin : {0, 3}) {
-    for (num::rounding mode : num::all_roundings) {
-      if (mode == num::rounding::stochastic) continue;
-      num::scaled_options o;
-      o.format = {num::element_type::e4m3, margin == 0 ? num::scale_rule::fp32_given : num::scale_rule::fp32_amax,
-                  num::whole_tensor_block};
-      o.given_scale = 0x1p-3f;
-      o.margin = margin;
-      o.spec.mode = mode;
-      o.path = num::simd_path::scalar;
-      const auto scalar = scaled_test::run(in, o, {20, 160});
-      o.path = num::simd_path::avx512;
-      const auto fast = scaled_test::run(in, o, {20, 160});
-      const std::string label = "margin " + std::to_string(margin) + " " + std::string(num::rounding_name(mode));
-      expect_same(fast, scalar, label);
-      if (mode != num::rounding::to_odd) {
-        EXPECT_GT(scalar.result.counts.underflow_to_zero + scalar.result.counts.block_underflow, 20u) << label;
+  for (const num::simd_path path : scaled_test::mx_kernel_paths()) {
+    for (const int margin : {0, 3}) {
+      for (num::rounding mode : num::all_roundings) {
+        if (mode == num::rounding::stochastic) continue;
+        num::scaled_options o;
+        o.format = {num::element_type::e4m3, margin == 0 ? num::scale_rule::fp32_given : num::scale_rule::fp32_amax,
+                    num::whole_tensor_block};
+        o.given_scale = 0x1p-3f;
+        o.margin = margin;
+        o.spec.mode = mode;
+        o.path = num::simd_path::scalar;
+        const auto scalar = scaled_test::run(in, o, {20, 160});
+        o.path = path;
+        const auto fast = scaled_test::run(in, o, {20, 160});
+        const std::string label = "margin " + std::to_string(margin) + " " + std::string(num::rounding_name(mode)) +
+                                  " " + std::string(num::simd_path_name(path));
+        EXPECT_EQ(fast.result.path, path) << label;
+        expect_same(fast, scalar, label);
+        if (mode != num::rounding::to_odd) {
+          EXPECT_GT(scalar.result.counts.underflow_to_zero + scalar.result.counts.block_underflow, 20u) << label;
+        }
       }
     }
   }
@@ -376,7 +389,7 @@ TEST(ScaledPaths, Avx512TensorScalesCountFlushedElementsAsScalar) {
 // at 4 bits with an unbounded exponent (not tiny after rounding), 0.01 stays
 // subnormal; each in a call of its own, since the flag is per call.
 TEST(ScaledPaths, Fp32ScaleUnderflowFlagOnlyWhereRoundingStaysBelowTheNormalRange) {
-  for (num::simd_path path : {num::simd_path::scalar, num::simd_path::avx512}) {
+  for (num::simd_path path : {num::simd_path::scalar, num::simd_path::avx2, num::simd_path::avx512}) {
     if (!num::simd_path_supported(path)) continue;
     for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
       num::scaled_options o;
