@@ -35,9 +35,33 @@ NUMLAB_INLINE __m256i is_nonzero64(__m256i v) {
 }
 NUMLAB_INLINE __m256i max64(__m256i a, __m256i b) { return _mm256_blendv_epi8(b, a, _mm256_cmpgt_epi64(a, b)); }
 NUMLAB_INLINE __m256i min64(__m256i a, __m256i b) { return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b)); }
-NUMLAB_INLINE std::uint64_t lanes_set(__m256i mask) {
-  return static_cast<std::uint64_t>(__builtin_popcount(static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(mask)))));
-}
+
+// Per-lane counts of a run's elements: an all-ones lane is -1, so
+// subtracting a lane mask counts its lanes (a scalar popcount per mask and
+// a read-modify-write of the caller's counts per step was the kernel's
+// longest chain).
+struct lane_counts {
+  __m256i inexact, saturated, flushed, flushed_sure;
+
+  // (A constructor of its own: GCC compiles an implicit one outside the AVX2 region.)
+  NUMLAB_INLINE lane_counts()
+      : inexact(_mm256_setzero_si256()),
+        saturated(_mm256_setzero_si256()),
+        flushed(_mm256_setzero_si256()),
+        flushed_sure(_mm256_setzero_si256()) {}
+
+  static NUMLAB_INLINE std::uint64_t total(__m256i v) {
+    alignas(32) std::uint64_t lanes[4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), v);
+    return lanes[0] + lanes[1] + lanes[2] + lanes[3];
+  }
+  NUMLAB_INLINE void add_to(fp32_segment_counts& counts) const {
+    counts.inexact += total(inexact);
+    counts.saturated += total(saturated);
+    counts.flushed += total(flushed);
+    counts.flushed_sure += total(flushed_sure);
+  }
+};
 
 // The lanes that round away from the kept part, cutting m (>= 1 bit cut,
 // counts past 63 cut everything) at `shift` (fp32_scale_avx512.cpp's
@@ -78,7 +102,7 @@ class fp32_elements4 {
         after_rounding_(k.spec.tiny == tininess::after_rounding) {}
 
   // Four elements: their codes (sign included) in 64-bit lanes.
-  NUMLAB_INLINE __m256i four(__m128 x, __m256d d, fp32_segment_counts& counts) {
+  NUMLAB_INLINE __m256i four(__m128 x, __m256d d, lane_counts& counts, bool& underflow) {
     const __m256d xd = _mm256_cvtps_pd(x);
     const __m256i negative = _mm256_cmpgt_epi64(_mm256_setzero_si256(), _mm256_castpd_si256(xd));
     const __m256d ax = _mm256_castsi256_pd(_mm256_and_si256(_mm256_castpd_si256(xd), splat64(0x7FFFFFFFFFFFFFFF)));
@@ -112,12 +136,13 @@ class fp32_elements4 {
     const __m256i saturated = _mm256_cmpgt_epi64(code, max_code_);
     code = min64(code, max_code_);
     const __m256i flushed = _mm256_and_si256(nonzero, _mm256_cmpeq_epi64(code, _mm256_setzero_si256()));
-    counts.inexact += lanes_set(_mm256_or_si256(inexact, saturated));
-    counts.saturated += lanes_set(saturated);
-    counts.flushed += lanes_set(flushed);
-    counts.flushed_sure += lanes_set(_mm256_and_si256(flushed, _mm256_castpd_si256(_mm256_cmp_pd(ax, bound_, _CMP_GT_OQ))));
-    if (!counts.underflow && !_mm256_testz_si256(inexact, inexact)) {
-      counts.underflow = any_tiny(m, sticky, lead, y_exponent, negative, inexact);
+    counts.inexact = _mm256_sub_epi64(counts.inexact, _mm256_or_si256(inexact, saturated));
+    counts.saturated = _mm256_sub_epi64(counts.saturated, saturated);
+    counts.flushed = _mm256_sub_epi64(counts.flushed, flushed);
+    counts.flushed_sure = _mm256_sub_epi64(
+        counts.flushed_sure, _mm256_and_si256(flushed, _mm256_castpd_si256(_mm256_cmp_pd(ax, bound_, _CMP_GT_OQ))));
+    if (!underflow && !_mm256_testz_si256(inexact, inexact)) {
+      underflow = any_tiny(m, sticky, lead, y_exponent, negative, inexact);
     }
     return _mm256_or_si256(code, _mm256_and_si256(negative, splat64(0x80)));
   }
@@ -162,22 +187,26 @@ void run(const fp32_kernel_setup& k, const float* in, std::uint8_t* codes, std::
          fp32_segment_counts& counts) {
   fp32_elements4<Mode> kernel(k);
   const __m256d dv = _mm256_set1_pd(d);
+  lane_counts lanes;
+  bool underflow = counts.underflow;
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    const __m256i first = kernel.four(_mm_loadu_ps(in + i), dv, counts);
-    const __m256i second = kernel.four(_mm_loadu_ps(in + i + 4), dv, counts);
+    const __m256i first = kernel.four(_mm_loadu_ps(in + i), dv, lanes, underflow);
+    const __m256i second = kernel.four(_mm_loadu_ps(in + i + 4), dv, lanes, underflow);
     _mm_storel_epi64(reinterpret_cast<__m128i*>(codes + i), code_bytes(first, second));
   }
   if (i < n) {
     // The tail through buffers: zeros past it change no count.
     alignas(16) float tail[8] = {};
     __builtin_memcpy(tail, in + i, (n - i) * sizeof(float));
-    const __m256i first = kernel.four(_mm_load_ps(tail), dv, counts);
-    const __m256i second = kernel.four(_mm_load_ps(tail + 4), dv, counts);
+    const __m256i first = kernel.four(_mm_load_ps(tail), dv, lanes, underflow);
+    const __m256i second = kernel.four(_mm_load_ps(tail + 4), dv, lanes, underflow);
     alignas(16) std::uint8_t bytes[16];
     _mm_store_si128(reinterpret_cast<__m128i*>(bytes), code_bytes(first, second));
     __builtin_memcpy(codes + i, bytes, n - i);
   }
+  lanes.add_to(counts);
+  counts.underflow = underflow;
 }
 
 }  // namespace
