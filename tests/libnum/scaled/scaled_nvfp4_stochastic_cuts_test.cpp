@@ -9,10 +9,14 @@
 //  - quotients within about 2^-45 (relative) of a multiple of the finest
 //    cut, 2^(q - 33), found by modular arithmetic on D's odd significand;
 // and compare the kernel, for every r and several seeds, with the rational
-// reference (codes, scales, counts) and with the scalar path (flags).
+// reference (codes, scales, counts) and with the scalar path (flags). A
+// second test builds the one case where the exact division's remainder
+// must correct y's significand (RN64(Q) rounded up onto a cut) and lets the
+// element's random word decide by that last unit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <libnum/philox.hpp>
 #include <cmath>
 #include <cstdint>
 #include <libnum/array.hpp>
@@ -163,6 +167,112 @@ TEST(ScaledNvfp4StochasticCuts, KernelMatchesReferenceOnAndNearEveryCut) {
         }
       }
     }
+  }
+}
+
+// The inverse of an odd a modulo 2^64 (Newton's iteration, each step
+// doubling the correct low bits).
+std::uint64_t inverse_mod_2_64(std::uint64_t a) {
+  std::uint64_t inverse = a;  // right in the low 3 bits for odd a
+  for (int i = 0; i < 5; ++i) inverse *= 2 - a * inverse;
+  return inverse;
+}
+
+// One element x = X · 2^e whose quotient Q = x / D by its block's decode
+// scale D = S·s lies just below c = 1 + F · 2^-33, so close that
+// y = RN64(Q) = c (c - Q < half an ulp of c): the division rounds up onto a
+// number whose fraction below E2M1's quantum (0.5 at Q in [1, 2)) is F · 2^-32
+// exactly, while Q's is one unit of 2^-32 less (then all ones). With r = 32
+// and F = 2^32 - w, w the element's random word, rounding up needs
+// w + fraction >= 2^32: the true fraction gives 2^32 - 1 (down, to 1.0),
+// y's uncorrected significand 2^32 (up, to 1.5). Found by choosing s: with
+// C = 2^33 + F = C_odd · 2^v and S = S_odd / 8, s = s_odd · 2^t where
+// C_odd · S_odd · s_odd = X · 2^k + eps, a small eps > 0, so s_odd = eps ·
+// (C_odd · S_odd)^-1 mod 2^k, taken where it has at most 24 bits.
+struct correction_case {
+  std::uint64_t seed;
+  float tensor_amax, block_amax, x;
+};
+
+std::optional<correction_case> correction_case_for(std::uint64_t seed) {
+  constexpr std::size_t position = 1;  // block 0: the block amax, then x
+  const std::uint32_t w = num::random_stream(seed, 0).word(position);
+  if (w == 0) return std::nullopt;
+  const std::uint64_t f = (std::uint64_t{1} << 32) - w;
+  std::uint64_t c_odd = (std::uint64_t{1} << 33) + f;
+  int v = 0;
+  while (c_odd % 2 == 0) {
+    c_odd /= 2;
+    ++v;
+  }
+  for (const std::uint64_t s_odd_block : {9u, 11u, 13u, 15u}) {
+    for (std::uint64_t eps = 1; eps < 16; eps += 2) {
+      for (int k = 36; k <= 40; ++k) {
+        const std::uint64_t mask = (std::uint64_t{1} << k) - 1;
+        const std::uint64_t s_odd = eps * inverse_mod_2_64(c_odd * s_odd_block) & mask;
+        if (s_odd >= (std::uint64_t{1} << 24)) continue;
+        // Below 2^62: C_odd < 2^34, S_odd < 2^4, s_odd < 2^24.
+        const std::uint64_t product = c_odd * s_odd_block * s_odd;
+        const std::uint64_t x_int = (product - eps) >> k;
+        // x of at most 24 bits, and c - Q = c · eps / product below half an ulp of c (2^-53).
+        if (x_int >= (std::uint64_t{1} << 24) || product < (eps << 55)) continue;
+        // s near 2^-2 (any binade would do): s = s_odd · 2^t.
+        const int t = -2 - (std::bit_width(s_odd) - 1);
+        const rational s_value = rational(mpz_class(static_cast<unsigned long>(s_odd))) * scaled_ref::pow2(t);
+        const rational block_scale = rational(static_cast<long>(s_odd_block), 8);
+        const rational d = block_scale * s_value;
+        // x = (C · S · s)(1 - eps / product) = X · 2^(k + v - 33 - 3 + t).
+        const rational x = rational(mpz_class(static_cast<unsigned long>(x_int))) * scaled_ref::pow2(k + v - 36 + t);
+        const rational c = rational(mpz_class(static_cast<unsigned long>((std::uint64_t{1} << 33) + f))) *
+                           scaled_ref::pow2(-33);
+        if (!(x / d < c)) continue;
+        // A tensor amax whose s this is (s = RN32(amax / 2688)).
+        // (The nearest float to s · 2688 and its two neighbours each side.)
+        float a = std::nextafter(std::nextafter(scaled_ref::to_float(s_value * rational(2688)), 0.0f), 0.0f);
+        std::optional<float> tensor_amax;
+        for (int step = 0; step < 5 && !tensor_amax; ++step, a = std::nextafter(a, 1e30f)) {
+          if (scaled_ref::nvfp4_tensor_scale(scaled_ref::of_float(a)) == s_value) tensor_amax = a;
+        }
+        if (!tensor_amax) continue;
+        // The block amax sets S: amax / (6·s) within 2^-24 of S rounds to it.
+        const float block_amax = scaled_ref::to_float(rational(6) * d);
+        return correction_case{seed, *tensor_amax, block_amax, scaled_ref::to_float(x)};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+TEST(ScaledNvfp4StochasticCuts, RemainderCorrectsAQuotientRoundedUpOntoACut) {
+  if (scaled_test::mx_kernel_paths().empty()) GTEST_SKIP() << "neither AVX2 nor AVX-512 on this CPU";
+  std::vector<correction_case> cases;
+  for (std::uint64_t seed = 0; seed < 4000 && cases.size() < 4; ++seed) {
+    if (auto found = correction_case_for(seed)) cases.push_back(*found);
+  }
+  ASSERT_GE(cases.size(), 3u) << "the search found too few cases";
+  for (const correction_case& k : cases) {
+    std::vector<float> in(16, 0.0f);
+    in[0] = k.block_amax;
+    in[1] = k.x;
+    num::scaled_options o = scaled_test::options_for("nvfp4");
+    o.spec.mode = num::rounding::stochastic;
+    o.spec.random_bits = 32;
+    o.tensor_amax = k.tensor_amax;
+    o.seed = k.seed;
+    // The premise: the tensor and block scales as built, and y = RN64(x / D) = c > Q.
+    const scaled_ref::tensor_out want = scaled_ref::quantize(in, {1, in.size()}, o);
+    const std::string label = "seed " + std::to_string(k.seed) + " x " + std::to_string(k.x);
+    ASSERT_EQ(want.codes[1], 2u) << label << ": the reference rounds down to 1.0";
+    for (const num::simd_path path : scaled_test::mx_kernel_paths()) {
+      o.path = path;
+      const auto fast = scaled_test::run(in, o);
+      ASSERT_EQ(fast.result.path, path) << label;
+      EXPECT_EQ(fast.scales, want.scales) << label;
+      EXPECT_EQ(fast.codes[1], 2u) << label << " " << num::simd_path_name(path);
+      EXPECT_EQ(fast.codes, want.codes) << label << " " << num::simd_path_name(path);
+    }
+    o.path = num::simd_path::scalar;
+    EXPECT_EQ(scaled_test::run(in, o).codes[1], 2u) << label << " scalar";
   }
 }
 
