@@ -74,7 +74,11 @@ class nvfp4_blocks8 {
     __m256i x[2], a[2];
     load(in, count, x, a);
     const block_plan plan = plan_of(amax_of(a));
-    return !plan.left && quantize(x, a, plan, words, codes, values, scale, count);
+    if (plan.left || !quantize(x, a, plan, words, codes, values, scale, count)) return false;
+    elements_ += count;
+    ++blocks_;
+    if (plan.s.overflowed) ++scale_overflow_;
+    return true;
   }
 
   // Up to 16 whole blocks (`count`, from `in`): first every block's amax
@@ -98,6 +102,9 @@ class nvfp4_blocks8 {
     for (j = count; j % 4 != 0; ++j) amax[j] = 0;  // plans4 reads whole fours
     group_plans plans;
     for (j = 0; j < count; j += 4) plans4(amax + j, plans, j);
+    // The blocks quantized here, counted once for the group (as members,
+    // per block, their counts were a load and a store each).
+    std::uint32_t done = 0;
     for (j = 0; j < count; ++j) {
       __m256i x[2], a[2];
       load(in + 16 * j, 16, x, a);
@@ -109,8 +116,14 @@ class nvfp4_blocks8 {
           !quantize(x, a, plan, words == nullptr ? nullptr : words + 16 * j, codes + block_bytes * j,
                     values == nullptr ? nullptr : values + 16 * j, scales[j], 16)) {
         left.add(first + j);
+      } else {
+        done |= 1u << j;
       }
     }
+    const auto quantized = static_cast<std::uint64_t>(__builtin_popcount(done));
+    blocks_ += quantized;
+    elements_ += 16 * quantized;
+    scale_overflow_ += static_cast<std::uint64_t>(__builtin_popcount(done & plans.overflowed));
   }
 
   // A 2-D block's rows (nvfp4_tile, its scale already found: D nonzero),
@@ -145,6 +158,8 @@ class nvfp4_blocks8 {
       } else {
         quantize(x, a, plan, nullptr, t.codes + r * code_stride, nullptr, scale, t.cols);
       }
+      elements_ += t.cols;
+      ++blocks_;
     }
     return true;
   }
@@ -308,7 +323,8 @@ class nvfp4_blocks8 {
   }
 
   // The block's elements under its plan (not left): false, with nothing
-  // written or counted, where a lane lies near a rounding boundary.
+  // written or counted, where a lane lies near a rounding boundary. The
+  // caller counts the block, its elements and a scale that overflowed.
   NUMLAB_INLINE bool quantize(const __m256i* x, const __m256i* a, const block_plan& plan, const std::uint32_t* words,
                               std::uint8_t* codes, float* values, std::uint32_t& scale, std::size_t count) {
     __m256i code[2], inexact[2], saturated[2];
@@ -328,17 +344,19 @@ class nvfp4_blocks8 {
       }
     } else if constexpr (stochastic) {
       stochastic_codes(a, plan.d, words, code, inexact, saturated);
-      if (plan.s.overflowed) ++scale_overflow_;
     } else {
-      __m256i y[2];
+      // Both vectors' quotients checked at once, then their codes.
+      const __m256 reciprocal = _mm256_set1_ps(plan.reciprocal);
+      const __m256i y[2] = {quotient(a[0], reciprocal), quotient(a[1], reciprocal)};
+      const __m256i near = _mm256_or_si256(near_boundary(y[0]), near_boundary(y[1]));
+      if (!_mm256_testz_si256(near, near)) return false;
       for (int i = 0; i < 2; ++i) {
-        if (!quotient_codes(x[i], a[i], _mm256_set1_ps(plan.reciprocal), code[i], saturated[i], y[i])) return false;
-        inexact[i] = _mm256_or_si256(nonzero(a[i]), saturated[i]);
+        codes_of(x[i], a[i], y[i], code[i], saturated[i]);
+        inexact[i] = nonzero(a[i]);  // saturated lanes among them
       }
       if (!underflow_) {
         for (int i = 0; i < 2; ++i) underflow_ = underflow_ || any_tiny(x[i], y[i], inexact[i]);
       }
-      if (plan.s.overflowed) ++scale_overflow_;
     }
     scale = plan.s.code;
     tally(x, a, code, inexact, saturated, codes, values, static_cast<float>(plan.s.value), count);
@@ -370,20 +388,36 @@ class nvfp4_blocks8 {
     return _mm256_xor_si256(_mm256_cmpeq_epi32(a, _mm256_setzero_si256()), _mm256_set1_epi32(-1));
   }
 
-  // The E2M1 magnitude codes (0..7) of eight |x| from y = RN32(|x| ·
-  // reciprocal), capped at 15 (everything from 8 up saturates; 15 is near
-  // no boundary), as nvfp4_quotient_rounding::codes (its comment says why);
-  // false where a lane's y lies near a boundary. Every nonzero lane is
-  // inexact.
-  NUMLAB_INLINE bool quotient_codes(__m256i x, __m256i a, __m256 reciprocal, __m256i& code, __m256i& saturated,
-                                    __m256i& y) const {
-    y = _mm256_min_epi32(_mm256_castps_si256(_mm256_mul_ps(_mm256_castsi256_ps(a), reciprocal)), k_.cap);
-    // Near: y >= 0.125 (every boundary is >= 0.25) and within 8 patterns of
-    // a multiple of 2^21 (a pattern with 3 significant bits).
+  // y = RN32(|x| · reciprocal) of eight |x|, capped at 15 (everything from
+  // 8 up saturates; 15 is near no boundary), as
+  // nvfp4_quotient_rounding::codes (its comment says why y decides).
+  NUMLAB_INLINE __m256i quotient(__m256i a, __m256 reciprocal) const {
+    return _mm256_min_epi32(_mm256_castps_si256(_mm256_mul_ps(_mm256_castsi256_ps(a), reciprocal)), k_.cap);
+  }
+
+  // The lanes whose y lies near a rounding boundary: y >= 0.125 (every
+  // boundary is >= 0.25) and within 8 patterns of a multiple of 2^21 (a
+  // pattern with 3 significant bits).
+  NUMLAB_INLINE __m256i near_boundary(__m256i y) const {
     const __m256i large = _mm256_cmpgt_epi32(y, k_.large);
     const __m256i off_grid = _mm256_and_si256(_mm256_add_epi32(y, k_.eight), k_.grid);
-    const __m256i near = _mm256_and_si256(large, _mm256_cmpeq_epi32(off_grid, _mm256_setzero_si256()));
+    return _mm256_and_si256(large, _mm256_cmpeq_epi32(off_grid, _mm256_setzero_si256()));
+  }
+
+  // quotient() and codes_of() of eight |x|; false where a lane's y lies
+  // near a boundary.
+  NUMLAB_INLINE bool quotient_codes(__m256i x, __m256i a, __m256 reciprocal, __m256i& code, __m256i& saturated,
+                                    __m256i& y) const {
+    y = quotient(a, reciprocal);
+    const __m256i near = near_boundary(y);
     if (!_mm256_testz_si256(near, near)) return false;
+    codes_of(x, a, y, code, saturated);
+    return true;
+  }
+
+  // The E2M1 magnitude codes (0..7) of eight |x| from their y (near no
+  // boundary), and the saturated lanes. Every nonzero lane is inexact.
+  NUMLAB_INLINE void codes_of(__m256i x, __m256i a, __m256i y, __m256i& code, __m256i& saturated) const {
     // E2M1's quantum at y is 2^(max(e, 0) - 1): code = y's quanta
     // (floor(y / quantum) or the nearest) + 2·max(e, 0) (E2M1: p = 2, 1 =
     // 2^emin; quantum_field >> 22 = 2·max(E, 127)), a carry landing on the
@@ -417,7 +451,6 @@ class nvfp4_blocks8 {
     }
     saturated = _mm256_cmpgt_epi32(code, k_.seven);
     code = _mm256_min_epi32(code, k_.seven);
-    return true;
   }
 
   // Whether an inexact lane is tiny: y below 1 (before rounding), or below
@@ -441,7 +474,7 @@ class nvfp4_blocks8 {
   }
 
   // Stores a block's codes (magnitude codes in 32-bit lanes) with their
-  // signs, or its values, and counts its elements.
+  // signs, or its values, and counts what its elements did.
   NUMLAB_INLINE void tally(const __m256i* x, const __m256i* a, const __m256i* code, const __m256i* inexact,
                            const __m256i* saturated, std::uint8_t* codes, float* values, float block_scale,
                            std::size_t count) {
@@ -456,8 +489,6 @@ class nvfp4_blocks8 {
       block_flushed_ = _mm256_sub_epi32(block_flushed_, block_flushed);
       signed_code[i] = _mm256_or_si256(code[i], _mm256_and_si256(_mm256_srli_epi32(x[i], 28), k_.eight));
     }
-    elements_ += count;
-    ++blocks_;
     if (values != nullptr) {
       // dequantize()'s two fp32 products: value × S (exact), then × s.
       const __m256 table = _mm256_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f);
