@@ -1,8 +1,8 @@
-// Internal: dequantize()'s decoder and the AVX-512 row kernel's setup.
-// The element values are decoded once into a table per call; the AVX-512
-// row kernel looks codes up in that table with permutes and multiplies by
-// the block's scale exactly as the scalar loop does (the same fp32
-// operations in the same order), so both give the same bits.
+// Internal: dequantize()'s decoder and the row kernels' setup (AVX-512, AVX2).
+// The element values are decoded once into a table per call; the row
+// kernels look codes up in that table (AVX-512 with permutes, AVX2 with a
+// gather) and multiply by the block's scale exactly as the scalar loop does
+// (the same fp32 operations in the same order), so all give the same bits.
 #pragma once
 
 #include <array>
@@ -30,7 +30,7 @@ class element_decoder {
  private:
   void scalar_block(std::span<const std::uint8_t> elements, double scale, std::size_t row0, std::size_t row1,
                     std::size_t col0, std::size_t col1, std::size_t cols, std::span<float> out) const;
-  bool avx512_fits(float tensor_scale, tensor_shape shape) const;
+  bool row_kernel_fits(float tensor_scale, tensor_shape shape) const;
   float scale_f(std::uint32_t code) const;  ///< scale_value(code) as a float (every scale value is one)
 
   scaled_options options_;
@@ -58,5 +58,8 @@ struct decode_row {
 };
 void decode_row_avx512(const decode_row& setup, const std::uint8_t* codes, const float* block_scales, std::size_t cols,
                        float* out);
+/// decode_row_avx512 on AVX2 (decode_avx2.cpp), bit for bit.
+void decode_row_avx2(const decode_row& setup, const std::uint8_t* codes, const float* block_scales, std::size_t cols,
+                     float* out);
 
 }  // namespace num::scaled_detail

@@ -65,7 +65,7 @@ void element_decoder::block(std::span<const std::uint8_t> elements, std::uint32_
 // encoding is a float), or where value × block scale is exact in fp32 so
 // that only the last product rounds (E2M1 values have 2 significant bits,
 // unsigned E4M3 scales 4: NVFP4). Packed FP4 rows must start on a byte.
-bool element_decoder::avx512_fits(float tensor_scale, tensor_shape shape) const {
+bool element_decoder::row_kernel_fits(float tensor_scale, tensor_shape shape) const {
   const scaled_format& f = options_.format;
   const bool exact_product = f.element == element_type::e2m1 && scale_type_of(f.rule) == scale_type::ue4m3;
   const bool tensor_scale_fits = tensor_scale == 1.0f || (exact_product && std::isfinite(tensor_scale));
@@ -87,7 +87,8 @@ void element_decoder::run(std::span<const std::uint8_t> elements, std::span<cons
     f(br * grid.tile_rows, std::min(shape.rows, (br + 1) * grid.tile_rows), bc * grid.tile_cols,
       std::min(shape.cols, (bc + 1) * grid.tile_cols));
   };
-  if (path != simd_path::avx512 || !avx512_fits(tensor_scale, shape)) {
+  const bool row_kernel = path == simd_path::avx512 || path == simd_path::avx2;
+  if (!row_kernel || !row_kernel_fits(tensor_scale, shape)) {
     for (std::size_t br = 0; br < grid.block_rows; ++br) {
       for (std::size_t bc = 0; bc < grid.block_cols; ++bc) {
         block_bounds(br, bc, [&](std::size_t r0, std::size_t r1, std::size_t c0, std::size_t c1) {
@@ -115,8 +116,13 @@ void element_decoder::run(std::span<const std::uint8_t> elements, std::span<cons
   setup.times_tensor_scale = tensor_scale != 1.0f;
   for (std::size_t r = 0; r < shape.rows; ++r) {
     const std::size_t first = r * shape.cols;
-    decode_row_avx512(setup, elements.data() + (packed_fp4 ? first / 2 : first),
-                      block_scales.data() + r / grid.tile_rows * grid.block_cols, shape.cols, out.data() + first);
+    const std::uint8_t* codes = elements.data() + (packed_fp4 ? first / 2 : first);
+    const float* row_scales = block_scales.data() + r / grid.tile_rows * grid.block_cols;
+    if (path == simd_path::avx2) {
+      decode_row_avx2(setup, codes, row_scales, shape.cols, out.data() + first);
+    } else {
+      decode_row_avx512(setup, codes, row_scales, shape.cols, out.data() + first);
+    }
   }
   // A NaN scale: the scalar loop's NaN, whatever the element.
   for (std::size_t b = 0; b < block_scales.size(); ++b) {
