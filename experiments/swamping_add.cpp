@@ -50,10 +50,6 @@ sample_summary stochastic_results(double x, std::uint64_t seed, int runs) {
   return summarize(results);
 }
 
-std::string value_and_error(double value, double x) {
-  return significant(value, 7) + " (" + signed_percent((value - x) / x, 1) + ")";
-}
-
 std::string python_line(double x, double result) {
   return fixed(x, 4) + " + 0.25 - 0.25 = " + fixed(result, 7) + ", relative error: " + signed_percent((result - x) / x, 1);
 }
@@ -71,34 +67,68 @@ table tutorial_table() {
   return t;
 }
 
+// x + 0.25 - 0.25 for each x of small_numbers in one format and mode: the
+// results (stochastic rounding: the mean of the runs), their relative
+// errors in %, and (stochastic only) the standard error of the mean in % of x.
+struct mode_row {
+  std::string format, rounding;
+  std::vector<double> result, error_percent, standard_error_percent;
+};
+
 template <num::format F>
-void add_mode_rows(table& t, const std::string& format_name, bool every_mode, const run_options& options,
-                   int stochastic_runs_count) {
+void add_mode_rows(std::vector<mode_row>& rows, const std::string& format_name, bool every_mode,
+                   const run_options& options, int stochastic_runs_count) {
   for (const num::rounding mode : num::all_roundings) {
     if (!every_mode && mode != num::rounding::nearest_even) continue;
-    std::vector<std::string> row{format_name, std::string(num::rounding_name(mode))};
-    if (mode == num::rounding::stochastic) row[1] += ", mean of " + std::to_string(stochastic_runs_count) + " runs +- standard error";
+    mode_row row{format_name, std::string(num::rounding_name(mode)), {}, {}, {}};
     for (const double x : small_numbers) {
+      double value = 0;
       if (mode != num::rounding::stochastic) {
-        row.push_back(value_and_error(static_cast<double>(add_then_subtract<F>(x, rounding_environment(mode)).result), x));
-        continue;
+        value = static_cast<double>(add_then_subtract<F>(x, rounding_environment(mode)).result);
+      } else {
+        const sample_summary s = stochastic_results<F>(x, options.seed, stochastic_runs_count);
+        value = s.mean;
+        row.standard_error_percent.push_back(100 * s.standard_deviation / std::sqrt(static_cast<double>(s.count)) / x);
       }
-      const sample_summary s = stochastic_results<F>(x, options.seed, stochastic_runs_count);
-      const double standard_error = s.standard_deviation / std::sqrt(static_cast<double>(s.count));
-      row.push_back(value_and_error(s.mean, x) + " +-" + fixed(100 * standard_error / x, 1) + "%");
+      row.result.push_back(value);
+      row.error_percent.push_back(100 * (value - x) / x);
     }
-    t.add_row(std::move(row));
+    rows.push_back(std::move(row));
   }
 }
 
-table modes_table(const run_options& options, int stochastic_runs) {
-  std::vector<std::string> columns{"format", "rounding"};
-  for (const double x : small_numbers) columns.push_back("x = " + significant(x, 6));
-  table t("modes", "x + 0.25 - 0.25 by format and rounding mode: result (relative error)", columns);
-  add_mode_rows<num::binary32>(t, "fp32", false, options, stochastic_runs);
-  add_mode_rows<num::binary16>(t, "fp16", true, options, stochastic_runs);
-  add_mode_rows<num::bfloat16_format>(t, "bf16", true, options, stochastic_runs);
-  return t;
+// The results, their relative errors and the stochastic rows' standard
+// errors as three tables of numbers (one quantity per cell, the unit in the
+// title and header).
+std::vector<table> mode_tables(const run_options& options, int stochastic_runs) {
+  std::vector<mode_row> rows;
+  add_mode_rows<num::binary32>(rows, "fp32", false, options, stochastic_runs);
+  add_mode_rows<num::binary16>(rows, "fp16", true, options, stochastic_runs);
+  add_mode_rows<num::bfloat16_format>(rows, "bf16", true, options, stochastic_runs);
+  std::vector<std::string> columns{"format", "rounding"}, error_columns = columns, se_columns{"format"};
+  for (const double x : small_numbers) {
+    columns.push_back("x = " + significant(x, 6));
+    error_columns.push_back("x = " + significant(x, 6) + " (%)");
+    se_columns.push_back("x = " + significant(x, 6) + " (%)");
+  }
+  const std::string runs = std::to_string(stochastic_runs);
+  table results("modes", "x + 0.25 - 0.25 by format and rounding mode (sr: the mean of " + runs + " runs)", columns);
+  table errors("modes-relative-error", "Relative error (result - x) / x of the results above, in %", error_columns);
+  table standard_errors("stochastic-standard-error",
+                        "sr: standard error of the mean of " + runs + " runs, in % of x", se_columns);
+  for (const mode_row& r : rows) {
+    std::vector<std::string> result_cells{r.format, r.rounding}, error_cells = result_cells, se_cells{r.format};
+    for (std::size_t i = 0; i < r.result.size(); ++i) {
+      result_cells.push_back(significant(r.result[i], 7));
+      error_cells.push_back(signed_percent_value(r.error_percent[i] / 100, 1));
+    }
+    results.add_row(std::move(result_cells));
+    errors.add_row(std::move(error_cells));
+    if (r.standard_error_percent.empty()) continue;
+    for (const double se : r.standard_error_percent) se_cells.push_back(fixed(se, 1));
+    standard_errors.add_row(std::move(se_cells));
+  }
+  return {results, errors, standard_errors};
 }
 
 std::vector<reference_check> published_checks() {
@@ -171,10 +201,10 @@ experiment_result run(const run_options& options) {
       "Inputs x and 0.25 are rounded to the format with nearest-even (NumPy's astype on the host); the addition "
       "and the subtraction round in the mode of the row.",
       "Stochastic rounding: 32 random bits; " + stochastic_runs_note(options.seed, stochastic_runs) +
-          "; each cell is the mean of the runs with its standard error.",
+          "; its cells are the mean of the runs, with the standard error in a table of its own.",
       "Relative error = (result - x) / x with x the exact decimal input, as the tutorial computes it."};
   r.tables.push_back(tutorial_table());
-  r.tables.push_back(modes_table(options, stochastic_runs));
+  for (table& t : mode_tables(options, stochastic_runs)) r.tables.push_back(std::move(t));
   r.findings = findings();
   r.checks = published_checks();
   return r;

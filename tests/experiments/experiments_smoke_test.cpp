@@ -141,7 +141,21 @@ TEST(SwampingAdd, Fp16ResultsAreTheHandDerivedOnes) {
   const table& modes = r.find_table("modes");
   EXPECT_EQ(modes.rows().size(), 1u + 7u + 7u);
   EXPECT_EQ(modes.cell(4, "rounding"), "ru");
-  EXPECT_EQ(modes.cell(4, "x = 0.0001").rfind("0.0002441406 ", 0), 0u);
+  EXPECT_EQ(modes.cell(4, "x = 0.0001"), "0.0002441406");
+  // (2^-12 - 0.0001) / 0.0001 = +144.1%; every cell one number.
+  const table& errors = r.find_table("modes-relative-error");
+  EXPECT_EQ(errors.cell(4, "x = 0.0001 (%)"), "+144.1");
+  const table& standard_errors = r.find_table("stochastic-standard-error");
+  ASSERT_EQ(standard_errors.rows().size(), 2u);  // fp16 and bf16
+  for (const table* t : {&modes, &errors, &standard_errors}) {
+    for (const auto& row : t->rows()) {
+      for (std::size_t c = t == &standard_errors ? 1 : 2; c < row.size(); ++c) {
+        std::size_t used = 0;
+        (void)std::stod(row[c], &used);
+        EXPECT_EQ(used, row[c].size()) << t->id() << ": " << row[c];
+      }
+    }
+  }
   EXPECT_EQ(r.checks.size(), 7u);
   EXPECT_FALSE(r.checks[0].matches);  // the tutorial's 0.0004833
   EXPECT_TRUE(r.checks.back().matches);
