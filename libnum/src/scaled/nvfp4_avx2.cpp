@@ -1,15 +1,17 @@
 // The AVX2 NVFP4 block kernel: hand-written SIMD is the product here, for
 // CPUs without AVX-512, under nvfp4_block_kernel.hpp's contract and bit for
-// bit the scalar path's results. It is the AVX-512 kernel's fast path
-// alone (nvfp4_avx512.cpp, nvfp4_quotient_avx512.hpp): each block's E4M3
+// bit the scalar path's results. Its fast path is the AVX-512 kernel's
+// (nvfp4_avx512.cpp, nvfp4_quotient_avx512.hpp): each block's E4M3
 // scale S = RNE_E4M3(amax / (6·s)) from one correctly rounded double
 // division, then its sixteen elements, two 8-lane vectors, rounded from the
 // approximate quotient y = RN32(|x| · RN32(RN64(1/D))) (D = S·s), which
 // rounds as the exact quotient does wherever y lies more than 8 fp32
 // patterns from every rounding boundary (nvfp4_quotient_avx512.hpp says
 // why). A block with a lane nearer than that (about 2^-16 of random lanes,
-// every lane of data already on its block's grid) is left to the scalar
-// path, where the AVX-512 kernel has an exact comparison path. Stochastic
+// every block of data already on its grid, and every block whose amax is
+// the tensor's, where |x| / D is 6) is rounded exactly instead: a double
+// division and the FMA remainder per element (exact_quotient_avx2.hpp, as
+// the fp32-scale kernel; the AVX-512 kernel compares with thresholds). Stochastic
 // rounding takes the AVX-512 kernel's exact way (a double division and an
 // FMA remainder per element, nvfp4_stochastic_avx2.hpp) with the array
 // kernels' AVX2 Philox words. The double and fp32 arithmetic takes the
@@ -29,6 +31,7 @@ bool nvfp4_avx2_usable() { return mxcsr_rounds_to_nearest() && !mxcsr_flushes_su
 
 // The AVX2 region opens after every other header (see avx2_region.hpp).
 #include "avx2_region.hpp"
+#include "exact_quotient_avx2.hpp"
 #include "kernels/philox_avx2.hpp"
 #include "mode_dispatch.hpp"
 #include "nvfp4_scale_avx2.hpp"
@@ -55,6 +58,7 @@ class nvfp4_blocks8 {
         s_(k.tensor_scale),
         six_s_(6.0 * static_cast<double>(k.tensor_scale)),
         after_rounding_(k.spec.tiny == tininess::after_rounding),
+        grid_(2, 0, 7, after_rounding_),
         // A flushed |x| counts as block underflow iff |x| > 6·s·2^-10 (its
         // own block's scale would not be zero, see scaled_quantize.cpp).
         own_nonzero_minus_one_(opaque8(splat8(above_pattern(six_s_ * 0x1p-10) - 1))),
@@ -74,7 +78,8 @@ class nvfp4_blocks8 {
     __m256i x[2], a[2];
     load(in, count, x, a);
     const block_plan plan = plan_of(amax_of(a));
-    if (plan.left || !quantize(x, a, plan, words, codes, values, scale, count)) return false;
+    if (plan.left) return false;
+    quantize(x, a, plan, words, codes, values, scale, count);
     elements_ += count;
     ++blocks_;
     if (plan.s.overflowed) ++scale_overflow_;
@@ -112,13 +117,13 @@ class nvfp4_blocks8 {
       plan.s = {plans.code[j], plans.value[j], (plans.overflowed >> j & 1u) != 0};
       plan.d = plans.d[j];
       plan.reciprocal = plans.reciprocal[j];
-      if ((plans.left >> j & 1u) != 0 ||
-          !quantize(x, a, plan, words == nullptr ? nullptr : words + 16 * j, codes + block_bytes * j,
-                    values == nullptr ? nullptr : values + 16 * j, scales[j], 16)) {
+      if ((plans.left >> j & 1u) != 0) {
         left.add(first + j);
-      } else {
-        done |= 1u << j;
+        continue;
       }
+      quantize(x, a, plan, words == nullptr ? nullptr : words + 16 * j, codes + block_bytes * j,
+               values == nullptr ? nullptr : values + 16 * j, scales[j], 16);
+      done |= 1u << j;
     }
     const auto quantized = static_cast<std::uint64_t>(__builtin_popcount(done));
     blocks_ += quantized;
@@ -129,24 +134,14 @@ class nvfp4_blocks8 {
   // A 2-D block's rows (nvfp4_tile, its scale already found: D nonzero),
   // each rounded as block() rounds a block's elements and counted as a block
   // of the kernel's own (run_tile counts the block itself); false, with
-  // nothing written or counted, where 1/D is not a normal fp32 or a lane of
-  // any row lies near a rounding boundary (stochastic rounding: never).
+  // nothing written or counted, where 1/D is not a normal fp32 (stochastic
+  // rounding: never).
   NUMLAB_INLINE bool tile(const nvfp4_kernel_setup& k, const nvfp4_tile& t) {
     block_plan plan{};
     plan.d = t.d;
     plan.reciprocal = static_cast<float>(1.0 / t.d);
     if (!stochastic && __builtin_bit_cast(std::uint32_t, plan.reciprocal) - 0x00800000u >= 0x7F000000u) return false;
     const std::size_t code_stride = packed_fp4_ ? t.stride / 2 : t.stride;
-    if constexpr (!stochastic) {
-      // Every row's check first: nothing of the block is written before.
-      for (std::size_t r = 0; r < t.rows; ++r) {
-        __m256i x[2], a[2], code, saturated, y;
-        load(t.in + r * t.stride, t.cols, x, a);
-        for (int i = 0; i < 2; ++i) {
-          if (!quotient_codes(x[i], a[i], _mm256_set1_ps(plan.reciprocal), code, saturated, y)) return false;
-        }
-      }
-    }
     for (std::size_t r = 0; r < t.rows; ++r) {
       __m256i x[2], a[2];
       load(t.in + r * t.stride, t.cols, x, a);
@@ -322,10 +317,9 @@ class nvfp4_blocks8 {
     return static_cast<std::uint32_t>(_mm256_cvtsi256_si32(amax));
   }
 
-  // The block's elements under its plan (not left): false, with nothing
-  // written or counted, where a lane lies near a rounding boundary. The
-  // caller counts the block, its elements and a scale that overflowed.
-  NUMLAB_INLINE bool quantize(const __m256i* x, const __m256i* a, const block_plan& plan, const std::uint32_t* words,
+  // The block's elements under its plan (not left). The caller counts the
+  // block, its elements and a scale that overflowed.
+  NUMLAB_INLINE void quantize(const __m256i* x, const __m256i* a, const block_plan& plan, const std::uint32_t* words,
                               std::uint8_t* codes, float* values, std::uint32_t& scale, std::size_t count) {
     __m256i code[2], inexact[2], saturated[2];
     if (plan.d == 0) {
@@ -345,22 +339,25 @@ class nvfp4_blocks8 {
     } else if constexpr (stochastic) {
       stochastic_codes(a, plan.d, words, code, inexact, saturated);
     } else {
-      // Both vectors' quotients checked at once, then their codes.
+      // Both vectors' quotients checked at once, then their codes; a block
+      // with a lane near a boundary takes the exact way.
       const __m256 reciprocal = _mm256_set1_ps(plan.reciprocal);
       const __m256i y[2] = {quotient(a[0], reciprocal), quotient(a[1], reciprocal)};
       const __m256i near = _mm256_or_si256(near_boundary(y[0]), near_boundary(y[1]));
-      if (!_mm256_testz_si256(near, near)) return false;
-      for (int i = 0; i < 2; ++i) {
-        codes_of(x[i], a[i], y[i], code[i], saturated[i]);
-        inexact[i] = nonzero(a[i]);  // saturated lanes among them
-      }
-      if (!underflow_) {
-        for (int i = 0; i < 2; ++i) underflow_ = underflow_ || any_tiny(x[i], y[i], inexact[i]);
+      if (!_mm256_testz_si256(near, near)) {
+        exact_codes(x, a, plan.d, code, inexact, saturated);
+      } else {
+        for (int i = 0; i < 2; ++i) {
+          codes_of(x[i], a[i], y[i], code[i], saturated[i]);
+          inexact[i] = nonzero(a[i]);  // saturated lanes among them
+        }
+        if (!underflow_) {
+          for (int i = 0; i < 2; ++i) underflow_ = underflow_ || any_tiny(x[i], y[i], inexact[i]);
+        }
       }
     }
     scale = plan.s.code;
     tally(x, a, code, inexact, saturated, codes, values, static_cast<float>(plan.s.value), count);
-    return true;
   }
 
   // The E2M1 magnitude codes of the block's sixteen |x| under stochastic
@@ -384,6 +381,31 @@ class nvfp4_blocks8 {
     }
   }
 
+  // The E2M1 magnitude codes of the block's sixteen |x| rounded exactly
+  // from |x| / D (a double division and the FMA remainder per element,
+  // exact_quotient_avx2.hpp), for a block whose y lies near a boundary in
+  // some lane; its inexact (saturated included) and saturated lanes; raises
+  // the underflow flag where a lane is tiny.
+  NUMLAB_INLINE void exact_codes(const __m256i* x, const __m256i* a, double d, __m256i* code, __m256i* inexact,
+                                 __m256i* saturated) {
+    const __m256d dv = _mm256_set1_pd(d);
+    for (int i = 0; i < 2; ++i) {
+      rounded_quotients4 quarter[2];
+      for (int q = 0; q < 2; ++q) {
+        const __m128i a_quarter = q == 0 ? _mm256_castsi256_si128(a[i]) : _mm256_extracti128_si256(a[i], 1);
+        const __m128i x_quarter = q == 0 ? _mm256_castsi256_si128(x[i]) : _mm256_extracti128_si256(x[i], 1);
+        const __m256i negative = _mm256_cmpgt_epi64(_mm256_setzero_si256(), _mm256_cvtepi32_epi64(x_quarter));
+        quarter[q] = round_quotients4<Mode>(_mm256_cvtps_pd(_mm_castsi128_ps(a_quarter)), negative, dv, grid_,
+                                            !underflow_);
+        if (quarter[q].tiny) underflow_ = true;
+      }
+      code[i] = join_quarters(quarter[0].code, quarter[1].code);
+      inexact[i] = join_quarters(_mm256_or_si256(quarter[0].inexact, quarter[0].saturated),
+                                 _mm256_or_si256(quarter[1].inexact, quarter[1].saturated));
+      saturated[i] = join_quarters(quarter[0].saturated, quarter[1].saturated);
+    }
+  }
+
   static NUMLAB_INLINE __m256i nonzero(__m256i a) {
     return _mm256_xor_si256(_mm256_cmpeq_epi32(a, _mm256_setzero_si256()), _mm256_set1_epi32(-1));
   }
@@ -402,17 +424,6 @@ class nvfp4_blocks8 {
     const __m256i large = _mm256_cmpgt_epi32(y, k_.large);
     const __m256i off_grid = _mm256_and_si256(_mm256_add_epi32(y, k_.eight), k_.grid);
     return _mm256_and_si256(large, _mm256_cmpeq_epi32(off_grid, _mm256_setzero_si256()));
-  }
-
-  // quotient() and codes_of() of eight |x|; false where a lane's y lies
-  // near a boundary.
-  NUMLAB_INLINE bool quotient_codes(__m256i x, __m256i a, __m256 reciprocal, __m256i& code, __m256i& saturated,
-                                    __m256i& y) const {
-    y = quotient(a, reciprocal);
-    const __m256i near = near_boundary(y);
-    if (!_mm256_testz_si256(near, near)) return false;
-    codes_of(x, a, y, code, saturated);
-    return true;
   }
 
   // The E2M1 magnitude codes (0..7) of eight |x| from their y (near no
@@ -556,6 +567,7 @@ class nvfp4_blocks8 {
   const double six_s_;
   const bool after_rounding_;
   const lane_constants k_;
+  const element_grid4 grid_;  // E2M1: 2 bits, emin 0, largest code 7 (6.0)
   // The pattern of the smallest |x| whose own block's scale is not zero,
   // less one: a > it iff a reaches it (patterns below 2^31).
   const __m256i own_nonzero_minus_one_;
