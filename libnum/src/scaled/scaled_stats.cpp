@@ -70,9 +70,14 @@ scaled_stats scaled_stats_of(std::span<const float> in, tensor_shape shape, cons
   // every shape and block size of the same values.
   scaled_detail::element_sums sums;
   const std::size_t n = in.size();
-  const std::size_t vectorized = resolve_simd_path(simd_path::automatic) == simd_path::avx512
-                                     ? scaled_detail::add_elements_avx512(in.data(), dequantized.data(), n, sums)
-                                     : 0;
+  std::size_t vectorized = 0;
+  switch (resolve_simd_path(simd_path::automatic)) {
+    case simd_path::avx512:
+      vectorized = scaled_detail::add_elements_avx512(in.data(), dequantized.data(), n, sums);
+      break;
+    case simd_path::avx2: vectorized = scaled_detail::add_elements_avx2(in.data(), dequantized.data(), n, sums); break;
+    default: break;
+  }
   for (std::size_t i = vectorized; i < n; ++i) {
     const float x = in[i], back = dequantized[i];
     const std::uint32_t m = std::bit_cast<std::uint32_t>(x) & magnitude_mask;

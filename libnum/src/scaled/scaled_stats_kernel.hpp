@@ -1,5 +1,5 @@
 // Internal: the element pass of scaled_stats_of (scaled_stats.cpp) and its
-// AVX-512 body (scaled_stats_avx512.cpp), which adds the same terms to the
+// AVX-512 and AVX2 bodies (scaled_stats_avx512.cpp, scaled_stats_avx2.cpp), which add the same terms to the
 // same partial sums in the same order, so both give the same bits.
 #pragma once
 
@@ -23,5 +23,9 @@ struct element_sums {
 /// where element 0 goes to lane 0; returns how many it added. Only called
 /// where the CPU runs AVX-512.
 std::size_t add_elements_avx512(const float* in, const float* dequantized, std::size_t n, element_sums& sums);
+
+/// add_elements_avx512 on AVX2 (scaled_stats_avx2.cpp), for [0, n - n mod 8),
+/// bit for bit. Only called where the CPU runs AVX2.
+std::size_t add_elements_avx2(const float* in, const float* dequantized, std::size_t n, element_sums& sums);
 
 }  // namespace num::scaled_detail
