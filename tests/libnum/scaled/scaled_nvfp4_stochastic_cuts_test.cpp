@@ -170,12 +170,13 @@ TEST(ScaledNvfp4StochasticCuts, KernelMatchesReferenceOnAndNearEveryCut) {
   }
 }
 
-// The inverse of an odd a modulo 2^64 (Newton's iteration, each step
-// doubling the correct low bits).
-std::uint64_t inverse_mod_2_64(std::uint64_t a) {
-  std::uint64_t inverse = a;  // right in the low 3 bits for odd a
-  for (int i = 0; i < 5; ++i) inverse *= 2 - a * inverse;
-  return inverse;
+// eps · a^-1 modulo 2^k, a odd (GMP's inverse, as near_cut_elements uses its powers).
+std::uint64_t times_inverse_mod_2k(std::uint64_t eps, std::uint64_t a, int k) {
+  const mpz_class modulus = mpz_class(1) << k;
+  mpz_class inverse;
+  mpz_invert(inverse.get_mpz_t(), mpz_class(static_cast<unsigned long>(a)).get_mpz_t(), modulus.get_mpz_t());
+  const mpz_class r = mpz_class(static_cast<unsigned long>(eps)) * inverse % modulus;
+  return static_cast<std::uint64_t>(r.get_ui());
 }
 
 // One element x = X · 2^e whose quotient Q = x / D by its block's decode
@@ -208,8 +209,7 @@ std::optional<correction_case> correction_case_for(std::uint64_t seed) {
   for (const std::uint64_t s_odd_block : {9u, 11u, 13u, 15u}) {
     for (std::uint64_t eps = 1; eps < 16; eps += 2) {
       for (int k = 36; k <= 40; ++k) {
-        const std::uint64_t mask = (std::uint64_t{1} << k) - 1;
-        const std::uint64_t s_odd = eps * inverse_mod_2_64(c_odd * s_odd_block) & mask;
+        const std::uint64_t s_odd = times_inverse_mod_2k(eps, c_odd * s_odd_block, k);
         if (s_odd >= (std::uint64_t{1} << 24)) continue;
         // Below 2^62: C_odd < 2^34, S_odd < 2^4, s_odd < 2^24.
         const std::uint64_t product = c_odd * s_odd_block * s_odd;
