@@ -13,7 +13,7 @@
 // division and the FMA remainder per element (exact_quotient_avx2.hpp, as
 // the fp32-scale kernel; the AVX-512 kernel compares with thresholds). Stochastic
 // rounding takes the AVX-512 kernel's exact way (a double division and an
-// FMA remainder per element, nvfp4_stochastic_avx2.hpp) with the array
+// FMA remainder per element, exact_quotient_avx2.hpp) with the array
 // kernels' AVX2 Philox words. The double and fp32 arithmetic takes the
 // MXCSR's rounding, which the dispatch has checked is to nearest, without
 // FTZ or DAZ (nvfp4_avx2_usable).
@@ -36,7 +36,6 @@ bool nvfp4_avx2_usable() { return mxcsr_rounds_to_nearest() && !mxcsr_flushes_su
 #include "mode_dispatch.hpp"
 #include "nvfp4_group_avx2.hpp"
 #include "nvfp4_scale_avx2.hpp"
-#include "nvfp4_stochastic_avx2.hpp"
 #include "philox_window.hpp"
 
 namespace num::scaled_detail {
@@ -246,7 +245,7 @@ class nvfp4_blocks8 {
         ++scale_underflow_;  // amax is nonzero: its scale rounded to zero
       }
     } else if constexpr (stochastic) {
-      stochastic_codes(a, plan.d, words, code, inexact, saturated);
+      exact_codes(x, a, plan.d, words, code, inexact, saturated);
     } else {
       // Both vectors' quotients checked at once, then their codes; a block
       // with a lane near a boundary takes the exact way.
@@ -254,7 +253,7 @@ class nvfp4_blocks8 {
       const __m256i y[2] = {quotient(a[0], reciprocal), quotient(a[1], reciprocal)};
       const __m256i near = _mm256_or_si256(near_boundary(y[0]), near_boundary(y[1]));
       if (!_mm256_testz_si256(near, near)) {
-        exact_codes(x, a, plan.d, code, inexact, saturated);
+        exact_codes(x, a, plan.d, nullptr, code, inexact, saturated);
       } else {
         for (int i = 0; i < 2; ++i) {
           codes_of(x[i], a[i], y[i], code[i], saturated[i]);
@@ -269,34 +268,14 @@ class nvfp4_blocks8 {
     tally(x, a, code, inexact, saturated, codes, values, static_cast<float>(plan.s.value), count);
   }
 
-  // The E2M1 magnitude codes of the block's sixteen |x| under stochastic
-  // rounding with D = `d` (nvfp4_stochastic_avx2.hpp), its inexact and
-  // saturated lanes; raises the underflow flag where a lane is tiny.
-  NUMLAB_INLINE void stochastic_codes(const __m256i* a, double d, const std::uint32_t* words, __m256i* code,
-                                      __m256i* inexact, __m256i* saturated) {
-    const __m256d dv = _mm256_set1_pd(d);
-    for (int i = 0; i < 2; ++i) {
-      nvfp4_stochastic_lanes4 quarter[2];
-      for (int q = 0; q < 2; ++q) {
-        const __m128i a_quarter = q == 0 ? _mm256_castsi256_si128(a[i]) : _mm256_extracti128_si256(a[i], 1);
-        const __m256i word =
-            _mm256_cvtepu32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(words + 8 * i + 4 * q)));
-        quarter[q] = nvfp4_stochastic_quarter(a_quarter, dv, word, top_bits_, !underflow_, after_rounding_);
-        if (!_mm256_testz_si256(quarter[q].tiny, quarter[q].tiny)) underflow_ = true;
-      }
-      code[i] = join_quarters(quarter[0].code, quarter[1].code);
-      inexact[i] = join_quarters(quarter[0].inexact, quarter[1].inexact);
-      saturated[i] = join_quarters(quarter[0].saturated, quarter[1].saturated);
-    }
-  }
-
   // The E2M1 magnitude codes of the block's sixteen |x| rounded exactly
   // from |x| / D (a double division and the FMA remainder per element,
-  // exact_quotient_avx2.hpp), for a block whose y lies near a boundary in
-  // some lane; its inexact (saturated included) and saturated lanes; raises
-  // the underflow flag where a lane is tiny.
-  NUMLAB_INLINE void exact_codes(const __m256i* x, const __m256i* a, double d, __m256i* code, __m256i* inexact,
-                                 __m256i* saturated) {
+  // exact_quotient_avx2.hpp): under stochastic rounding (with the block's
+  // random `words`), and for a block whose y lies near a boundary in some
+  // lane; its inexact (saturated included) and saturated lanes; raises the
+  // underflow flag where a lane is tiny.
+  NUMLAB_INLINE void exact_codes(const __m256i* x, const __m256i* a, double d, const std::uint32_t* words,
+                                 __m256i* code, __m256i* inexact, __m256i* saturated) {
     const __m256d dv = _mm256_set1_pd(d);
     for (int i = 0; i < 2; ++i) {
       rounded_quotients4 quarter[2];
@@ -304,8 +283,14 @@ class nvfp4_blocks8 {
         const __m128i a_quarter = q == 0 ? _mm256_castsi256_si128(a[i]) : _mm256_extracti128_si256(a[i], 1);
         const __m128i x_quarter = q == 0 ? _mm256_castsi256_si128(x[i]) : _mm256_extracti128_si256(x[i], 1);
         const __m256i negative = _mm256_cmpgt_epi64(_mm256_setzero_si256(), _mm256_cvtepi32_epi64(x_quarter));
+        random_bits4 random{};
+        if constexpr (stochastic) {
+          const __m256i word =
+              _mm256_cvtepu32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(words + 8 * i + 4 * q)));
+          random = {_mm256_and_si256(word, top_bits_)};
+        }
         quarter[q] = round_quotients4<Mode>(_mm256_cvtps_pd(_mm_castsi128_ps(a_quarter)), negative, dv, grid_,
-                                            !underflow_);
+                                            !underflow_, &random);
         if (quarter[q].tiny) underflow_ = true;
       }
       code[i] = join_quarters(quarter[0].code, quarter[1].code);
