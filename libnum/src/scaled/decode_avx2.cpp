@@ -3,8 +3,10 @@
 // loop): eight codes at a time looked up in the call's value table with one
 // gather, then multiplied by the block scale (and the tensor scale), the
 // scalar loop's fp32 operations in its order, so the same bits
-// (element_decoder.hpp). One gather serves every element width; the AVX-512
-// kernel's permutes and field decoding need its wider registers to pay.
+// (element_decoder.hpp). One gather serves every element width: the
+// simplest form, and measured enough (16M MXFP8 codes 19.5 -> 14.2 ms
+// against the scalar loop); the AVX-512 kernel's permutes and field
+// decoding were not tried on AVX2.
 #include <cstdint>
 
 #include "element_decoder.hpp"
