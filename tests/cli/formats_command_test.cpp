@@ -29,7 +29,6 @@ std::string line_of(const std::vector<std::string>& block, const std::string& la
   return {};
 }
 
-bool contains(const std::string& line, const std::string& part) { return line.find(part) != std::string::npos; }
 
 TEST(FormatsCommand, BuiltInExtremes) {
   const process_result r = run_numlab({"formats"});

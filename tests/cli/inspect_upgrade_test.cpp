@@ -22,7 +22,6 @@ namespace {
 using rundb_test::read_bytes;
 using rundb_test::scratch_dir;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // Marks a file as written with schema `version`.
 void set_version(const std::string& file, int version) {

@@ -91,6 +91,9 @@ inline process_result run_numlab(std::vector<std::string> args, std::string_view
   return run_process(argv, input);
 }
 
+/// Whether `part` occurs in `text`.
+inline bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+
 /// The lines of a text, without their newlines.
 inline std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "reference_codec.hpp"
 #include "run_process.hpp"
 
 namespace numlab::testing {
@@ -130,7 +131,7 @@ INSTANTIATE_TEST_SUITE_P(
         hand_case{"bf16_to_f64", "3F80", none, "3F80 3FF0000000000000 00", "1"}),
     case_name);
 
-bool is_f16_nan(std::uint32_t bits) { return (bits & 0x7C00) == 0x7C00 && (bits & 0x03FF) != 0; }
+using oracle::is_f16_nan;
 
 TEST(TestfloatCommand, InvalidOperationsGiveAQuietNanAndInvalid) {
   // TestFloat accepts any NaN here (without -checkNaNs), so the test does too.

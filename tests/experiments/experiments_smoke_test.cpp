@@ -14,6 +14,7 @@
 #include "experiments/experiment.hpp"
 #include "experiments/output.hpp"
 #include "rounding_oracle.hpp"
+#include "tiny_runs.hpp"
 
 namespace numlab::experiments {
 namespace {
@@ -22,14 +23,9 @@ using testing::bf16;
 using testing::fp16;
 using testing::round_nearest_even;
 
-run_options tiny_options() {
-  run_options o;
-  o.tiny = true;
-  o.seed = 1;
-  return o;
-}
-
-experiment_result run_tiny(const char* name) { return find_experiment(name).run(tiny_options()); }
+using testing::printf_g;
+using testing::run_tiny;
+using testing::tiny_options;
 
 std::size_t row_where(const table& t, const std::string& column, const std::string& value) {
   for (std::size_t r = 0; r < t.rows().size(); ++r) {
@@ -57,12 +53,6 @@ bool is_number_with_unit(const std::string& cell) {
     if (rest == unit) return true;
   }
   return false;
-}
-
-std::string printf_g(double x, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*g", digits, x);
-  return buffer;
 }
 
 TEST(ExperimentRegistry, NamesAreUniqueAndUnknownNamesAreRejected) {

@@ -11,25 +11,14 @@
 
 #include "experiments/experiment.hpp"
 #include "rounding_oracle.hpp"
+#include "tiny_runs.hpp"
 
 namespace numlab::experiments {
 namespace {
 
 using testing::fp16;
-
-experiment_result run_tiny(const char* name) {
-  run_options o;
-  o.tiny = true;
-  o.seed = 1;
-  return find_experiment(name).run(o);
-}
-
-std::string printf_g(double x, int digits) {
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*g", digits, x);
-  return buffer;
-}
+using testing::printf_g;
+using testing::run_tiny;
 
 /// fp16 nearest-even with overflow: beyond 65504 the oracle's rounding
 /// lands on 65536 or more, which fp16 cannot hold, so it is infinite.

@@ -22,7 +22,7 @@
 namespace lab {
 namespace {
 
-constexpr std::size_t batch = 40, in_features = 70, out_features = 24;
+constexpr std::size_t batch_rows = 40, in_features = 70, out_features = 24;
 
 class collecting_sink : public scale_sink {
  public:
@@ -48,7 +48,7 @@ struct traced_layer {
   }
   // One forward and backward at `step` on x (the same weight and gradient each time).
   void step(std::uint64_t step, const std::vector<float>& xv) {
-    tensor x({batch, in_features}), y, dy({batch, out_features}), dx;
+    tensor x({batch_rows, in_features}), y, dy({batch_rows, out_features}), dx;
     std::copy(xv.begin(), xv.end(), x.values().begin());
     std::copy(dyv.begin(), dyv.end(), dy.values().begin());
     std::copy(wv.begin(), wv.end(), d.parameters().front()->value.values().begin());
@@ -71,35 +71,35 @@ struct traced_layer {
   collecting_sink sink;
   dense d{"d", in_features, out_features};
   std::vector<float> wv = normal_values(out_features * in_features, 2, 0.1f);
-  std::vector<float> dyv = normal_values(batch * out_features, 3, 1e-4f);
+  std::vector<float> dyv = normal_values(batch_rows * out_features, 3, 1e-4f);
 };
 
 TEST(ScaleTrace, MxOperandStatisticsAreLibnumsOnTheOperandAndFollowTheSinksCadence) {
   traced_layer t("mxfp8");
-  const auto x = normal_values(batch * in_features, 1, 1.0f);
+  const auto x = normal_values(batch_rows * in_features, 1, 1.0f);
   t.step(0, x);
   t.step(1, x);
   ASSERT_EQ(t.sink.seen.size(), 6u);  // step 1 is not wanted
   const auto& o = t.find(0, "forward", gemm_operand::activation);
   num::scaled_options options;
   options.format = *num::find_scaled_format("mxfp8");
-  const auto expected = num::compute_scaled_stats(x, {batch, in_features}, options);
+  const auto expected = num::compute_scaled_stats(x, {batch_rows, in_features}, options);
   EXPECT_EQ(o.stats.counts, expected.counts);
   EXPECT_EQ(o.stats.scale_binades, expected.scale_binades);
   EXPECT_EQ(o.stats.noise_energy, expected.noise_energy);
   EXPECT_GT(o.stats.noise_energy, 0.0);
-  EXPECT_EQ(o.stats.counts.blocks, batch * 3);  // 70 = 32 + 32 + 6 along each row
+  EXPECT_EQ(o.stats.counts.blocks, batch_rows * 3);  // 70 = 32 + 32 + 6 along each row
   EXPECT_EQ(o.amax, largest_abs(x));
   EXPECT_FALSE(o.scale.has_value());
   EXPECT_TRUE(o.amax_history.empty());
-  EXPECT_EQ(t.find(0, "dgrad", gemm_operand::gradient).stats.counts.elements, batch * out_features);
+  EXPECT_EQ(t.find(0, "dgrad", gemm_operand::gradient).stats.counts.elements, batch_rows * out_features);
   // The policy's tally sums every quantization's counts, traced or not: the
   // input in forward and wgrad at both steps.
   num::scaled_options along_batch = options;
   std::vector<float> xt(x.size());
-  for (std::size_t i = 0; i < batch; ++i)
-    for (std::size_t f = 0; f < in_features; ++f) xt[f * batch + i] = x[i * in_features + f];
-  const auto wgrad = num::compute_scaled_stats(xt, {in_features, batch}, along_batch);
+  for (std::size_t i = 0; i < batch_rows; ++i)
+    for (std::size_t f = 0; f < in_features; ++f) xt[f * batch_rows + i] = x[i * in_features + f];
+  const auto wgrad = num::compute_scaled_stats(xt, {in_features, batch_rows}, along_batch);
   num::scaled_counts expected_tally;
   for (int step = 0; step < 2; ++step) {
     expected_tally += expected.counts;
@@ -110,7 +110,7 @@ TEST(ScaleTrace, MxOperandStatisticsAreLibnumsOnTheOperandAndFollowTheSinksCaden
 
 TEST(ScaleTrace, DelayedScalingReportsTheScaleItUsedAndTheHistoryMostRecentFirst) {
   traced_layer t("fp8-delayed");
-  const auto x0 = normal_values(batch * in_features, 1, 1.0f);
+  const auto x0 = normal_values(batch_rows * in_features, 1, 1.0f);
   auto x1 = x0, x2 = x0;
   for (auto& v : x1) v *= 4.0f;
   for (auto& v : x2) v *= 0.5f;
@@ -128,7 +128,7 @@ TEST(ScaleTrace, DelayedScalingReportsTheScaleItUsedAndTheHistoryMostRecentFirst
   num::scaled_options options;
   options.format = {num::element_type::e4m3, num::scale_rule::fp32_given, num::whole_tensor_block};
   options.given_scale = static_cast<float>(*o.scale);
-  const auto expected = num::compute_scaled_stats(x2, {batch, in_features}, options);
+  const auto expected = num::compute_scaled_stats(x2, {batch_rows, in_features}, options);
   // libnum counts a given scale's flushes as underflow to zero; the recipe
   // counts them as block underflow where the element's own fp32_amax scale
   // holds it: every one of these normal values (per_tensor_flush_counts_test).

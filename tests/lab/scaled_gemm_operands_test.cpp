@@ -24,7 +24,7 @@ namespace lab {
 namespace {
 
 // What scaled_gemm showed of one operand, copied.
-struct seen {
+struct operands_seen {
   num::tensor_shape shape;
   std::vector<float> values, dequantized;
   std::vector<std::uint32_t> scales;
@@ -39,12 +39,12 @@ std::vector<std::uint32_t> bits(std::span<const float> x) {
 
 // Runs g through scaled_gemm with both operands quantized by `options` (and
 // the Hadamard signs where given); returns what it showed of A and B.
-std::pair<seen, seen> run(const gemm_args& g, const num::scaled_options& options, std::span<const float> signs,
-                          scaled_gemm_scratch& scratch) {
+std::pair<operands_seen, operands_seen> run(const gemm_args& g, const num::scaled_options& options,
+                                            std::span<const float> signs, scaled_gemm_scratch& scratch) {
   operand_quantization q;
   q.options = options;
   q.hadamard_signs = signs;
-  std::vector<seen> shown;
+  std::vector<operands_seen> shown;
   const quantized_observer observe = [&](const quantized_operand& o) {
     shown.push_back({o.shape,
                      {o.values.begin(), o.values.end()},
@@ -77,7 +77,7 @@ std::vector<float> transformed_rows(const std::vector<float>& stored, std::size_
   return out;
 }
 
-void expect_reference_quantization(const seen& got, const std::vector<float>& values, num::tensor_shape shape,
+void expect_reference_quantization(const operands_seen& got, const std::vector<float>& values, num::tensor_shape shape,
                                    const num::scaled_options& o, const char* what) {
   SCOPED_TRACE(what);
   ASSERT_EQ(got.shape.rows, shape.rows);
@@ -116,7 +116,8 @@ TEST(ScaledGemmOperands, KContiguousOperandsAreHadamardTransformedWhileCopied) {
 
 // Both operands of two scaled_gemm calls, with a reused scratch and with a
 // fresh one, equal bit for bit and in size.
-void expect_same_operands(const std::pair<seen, seen>& reused, const std::pair<seen, seen>& fresh) {
+void expect_same_operands(const std::pair<operands_seen, operands_seen>& reused,
+                          const std::pair<operands_seen, operands_seen>& fresh) {
   for (const auto& [got, want] : {std::pair{&reused.first, &fresh.first}, std::pair{&reused.second, &fresh.second}}) {
     EXPECT_EQ(got->values.size(), want->values.size());
     EXPECT_EQ(bits(got->values), bits(want->values));

@@ -32,7 +32,7 @@ namespace {
 // Batch, input and output widths: every reduction dimension (in, out, batch)
 // crosses 128 and is no multiple of 16 or 32, so partial blocks, 128-wide
 // tiles and the Hadamard transform's short last run all occur.
-constexpr std::size_t batch = 136, in_features = 150, out_features = 133;
+constexpr std::size_t batch_rows = 136, in_features = 150, out_features = 133;
 
 // A copy of one quantized operand.
 struct seen_operand {
@@ -105,7 +105,7 @@ std::map<operand_key, seen_operand> run_step(precision_hook& hook, operand_recor
   rec.seen.clear();
   auto& kernel = *d.parameters().front();
   std::copy(t.w.begin(), t.w.end(), kernel.value.values().begin());
-  tensor x({batch, in_features}), y, dy({batch, out_features}), dx;
+  tensor x({batch_rows, in_features}), y, dy({batch_rows, out_features}), dx;
   std::copy(t.x.begin(), t.x.end(), x.values().begin());
   std::copy(t.dy.begin(), t.dy.end(), dy.values().begin());
   kernel.grad.zero();
@@ -173,15 +173,15 @@ TEST_P(ScaledRecipe, EveryGemmOperandIsLibnumsQuantizationAlongItsReductionDimen
   operand_recorder rec;
   precision_hook hook(policy, 11, &rec);
   dense d("d", in_features, out_features);
-  step_tensors t{normal_values(batch * in_features, 1, 1.0f), normal_values(out_features * in_features, 2, 0.05f),
-                 normal_values(batch * out_features, 3, 1e-3f)};
+  step_tensors t{normal_values(batch_rows * in_features, 1, 1.0f), normal_values(out_features * in_features, 2, 0.05f),
+                 normal_values(batch_rows * out_features, 3, 1e-3f)};
   std::vector<float> y;
   const auto seen = run_step(hook, rec, d, t, 0, &y);
   ASSERT_EQ(seen.size(), 6u);
 
   const auto wt = transpose(t.w, out_features, in_features);
-  const auto dyt = transpose(t.dy, batch, out_features);
-  const auto xt = transpose(t.x, batch, in_features);
+  const auto dyt = transpose(t.dy, batch_rows, out_features);
+  const auto xt = transpose(t.x, batch_rows, in_features);
   const auto given = [&](gemm_operand o) -> std::optional<float> {
     // Delayed scaling's first step: an empty history, scale 1 (TE's initial scale).
     if (recipe.per_tensor(o) && recipe.scaling == tensor_scaling::delayed) return 1.0f;
@@ -195,19 +195,19 @@ TEST_P(ScaledRecipe, EveryGemmOperandIsLibnumsQuantizationAlongItsReductionDimen
     expect_quantized_as_reference(it->second, values, shape, recipe.format(o), spec(o), given(o), what);
   };
   // forward: Y = X Wᵀ, reduced over in_features.
-  check(tensor_role::activation, gemm_operand::activation, t.x, {batch, in_features}, "forward X");
+  check(tensor_role::activation, gemm_operand::activation, t.x, {batch_rows, in_features}, "forward X");
   check(tensor_role::activation, gemm_operand::weight, t.w, {out_features, in_features}, "forward W");
   // dgrad: dX = dY W, reduced over out_features: W quantized along its columns.
-  check(tensor_role::grad_input, gemm_operand::gradient, t.dy, {batch, out_features}, "dgrad dY");
+  check(tensor_role::grad_input, gemm_operand::gradient, t.dy, {batch_rows, out_features}, "dgrad dY");
   check(tensor_role::grad_input, gemm_operand::weight, wt, {in_features, out_features}, "dgrad Wt");
   // wgrad: dW = dYᵀ X, reduced over the batch (after the Hadamard transform
   // where the recipe has it; its values are checked apart below).
   const bool hadamard = recipe.hadamard;
   const auto& wg_dy = seen.at({tensor_role::grad_weight, gemm_operand::gradient});
   const auto& wg_x = seen.at({tensor_role::grad_weight, gemm_operand::activation});
-  check(tensor_role::grad_weight, gemm_operand::gradient, hadamard ? wg_dy.values : dyt, {out_features, batch},
+  check(tensor_role::grad_weight, gemm_operand::gradient, hadamard ? wg_dy.values : dyt, {out_features, batch_rows},
         "wgrad dYt");
-  check(tensor_role::grad_weight, gemm_operand::activation, hadamard ? wg_x.values : xt, {in_features, batch},
+  check(tensor_role::grad_weight, gemm_operand::activation, hadamard ? wg_x.values : xt, {in_features, batch_rows},
         "wgrad Xt");
   if (hadamard) {
     EXPECT_NE(wg_dy.values, dyt);
@@ -222,11 +222,12 @@ TEST_P(ScaledRecipe, EveryGemmOperandIsLibnumsQuantizationAlongItsReductionDimen
   // the output is within fp32 summation error of their product in double.
   const auto& fx = seen.at({tensor_role::activation, gemm_operand::activation});
   const auto& fw = seen.at({tensor_role::activation, gemm_operand::weight});
-  for (std::size_t i = 0; i < batch; i += 17)
+  for (std::size_t i = 0; i < batch_rows; i += 17)
     for (std::size_t o = 0; o < out_features; o += 13) {
       double sum = 0.0, mag = 0.0;
       for (std::size_t p = 0; p < in_features; ++p) {
-        const double prod = static_cast<double>(fx.dequantized[i * in_features + p]) * fw.dequantized[o * in_features + p];
+        const double prod =
+            static_cast<double>(fx.dequantized[i * in_features + p]) * fw.dequantized[o * in_features + p];
         sum += prod;
         mag += std::fabs(prod);
       }
@@ -251,9 +252,9 @@ TEST(ScaledRecipeDelayed, TheSecondStepScalesFromTheFirstStepsAmaxHistory) {
   operand_recorder rec;
   precision_hook hook(policy, 5, &rec);
   dense d("d", in_features, out_features);
-  const step_tensors first{normal_values(batch * in_features, 1, 1.0f),
+  const step_tensors first{normal_values(batch_rows * in_features, 1, 1.0f),
                            normal_values(out_features * in_features, 2, 0.05f),
-                           normal_values(batch * out_features, 3, 1e-3f)};
+                           normal_values(batch_rows * out_features, 3, 1e-3f)};
   // The second step's tensors are 8 times smaller: current scaling would
   // scale them 8 times finer than the history does.
   step_tensors second = first;
@@ -268,9 +269,9 @@ TEST(ScaledRecipeDelayed, TheSecondStepScalesFromTheFirstStepsAmaxHistory) {
     const std::vector<float>& before;
     num::tensor_shape shape;
   } cases[] = {
-      {gemm_operand::activation, tensor_role::activation, second.x, first.x, {batch, in_features}},
+      {gemm_operand::activation, tensor_role::activation, second.x, first.x, {batch_rows, in_features}},
       {gemm_operand::weight, tensor_role::activation, second.w, first.w, {out_features, in_features}},
-      {gemm_operand::gradient, tensor_role::grad_input, second.dy, first.dy, {batch, out_features}},
+      {gemm_operand::gradient, tensor_role::grad_input, second.dy, first.dy, {batch_rows, out_features}},
   };
   for (const auto& c : cases) {
     const auto& got = seen.at({c.gemm, c.operand});

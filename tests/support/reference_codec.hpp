@@ -153,4 +153,7 @@ inline std::vector<std::uint32_t> special_values(const num::format& f) {
   return values;
 }
 
+/// Whether a binary16 pattern is a NaN: exponent field all ones, fraction nonzero.
+inline bool is_f16_nan(std::uint32_t bits) { return (bits & 0x7C00) == 0x7C00 && (bits & 0x03FF) != 0; }
+
 }  // namespace oracle

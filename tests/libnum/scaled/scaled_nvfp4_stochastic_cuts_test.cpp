@@ -35,7 +35,7 @@ namespace {
 using scaled_ref::rational;
 
 // E4M3 block scales with 1 to 4 significant bits.
-const double block_scales[] = {1.0, 1.5, 1.125, 0.8125, 3.75};
+const double cut_block_scales[] = {1.0, 1.5, 1.125, 0.8125, 3.75};
 
 // The fp32 value of `v` if it has one.
 std::optional<float> exact_float(const rational& v) {
@@ -105,7 +105,7 @@ std::vector<float> tensor_for(float tensor_amax, std::size_t& near_count, std::s
   const rational s = scaled_ref::nvfp4_tensor_scale(scaled_ref::of_float(tensor_amax));
   std::vector<float> in;
   const std::vector<rational> quotients = cut_quotients();
-  for (const double block_scale : block_scales) {
+  for (const double block_scale : cut_block_scales) {
     const rational d = rational(block_scale) * s;
     std::vector<float> elements;
     for (const rational& q : quotients) {
