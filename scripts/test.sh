@@ -31,5 +31,10 @@ configure_build_test build -DCMAKE_BUILD_TYPE=Release
 # speed, and line tables are all a sanitizer report needs; with -O2 -g the
 # instrumented compiles took three times as long (a lab test file: 36.5 s
 # against 11.4 s on the 2-core CI-sized machine), most of the CI's time.
+# Without --slow it runs no slow test, so it leaves their programs out (the
+# plain build still compiles them).
+slow_programs=OFF
+[ "$slow" = 1 ] && slow_programs=ON
 configure_build_test build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNUMLAB_SANITIZE=ON -DNUMLAB_BUILD_BENCH=OFF \
+  -DNUMLAB_BUILD_SLOW_TESTS=$slow_programs \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
