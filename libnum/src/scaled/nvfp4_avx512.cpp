@@ -499,20 +499,25 @@ void nvfp4_blocks_avx512(const nvfp4_kernel_setup& k, const nvfp4_run& run, scal
   }
 }
 
-float finite_amax_avx512(const float* in, std::size_t n) {
+amax_scan scan_amax_avx512(const float* in, std::size_t n) {
   __m512i amax = _mm512_setzero_si512();
   const __m512i magnitude = splat(0x7FFFFFFF), infinity = splat(0x7F800000);
+  __mmask16 special = 0;
   std::size_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const __m512i a = _mm512_and_si512(_mm512_loadu_si512(in + i), magnitude);
-    amax = _mm512_mask_max_epu32(amax, _mm512_cmplt_epu32_mask(a, infinity), amax, a);
+    const __mmask16 finite = _mm512_cmplt_epu32_mask(a, infinity);
+    amax = _mm512_mask_max_epu32(amax, finite, amax, a);
+    special |= static_cast<__mmask16>(~finite);
   }
   if (i < n) {
     const auto tail = static_cast<__mmask16>((1u << (n - i)) - 1);
     const __m512i a = _mm512_and_si512(_mm512_maskz_loadu_epi32(tail, in + i), magnitude);
-    amax = _mm512_mask_max_epu32(amax, _mm512_cmplt_epu32_mask(a, infinity), amax, a);
+    const __mmask16 finite = _mm512_cmplt_epu32_mask(a, infinity);
+    amax = _mm512_mask_max_epu32(amax, finite, amax, a);
+    special |= static_cast<__mmask16>(~finite & tail);
   }
-  return __builtin_bit_cast(float, _mm512_reduce_max_epu32(amax));
+  return {__builtin_bit_cast(float, _mm512_reduce_max_epu32(amax)), special != 0};
 }
 
 }  // namespace num::scaled_detail

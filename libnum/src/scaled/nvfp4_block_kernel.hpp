@@ -82,9 +82,15 @@ bool nvfp4_tile_avx2(const nvfp4_kernel_setup& setup, const nvfp4_tile& tile, sc
 /// takes the MXCSR's rounding.
 bool nvfp4_avx2_usable();
 
-/// The largest finite |x| of in[0..n) (0 when none), as the scalar loop gives it.
-float finite_amax_avx512(const float* in, std::size_t n);
-/// finite_amax_avx512 on AVX2 (amax_avx2.cpp).
-float finite_amax_avx2(const float* in, std::size_t n);
+/// What a block's scale is computed from: the largest finite |x| of its
+/// values (0 when none), and whether NaN or inf is among them.
+struct amax_scan {
+  float amax = 0;
+  bool special = false;
+};
+/// amax_scan of in[0..n), as the scalar loop gives it.
+amax_scan scan_amax_avx512(const float* in, std::size_t n);
+/// scan_amax_avx512 on AVX2 (amax_avx2.cpp).
+amax_scan scan_amax_avx2(const float* in, std::size_t n);
 
 }  // namespace num::scaled_detail

@@ -71,26 +71,29 @@ void scaled_detail::check_options(const scaled_options& o) {
 namespace {
 
 
-// On the bit patterns of |x| (which order like the magnitudes), a loop the
-// compiler vectorises; NaN and inf patterns are skipped.
-float finite_amax(std::span<const float> in) {
-  std::uint32_t amax = 0;
+// The amax_scan of `in` on `path`. The scalar loop runs on the bit patterns
+// of |x|, which order like the magnitudes; NaN and inf patterns are skipped.
+scaled_detail::amax_scan scan_amax(std::span<const float> in, simd_path path) {
+  switch (path) {
+    case simd_path::avx512: return scaled_detail::scan_amax_avx512(in.data(), in.size());
+    case simd_path::avx2: return scaled_detail::scan_amax_avx2(in.data(), in.size());
+    default: break;
+  }
+  std::uint32_t amax = 0, special = 0;
   for (float x : in) {
     const std::uint32_t magnitude = std::bit_cast<std::uint32_t>(x) & 0x7FFFFFFFu;
-    amax = magnitude < 0x7F800000u && magnitude > amax ? magnitude : amax;
+    const bool finite = magnitude < 0x7F800000u;
+    amax = finite && magnitude > amax ? magnitude : amax;
+    special |= finite ? 0u : 1u;
   }
-  return std::bit_cast<float>(amax);
+  return {std::bit_cast<float>(amax), special != 0};
 }
 
 // The amax NVFP4's tensor scale comes from: o.tensor_amax where given, else
 // the largest finite |x| of `in` (0 when none).
 float tensor_amax(std::span<const float> in, const scaled_options& o) {
   if (!std::isnan(o.tensor_amax)) return o.tensor_amax;
-  switch (resolve_simd_path(o.path)) {
-    case simd_path::avx512: return scaled_detail::finite_amax_avx512(in.data(), in.size());
-    case simd_path::avx2: return scaled_detail::finite_amax_avx2(in.data(), in.size());
-    default: return finite_amax(in);
-  }
+  return scan_amax(in, resolve_simd_path(o.path)).amax;
 }
 
 // One block's elements, as the (row, col) ranges of the tensor.
@@ -130,6 +133,7 @@ class block_quantizer {
       case scale_rule::mx_rceil: lone_scale_fits_above_ = max_elem * 0x1p-128; break;
       default: lone_scale_fits_above_ = std::ldexp(1.0, element_emax(o.format.element) - 127); break;
     }
+    scan_path_ = resolve_simd_path(o.path);
     const scale_rule rule = o.format.rule;
     const bool fp32_rule =
         rule == scale_rule::fp32_amax || rule == scale_rule::fp32_amax_pow2 || rule == scale_rule::fp32_given;
@@ -165,19 +169,16 @@ class block_quantizer {
 
   // Quantizes one block into `elements`, returning its scale code.
   std::uint32_t run(const block_span& b, std::size_t cols, std::span<std::uint8_t> elements, scaled_result& result) {
-    // On the bit patterns of |x| (which order like the magnitudes), loops the
-    // compiler vectorises.
-    std::uint32_t amax_bits = 0, special_bits = 0;
+    // Row segments shorter than a few vectors stay on the inlined scalar loop.
+    const std::size_t width = b.col1 - b.col0;
+    const simd_path scan_path = width >= 64 ? scan_path_ : simd_path::scalar;
+    float amax = 0;
+    bool special = false;
     for (std::size_t r = b.row0; r < b.row1; ++r) {
-      for (std::size_t i = r * cols + b.col0; i < r * cols + b.col1; ++i) {
-        const std::uint32_t magnitude = std::bit_cast<std::uint32_t>(in_[i]) & 0x7FFFFFFFu;
-        const bool finite = magnitude < 0x7F800000u;
-        amax_bits = finite && magnitude > amax_bits ? magnitude : amax_bits;
-        special_bits |= finite ? 0u : 1u;
-      }
+      const scaled_detail::amax_scan row = scan_amax(in_.subspan(r * cols + b.col0, width), scan_path);
+      amax = std::max(amax, row.amax);
+      special = special || row.special;
     }
-    const float amax = std::bit_cast<float>(amax_bits);
-    const bool special = special_bits != 0;
     ++result.counts.blocks;
     if (special && o_.specials == special_block_policy::nan_scale) {
       ++result.counts.nan_scale_blocks;
@@ -319,6 +320,7 @@ class block_quantizer {
   double nvfp4_lone_zero_below_ = 0;
   double lone_scale_fits_above_ = 0;
   simd_path fp32_kernel_ = simd_path::scalar;
+  simd_path scan_path_ = simd_path::scalar;  // where long row segments' amax is scanned
   bool nvfp4_tiles_ = false;
   bool nvfp4_tiles_avx2_ = false;  // on the AVX2 kernel, else the AVX-512 one
   scaled_detail::nvfp4_kernel_setup nvfp4_setup_;

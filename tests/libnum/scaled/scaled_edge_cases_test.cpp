@@ -9,6 +9,7 @@
 #include <limits>
 #include <vector>
 
+#include "scaled_path_compare.hpp"
 #include "scaled_run.hpp"
 
 namespace {
@@ -176,6 +177,29 @@ TEST(ScaledEdgeCases, Fp8PerTensorCurrentScalingAndMargin) {
   const auto m = run({448.0f, -1.0f, 0.5f}, o);
   EXPECT_EQ(m.scales[0], 0x40000000u);  // 2
   EXPECT_EQ(m.codes[0], 0x76u);         // 224 = 1.75·2^7
+}
+
+TEST(ScaledEdgeCases, Fp8PerTensorAmaxAndSpecialsAnywhereInALongRow) {
+  // One block of 100 values: whole vectors and a tail on every path's amax scan.
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  std::vector<num::simd_path> paths = scaled_test::mx_kernel_paths();
+  paths.push_back(num::simd_path::scalar);
+  for (const num::simd_path path : paths) {
+    auto o = options_for("fp8-tensor");
+    o.path = path;
+    for (std::size_t p = 0; p < 100; ++p) {
+      std::vector<float> in(100, 1.0f);
+      in[p] = -896.0f;
+      const auto q = run(in, o);
+      EXPECT_EQ(q.scales[0], 0x40000000u) << p;  // 896 / 448 = 2
+      EXPECT_EQ(q.codes[p], 0xFEu) << p;          // -448: sign, exponent 1111, mantissa 110
+      EXPECT_EQ(q.result.counts.nan_scale_blocks, 0u) << p;
+      in[p] = p % 2 == 0 ? nan : -inf;
+      const auto special = run(in, o);
+      EXPECT_EQ(special.result.counts.nan_scale_blocks, 1u) << p;
+      EXPECT_TRUE(std::isnan(special.decoded[(p + 1) % 100])) << p;
+    }
+  }
 }
 
 }  // namespace
