@@ -43,9 +43,13 @@ using random_window8 = philox_window<kernels::philox_avx2_isa>;
 
 // --- The block loop, one instantiation per rounding mode ---
 
-// Int8: MX INT8 elements (nearest-even only).
-template <rounding Mode, bool Int8>
+// Int8: MX INT8 elements (nearest-even only). FusedValues (nearest-even
+// floating-point elements, dequantized values wanted): the values come from
+// the rounding's own result (mx_lanes8::value), the codes are not made.
+template <rounding Mode, bool Int8, bool FusedValues = false>
 class mx_blocks8 {
+  static_assert(!FusedValues || (Mode == rounding::nearest_even && !Int8));
+
  public:
   // Every constant of the loop is a member here, not read through `k`, so
   // the byte stores cannot make the compiler reload it.
@@ -280,7 +284,8 @@ class mx_blocks8 {
   // masks are spent before the next is rounded, the underflow flag's test
   // included, so that only the codes stay live.
   template <bool Watch, class Scales>
-  NUMLAB_INLINE void round_lanes(const input& v, const Scales& s, const __m256i* done, __m256i* codes) {
+  NUMLAB_INLINE void round_lanes(const input& v, const Scales& s, const __m256i* done, __m256i* codes,
+                                 __m256* fused_values) {
     // Unrolled: a loop kept the vectors in arrays on the stack (GCC 12).
 #pragma GCC unroll 4
     for (int i = 0; i < 4; ++i) {
@@ -304,6 +309,7 @@ class mx_blocks8 {
       saturated_ = _mm256_sub_epi32(saturated_, overflow);
       flushed_ = _mm256_sub_epi32(flushed_, flushed);
       codes[i] = r.code;
+      if constexpr (FusedValues) fused_values[i] = r.value;
       if constexpr (Watch && !Int8) {  // INT8 has no underflow
         if (!underflow_ && !_mm256_testz_si256(inexact, inexact)) {
           underflow_ = any_tiny8(k_, x, inexact, _mm256_add_epi32(s.exponent_of(i), emin_minus_emax_), words);
@@ -318,16 +324,17 @@ class mx_blocks8 {
   NUMLAB_INLINE void emit(const input& v, const uniform_scale& s, std::size_t count, std::uint8_t* codes,
                           float* values) {
     __m256i code[4];
-    round_lanes<Watch>(v, s, nullptr, code);  // lanes past a partial block are zeros: nothing to count
+    __m256 fused[4];
+    round_lanes<Watch>(v, s, nullptr, code, fused);  // lanes past a partial block are zeros: nothing to count
     elements_ += count;
-    if (values != nullptr) {
+    if (FusedValues || values != nullptr) {
       // A partial block's values go through a buffer: vmaskmovps stores
       // cost several times a store on the AMD Zen 3 this was measured on.
       alignas(32) float buffer[32];
       float* out = Partial ? buffer : values;
 #pragma GCC unroll 4
       for (int i = 0; i < 4; ++i) {
-        _mm256_storeu_ps(out + 8 * i, _mm256_mul_ps(decode(code[i]), _mm256_castsi256_ps(s.x_bits)));
+        _mm256_storeu_ps(out + 8 * i, _mm256_mul_ps(value_of(code[i], fused[i]), _mm256_castsi256_ps(s.x_bits)));
       }
       if constexpr (Partial) __builtin_memcpy(values, buffer, count * sizeof(float));
       return;
@@ -349,7 +356,8 @@ class mx_blocks8 {
     const __m256i done_lanes[4] = {lanes_of_bits(done), lanes_of_bits(done >> 8), lanes_of_bits(done >> 16),
                                    lanes_of_bits(done >> 24)};
     __m256i code[4];
-    round_lanes<true>(v, s, done_lanes, code);
+    __m256 fused[4];
+    round_lanes<true>(v, s, done_lanes, code, fused);
     std::size_t taken_rows = 0;
     for (std::size_t row = 0; row < rows; ++row) taken_rows += (left >> row & 1u) == 0 ? 1 : 0;
     elements_ += taken_rows * cols_;
@@ -357,11 +365,11 @@ class mx_blocks8 {
     alignas(32) unsigned char buffer[32 * sizeof(float)];
     std::size_t row_bytes = 0;
     unsigned char* out = nullptr;
-    if (values != nullptr) {
+    if (FusedValues || values != nullptr) {
 #pragma GCC unroll 4
       for (int i = 0; i < 4; ++i) {
         _mm256_store_ps(reinterpret_cast<float*>(buffer) + 8 * i,
-                        _mm256_mul_ps(decode(code[i]), _mm256_castsi256_ps(s.x_bits[i])));
+                        _mm256_mul_ps(value_of(code[i], fused[i]), _mm256_castsi256_ps(s.x_bits[i])));
       }
       row_bytes = cols_ * sizeof(float);
       out = reinterpret_cast<unsigned char*>(values);
@@ -389,6 +397,15 @@ class mx_blocks8 {
       for (int i = 0; i < 4; ++i) {
         lanes[i] = _mm256_i32gather_epi32(reinterpret_cast<const int*>(per_row), row_of_lane_[i], 4);
       }
+    }
+  }
+
+  // A lane's element value: the rounding's own (FusedValues), else its code's.
+  NUMLAB_INLINE __m256 value_of(__m256i code, __m256 fused) const {
+    if constexpr (FusedValues) {
+      return fused;
+    } else {
+      return decode(code);
     }
   }
 
@@ -437,9 +454,9 @@ struct watching {
   static constexpr bool value = Watch;
 };
 
-template <rounding Mode, bool Int8 = false>
+template <rounding Mode, bool Int8 = false, bool FusedValues = false>
 void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& result, left_blocks& left) {
-  mx_blocks8<Mode, Int8> kernel(k);
+  mx_blocks8<Mode, Int8, FusedValues> kernel(k);
   // Locals, so the compiler need not reload them after each store.
   const float* in = run.in;
   std::uint8_t* codes = run.codes;
@@ -489,9 +506,9 @@ void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& resu
   kernel.add_to(result);
 }
 
-template <rounding Mode, bool Int8 = false>
+template <rounding Mode, bool Int8 = false, bool FusedValues = false>
 void run_short_rows(const mx_kernel_setup& k, const mx_short_rows& run, scaled_result& result, left_blocks& left) {
-  mx_blocks8<Mode, Int8> kernel(k);
+  mx_blocks8<Mode, Int8, FusedValues> kernel(k);
   kernel.use_short_rows(run.cols);
   const std::size_t group = kernel.group_rows(), cols = run.cols;
   const float* in = run.in;
@@ -526,11 +543,17 @@ void run_short_rows(const mx_kernel_setup& k, const mx_short_rows& run, scaled_r
 
 void mx_short_rows_avx2(const mx_kernel_setup& k, const mx_short_rows& run, scaled_result& result, left_blocks& left) {
   if (k.int8) return run_short_rows<rounding::nearest_even, true>(k, run, result, left);  // nearest-even only
+  if (k.spec.mode == rounding::nearest_even && run.values != nullptr) {
+    return run_short_rows<rounding::nearest_even, false, true>(k, run, result, left);
+  }
   with_mode(k.spec.mode, [&](auto mode) { run_short_rows<mode.value>(k, run, result, left); });
 }
 
 void mx_blocks_avx2(const mx_kernel_setup& k, const mx_run& run, scaled_result& result, left_blocks& left) {
   if (k.int8) return run_blocks<rounding::nearest_even, true>(k, run, result, left);  // nearest-even only
+  if (k.spec.mode == rounding::nearest_even && run.values != nullptr) {
+    return run_blocks<rounding::nearest_even, false, true>(k, run, result, left);
+  }
   with_mode(k.spec.mode, [&](auto mode) { run_blocks<mode.value>(k, run, result, left); });
 }
 

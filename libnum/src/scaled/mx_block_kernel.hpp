@@ -23,6 +23,7 @@ namespace num::scaled_detail {
 struct mx_kernel_setup {
   int precision = 0, emin = 0, emax = 0, bias = 0, element_bits = 8;
   std::uint32_t max_code = 0;              ///< largest finite magnitude code
+  float max_value = 0;                     ///< its value (floating-point elements)
   scale_rule rule = scale_rule::mx_floor;  ///< mx_floor, mx_rceil or mx_even
   std::uint32_t max_fraction = 0;          ///< the fraction field of the element's max as fp32 (RCEIL)
   round_spec spec{};

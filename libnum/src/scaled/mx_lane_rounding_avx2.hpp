@@ -16,9 +16,12 @@ namespace {
 
 /// Eight lanes' element codes (sign in the element's top bit; INT8's two's
 /// complement byte) and which lanes were inexact, saturated, and flushed to
-/// zero though nonzero (all-ones lanes).
+/// zero though nonzero (all-ones lanes); nearest_even8 also gives each
+/// lane's element value (signed, saturated, in units of the block scale),
+/// which the fused dequantization uses instead of decoding the code.
 struct mx_lanes8 {
   __m256i code, inexact, overflow, flushed;
+  __m256 value{};
 };
 
 /// The rounding of one element format and mode; its constants are members
@@ -41,6 +44,7 @@ class mx_lane_rounding8 {
         emin_field_(splat8(static_cast<std::uint32_t>(127 + k.emin))),
         cut_base_(splat8(static_cast<std::uint32_t>(23 - k.precision + 127 + k.emin))),
         int8_negative_limit_(splat8(k.int8_symmetric ? 127 : 128)),
+        max_value_(_mm256_set1_ps(k.max_value)),
         fields_(k.element_bits, k.precision - 1, k.bias),
         one_(opaque8(splat8(1))),
         all_ones_(opaque8(splat8(0xFFFFFFFFu))),
@@ -133,16 +137,20 @@ class mx_lane_rounding8 {
     const __m256i kept = _mm256_sub_epi32(_mm256_castps_si256(sum), c_bits);
     const __m256 rounded = _mm256_sub_ps(sum, c);  // exact
     const __m256i changed = _mm256_castps_si256(_mm256_cmp_ps(rounded, y, _CMP_NEQ_UQ));
+    mx_lanes8 out;
+    // The code is the element's encoding of `rounded`, and encodings order
+    // as their values: code > max_code iff rounded > max_value, code 0 iff
+    // rounded 0. Read off `rounded`, the counts leave the code's arithmetic
+    // to the code path alone (the fused dequantization needs only values).
+    out.overflow = _mm256_castps_si256(_mm256_cmp_ps(rounded, max_value_, _CMP_GT_OQ));
+    const __m256i zero = _mm256_setzero_si256();
+    out.flushed = _mm256_andnot_si256(_mm256_cmpeq_epi32(a, zero),
+                                      _mm256_castps_si256(_mm256_cmp_ps(rounded, _mm256_setzero_ps(), _CMP_EQ_OQ)));
+    out.inexact = _mm256_or_si256(_mm256_or_si256(changed, out.flushed), out.overflow);
+    out.value = _mm256_or_ps(_mm256_min_ps(rounded, max_value_), _mm256_castsi256_ps(_mm256_and_si256(x, sign_flip_)));
     // code = kept + (max(E_y, E_emin) - E_emin) · 2^(p-1), from C's field.
     const __m256i field = _mm256_sub_epi32(_mm256_srl_epi32(c_bits, normal_shift_count_), c_field_offset_);
-    mx_lanes8 out;
-    __m256i code = _mm256_add_epi32(field, kept);
-    out.overflow = _mm256_cmpgt_epi32(code, max_code_);
-    code = _mm256_min_epi32(code, max_code_);
-    const __m256i zero = _mm256_setzero_si256();
-    out.flushed = _mm256_andnot_si256(_mm256_cmpeq_epi32(a, zero), _mm256_cmpeq_epi32(code, zero));
-    out.inexact = _mm256_or_si256(_mm256_or_si256(changed, out.flushed), out.overflow);
-    out.code = with_sign(x, code);
+    out.code = with_sign(x, _mm256_min_epi32(_mm256_add_epi32(field, kept), max_code_));
     return out;
   }
 
@@ -192,6 +200,7 @@ class mx_lane_rounding8 {
   const __m256i c_field_offset_;
   const __m256i emin_field_, cut_base_;  // round8's: y's field of 2^emin, and 23 - p plus it
   const __m256i int8_negative_limit_;
+  const __m256 max_value_;  // the element's largest finite value (max_code's)
   const element_fields8 fields_;  // decode8's
   // Literal constants, opaque (avx2_region.hpp).
   const __m256i one_, all_ones_, fraction_bits_, hidden_bit_, exponent_bits_, sign_flip_, not_sign_;

@@ -397,7 +397,8 @@ scaled_detail::mx_kernel_setup mx_setup(const scaled_options& o) {
   }
   k.element_bits = element_bits(o.format.element);
   k.rule = o.format.rule;
-  k.max_fraction = std::bit_cast<std::uint32_t>(static_cast<float>(element_max(o.format.element))) & 0x7FFFFFu;
+  k.max_value = static_cast<float>(element_max(o.format.element));  // exact in fp32
+  k.max_fraction = std::bit_cast<std::uint32_t>(k.max_value) & 0x7FFFFFu;
   k.spec = o.spec;
   k.seed = o.seed;
   k.stream = o.stream;
