@@ -96,8 +96,10 @@ void quantize_then_dequantize(benchmark::State& state, const char* name) {
   items(state);
 }
 
-void quantize_dequantize_fused(benchmark::State& state, const char* name) {
-  const num::scaled_options o = operand_options(name);
+void quantize_dequantize_fused(benchmark::State& state, const char* name,
+                               num::rounding mode = num::rounding::nearest_even) {
+  num::scaled_options o = operand_options(name);
+  o.spec.mode = mode;
   const std::vector<float>& in = bench::realistic_data();
   std::vector<std::uint32_t> scales(num::scale_count(o.format, operand_shape));
   std::vector<float> out(n);
@@ -127,6 +129,10 @@ void BM_mxfp8_quantize_then_dequantize(benchmark::State& s) { quantize_then_dequ
 void BM_mxfp8_quantize_dequantize_fused(benchmark::State& s) { quantize_dequantize_fused(s, "mxfp8"); }
 void BM_mxfp4_quantize_then_dequantize(benchmark::State& s) { quantize_then_dequantize(s, "mxfp4"); }
 void BM_mxfp4_quantize_dequantize_fused(benchmark::State& s) { quantize_dequantize_fused(s, "mxfp4"); }
+// A gradient operand of the MXFP4 recipe, rounded stochastically.
+void BM_mxfp4_stochastic_quantize_dequantize_fused(benchmark::State& s) {
+  quantize_dequantize_fused(s, "mxfp4", num::rounding::stochastic);
+}
 void BM_nvfp4_quantize_then_dequantize(benchmark::State& s) { quantize_then_dequantize(s, "nvfp4"); }
 void BM_nvfp4_quantize_dequantize_fused(benchmark::State& s) { quantize_dequantize_fused(s, "nvfp4"); }
 void BM_nvfp4_2d_quantize_then_dequantize(benchmark::State& s) { quantize_then_dequantize(s, "nvfp4-2d"); }
@@ -208,6 +214,7 @@ BENCHMARK(BM_mxfp8_quantize_then_dequantize)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_mxfp8_quantize_dequantize_fused)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_mxfp4_quantize_then_dequantize)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_mxfp4_quantize_dequantize_fused)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_mxfp4_stochastic_quantize_dequantize_fused)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_nvfp4_quantize_then_dequantize)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_nvfp4_quantize_dequantize_fused)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_nvfp4_2d_quantize_then_dequantize)->Unit(benchmark::kMillisecond);

@@ -43,12 +43,12 @@ using random_window8 = philox_window<kernels::philox_avx2_isa>;
 
 // --- The block loop, one instantiation per rounding mode ---
 
-// Int8: MX INT8 elements (nearest-even only). FusedValues (nearest-even
-// floating-point elements, dequantized values wanted): the values come from
-// the rounding's own result (mx_lanes8::value), the codes are not made.
+// Int8: MX INT8 elements (nearest-even only). FusedValues (floating-point
+// elements, dequantized values wanted): the values come from the rounding's
+// own result (mx_lanes8::value), the codes are not made.
 template <rounding Mode, bool Int8, bool FusedValues = false>
 class mx_blocks8 {
-  static_assert(!FusedValues || (Mode == rounding::nearest_even && !Int8));
+  static_assert(!FusedValues || !Int8);
 
  public:
   // Every constant of the loop is a member here, not read through `k`, so
@@ -299,7 +299,7 @@ class mx_blocks8 {
         r = lanes_.nearest_even8(x, v.a[i], s.inv_x_of(i));
       } else {
         static_assert(!Int8);
-        r = lanes_.round8(x, v.a[i], s.inv_x_of(i), words);
+        r = lanes_.template round8<FusedValues>(x, v.a[i], s.inv_x_of(i), words);
       }
       const __m256i inexact = done == nullptr ? r.inexact : _mm256_and_si256(r.inexact, done[i]);
       const __m256i overflow = done == nullptr ? r.overflow : _mm256_and_si256(r.overflow, done[i]);
@@ -543,16 +543,24 @@ void run_short_rows(const mx_kernel_setup& k, const mx_short_rows& run, scaled_r
 
 void mx_short_rows_avx2(const mx_kernel_setup& k, const mx_short_rows& run, scaled_result& result, left_blocks& left) {
   if (k.int8) return run_short_rows<rounding::nearest_even, true>(k, run, result, left);  // nearest-even only
-  if (k.spec.mode == rounding::nearest_even && run.values != nullptr) {
+  // Fused values for the modes training uses (nearest-even forward,
+  // stochastic gradients); one instantiation more each.
+  if (run.values != nullptr && k.spec.mode == rounding::nearest_even) {
     return run_short_rows<rounding::nearest_even, false, true>(k, run, result, left);
+  }
+  if (run.values != nullptr && k.spec.mode == rounding::stochastic) {
+    return run_short_rows<rounding::stochastic, false, true>(k, run, result, left);
   }
   with_mode(k.spec.mode, [&](auto mode) { run_short_rows<mode.value>(k, run, result, left); });
 }
 
 void mx_blocks_avx2(const mx_kernel_setup& k, const mx_run& run, scaled_result& result, left_blocks& left) {
   if (k.int8) return run_blocks<rounding::nearest_even, true>(k, run, result, left);  // nearest-even only
-  if (k.spec.mode == rounding::nearest_even && run.values != nullptr) {
+  if (run.values != nullptr && k.spec.mode == rounding::nearest_even) {
     return run_blocks<rounding::nearest_even, false, true>(k, run, result, left);
+  }
+  if (run.values != nullptr && k.spec.mode == rounding::stochastic) {
+    return run_blocks<rounding::stochastic, false, true>(k, run, result, left);
   }
   with_mode(k.spec.mode, [&](auto mode) { run_blocks<mode.value>(k, run, result, left); });
 }

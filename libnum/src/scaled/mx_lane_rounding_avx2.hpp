@@ -63,6 +63,15 @@ class mx_lane_rounding8 {
   // 32 bits are 0 (no word rounds it up: it lies below 2^-110 quanta) and
   // it is inexact exactly where x is nonzero: whatever its significand
   // bits, the lane rounds as the scalar path does.
+  //
+  // With Fused (the fused dequantization), the lane's value instead of its
+  // code: kept quanta of 2^(E_y - 150 + s), whose exponent field
+  // E_y + s - 23 lies in [106, 254] for every lane (a zero or subnormal y
+  // included, whose kept is 0), so the product is an exact power-of-two
+  // scaling; saturated lanes are those whose value exceeds the element's
+  // largest, flushed ones those that keep nothing (a lane in the element's
+  // normal range keeps its hidden bit), as the code would say.
+  template <bool Fused = false>
   NUMLAB_INLINE mx_lanes8 round8(__m256i x, __m256i a, __m256 inv_x, __m256i words) const {
     static_assert(Mode != rounding::nearest_even);
     const __m256i one = one_;
@@ -101,11 +110,21 @@ class mx_lane_rounding8 {
                                             _mm256_xor_si256(fraction, not_sign_));
       kept = _mm256_sub_epi32(truncated, up);
     }
+    mx_lanes8 out;
+    if constexpr (Fused) {
+      const __m256i quantum_field = _mm256_add_epi32(biased, _mm256_sub_epi32(s, splat8(23)));
+      const __m256 quantum = _mm256_castsi256_ps(_mm256_slli_epi32(quantum_field, 23));
+      const __m256 value = _mm256_mul_ps(_mm256_cvtepi32_ps(kept), quantum);
+      out.overflow = _mm256_castps_si256(_mm256_cmp_ps(value, max_value_, _CMP_GT_OQ));
+      out.flushed = _mm256_andnot_si256(zero_lane, _mm256_cmpeq_epi32(kept, _mm256_setzero_si256()));
+      out.value = _mm256_or_ps(_mm256_min_ps(value, max_value_), _mm256_castsi256_ps(_mm256_and_si256(x, sign_flip_)));
+      out.inexact = _mm256_or_si256(inexact, out.overflow);
+      return out;
+    }
     // code = (max(E, E_emin) - E_emin) · 2^(p-1) + kept: the subnormal and
     // normal ranges alike (emin + bias = 1), a carry reaching the next binade.
     const __m256i field = _mm256_sub_epi32(_mm256_max_epi32(biased, emin_field_), emin_field_);
     const __m256i code = _mm256_add_epi32(_mm256_sll_epi32(field, precision_shift_), kept);
-    mx_lanes8 out;
     out.overflow = _mm256_cmpgt_epi32(code, max_code_);
     out.flushed = _mm256_andnot_si256(zero_lane, _mm256_cmpeq_epi32(code, _mm256_setzero_si256()));
     out.inexact = _mm256_or_si256(inexact, out.overflow);
