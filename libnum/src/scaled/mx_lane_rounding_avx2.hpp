@@ -16,9 +16,10 @@ namespace {
 
 /// Eight lanes' element codes (sign in the element's top bit; INT8's two's
 /// complement byte) and which lanes were inexact, saturated, and flushed to
-/// zero though nonzero (all-ones lanes); nearest_even8 also gives each
-/// lane's element value (signed, saturated, in units of the block scale),
-/// which the fused dequantization uses instead of decoding the code.
+/// zero though nonzero (all-ones lanes); nearest_even8 and round8<true>
+/// also give each lane's element value (signed, saturated, in units of the
+/// block scale), which the fused dequantization uses instead of decoding
+/// the code.
 struct mx_lanes8 {
   __m256i code, inexact, overflow, flushed;
   __m256 value{};

@@ -139,10 +139,9 @@ class block_quantizer {
         rule == scale_rule::fp32_amax || rule == scale_rule::fp32_amax_pow2 || rule == scale_rule::fp32_given;
     const bool fp8 = o.format.element == element_type::e4m3 || o.format.element == element_type::e5m2;
     if (fp32_rule && fp8 && o.spec.overflow == overflow_mode::saturate && o.spec.mode != rounding::stochastic) {
-      const simd_path path = resolve_simd_path(o.path);
-      if ((path == simd_path::avx512 && scaled_detail::fp32_kernel_usable()) ||
-          (path == simd_path::avx2 && scaled_detail::fp32_kernel_avx2_usable())) {
-        fp32_kernel_ = path;
+      if ((scan_path_ == simd_path::avx512 && scaled_detail::fp32_kernel_usable()) ||
+          (scan_path_ == simd_path::avx2 && scaled_detail::fp32_kernel_avx2_usable())) {
+        fp32_kernel_ = scan_path_;
       }
     }
     if (fp32_kernel_ != simd_path::scalar) {
