@@ -1,8 +1,9 @@
-// Internal: a rounding mode known at run time as a compile-time template
-// argument, for the scaled kernels, which instantiate their loops per mode.
+// Internal: a rounding mode (and the MX kernels' loop variant) known at run
+// time as compile-time template arguments, for the scaled kernels, which
+// instantiate their loops per mode.
 // Include it inside the including file's instruction-set region: the call
 // and the instantiations it makes are compiled for that region (so it uses
-// its own tag type, no std:: template; see avx2_region.hpp).
+// its own tag types, no std:: template; see avx2_region.hpp).
 #pragma once
 
 #include "libnum/rounding.hpp"
@@ -30,6 +31,27 @@ inline __attribute__((always_inline)) auto with_mode(rounding mode, Run run) {
     case R::stochastic: break;
   }
   return run(mode_tag<R::stochastic>{});
+}
+
+/// A compile-time flag as a type: F::value.
+template <bool B>
+struct flag_tag {
+  static constexpr bool value = B;
+};
+
+/// The MX kernels' loop variants: calls run(mode, int8, fused) with tags
+/// for the instantiation a call of setup `k` needs: INT8 (nearest-even
+/// only), fused values (dequantized values wanted) for the modes training
+/// uses (nearest-even forward, stochastic gradients; one instantiation more
+/// each), or the mode's plain loop.
+template <class Setup, class Run>
+inline __attribute__((always_inline)) void with_mx_variant(const Setup& k, bool values, Run run) {
+  const flag_tag<true> yes;
+  const flag_tag<false> no;
+  if (k.int8) return run(mode_tag<rounding::nearest_even>{}, yes, no);
+  if (values && k.spec.mode == rounding::nearest_even) return run(mode_tag<rounding::nearest_even>{}, no, yes);
+  if (values && k.spec.mode == rounding::stochastic) return run(mode_tag<rounding::stochastic>{}, no, yes);
+  with_mode(k.spec.mode, [&](auto mode) { run(mode, no, no); });
 }
 
 }  // namespace

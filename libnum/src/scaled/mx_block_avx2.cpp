@@ -13,7 +13,6 @@
 // raised. Rows of at most 16 elements go several to a pass of the 32
 // lanes, each row its own block under its own scale.
 #include <cstdint>
-#include <type_traits>
 
 #include "libnum/cpu_features.hpp"
 #include "mx_block_kernel.hpp"
@@ -542,28 +541,14 @@ void run_short_rows(const mx_kernel_setup& k, const mx_short_rows& run, scaled_r
 
 }  // namespace
 
-// Calls run(mode, int8, fused) with the instantiation the call needs: INT8
-// (nearest-even only), fused values for the modes training uses
-// (nearest-even forward, stochastic gradients; one instantiation more
-// each), or the mode's plain loop.
-template <class Run>
-void with_variant(const mx_kernel_setup& k, bool values, Run run) {
-  const std::true_type yes;
-  const std::false_type no;
-  if (k.int8) return run(mode_tag<rounding::nearest_even>{}, yes, no);
-  if (values && k.spec.mode == rounding::nearest_even) return run(mode_tag<rounding::nearest_even>{}, no, yes);
-  if (values && k.spec.mode == rounding::stochastic) return run(mode_tag<rounding::stochastic>{}, no, yes);
-  with_mode(k.spec.mode, [&](auto mode) { run(mode, no, no); });
-}
-
 void mx_short_rows_avx2(const mx_kernel_setup& k, const mx_short_rows& run, scaled_result& result, left_blocks& left) {
-  with_variant(k, run.values != nullptr, [&](auto mode, auto int8, auto fused) {
+  with_mx_variant(k, run.values != nullptr, [&](auto mode, auto int8, auto fused) {
     run_short_rows<decltype(mode)::value, decltype(int8)::value, decltype(fused)::value>(k, run, result, left);
   });
 }
 
 void mx_blocks_avx2(const mx_kernel_setup& k, const mx_run& run, scaled_result& result, left_blocks& left) {
-  with_variant(k, run.values != nullptr, [&](auto mode, auto int8, auto fused) {
+  with_mx_variant(k, run.values != nullptr, [&](auto mode, auto int8, auto fused) {
     run_blocks<decltype(mode)::value, decltype(int8)::value, decltype(fused)::value>(k, run, result, left);
   });
 }

@@ -16,6 +16,7 @@
 #include "avx512_region.hpp"
 #include "element_fields_avx512.hpp"
 #include "lane_max_avx512.hpp"
+#include "mode_dispatch.hpp"
 #include "mx_lane_rounding_avx512.hpp"
 #include "mx_underflow_avx512.hpp"
 #include "random_window.hpp"
@@ -25,8 +26,13 @@ namespace {
 
 // --- The block loop, one instantiation per rounding mode ---
 
-template <rounding Mode>
+// Int8: MX INT8 elements (nearest-even only). Fused (floating-point
+// elements, dequantized values wanted): the values come from the rounding's
+// own result (mx_lanes::value), the codes are not made.
+template <rounding Mode, bool Int8, bool Fused>
 class mx_blocks {
+  static_assert(!Fused || !Int8);
+
  public:
   // Every constant of the loop is a member here, not read through `k`, so
   // the byte stores cannot make the compiler reload it.
@@ -41,7 +47,6 @@ class mx_blocks {
         max_fraction_(k.max_fraction),
         even_half_(1u << (23 - k.precision)),
         packed_fp4_(k.packed_fp4),
-        int8_(k.int8),
         lanes_(k) {}
 
   // A row's partial last block (`count` < 32 elements); false (nothing
@@ -328,20 +333,20 @@ class mx_blocks {
       // x / X as an fp32 pattern: the exponent field moved down by X's.
       const __m512i scale_bits0 = _mm512_sub_epi32(s0.exponent_bits, scale_bits_offset_);
       const __m512i scale_bits1 = _mm512_sub_epi32(s1.exponent_bits, scale_bits_offset_);
-      if (int8_) {
+      if constexpr (Int8) {
         r0 = lanes_.int8_nearest_even16(v.x0, _mm512_sub_epi32(v.a0, scale_bits0));
         r1 = lanes_.int8_nearest_even16(v.x1, _mm512_sub_epi32(v.a1, scale_bits1));
       } else {
-        r0 = lanes_.nearest_even16(v.x0, _mm512_sub_epi32(v.a0, scale_bits0));
-        r1 = lanes_.nearest_even16(v.x1, _mm512_sub_epi32(v.a1, scale_bits1));
+        r0 = lanes_.template nearest_even16<Fused>(v.x0, _mm512_sub_epi32(v.a0, scale_bits0));
+        r1 = lanes_.template nearest_even16<Fused>(v.x1, _mm512_sub_epi32(v.a1, scale_bits1));
       }
     } else {
-      r0 = lanes_.round16(v.x0, v.a0, s0.emin_field, v.w0);
-      r1 = lanes_.round16(v.x1, v.a1, s1.emin_field, v.w1);
+      r0 = lanes_.template round16<Fused>(v.x0, v.a0, s0.emin_field, v.w0);
+      r1 = lanes_.template round16<Fused>(v.x1, v.a1, s1.emin_field, v.w1);
     }
-    if (values != nullptr) {
-      const __m512 v0 = _mm512_mul_ps(lanes_.decode16(r0.code), _mm512_castsi512_ps(s0.x_bits));
-      const __m512 v1 = _mm512_mul_ps(lanes_.decode16(r1.code), _mm512_castsi512_ps(s1.x_bits));
+    if (Fused || values != nullptr) {
+      const __m512 v0 = _mm512_mul_ps(value_of(r0), _mm512_castsi512_ps(s0.x_bits));
+      const __m512 v1 = _mm512_mul_ps(value_of(r1), _mm512_castsi512_ps(s1.x_bits));
       if constexpr (Masked) {
         _mm512_mask_storeu_ps(values, done0, v0);
         _mm512_mask_storeu_ps(values + 16, done1, v1);
@@ -360,8 +365,17 @@ class mx_blocks {
     inexact_ += pop(inexact0, inexact1);
     saturated_ += pop(r0.overflow & done0, r1.overflow & done1);
     flushed_ += pop(r0.flushed & done0, r1.flushed & done1);
-    if (!underflow_ && !int8_ && (inexact0 | inexact1) != 0) {  // INT8 has no underflow
+    if (!underflow_ && !Int8 && (inexact0 | inexact1) != 0) {  // INT8 has no underflow
       underflow_ = any_tiny(k_, v.x0, inexact0, s0.emin_field, v.w0) || any_tiny(k_, v.x1, inexact1, s1.emin_field, v.w1);
+    }
+  }
+
+  // A lane's element value: the rounding's own (Fused), else its code's.
+  NUMLAB_INLINE __m512 value_of(const mx_lanes& r) const {
+    if constexpr (Fused) {
+      return r.value;
+    } else {
+      return lanes_.decode16(r.code);
     }
   }
 
@@ -377,7 +391,6 @@ class mx_blocks {
   const scale_rule rule_;
   const std::uint32_t max_fraction_, even_half_;  // RCEIL's and EVEN's
   const bool packed_fp4_;
-  const bool int8_;
   const mx_lane_rounding<Mode> lanes_;
   // short_rows()'s: the row width, and for each step of the prefix maximum
   // the lane each lane takes (permutex2var indices per half) and which lanes
@@ -397,9 +410,9 @@ class mx_blocks {
   bool underflow_ = false;
 };
 
-template <rounding Mode>
+template <rounding Mode, bool Int8, bool Fused>
 void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& result, left_blocks& left) {
-  mx_blocks<Mode> kernel(k);
+  mx_blocks<Mode, Int8, Fused> kernel(k);
   // Locals, so the compiler need not reload them after each store.
   const float* in = run.in;
   std::uint8_t* codes = run.codes;
@@ -448,9 +461,9 @@ void run_blocks(const mx_kernel_setup& k, const mx_run& run, scaled_result& resu
   kernel.add_to(result);
 }
 
-template <rounding Mode>
+template <rounding Mode, bool Int8, bool Fused>
 void run_short_rows(const mx_kernel_setup& k, const mx_short_rows& run, scaled_result& result, left_blocks& left) {
-  mx_blocks<Mode> kernel(k);
+  mx_blocks<Mode, Int8, Fused> kernel(k);
   kernel.use_short_rows(run.cols);
   const std::size_t group = kernel.group_rows(), cols = run.cols;
   const float* in = run.in;
@@ -485,27 +498,15 @@ void run_short_rows(const mx_kernel_setup& k, const mx_short_rows& run, scaled_r
 
 void mx_short_rows_avx512(const mx_kernel_setup& k, const mx_short_rows& run, scaled_result& result,
                           left_blocks& left) {
-  switch (k.spec.mode) {
-    case rounding::nearest_even: return run_short_rows<rounding::nearest_even>(k, run, result, left);
-    case rounding::nearest_away: return run_short_rows<rounding::nearest_away>(k, run, result, left);
-    case rounding::toward_zero: return run_short_rows<rounding::toward_zero>(k, run, result, left);
-    case rounding::toward_positive: return run_short_rows<rounding::toward_positive>(k, run, result, left);
-    case rounding::toward_negative: return run_short_rows<rounding::toward_negative>(k, run, result, left);
-    case rounding::to_odd: return run_short_rows<rounding::to_odd>(k, run, result, left);
-    case rounding::stochastic: return run_short_rows<rounding::stochastic>(k, run, result, left);
-  }
+  with_mx_variant(k, run.values != nullptr, [&](auto mode, auto int8, auto fused) {
+    run_short_rows<decltype(mode)::value, decltype(int8)::value, decltype(fused)::value>(k, run, result, left);
+  });
 }
 
 void mx_blocks_avx512(const mx_kernel_setup& k, const mx_run& run, scaled_result& result, left_blocks& left) {
-  switch (k.spec.mode) {
-    case rounding::nearest_even: return run_blocks<rounding::nearest_even>(k, run, result, left);
-    case rounding::nearest_away: return run_blocks<rounding::nearest_away>(k, run, result, left);
-    case rounding::toward_zero: return run_blocks<rounding::toward_zero>(k, run, result, left);
-    case rounding::toward_positive: return run_blocks<rounding::toward_positive>(k, run, result, left);
-    case rounding::toward_negative: return run_blocks<rounding::toward_negative>(k, run, result, left);
-    case rounding::to_odd: return run_blocks<rounding::to_odd>(k, run, result, left);
-    case rounding::stochastic: return run_blocks<rounding::stochastic>(k, run, result, left);
-  }
+  with_mx_variant(k, run.values != nullptr, [&](auto mode, auto int8, auto fused) {
+    run_blocks<decltype(mode)::value, decltype(int8)::value, decltype(fused)::value>(k, run, result, left);
+  });
 }
 
 }  // namespace num::scaled_detail

@@ -13,10 +13,14 @@ namespace num::scaled_detail {
 namespace {
 
 /// Sixteen lanes' element codes (sign in the element's top bit) and which
-/// lanes were inexact, saturated, and flushed to zero though nonzero.
+/// lanes were inexact, saturated, and flushed to zero though nonzero. The
+/// Fused roundings give each lane's element value instead of its code
+/// (signed, saturated, in units of the block scale), which the fused
+/// dequantization multiplies by X where the others decode the code.
 struct mx_lanes {
   __m512i code;
   __mmask16 inexact, overflow, flushed;
+  __m512 value{};
 };
 
 /// The rounding of one element format and mode; its constants are members
@@ -38,6 +42,8 @@ class mx_lane_rounding {
         c_field_offset_(splat(static_cast<std::uint32_t>(127 + k.emin + 24 - k.precision) << (k.precision - 1))),
         int8_(k.int8),
         int8_negative_limit_(splat(k.int8_symmetric ? 127 : 128)),
+        max_value_(_mm512_set1_ps(k.max_value)),
+        quantum_field_offset_(splat(static_cast<std::uint32_t>(104 + k.emin))),
         fields_(k.element_bits, k.precision - 1, k.bias),
         one_(opaque(splat(1))),
         thirty_two_(opaque(splat(32))),
@@ -46,6 +52,17 @@ class mx_lane_rounding {
 
   // Sixteen lanes: x (fp32 patterns), a = |x|, emin_field = the fp32
   // exponent field of the element's 2^emin under the block's scale.
+  //
+  // With Fused, the lane's value instead of its code: kept quanta of
+  // 2^(E - 150 + s) in x's units, that is of 2^(E + s + 104 + emin -
+  // emin_field - 127) in units of X (emin_field = 127 + emin + X's
+  // exponent). That field is at least 128 - p + emin (>= 110: s cuts at
+  // least down to the element's subnormal quantum) and at most emax + 129 -
+  // p (x <= amax < 2^(emax + 1) · X), a zero lane's (kept 0) included, so
+  // the product is an exact power-of-two scaling. Saturated lanes are those
+  // whose value exceeds the element's largest, flushed ones those that keep
+  // nothing, as the code would say (codes order as their values).
+  template <bool Fused = false>
   NUMLAB_INLINE mx_lanes round16(__m512i x, __m512i a, __m512i emin_field, __m512i words) const {
     const __m512i one = one_;
     const __m512i biased = _mm512_srli_epi32(a, 23);
@@ -83,6 +100,14 @@ class mx_lane_rounding {
                                                    _mm512_ternarylogic_epi32(fraction, top_bits_, top_bits_, 0x3F));
       kept = _mm512_mask_add_epi32(truncated, up, truncated, one);
     }
+    if constexpr (Fused) {
+      const __m512i quantum_field =
+          _mm512_sub_epi32(_mm512_add_epi32(_mm512_add_epi32(biased, s), quantum_field_offset_), emin_field);
+      const __m512 value = _mm512_mul_round_ps(_mm512_cvtepi32_ps(kept),
+                                               _mm512_castsi512_ps(_mm512_slli_epi32(quantum_field, 23)),
+                                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);  // exact
+      return finish_value(x, value, _mm512_mask_testn_epi32_mask(nonzero, kept, kept), inexact);
+    }
     // code = (max(E, E_emin) - E_emin) · 2^(p-1) + kept: the subnormal and
     // normal ranges alike (emin + bias = 1), a carry reaching the next binade.
     const __m512i field = _mm512_sub_epi32(_mm512_max_epi32(biased, emin_field), emin_field);
@@ -97,7 +122,9 @@ class mx_lane_rounding {
   // correctly rounded fp32 addition, and the sum's pattern minus C's is the
   // kept significand in quanta (the sum stays below 2C). Lanes that are not
   // valid lie below 2^-126 · X, far under half the smallest subnormal
-  // element: they round to zero.
+  // element: they round to zero. With Fused, the lane's value (`rounded`,
+  // 0 where not valid) instead of its code, whose encoding it is.
+  template <bool Fused = false>
   NUMLAB_INLINE mx_lanes nearest_even16(__m512i x, __m512i y_bits) const {
     const __mmask16 nonzero = _mm512_test_epi32_mask(x, splat(0x7FFFFFFF));
     const __mmask16 valid = _mm512_mask_cmpgt_epi32_mask(nonzero, y_bits, splat(0x7FFFFF));
@@ -109,6 +136,10 @@ class mx_lane_rounding {
     const __m512i kept = _mm512_sub_epi32(_mm512_castps_si512(sum), c_bits);
     const __m512 rounded = _mm512_sub_round_ps(sum, c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);  // exact
     const __mmask16 inexact = _mm512_mask_cmp_ps_mask(valid, rounded, y, _CMP_NEQ_UQ) | (nonzero & ~valid);
+    if constexpr (Fused) {
+      const __mmask16 kept_some = _mm512_mask_cmp_ps_mask(valid, rounded, _mm512_setzero_ps(), _CMP_NEQ_UQ);
+      return finish_value(x, _mm512_maskz_mov_ps(valid, rounded), nonzero & ~kept_some, inexact);
+    }
     // code = kept + (max(E_y, E_emin) - E_emin) · 2^(p-1), from C's field.
     const __m512i field = _mm512_sub_epi32(_mm512_srl_epi32(c_bits, normal_shift_count_), c_field_offset_);
     return finish(x, _mm512_maskz_add_epi32(valid, field, kept), nonzero, inexact);
@@ -155,6 +186,18 @@ class mx_lane_rounding {
     return out;
   }
 
+  // The Fused roundings' finish(): from the lane's unsigned element value.
+  NUMLAB_INLINE mx_lanes finish_value(__m512i x, __m512 value, __mmask16 flushed, __mmask16 inexact) const {
+    mx_lanes out;
+    out.overflow = _mm512_cmp_ps_mask(value, max_value_, _CMP_GT_OQ);
+    out.flushed = flushed;
+    out.inexact = inexact | out.overflow;
+    // min(value, max) with x's sign bit.
+    out.value = _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
+        _mm512_castps_si512(_mm512_min_ps(value, max_value_)), x, splat(0x80000000u), 0xF8));
+    return out;
+  }
+
   const __m512i normal_shift_minus_one_, max_code_, top_bits_;
   const __m128i precision_shift_, sign_shift_;
   const __m512i sign_bit_;
@@ -163,6 +206,8 @@ class mx_lane_rounding {
   const __m512i c_field_offset_;
   const bool int8_;
   const __m512i int8_negative_limit_;
+  const __m512 max_value_;               // the element's largest finite value (max_code's)
+  const __m512i quantum_field_offset_;   // round16<true>'s 104 + emin
   const element_fields fields_;  // decode16's
   // round16's literal constants, opaque (avx512_region.hpp) so that GCC
   // keeps them instead of building each again in every block.
