@@ -6,6 +6,9 @@
 // t in [0, 1) nonzero iff the remainder is (the bracket the scalar path's
 // quotient_bracket makes). That is cut at the element's quantum with
 // round_exact's decisions, the underflow flag worked out only until raised.
+// That exact way is the fallback: most sixteen-lane vectors round from an
+// approximate fp32 quotient instead (fp32_quotient_avx512.hpp) and go to it
+// only where a lane lies within a few fp32 patterns of a boundary.
 #include <cstdint>
 
 #include "libnum/cpu_features.hpp"
@@ -13,6 +16,7 @@
 
 // The AVX-512 region opens after every other header (see avx512_region.hpp).
 #include "avx512_region.hpp"
+#include "fp32_quotient_avx512.hpp"
 
 namespace num::scaled_detail {
 namespace {
@@ -129,6 +133,20 @@ void run(const fp32_kernel_setup& k, const float* in, std::uint8_t* codes, std::
   fp32_elements<Mode> kernel(k);
   const __m512d dv = _mm512_set1_pd(d);
   std::size_t i = 0;
+  // Sixteen lanes from the approximate quotient where none is near a
+  // boundary, else eight and eight on the exact way.
+  const float reciprocal = _mm_cvtss_f32(
+      _mm_cvt_roundsd_ss(_mm_setzero_ps(), _mm_div_round_sd(_mm_set_sd(1.0), _mm_set_sd(d), nearest), nearest));
+  if (n >= 16 && fp32_quotient_rounding<Mode>::usable(reciprocal)) {
+    const fp32_quotient_rounding<Mode> fast(k, reciprocal);
+    for (; i + 16 <= n; i += 16) {
+      if (fast.sixteen(_mm512_loadu_si512(in + i), codes + i, counts)) continue;
+      for (std::size_t half = i; half < i + 16; half += 8) {
+        const __m512i code = kernel.eight(_mm256_loadu_ps(in + half), dv, counts);
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(codes + half), _mm512_cvtepi64_epi8(code));
+      }
+    }
+  }
   for (; i + 8 <= n; i += 8) {
     const __m512i code = kernel.eight(_mm256_loadu_ps(in + i), dv, counts);
     _mm_storel_epi64(reinterpret_cast<__m128i*>(codes + i), _mm512_cvtepi64_epi8(code));

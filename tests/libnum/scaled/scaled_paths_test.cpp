@@ -406,3 +406,43 @@ TEST(ScaledPaths, Fp32ScaleUnderflowFlagOnlyWhereRoundingStaysBelowTheNormalRang
     }
   }
 }
+
+// The same flag on data off the element grid, so that the kernels' fast
+// way (an approximate quotient, every lane far from a boundary) decides it,
+// in the modes whose tininess points differ. E4M3 under a given scale of 1,
+// tininess after rounding: y = 0.0155 · 2^6 = 0.992 and 0.0148 · 2^6 = 0.947
+// lie below 2^-6. Rounding at 4 bits with an unbounded exponent carries to
+// 2^-6 from above 0.96875 (nearest) or above 0.9375 (magnitude up), never
+// toward zero.
+TEST(ScaledPaths, Fp32ScaleUnderflowFlagOffTheGridInEveryMode) {
+  struct expectation {
+    float value;
+    num::rounding mode;
+    bool tiny_after;
+  };
+  const expectation cases[] = {
+      {0.0155f, num::rounding::nearest_even, false},     {0.0148f, num::rounding::nearest_even, true},
+      {0.0155f, num::rounding::toward_positive, false},  {0.0148f, num::rounding::toward_positive, false},
+      {-0.0148f, num::rounding::toward_positive, true},  {-0.0148f, num::rounding::toward_negative, false},
+      {0.0155f, num::rounding::toward_zero, true},       {0.0155f, num::rounding::nearest_away, false},
+      {0.01f, num::rounding::toward_positive, true},
+  };
+  for (num::simd_path path : {num::simd_path::scalar, num::simd_path::avx2, num::simd_path::avx512}) {
+    if (!num::simd_path_supported(path)) continue;
+    for (const expectation& c : cases) {
+      for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
+        num::scaled_options o;
+        o.format = {num::element_type::e4m3, num::scale_rule::fp32_given, num::whole_tensor_block};
+        o.spec.mode = c.mode;
+        o.spec.tiny = tiny;
+        o.path = path;
+        std::vector<float> in(48, 1.03f);  // far from E4M3's grid points and midpoints
+        in[20] = c.value;
+        const bool expected = tiny == num::tininess::before_rounding || c.tiny_after;
+        EXPECT_EQ(num::any(scaled_test::run(in, o).result.raised, num::flags::underflow), expected)
+            << num::simd_path_name(path) << " " << c.value << " " << num::rounding_name(c.mode)
+            << (tiny == num::tininess::after_rounding ? " after" : " before");
+      }
+    }
+  }
+}
