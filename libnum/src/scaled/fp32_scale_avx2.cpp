@@ -1,7 +1,9 @@
 // The AVX2 element rounding under an fp32 block scale D, for CPUs without
 // AVX-512: fp32_scale_avx512.cpp's algorithm (its header comment says why
 // it is exact) on four double lanes per register (exact_quotient_avx2.hpp),
-// eight elements a step.
+// eight elements a step. That exact way is the fallback: most eight-lane
+// steps round from an approximate fp32 quotient instead
+// (fp32_quotient_avx2.hpp).
 // Hand-written SIMD is the product here; before it, FP8 per-tensor and
 // blockwise quantization ran the scalar path on such CPUs, about 80% of an
 // fp8-delayed training step of the tutorial conv (perf, AMD EPYC).
@@ -23,6 +25,7 @@ bool fp32_kernel_avx2_usable() { return mxcsr_rounds_to_nearest() && !mxcsr_flus
 // The AVX2 region opens after every other header (see avx2_region.hpp).
 #include "avx2_region.hpp"
 #include "exact_quotient_avx2.hpp"
+#include "fp32_quotient_avx2.hpp"
 #include "mode_dispatch.hpp"
 
 namespace num::scaled_detail {
@@ -100,7 +103,15 @@ void run(const fp32_kernel_setup& k, const float* in, std::uint8_t* codes, std::
   lane_counts lanes;
   bool underflow = counts.underflow;
   std::size_t i = 0;
+  // Eight lanes from the approximate quotient where none is near a
+  // boundary, else four and four on the exact way. RN32(RN64(1 / d)): the
+  // MXCSR rounds to nearest here.
+  const auto reciprocal = static_cast<float>(1.0 / d);
+  const bool quick = fp32_quotient_rule::usable(reciprocal);
+  const fp32_quotient_rounding8<Mode> fast(k, reciprocal);
   for (; i + 8 <= n; i += 8) {
+    if (quick && fast.eight(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i)), codes + i, counts, underflow))
+      continue;
     const __m256i first = kernel.four(_mm_loadu_ps(in + i), dv, lanes, underflow);
     const __m256i second = kernel.four(_mm_loadu_ps(in + i + 4), dv, lanes, underflow);
     _mm_storel_epi64(reinterpret_cast<__m128i*>(codes + i), code_bytes(first, second));

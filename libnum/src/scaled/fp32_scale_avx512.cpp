@@ -137,20 +137,19 @@ void run(const fp32_kernel_setup& k, const float* in, std::uint8_t* codes, std::
   // boundary, else eight and eight on the exact way.
   const float reciprocal = _mm_cvtss_f32(
       _mm_cvt_roundsd_ss(_mm_setzero_ps(), _mm_div_round_sd(_mm_set_sd(1.0), _mm_set_sd(d), nearest), nearest));
-  if (n >= 16 && fp32_quotient_rounding<Mode>::usable(reciprocal)) {
+  auto exact_eight = [&](std::size_t j) {
+    const __m512i code = kernel.eight(_mm256_loadu_ps(in + j), dv, counts);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(codes + j), _mm512_cvtepi64_epi8(code));
+  };
+  if (n >= 16 && fp32_quotient_rule::usable(reciprocal)) {
     const fp32_quotient_rounding<Mode> fast(k, reciprocal);
     for (; i + 16 <= n; i += 16) {
       if (fast.sixteen(_mm512_loadu_si512(in + i), codes + i, counts)) continue;
-      for (std::size_t half = i; half < i + 16; half += 8) {
-        const __m512i code = kernel.eight(_mm256_loadu_ps(in + half), dv, counts);
-        _mm_storel_epi64(reinterpret_cast<__m128i*>(codes + half), _mm512_cvtepi64_epi8(code));
-      }
+      exact_eight(i);
+      exact_eight(i + 8);
     }
   }
-  for (; i + 8 <= n; i += 8) {
-    const __m512i code = kernel.eight(_mm256_loadu_ps(in + i), dv, counts);
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(codes + i), _mm512_cvtepi64_epi8(code));
-  }
+  for (; i + 8 <= n; i += 8) exact_eight(i);
   if (i < n) {
     const auto tail = static_cast<__mmask8>((1u << (n - i)) - 1);
     const __m512i code = kernel.eight(_mm256_maskz_loadu_ps(tail, in + i), dv, counts);
