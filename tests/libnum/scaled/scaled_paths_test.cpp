@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <libnum/array.hpp>
 #include <string>
@@ -442,6 +444,59 @@ TEST(ScaledPaths, Fp32ScaleUnderflowFlagOffTheGridInEveryMode) {
         EXPECT_EQ(num::any(scaled_test::run(in, o).result.raised, num::flags::underflow), expected)
             << num::simd_path_name(path) << " " << c.value << " " << num::rounding_name(c.mode)
             << (tiny == num::tininess::after_rounding ? " after" : " before");
+      }
+    }
+  }
+}
+
+// Inputs within a few fp32 patterns of every rounding boundary under
+// scales with full 24-bit significands: where the fp32-scale kernels'
+// approximate quotient may fall on either side of a boundary, they must take
+// the exact way. The boundaries are every value of p + 1 significant bits
+// (grid points, midpoints, saturation and tininess points among them) from
+// half the smallest subnormal to twice the largest element, times D.
+TEST(ScaledPaths, Fp32ScaleKernelsMatchScalarNearEveryBoundary) {
+  if (scaled_test::mx_kernel_paths().empty()) GTEST_SKIP() << "neither AVX2 nor AVX-512 on this CPU";
+  struct element {
+    num::element_type type;
+    int precision, emin, emax;
+  };
+  for (const element e : {element{num::element_type::e4m3, 4, -6, 8}, element{num::element_type::e5m2, 3, -14, 15}}) {
+    for (const float d : {0.7131f, 3.14159e-3f, 1234.567f, 0x1.fffffep-5f, 0x1.000002p+3f}) {
+      std::vector<float> in;
+      for (int exponent = e.emin - e.precision; exponent <= e.emax + 1; ++exponent) {
+        for (int m = 0; m < (1 << e.precision); ++m) {
+          const double boundary = std::ldexp(1.0 + m * std::ldexp(1.0, -e.precision), exponent);
+          const auto bits = std::bit_cast<std::uint32_t>(static_cast<float>(boundary * d));
+          for (int k = -12; k <= 12; ++k) {
+            const float x = std::bit_cast<float>(bits + static_cast<std::uint32_t>(k));
+            in.push_back(x);
+            in.push_back(-x);
+          }
+        }
+      }
+      in.resize(in.size() / 16 * 16 + 16, 0.0f);
+      for (const num::simd_path path : scaled_test::mx_kernel_paths()) {
+        for (num::rounding mode : num::all_roundings) {
+          if (mode == num::rounding::stochastic) continue;
+          for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
+            num::scaled_options o;
+            o.format = {e.type, num::scale_rule::fp32_given, num::whole_tensor_block};
+            o.given_scale = d;
+            o.spec.mode = mode;
+            o.spec.tiny = tiny;
+            o.path = num::simd_path::scalar;
+            const auto scalar = scaled_test::run(in, o);
+            o.path = path;
+            const auto fast = scaled_test::run(in, o);
+            const std::string label = std::string(num::element_name(e.type)) + " D " + std::to_string(d) + " " +
+                                      std::string(num::rounding_name(mode)) +
+                                      (tiny == num::tininess::after_rounding ? " after " : " before ") +
+                                      std::string(num::simd_path_name(path));
+            EXPECT_EQ(fast.result.path, path) << label;
+            expect_same(fast, scalar, label);
+          }
+        }
       }
     }
   }
