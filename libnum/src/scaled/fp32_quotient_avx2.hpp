@@ -23,8 +23,29 @@ class fp32_quotient_rounding8 {
  public:
   static_assert(Mode != rounding::stochastic);
 
+  /// The constants of k.quotient; reciprocal = RN32(RN64(1/D)).
   fp32_quotient_rounding8(const fp32_kernel_setup& k, float reciprocal)
-      : fp32_quotient_rounding8(fp32_quotient_rule(k, Mode), k, reciprocal) {}
+      : reciprocal_(_mm256_set1_ps(reciprocal)),
+        sure_above_(_mm256_set1_ps(k.quotient.sure_above)),
+        cap_(opaque8(splat8(k.quotient.cap))),
+        least_minus_one_(opaque8(splat8(k.quotient.least - 1))),
+        near_offset_(opaque8(splat8(8))),
+        near_bits_(opaque8(splat8(k.quotient.near_bits))),
+        emin_bits_(opaque8(splat8(k.quotient.emin_bits))),
+        exponent_(opaque8(splat8(0x7F800000))),
+        c_offset_(opaque8(splat8(k.quotient.c_offset))),
+        c_field_offset_(opaque8(splat8(k.quotient.c_field_offset))),
+        max_code_(opaque8(splat8(k.max_code))),
+        not_sign_(opaque8(splat8(0x7FFFFFFF))),
+        all_ones_(opaque8(splat8(0xFFFFFFFF))),
+        one_(opaque8(splat8(1))),
+        sign_code_(opaque8(splat8(0x80))),
+        tiny_below_(splat8(k.quotient.tiny_below)),
+        tiny_below_up_(splat8(k.quotient.tiny_below_up)),
+        gather_bytes_(_mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1, -1,
+                                       -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)),
+        pick_words_(_mm256_setr_epi32(0, 4, 1, 1, 1, 1, 1, 1)),
+        normal_shift_(_mm_cvtsi32_si128(k.quotient.normal_shift)) {}
 
   /// Eight codes (sign in bit 7) of x (fp32 patterns, finite) into `codes`,
   /// adding to `counts` and `underflow`; false, with nothing written or
@@ -83,29 +104,6 @@ class fp32_quotient_rounding8 {
   }
 
  private:
-  fp32_quotient_rounding8(const fp32_quotient_rule& rule, const fp32_kernel_setup& k, float reciprocal)
-      : reciprocal_(_mm256_set1_ps(reciprocal)),
-        sure_above_(_mm256_set1_ps(rule.sure_above)),
-        cap_(opaque8(splat8(rule.cap))),
-        least_minus_one_(opaque8(splat8(rule.least - 1))),
-        near_offset_(opaque8(splat8(8))),
-        near_bits_(opaque8(splat8(rule.near_bits))),
-        emin_bits_(opaque8(splat8(rule.emin_bits))),
-        exponent_(opaque8(splat8(0x7F800000))),
-        c_offset_(opaque8(splat8(rule.c_offset))),
-        c_field_offset_(opaque8(splat8(rule.c_field_offset))),
-        max_code_(opaque8(splat8(k.max_code))),
-        not_sign_(opaque8(splat8(0x7FFFFFFF))),
-        all_ones_(opaque8(splat8(0xFFFFFFFF))),
-        one_(opaque8(splat8(1))),
-        sign_code_(opaque8(splat8(0x80))),
-        tiny_below_(splat8(rule.tiny_below)),
-        tiny_below_up_(splat8(rule.tiny_below_up)),
-        gather_bytes_(_mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1, -1,
-                                       -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)),
-        pick_words_(_mm256_setr_epi32(0, 4, 1, 1, 1, 1, 1, 1)),
-        normal_shift_(_mm_cvtsi32_si128(rule.normal_shift)) {}
-
   // The all-ones lanes of a mask.
   static NUMLAB_INLINE std::uint64_t lanes(__m256i mask) {
     return static_cast<std::uint64_t>(__builtin_popcount(static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(mask)))));

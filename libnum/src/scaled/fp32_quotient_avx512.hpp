@@ -19,7 +19,24 @@ class fp32_quotient_rounding {
  public:
   static_assert(Mode != rounding::stochastic);
 
-  fp32_quotient_rounding(const fp32_kernel_setup& k, float reciprocal) : fp32_quotient_rounding(fp32_quotient_rule(k, Mode), k, reciprocal) {}
+  /// The constants of k.quotient; reciprocal = RN32(RN64(1/D)).
+  fp32_quotient_rounding(const fp32_kernel_setup& k, float reciprocal)
+      : reciprocal_(_mm512_set1_ps(reciprocal)),
+        cap_(opaque(splat(k.quotient.cap))),
+        least_(opaque(splat(k.quotient.least))),
+        near_offset_(opaque(splat(8))),
+        near_bits_(opaque(splat(k.quotient.near_bits))),
+        emin_bits_(opaque(splat(k.quotient.emin_bits))),
+        exponent_(opaque(splat(0x7F800000))),
+        c_offset_(opaque(splat(k.quotient.c_offset))),
+        c_field_offset_(opaque(splat(k.quotient.c_field_offset))),
+        max_code_(opaque(splat(k.max_code))),
+        unit_(opaque(splat(1))),
+        sign_code_(opaque(splat(0x80))),
+        tiny_below_(splat(k.quotient.tiny_below)),
+        tiny_below_up_(splat(k.quotient.tiny_below_up)),
+        sure_above_(_mm512_set1_ps(k.quotient.sure_above)),
+        normal_shift_(_mm_cvtsi32_si128(k.quotient.normal_shift)) {}
 
   /// Sixteen codes (sign in bit 7) of x (fp32 patterns, finite) into
   /// `codes`, adding to `counts`; false, with nothing written or counted,
@@ -74,24 +91,6 @@ class fp32_quotient_rounding {
   }
 
  private:
-  fp32_quotient_rounding(const fp32_quotient_rule& rule, const fp32_kernel_setup& k, float reciprocal)
-      : reciprocal_(_mm512_set1_ps(reciprocal)),
-        cap_(opaque(splat(rule.cap))),
-        least_(opaque(splat(rule.least))),
-        near_offset_(opaque(splat(8))),
-        near_bits_(opaque(splat(rule.near_bits))),
-        emin_bits_(opaque(splat(rule.emin_bits))),
-        exponent_(opaque(splat(0x7F800000))),
-        c_offset_(opaque(splat(rule.c_offset))),
-        c_field_offset_(opaque(splat(rule.c_field_offset))),
-        max_code_(opaque(splat(k.max_code))),
-        unit_(opaque(splat(1))),
-        sign_code_(opaque(splat(0x80))),
-        tiny_below_(splat(rule.tiny_below)),
-        tiny_below_up_(splat(rule.tiny_below_up)),
-        sure_above_(_mm512_set1_ps(rule.sure_above)),
-        normal_shift_(_mm_cvtsi32_si128(rule.normal_shift)) {}
-
   static std::uint64_t popcount(__mmask16 k) {
     return static_cast<std::uint64_t>(__builtin_popcount(static_cast<std::uint32_t>(k)));
   }

@@ -28,47 +28,51 @@
 #include <cstdint>
 #include <limits>
 
-#include "fp32_scale_kernel.hpp"
 #include "libnum/rounding.hpp"
 
 namespace num::scaled_detail {
 
 /// The fast way's constants for one element format and mode, as fp32
-/// patterns where they are compared with y.
+/// patterns where they are compared with y; made once per call (of()),
+/// not per row segment.
 struct fp32_quotient_rule {
-  std::uint32_t cap;             ///< 2^(emax + 2), which saturates in every mode, off the boundaries
-  std::uint32_t least;           ///< a quarter of the smallest subnormal: below it no boundary is near
-  std::uint32_t near_bits;       ///< y + 8 near a boundary: these bits all zero
-  std::uint32_t emin_bits;       ///< 2^emin
-  std::uint32_t c_offset;        ///< C = 2^(max(E_y, emin) + 24 - p): its exponent field's offset
-  std::uint32_t c_field_offset;  ///< code = quanta above C + C >> (24 - p) - this
-  int normal_shift;              ///< 24 - p
-  std::uint32_t tiny_below;      ///< tiny where y is below this (magnitude-up lanes: tiny_below_up)
-  std::uint32_t tiny_below_up;
-  float sure_above;  ///< the largest fp32 at most lone_scale_fits_above (NaN: none)
+  std::uint32_t cap = 0;             ///< 2^(emax + 2), which saturates in every mode, off the boundaries
+  std::uint32_t least = 0;           ///< a quarter of the smallest subnormal: below it no boundary is near
+  std::uint32_t near_bits = 0;       ///< y + 8 near a boundary: these bits all zero
+  std::uint32_t emin_bits = 0;       ///< 2^emin
+  std::uint32_t c_offset = 0;        ///< C = 2^(max(E_y, emin) + 24 - p): its exponent field's offset
+  std::uint32_t c_field_offset = 0;  ///< code = quanta above C + C >> (24 - p) - this
+  int normal_shift = 0;              ///< 24 - p
+  std::uint32_t tiny_below = 0;      ///< tiny where y is below this (magnitude-up lanes: tiny_below_up)
+  std::uint32_t tiny_below_up = 0;
+  float sure_above = 0;  ///< the largest fp32 at most lone_scale_fits_above (NaN: none)
 
-  fp32_quotient_rule(const fp32_kernel_setup& k, rounding mode) {
-    const int p = k.precision;
-    const int emax = static_cast<int>(k.max_code >> (p - 1)) - k.bias;
+  /// The element's precision p, emin, bias and largest finite magnitude
+  /// code; the rounding; fp32_kernel_setup's lone_scale_fits_above.
+  static fp32_quotient_rule of(int p, int emin, int bias, std::uint32_t max_code, const round_spec& spec,
+                               double lone_scale_fits_above) {
+    fp32_quotient_rule r;
+    const int emax = static_cast<int>(max_code >> (p - 1)) - bias;
     // Half a boundary spacing off the boundaries' multiples of 2^(23 - p).
-    cap = (static_cast<std::uint32_t>(127 + emax + 2) << 23) + (1u << (22 - p));
-    least = static_cast<std::uint32_t>(127 + k.emin - p - 1) << 23;
-    near_bits = ((1u << (23 - p)) - 1) & ~0xFu;
-    emin_bits = static_cast<std::uint32_t>(127 + k.emin) << 23;
-    c_offset = static_cast<std::uint32_t>(24 - p) << 23;
-    c_field_offset = static_cast<std::uint32_t>(127 + k.emin + 24 - p) << (p - 1);
-    normal_shift = 24 - p;
+    r.cap = (static_cast<std::uint32_t>(127 + emax + 2) << 23) + (1u << (22 - p));
+    r.least = static_cast<std::uint32_t>(127 + emin - p - 1) << 23;
+    r.near_bits = ((1u << (23 - p)) - 1) & ~0xFu;
+    r.emin_bits = static_cast<std::uint32_t>(127 + emin) << 23;
+    r.c_offset = static_cast<std::uint32_t>(24 - p) << 23;
+    r.c_field_offset = static_cast<std::uint32_t>(127 + emin + 24 - p) << (p - 1);
+    r.normal_shift = 24 - p;
     // After rounding, tiny below the point from which rounding at p bits
     // with an unbounded exponent carries to 2^emin: (1 - 2^-(p+1)) · 2^emin
     // for the nearest modes, (1 - 2^-p) · 2^emin where the magnitude rounds
     // up; toward zero and to odd never carry. Before rounding: 2^emin.
-    const bool after = k.spec.tiny == tininess::after_rounding;
-    const bool nearest = mode == rounding::nearest_even || mode == rounding::nearest_away;
-    tiny_below = after && nearest ? emin_bits - (1u << (23 - p)) : emin_bits;
-    tiny_below_up = after ? emin_bits - (1u << (24 - p)) : emin_bits;
-    sure_above = static_cast<float>(k.lone_scale_fits_above);
-    if (static_cast<double>(sure_above) > k.lone_scale_fits_above)
-      sure_above = std::nextafter(sure_above, -std::numeric_limits<float>::infinity());
+    const bool after = spec.tiny == tininess::after_rounding;
+    const bool nearest = spec.mode == rounding::nearest_even || spec.mode == rounding::nearest_away;
+    r.tiny_below = after && nearest ? r.emin_bits - (1u << (23 - p)) : r.emin_bits;
+    r.tiny_below_up = after ? r.emin_bits - (1u << (24 - p)) : r.emin_bits;
+    r.sure_above = static_cast<float>(lone_scale_fits_above);
+    if (static_cast<double>(r.sure_above) > lone_scale_fits_above)
+      r.sure_above = std::nextafter(r.sure_above, -std::numeric_limits<float>::infinity());
+    return r;
   }
 
   /// Whether reciprocal (RN32 of 1/D) is a normal fp32, as the error bound

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "fp32_quotient_rule.hpp"
 #include "libnum/rounding.hpp"
 
 namespace num::scaled_detail {
@@ -20,6 +21,8 @@ struct fp32_kernel_setup {
   /// A flushed |x| above this counts as block underflow without more ado
   /// (its own scale surely fits, margin 0); NaN: never.
   double lone_scale_fits_above = 0;
+  /// The fast way's constants, from the fields above (fp32_quotient_rule::of).
+  fp32_quotient_rule quotient{};
 };
 
 /// What one segment's elements did.

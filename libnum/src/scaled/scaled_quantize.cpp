@@ -153,6 +153,9 @@ class block_quantizer {
       fp32_setup_.spec = o.spec;
       fp32_setup_.lone_scale_fits_above =
           o.margin == 0 && rule != scale_rule::fp32_given ? lone_scale_fits_above_ : std::nan("");
+      fp32_setup_.quotient =
+          scaled_detail::fp32_quotient_rule::of(g.precision, g.emin, g.bias(), fp32_setup_.max_code, o.spec,
+                                                fp32_setup_.lone_scale_fits_above);
     }
   }
 
