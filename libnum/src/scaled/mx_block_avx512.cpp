@@ -374,6 +374,8 @@ class mx_blocks {
   NUMLAB_INLINE __m512 value_of(const mx_lanes& r) const {
     if constexpr (Fused) {
       return r.value;
+    } else if constexpr (Int8) {
+      return int8_value(r.code);
     } else {
       return lanes_.decode16(r.code);
     }

@@ -40,7 +40,6 @@ class mx_lane_rounding {
         c_offset_(splat(static_cast<std::uint32_t>(24 - k.precision) << 23)),
         normal_shift_count_(_mm_cvtsi32_si128(24 - k.precision)),
         c_field_offset_(splat(static_cast<std::uint32_t>(127 + k.emin + 24 - k.precision) << (k.precision - 1))),
-        int8_(k.int8),
         int8_negative_limit_(splat(k.int8_symmetric ? 127 : 128)),
         max_value_(_mm512_set1_ps(k.max_value)),
         quantum_field_offset_(splat(static_cast<std::uint32_t>(104 + k.emin))),
@@ -169,9 +168,10 @@ class mx_lane_rounding {
     return out;
   }
 
-  // A lane's element code (as finish() leaves it) to its value, exactly the
-  // value dequantize()'s table holds (the kernel makes no inf or NaN codes).
-  NUMLAB_INLINE __m512 decode16(__m512i code) const { return int8_ ? int8_value(code) : fields_.value(code); }
+  // A lane's floating-point element code (as finish() leaves it) to its
+  // value, exactly the value dequantize()'s table holds (the kernel makes no
+  // inf or NaN codes); INT8 codes decode with int8_value.
+  NUMLAB_INLINE __m512 decode16(__m512i code) const { return fields_.value(code); }
 
  private:
   // Saturation, counts and the sign, from the magnitude code (0 in zero lanes).
@@ -204,7 +204,6 @@ class mx_lane_rounding {
   const __m512i emin_bits_, c_offset_;  // nearest_even16's
   const __m128i normal_shift_count_;
   const __m512i c_field_offset_;
-  const bool int8_;
   const __m512i int8_negative_limit_;
   const __m512 max_value_;               // the element's largest finite value (max_code's)
   const __m512i quantum_field_offset_;   // round16<true>'s 104 + emin
