@@ -499,25 +499,44 @@ void nvfp4_blocks_avx512(const nvfp4_kernel_setup& k, const nvfp4_run& run, scal
   }
 }
 
-amax_scan scan_amax_avx512(const float* in, std::size_t n) {
+namespace {
+// The largest finite |x| among in[0..n) with NaN and inf masked out lane by
+// lane: the slow loop, run only on a tensor holding NaN or inf.
+amax_scan scan_finite_amax_masked(const float* in, std::size_t n) {
   __m512i amax = _mm512_setzero_si512();
   const __m512i magnitude = splat(0x7FFFFFFF), infinity = splat(0x7F800000);
   __mmask16 special = 0;
-  std::size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m512i a = _mm512_and_si512(_mm512_loadu_si512(in + i), magnitude);
+  for (std::size_t i = 0; i < n; i += 16) {
+    const auto lanes = static_cast<__mmask16>(n - i >= 16 ? 0xFFFFu : (1u << (n - i)) - 1);
+    const __m512i a = _mm512_and_si512(_mm512_maskz_loadu_epi32(lanes, in + i), magnitude);
     const __mmask16 finite = _mm512_cmplt_epu32_mask(a, infinity);
     amax = _mm512_mask_max_epu32(amax, finite, amax, a);
-    special |= static_cast<__mmask16>(~finite);
-  }
-  if (i < n) {
-    const auto tail = static_cast<__mmask16>((1u << (n - i)) - 1);
-    const __m512i a = _mm512_and_si512(_mm512_maskz_loadu_epi32(tail, in + i), magnitude);
-    const __mmask16 finite = _mm512_cmplt_epu32_mask(a, infinity);
-    amax = _mm512_mask_max_epu32(amax, finite, amax, a);
-    special |= static_cast<__mmask16>(~finite & tail);
+    special |= static_cast<__mmask16>(~finite & lanes);
   }
   return {__builtin_bit_cast(float, _mm512_reduce_max_epu32(amax)), special != 0};
+}
+}  // namespace
+
+amax_scan scan_amax_avx512(const float* in, std::size_t n) {
+  // The common case, a tensor without NaN or inf, needs only the maximum of
+  // the |x| patterns (NaN and inf patterns exceed every finite one), and four
+  // independent maxima keep enough loads in flight to read at memory speed:
+  // the masked single-chain loop read 16M values in 2.0 ms, this one in
+  // 1.4 ms.
+  const __m512i magnitude = splat(0x7FFFFFFF);
+  __m512i amax[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+  std::size_t i = 0;
+  for (; i + 64 <= n; i += 64)
+    for (int k = 0; k < 4; ++k)
+      amax[k] = _mm512_max_epu32(amax[k], _mm512_and_si512(_mm512_loadu_si512(in + i + 16 * k), magnitude));
+  for (; i < n; i += 16) {
+    const auto lanes = static_cast<__mmask16>(n - i >= 16 ? 0xFFFFu : (1u << (n - i)) - 1);
+    amax[0] = _mm512_max_epu32(amax[0], _mm512_and_si512(_mm512_maskz_loadu_epi32(lanes, in + i), magnitude));
+  }
+  const std::uint32_t largest = _mm512_reduce_max_epu32(
+      _mm512_max_epu32(_mm512_max_epu32(amax[0], amax[1]), _mm512_max_epu32(amax[2], amax[3])));
+  if (largest >= 0x7F800000u) return scan_finite_amax_masked(in, n);
+  return {__builtin_bit_cast(float, largest), false};
 }
 
 }  // namespace num::scaled_detail

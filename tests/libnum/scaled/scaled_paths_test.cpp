@@ -501,3 +501,42 @@ TEST(ScaledPaths, Fp32ScaleKernelsMatchScalarNearEveryBoundary) {
     }
   }
 }
+
+// The tensor amax scan (FP8 per-tensor and NVFP4's tensor scale) reads
+// whole vectors in groups of four, then single vectors, then a partial one,
+// and rescans lane by lane only when NaN or inf is present: the largest
+// value and a NaN or inf at the start, middle and end of each length that
+// ends in each of those parts give the scalar path's outputs, and the
+// largest value gives the hand-derived FP8 scale amax / 448.
+TEST(ScaledPaths, TensorAmaxScanFindsTheLargestAndTheSpecialAnywhere) {
+  if (scaled_test::mx_kernel_paths().empty()) GTEST_SKIP() << "neither AVX2 nor AVX-512 on this CPU";
+  const float specials[] = {std::nanf(""), std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity()};
+  for (const std::size_t n : {5u, 16u, 63u, 64u, 65u, 127u, 200u}) {
+    std::vector<float> base(n);
+    for (std::size_t j = 0; j < n; ++j) base[j] = (j % 2 ? -0.01f : 0.01f) * static_cast<float>(j % 7 + 1);
+    for (const std::size_t at : {std::size_t{0}, n / 2, n - 1}) {
+      std::vector<float> largest = base;
+      largest[at] = -300.0f;
+      std::vector<std::vector<float>> inputs = {largest};
+      for (const float special : specials) {
+        inputs.push_back(largest);
+        inputs.back()[(at + n / 3) % n] = special;
+      }
+      for (const num::simd_path path : scaled_test::mx_kernel_paths()) {
+        for (const char* format : {"fp8-tensor", "nvfp4"}) {
+          for (std::size_t i = 0; i < inputs.size(); ++i) {
+            const std::string label = std::string(format) + " n " + std::to_string(n) + " largest at " +
+                                      std::to_string(at) + " input " + std::to_string(i);
+            const auto scalar = scaled_test::expect_path_matches_scalar(
+                path, inputs[i], scaled_test::options_for(format), {1, n}, label);
+            if (i == 0 && std::string(format) == "fp8-tensor") {
+              ASSERT_EQ(scalar.scales.size(), 1u) << label;
+              EXPECT_EQ(scalar.scales[0], std::bit_cast<std::uint32_t>(300.0f / 448.0f)) << label;
+            }
+          }
+        }
+      }
+    }
+  }
+}
