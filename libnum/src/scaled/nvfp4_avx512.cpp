@@ -18,6 +18,7 @@
 // against the exact path's 50, and go to the exact path only where a lane
 // lies within a few fp32 patterns of a boundary. Counts go to per-lane
 // counters (lane_counts_avx512.hpp).
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <type_traits>

@@ -19,6 +19,7 @@
 // comparison path instead, so the results are the same bit for bit.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "libnum/rounding.hpp"
@@ -40,6 +41,34 @@ NUMLAB_INLINE bool nvfp4_reciprocal_usable(float reciprocal) {
   return __builtin_bit_cast(std::uint32_t, reciprocal) - 0x00800000u < 0x7F000000u;
 }
 
+/// E2M1 magnitude codes by the top three significant bits of a quotient y
+/// in [0.125, 16): entry j is for the fp32 patterns whose bits 21 and up
+/// equal j modulo 32, i.e. (with i = (j + 16) mod 32 < 28) for y in the
+/// open interval (v, v + 2^(e - 2)) with e = i / 4 - 3 and v = 2^e (1 + (i
+/// mod 4) / 4). Every E2M1 grid point and midpoint is such a v (at most 3
+/// significant bits), so every y inside one interval rounds to the same
+/// code: the entry is that code (8 where it saturates), rounded to nearest
+/// (`nearest`; no tie lies inside) or toward zero.
+constexpr std::array<std::uint32_t, 32> e2m1_code_table(bool nearest) {
+  constexpr double grid[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+  std::array<std::uint32_t, 32> table{};
+  for (std::uint32_t j = 0; j < 32; ++j) {
+    const std::uint32_t i = (j + 16) % 32;
+    if (i >= 28) continue;
+    double binade = 0.125;  // 2^e
+    for (std::uint32_t k = 0; k < i / 4; ++k) binade *= 2;
+    const double inside = binade * (1 + (i % 4) / 4.0) + binade / 8;
+    std::uint32_t code = 0;
+    for (std::uint32_t c = 1; c < 8; ++c) {
+      const bool reached = nearest ? inside > (grid[c - 1] + grid[c]) / 2 : inside >= grid[c];
+      if (reached) code = c;
+    }
+    if (inside > (nearest ? 7 : 8)) code = 8;
+    table[j] = code;
+  }
+  return table;
+}
+
 /// The E2M1 codes of sixteen |x| under a block's reciprocal decode scale,
 /// rounded as Mode rounds (not stochastic). Its constants are opaque members
 /// (avx512_region.hpp): GCC 12 otherwise builds each one again in every block.
@@ -47,26 +76,25 @@ template <rounding Mode>
 class nvfp4_quotient_rounding {
  public:
   static_assert(Mode != rounding::stochastic);
+  static constexpr bool nearest_mode = Mode == rounding::nearest_even || Mode == rounding::nearest_away;
 
   nvfp4_quotient_rounding()
       : cap_(opaque(splat(0x41700000))),  // 15
         least_(opaque(splat(0x3E000000))),  // 0.125
         near_offset_(opaque(splat(8))),
         near_bits_(opaque(splat(0x1FFFF0))),
-        one_(opaque(splat(0x3F800000))),
-        exponent_(opaque(splat(0x7F800000))),
-        c_offset_(opaque(splat(22u << 23))),
-        code_offset_(opaque(splat(static_cast<std::uint32_t>(-2 * 127)))),
         seven_(opaque(splat(7))),
-        unit_(opaque(splat(1))) {}
+        unit_(opaque(splat(1))) {
+    alignas(64) static constexpr std::array<std::uint32_t, 32> table = e2m1_code_table(nearest_mode);
+    table_low_ = opaque(_mm512_load_si512(table.data()));
+    table_high_ = opaque(_mm512_load_si512(table.data() + 16));
+  }
 
   /// The codes of sixteen |x| (a, with x's signs for the directed modes);
   /// false, with nothing computed that counts, where a lane of `a` lies
   /// near a boundary and the block needs the exact path.
   NUMLAB_INLINE bool codes(__m512i x, __m512i a, float reciprocal, nvfp4_quotient_lanes& out) const {
     constexpr int nearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-    constexpr int truncate = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
-    constexpr bool nearest_mode = Mode == rounding::nearest_even || Mode == rounding::nearest_away;
     // y, capped at 15 (everything from 8 up saturates; 15 is near no boundary).
     const __m512i y = _mm512_min_epu32(
         _mm512_castps_si512(_mm512_mul_round_ps(_mm512_castsi512_ps(a), _mm512_set1_ps(reciprocal), nearest)), cap_);
@@ -74,16 +102,11 @@ class nvfp4_quotient_rounding {
     // a multiple of 2^21 (a pattern with 3 significant bits).
     const __mmask16 large = _mm512_cmpge_epu32_mask(y, least_);
     if (_mm512_mask_testn_epi32_mask(large, _mm512_add_epi32(y, near_offset_), near_bits_) != 0) return false;
-    // Round y at E2M1's quantum 2^(max(e, 0) - 1) by adding C = 2^(22 +
-    // max(e, 0)), whose ulp that is (as the MX kernel's nearest_even16 does).
-    const __m512i quantum_field = _mm512_and_si512(_mm512_max_epu32(y, one_), exponent_);
-    const __m512i c = _mm512_add_epi32(quantum_field, c_offset_);
-    const __m512i sum = _mm512_castps_si512(
-        _mm512_add_round_ps(_mm512_castsi512_ps(y), _mm512_castsi512_ps(c), nearest_mode ? nearest : truncate));
-    // code = the quanta above C + 2·max(e, 0) (E2M1: p = 2, 1 = 2^emin), a
-    // carry landing on the next binade; quantum_field >> 22 = 2·max(E, 127).
-    __m512i code = _mm512_add_epi32(_mm512_sub_epi32(sum, c),
-                                    _mm512_add_epi32(_mm512_srli_epi32(quantum_field, 22), code_offset_));
+    // No lane lies near a boundary, so its top three significant bits decide
+    // its code (e2m1_code_table); below 0.125 every code is 0 as at 0.125.
+    // The permutation reads the index's low five bits only.
+    __m512i code =
+        _mm512_permutex2var_epi32(table_low_, _mm512_srli_epi32(_mm512_max_epu32(y, least_), 21), table_high_);
     // Every nonzero lane is inexact here: the directed modes round the
     // truncated magnitude up where the sign says so, to-odd makes it odd.
     const __mmask16 nonzero = _mm512_test_epi32_mask(a, a);
@@ -101,7 +124,8 @@ class nvfp4_quotient_rounding {
   }
 
  private:
-  const __m512i cap_, least_, near_offset_, near_bits_, one_, exponent_, c_offset_, code_offset_, seven_, unit_;
+  const __m512i cap_, least_, near_offset_, near_bits_, seven_, unit_;
+  __m512i table_low_, table_high_;  // e2m1_code_table(nearest_mode)
 };
 
 }  // namespace
