@@ -18,10 +18,13 @@ struct channel_planes {
   const float* operator[](std::size_t i) const { return first + i * stride; }
 };
 
-channel_planes channel_of(const tensor& t, std::size_t c) {
-  const std::size_t n = t.shape()[0], channels = t.shape()[1], size = t.size() / (n * channels);
-  return {t.data() + c * size, channels * size, n, size};
+// Channel c of `data`, laid out as `like` is.
+channel_planes channel_of(const float* data, const tensor& like, std::size_t c) {
+  const std::size_t n = like.shape()[0], channels = like.shape()[1], size = like.size() / (n * channels);
+  return {data + c * size, channels * size, n, size};
 }
+
+channel_planes channel_of(const tensor& t, std::size_t c) { return channel_of(t.data(), t, c); }
 
 // Independent partial sums per channel: element p of a plane goes to lane
 // p % lanes and the lanes are added in order at the end, a fixed order whose
@@ -81,6 +84,23 @@ template <bool Squared>
 // Sum of squared deviations from m, in double.
 [[gnu::always_inline]] inline double squared_deviation_kernel(channel_planes x, double m) {
   return channel_sum<true>(x, m);
+}
+
+// Sum of the channel's values in fp32 (the rounded statistics' sums), in
+// channel_sum's fixed lane order.
+[[gnu::always_inline]] inline float float_sum_kernel(channel_planes x) {
+  float_lanes lane = {};
+  for (std::size_t i = 0; i < x.n; ++i) {
+    const float* v = x[i];
+    std::size_t p = 0;
+    for (; p + lanes <= x.size; p += lanes) {
+      float_lanes f;
+      std::memcpy(&f, v + p, sizeof f);
+      lane += f;
+    }
+    for (; p < x.size; ++p) lane[p % lanes] += v[p];
+  }
+  return add_lanes(lane);
 }
 
 // y = x * scale + shift, y laid out like x from y_first on.
@@ -148,8 +168,24 @@ auto dispatch(Args... args) {
 
 }  // namespace
 
-batch_norm::batch_norm(std::string name, std::size_t channels, float momentum, float eps)
-    : layer(std::move(name)), channels_(channels), momentum_(momentum), eps_(eps),
+std::string_view norm_statistics_name(norm_statistics s) {
+  switch (s) {
+    case norm_statistics::exact: return "exact";
+    case norm_statistics::one_pass: return "one_pass";
+    case norm_statistics::stable: return "stable";
+  }
+  return "exact";
+}
+
+norm_statistics parse_norm_statistics(std::string_view name) {
+  for (const norm_statistics s : {norm_statistics::exact, norm_statistics::one_pass, norm_statistics::stable}) {
+    if (name == norm_statistics_name(s)) return s;
+  }
+  throw input_error("unknown norm_statistics '" + std::string(name) + "' (known: exact, one_pass, stable)");
+}
+
+batch_norm::batch_norm(std::string name, std::size_t channels, float momentum, float eps, norm_statistics statistics)
+    : layer(std::move(name)), channels_(channels), momentum_(momentum), eps_(eps), statistics_(statistics),
       running_mean_({channels}), running_var_({channels}) {
   gamma_ = make_parameter(this->name(), kind(), op_class(), "gamma", {channels_}, false);
   beta_ = make_parameter(this->name(), kind(), op_class(), "beta", {channels_}, false);
@@ -184,12 +220,21 @@ void batch_norm::forward(const op_context& ctx, const tensor& in, tensor& out) {
   if (ctx.training && count < 2)
     throw input_error("layer " + name() + " (batch_norm): training needs more than one value per channel, got " +
                       in.shape().str());
+  const bool rounded = ctx.training && statistics_ != norm_statistics::exact;
+  if (rounded) rounded_statistics(ctx, in, count);
   // Channels are independent, so workers take disjoint channel ranges.
   detail::parallel_for(ctx.threads, channels_, [&](std::size_t, std::size_t c_begin, std::size_t c_end) {
     for (std::size_t c = c_begin; c < c_end; ++c) {
       float mean = running_mean_[c];
       float var = running_var_[c];
-      if (ctx.training) {
+      if (rounded) {
+        mean = batch_mean_[c];
+        var = batch_var_[c];
+        const auto unbiased =
+            static_cast<float>(static_cast<double>(var) * static_cast<double>(count) / static_cast<double>(count - 1));
+        running_mean_[c] = (1.0f - momentum_) * running_mean_[c] + momentum_ * mean;
+        running_var_[c] = (1.0f - momentum_) * running_var_[c] + momentum_ * unbiased;
+      } else if (ctx.training) {
         // Two passes in double: the mean first, then squared deviations, so the
         // variance does not suffer the cancellation of E[x^2] - E[x]^2.
         const channel_planes x = channel_of(in, c);
@@ -210,6 +255,43 @@ void batch_norm::forward(const op_context& ctx, const tensor& in, tensor& out) {
     }
   });
   ctx.produce(site("output"), tensor_role::activation, out.values());
+}
+
+void batch_norm::rounded_statistics(const op_context& ctx, const tensor& in, std::size_t count) {
+  const auto n = static_cast<float>(count);
+  const float* x = in.data();
+  scratch_.resize(in.size());
+  float* s = scratch_.data();
+  batch_mean_.assign(channels_, 0.0f);
+  batch_var_.assign(channels_, 0.0f);
+  const auto each_channel = [&](auto&& body) {
+    detail::parallel_for(ctx.threads, channels_, [&](std::size_t, std::size_t c_begin, std::size_t c_end) {
+      for (std::size_t c = c_begin; c < c_end; ++c) body(c);
+    });
+  };
+  if (statistics_ == norm_statistics::one_pass) {
+    for (std::size_t i = 0; i < scratch_.size(); ++i) s[i] = x[i] * x[i];
+    ctx.produce(site("squares"), tensor_role::activation, scratch_);
+    each_channel([&](std::size_t c) {
+      const float mean = dispatch<float_sum_kernel>(channel_of(in, c)) / n;
+      batch_mean_[c] = mean;
+      batch_var_[c] = dispatch<float_sum_kernel>(channel_of(s, in, c)) / n - mean * mean;
+    });
+    return;
+  }
+  each_channel([&](std::size_t c) { batch_mean_[c] = dispatch<float_sum_kernel>(channel_of(in, c)) / n; });
+  ctx.produce(site("mean"), tensor_role::activation, batch_mean_);
+  each_channel([&](std::size_t c) {
+    const channel_planes from = channel_of(in, c);
+    float* to = s + (from.first - x);
+    for (std::size_t i = 0; i < from.n; ++i) {
+      for (std::size_t p = 0; p < from.size; ++p) to[i * from.stride + p] = from[i][p] - batch_mean_[c];
+    }
+  });
+  ctx.produce(site("deviations"), tensor_role::activation, scratch_);
+  for (std::size_t i = 0; i < scratch_.size(); ++i) s[i] *= s[i];
+  ctx.produce(site("squares"), tensor_role::activation, scratch_);
+  each_channel([&](std::size_t c) { batch_var_[c] = dispatch<float_sum_kernel>(channel_of(s, in, c)) / n; });
 }
 
 void batch_norm::backward(const op_context& ctx, const tensor& in, const tensor& /*out*/, const tensor& grad_out,

@@ -25,19 +25,24 @@ std::unique_ptr<sequential> checked(std::unique_ptr<sequential> model, const mod
   return model;
 }
 
+// A batch norm with the model's statistics and PyTorch's defaults.
+void add_batch_norm(sequential& net, const std::string& name, std::size_t channels, norm_statistics statistics) {
+  net.emplace<batch_norm>(name, channels, 0.1f, 1e-5f, statistics);
+}
+
 void add_basic_block(sequential& net, const std::string& name, std::size_t in_c, std::size_t out_c,
-                     std::size_t stride) {
+                     std::size_t stride, norm_statistics statistics) {
   auto& block = net.emplace<residual>(name);
   auto& m = block.main_branch();
   m.emplace<conv2d>(name + ".conv_a", in_c, out_c, 3, stride, padding_mode::same, false).use_he_init();
-  m.emplace<batch_norm>(name + ".bn_a", out_c);
+  add_batch_norm(m, name + ".bn_a", out_c, statistics);
   m.emplace<relu>(name + ".relu_a");
   m.emplace<conv2d>(name + ".conv_b", out_c, out_c, 3, 1, padding_mode::same, false).use_he_init();
-  m.emplace<batch_norm>(name + ".bn_b", out_c);
+  add_batch_norm(m, name + ".bn_b", out_c, statistics);
   if (stride != 1 || in_c != out_c) {
     auto& s = block.shortcut();
     s.emplace<conv2d>(name + ".proj", in_c, out_c, 1, stride, padding_mode::same, false).use_he_init();
-    s.emplace<batch_norm>(name + ".proj_bn", out_c);
+    add_batch_norm(s, name + ".proj_bn", out_c, statistics);
   }
   net.emplace<relu>(name + ".relu");
 }
@@ -95,7 +100,7 @@ std::unique_ptr<sequential> make_resnet(const model_spec& spec) {
   const std::size_t blocks = (spec.depth - 2) / 6;
   auto net = std::make_unique<sequential>("resnet" + std::to_string(spec.depth));
   net->emplace<conv2d>("stem.conv", spec.channels, 16, 3, 1, padding_mode::same, false).use_he_init();
-  net->emplace<batch_norm>("stem.bn", 16);
+  add_batch_norm(*net, "stem.bn", 16, spec.statistics);
   net->emplace<relu>("stem.relu");
   std::size_t channels = 16;
   for (std::size_t stage = 0; stage < 3; ++stage) {
@@ -103,7 +108,7 @@ std::unique_ptr<sequential> make_resnet(const model_spec& spec) {
     for (std::size_t b = 0; b < blocks; ++b) {
       const std::size_t stride = stage > 0 && b == 0 ? 2 : 1;
       add_basic_block(*net, "stage" + std::to_string(stage + 1) + ".block" + std::to_string(b + 1), channels, out_c,
-                      stride);
+                      stride, spec.statistics);
       channels = out_c;
     }
   }

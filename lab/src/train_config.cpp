@@ -107,6 +107,10 @@ const std::vector<key_entry>& entries() {
          return s;
        }},
       real_key("dropout", "mlp dropout probability", &train_config::dropout),
+      choice_key("norm_statistics",
+                 "resnet batch norm's training statistics: exact (two passes in double) | one_pass (E[x^2] - "
+                 "E[x]^2, squares in the norm's format, sums fp32) | stable (mean subtracted first)",
+                 &train_config::norm_statistics, {"exact", "one_pass", "stable"}),
       choice_key("dataset", "fashion_mnist | cifar10 | synthetic", &train_config::dataset,
                  {"fashion_mnist", "cifar10", "synthetic"}),
       text_key("data_dir", "folder of the data set files", &train_config::data_dir),

@@ -62,6 +62,7 @@ trainer::trainer(train_config config, train_data data, op_context ctx)
   spec.hidden = config_.hidden;
   spec.depth = config_.depth;
   spec.dropout = static_cast<float>(config_.dropout);
+  spec.statistics = parse_norm_statistics(config_.norm_statistics);
   model_ = make_model(spec);
   rng init(config_.seed, 0);
   model_->initialise(init);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/batch_norm.hpp"
 #include "lab/sequential.hpp"
 
 namespace lab {
@@ -18,6 +19,8 @@ struct model_spec {
   std::vector<std::size_t> hidden = {256};  ///< mlp: hidden layer widths
   std::size_t depth = 8;                     ///< resnet: 6N + 2
   float dropout = 0.0f;                      ///< mlp: dropout after each hidden ReLU
+  /// resnet: how its batch norms compute their training statistics
+  norm_statistics statistics = norm_statistics::exact;
 };
 
 /// flatten -> (dense -> relu [-> dropout]) per hidden width -> dense(classes).

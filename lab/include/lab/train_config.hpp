@@ -27,6 +27,7 @@ struct train_config {
   std::size_t depth = 8;                 ///< resnet depth 6N+2
   std::vector<std::size_t> hidden = {256};  ///< mlp hidden widths
   double dropout = 0.0;                  ///< mlp dropout probability
+  std::string norm_statistics = "exact";  ///< resnet batch norm's training statistics: exact | one_pass | stable
   // data
   std::string dataset = "fashion_mnist";  ///< fashion_mnist | cifar10 | synthetic
   std::string data_dir;                   ///< empty: the data set's default folder
