@@ -3,8 +3,9 @@
 // stochastic-rounding switch, and the fp16 tutorial's advice to prefer
 // momentum over plain SGD under stochastic rounding, each on the tutorial
 // conv model and ResNet-8; and the tutorial's stable normalisation
-// statistics (use_stable_statistics: subtract the mean before the variance),
-// shown on the variance of one batch-norm channel computed in fp16.
+// statistics (use_stable_statistics, the README's --stable-norm: subtract
+// the mean before the variance), trained on ResNet-8 under 16.16 both ways
+// and shown on the variance of one batch-norm channel computed in fp16.
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -37,6 +38,12 @@ enum run_index : std::size_t {
   runs_per_model
 };
 
+/// The runs only a model with batch norm adds, after its runs_per_model.
+enum norm_run_index : std::size_t {
+  one_pass_norm_run,  // 16.16, batch-norm statistics in one pass (--stable-norm False)
+  stable_norm_run,    // 16.16, the mean subtracted first (--stable-norm True)
+};
+
 constexpr double learning_rate = 0.01;
 constexpr double momentum = 0.9;
 
@@ -58,9 +65,10 @@ lab::train_config model_config(const run_options& options, const training_sizes&
   return c;
 }
 
-/// Appends the six runs of one model to `runs`.
+/// Appends the six runs of one model to `runs`, and for a model with batch
+/// norm the two runs of its statistics options.
 void train_model(named_runs& runs, const lab::train_config& base, const lab::train_data& data,
-                 const std::string& label) {
+                 const std::string& label, bool batch_norm) {
   // stochastic_rounding.py's scaling: gradients stay scaled by 256 and the
   // learning rate is divided by it (linear optimizers only).
   const std::vector<std::pair<std::string, std::string>> scaled{
@@ -82,6 +90,14 @@ void train_model(named_runs& runs, const lab::train_config& base, const lab::tra
   train_into(runs, label + " 16.16 + SR, plain SGD, same lr", with_precision(plain, "fp16", stochastic), data);
   train_into(runs, label + " 16.16 + SR, plain SGD, lr / (1 - momentum)", with_precision(plain_fast, "fp16", stochastic),
              data);
+  if (!batch_norm) return;
+  lab::train_config one_pass = base, stable = base;
+  one_pass.norm_statistics = "one_pass";
+  stable.norm_statistics = "stable";
+  train_into(runs, label + " 16.16, batch-norm statistics in one pass (--stable-norm False)",
+             with_precision(one_pass, "fp16", scaled), data);
+  train_into(runs, label + " 16.16, batch-norm mean subtracted first (--stable-norm True)",
+             with_precision(stable, "fp16", scaled), data);
 }
 
 /// One row per layer of one model: the swamped fraction of each
@@ -190,6 +206,35 @@ reference_check stable_statistics_check(const std::vector<variance_row>& rows) {
       naive_overflows && stable_close);
 }
 
+/// The stable-statistics claim on the trained model: how many batch-norm
+/// squares were inf after the fp16 rounding, in the one-pass runs and in
+/// the mean-subtracted ones, over every seed.
+reference_check trained_norm_check(const seeded_runs& seeded, std::size_t one_pass, std::size_t stable,
+                                   const std::string& label) {
+  training_run::norm_squares_census one{}, mean_first{};
+  for (const named_runs& runs : seeded.by_seed) {
+    one.squares += runs[one_pass].second.norm_squares.squares;
+    one.infinite += runs[one_pass].second.norm_squares.infinite;
+    mean_first.squares += runs[stable].second.norm_squares.squares;
+    mean_first.infinite += runs[stable].second.norm_squares.infinite;
+  }
+  const auto counted = [](const training_run::norm_squares_census& c) {
+    return std::to_string(c.infinite) + " of " + std::to_string(c.squares);
+  };
+  return check_claim(
+      {label + " 16.16: batch-norm squares that overflowed fp16 (inf), one pass vs mean subtracted first, " +
+           std::to_string(seeded.seeds.size()) + " seed(s)",
+       tutorial + std::string(" (Avoiding numerical issues)"),
+       "Sometimes, overflows can occur in the calculation of the variance in a normalisation layer. To avoid this, "
+       "the mean of the values to be normalised can be subtracted from each value before the variance is "
+       "calculated.",
+       "inf squares in the one-pass runs and none in the mean-subtracted runs",
+       "no square overflowed in the one-pass runs (every batch-norm input stayed below 256 in magnitude), or the "
+       "mean-subtracted runs overflowed too"},
+      "squares inf: one pass " + counted(one) + ", mean subtracted first " + counted(mean_first),
+      one.infinite > 0 && mean_first.infinite == 0);
+}
+
 // --- the run -----------------------------------------------------------------
 
 /// Where the per-model tables and checks come from.
@@ -247,7 +292,7 @@ experiment_result run(const run_options& options) {
   const seeded_runs seeded = train_models_at_seeds(
       options, models, [&](const model_choice& m) { return model_config(options, sizes, m); },
       [](named_runs& runs, const lab::train_config& c, const lab::train_data& data, const model_choice& m) {
-        train_model(runs, c, data, m.label);
+        train_model(runs, c, data, m.label, m.depth != 0);
       });
   const named_runs& runs = seeded.first();
   const std::string first_seed = " (seed " + std::to_string(seeded.seeds.front()) + ")";
@@ -269,9 +314,11 @@ experiment_result run(const run_options& options) {
       "--stochastic-rounding True (every fp16 rounding stochastic, Philox streams keyed by seed, step and tensor)",
       "plain SGD is compared at the same lr and at lr / (1 - momentum) = 0.1, where its steady-state step equals "
       "momentum's",
-      "stable statistics: numlab's batch norm always computes its statistics in double with the mean subtracted "
-      "first, so the option has no training counterpart here; the table computes one channel's variance in fp16 "
-      "both ways instead (the tutorial conv has no normalisation layer)"};
+      "stable statistics (--stable-norm, use_stable_statistics): numlab's batch norm computes its statistics in "
+      "double with the mean subtracted first (the 16.16 run above); two more ResNet-8 runs at 16.16 compute them as "
+      "the IPU's two options do (norm_statistics one_pass: every square x * x rounded to fp16, sums in fp32, "
+      "E[x^2] - E[x]^2; stable: the fp16-rounded mean subtracted first, deviations and squares rounded to fp16); "
+      "the tutorial conv has no normalisation layer; the variance table shows one channel computed both ways"};
   r.tables.push_back(accuracy_over_seeds_table("accuracy-over-seeds", seeded));
   r.tables.push_back(outcome_table("accuracy", "Test accuracy after the last epoch" + first_seed, runs));
   r.tables.push_back(swamping_table(runs, blocks[0].first, "swamped-updates-conv", "conv" + first_seed));
@@ -291,6 +338,14 @@ experiment_result run(const run_options& options) {
                          "effective step; the comparison at lr 0.1 says whether anything is left of it.");
   }
   r.checks.push_back(stable_statistics_check(variances));
+  const std::size_t norm_runs = 2 * runs_per_model;  // after ResNet-8's six
+  r.checks.push_back(
+      trained_norm_check(seeded, norm_runs + one_pass_norm_run, norm_runs + stable_norm_run, models[1].label));
+  r.findings.push_back(std::string(models[1].label) + " 16.16 over all seeds, by how batch norm computes its "
+                       "statistics: in double (numlab's) " + accuracy_summary(seeded, blocks[1].first + pure_run) +
+                       ", in one pass (--stable-norm False) " +
+                       accuracy_summary(seeded, norm_runs + one_pass_norm_run) + ", mean subtracted first "
+                       "(--stable-norm True) " + accuracy_summary(seeded, norm_runs + stable_norm_run) + ".");
   r.findings.push_back("Plain SGD at the same lr takes steps ten times smaller than momentum's steady state, so "
                        "more of them fall below half an fp16 ulp of the weight; at lr 0.1 the comparison is between "
                        "the optimizers, not their step sizes.");
@@ -300,7 +355,8 @@ experiment_result run(const run_options& options) {
   r.facts.push_back({"numlab's batch-norm statistics", readme,
                      "--stable-norm STABLE_NORM Enable/disable numerically more stable but less parallelizable "
                      "normalization layers. (default: False)",
-                     "always two passes in double (mean first, then squared deviations)",
+                     "two passes in double (mean first, then squared deviations) unless norm_statistics is one_pass "
+                     "(--stable-norm False) or stable (True)",
                      "a property of numlab's batch norm read from its code, not a measurement"});
   return r;
 }

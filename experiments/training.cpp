@@ -59,7 +59,13 @@ class training_tracer final : public lab::tensor_hook, public lab::step_observer
   void produce(const lab::site& where, lab::tensor_role role, std::span<float> values,
                lab::unrounded_values unrounded) override {
     if (next_ != nullptr) next_->produce(where, role, values, unrounded);
-    if (role == lab::tensor_role::activation) note_format(where, role);
+    if (role == lab::tensor_role::activation) {
+      note_format(where, role);
+      if (where.op_class == lab::op_class::norm && where.tensor == "squares") {
+        out_.norm_squares.squares += values.size();
+        for (const float v : values) out_.norm_squares.infinite += std::isinf(v) ? 1 : 0;
+      }
+    }
     if (role != lab::tensor_role::grad_weight && role != lab::tensor_role::grad_input) return;
     note_format(where, role);
     // Under a policy, only gradients it holds in a low format are counted;

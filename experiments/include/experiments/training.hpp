@@ -77,6 +77,12 @@ struct training_run {
   /// The precision policy's conversion counts at the end of a finished run
   /// (all zero without a policy or when the run stopped).
   lab::precision_tally tally{};
+  /// Batch norm's rounded squares (lab::norm_statistics one_pass or stable:
+  /// the tensors "squares" of norm layers), and how many were inf after the
+  /// policy rounded them (a square past the format's largest value).
+  struct norm_squares_census {
+    std::uint64_t squares = 0, infinite = 0;
+  } norm_squares;
   double seconds = 0;                                              ///< wall time of trainer::run
   std::string failure;  ///< non-empty when training stopped on an exception (its message)
 
