@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "lab/errors.hpp"
 #include "libnum/cpu_features.hpp"
@@ -43,28 +44,30 @@ template <typename Lanes>
 }
 
 // Sum over all values x of a channel of x (Squared false) or of (x - m)^2
-// (Squared true), in double. (Vectors never pass by value here: that would
+// (Squared true), in the lanes' type: double, or float for the rounded
+// statistics' fp32 sums. (Vectors never pass by value here: that would
 // depend on the target's calling convention.)
-template <bool Squared>
-[[gnu::always_inline]] inline double channel_sum(const channel_planes& x, double m) {
-  double_lanes lane = {};
+template <bool Squared, typename Lanes = double_lanes>
+[[gnu::always_inline]] inline auto channel_sum(const channel_planes& x, double m) {
+  using real = std::remove_cvref_t<decltype(Lanes{}[0])>;
+  Lanes lane = {};
   for (std::size_t i = 0; i < x.n; ++i) {
     const float* v = x[i];
     std::size_t p = 0;
     for (; p + lanes <= x.size; p += lanes) {
       float_lanes f;
       std::memcpy(&f, v + p, sizeof f);
-      double_lanes d = __builtin_convertvector(f, double_lanes);
+      Lanes d = __builtin_convertvector(f, Lanes);
       if constexpr (Squared) {
-        d -= m;
+        d -= static_cast<real>(m);
         d *= d;
       }
       lane += d;
     }
     for (; p < x.size; ++p) {
-      double d = v[p];
+      real d = v[p];
       if constexpr (Squared) {
-        d -= m;
+        d -= static_cast<real>(m);
         d *= d;
       }
       lane[p % lanes] += d;
@@ -86,21 +89,9 @@ template <bool Squared>
   return channel_sum<true>(x, m);
 }
 
-// Sum of the channel's values in fp32 (the rounded statistics' sums), in
-// channel_sum's fixed lane order.
+// Sum of the channel's values in fp32 (the rounded statistics' sums).
 [[gnu::always_inline]] inline float float_sum_kernel(channel_planes x) {
-  float_lanes lane = {};
-  for (std::size_t i = 0; i < x.n; ++i) {
-    const float* v = x[i];
-    std::size_t p = 0;
-    for (; p + lanes <= x.size; p += lanes) {
-      float_lanes f;
-      std::memcpy(&f, v + p, sizeof f);
-      lane += f;
-    }
-    for (; p < x.size; ++p) lane[p % lanes] += v[p];
-  }
-  return add_lanes(lane);
+  return channel_sum<false, float_lanes>(x, 0.0);
 }
 
 // y = x * scale + shift, y laid out like x from y_first on.
