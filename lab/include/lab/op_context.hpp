@@ -97,7 +97,7 @@ std::optional<tensor_role> role_from_name(std::string_view name);
 enum class op_class : std::uint8_t {
   matmul,       ///< dense
   conv,         ///< conv2d
-  norm,         ///< batch_norm (its statistics are always computed in fp32/fp64 inside)
+  norm,         ///< batch_norm (statistics in double inside, or rounded as lab::norm_statistics says)
   loss,         ///< softmax_cross_entropy, mse
   elementwise,  ///< relu, pooling, flatten, dropout, residual_add
   optimizer,    ///< the optimizer's state and intermediates (adam, sgd); stays last
