@@ -56,6 +56,43 @@ TEST(ScaledMxPaths, KernelMatchesScalarInEveryModeAndFormat) {
   }
 }
 
+// Stochastic rounding of elements far below their block's largest, where
+// the kernel's cut s reaches 31, 32 and more bits: MXFP8 (E4M3, p = 4)
+// blocks of amax 1 have X = 2^-8, so an element in [2^(-26 + k), 2^(-25 +
+// k)) lies 12 - k binades below the element's 2^emin · X and cuts s = 32 -
+// k bits (s = 20 + binades below). There the rounding up that the word
+// decides happens with a probability of about m / 2^s (2^-8 at s = 32):
+// 2048 blocks of 31 such elements, one binade a block, give some in every
+// binade, each compared with the scalar path for r = 32 and r = 9.
+TEST(ScaledMxPaths, StochasticKernelMatchesScalarWhereTheCutReachesThirtyTwoBits) {
+  SKIP_WITHOUT_MX_KERNEL();
+  std::vector<float> in;
+  for (std::size_t b = 0; b < 2048; ++b) {
+    in.push_back(b % 2 ? -1.0f : 1.0f);
+    for (std::size_t j = 1; j < 32; ++j) {
+      const int k = static_cast<int>(b % 4) - 1;  // s = 33, 32, 31, 30 (one cut per block: the kernel
+                                                  // takes its fast way where no lane cuts more than 31)
+      const float significand = 1.0f + static_cast<float>((b * 31 + j * 7) % 128) / 128.0f;
+      in.push_back((j % 3 ? 1.0f : -1.0f) * std::ldexp(significand, -26 + k));
+    }
+  }
+  for (const num::simd_path path : mx_kernel_paths()) {
+    for (const int r : {32, 9}) {
+      num::scaled_options o = scaled_test::options_for("mxfp8");
+      o.spec.mode = num::rounding::stochastic;
+      o.spec.random_bits = r;
+      o.seed = 21;
+      const auto scalar = expect_path_matches_scalar(path, in, o, {1, in.size()},
+                                                     label_of("mxfp8", o.spec.mode, {1, in.size()}) +
+                                                         " far below the block's amax, r=" + std::to_string(r));
+      // The data does what it is for: some tiny elements rounded up.
+      std::size_t nonzero_tiny = 0;
+      for (std::size_t i = 0; i < in.size(); ++i) nonzero_tiny += (i % 32 != 0 && (scalar.codes[i] & 0x7F) != 0);
+      EXPECT_GT(nonzero_tiny, 0u) << "r=" << r;
+    }
+  }
+}
+
 // The kernel runs along rows: rows of 100 columns (three whole blocks and a
 // partial one, each row's random words starting at a position that is not a
 // multiple of 4) and one long row (the random window refilled many times).
