@@ -6,10 +6,15 @@ namespace lab {
 namespace {
 
 // An op's own outputs (activations, the loss, its input gradient) are
-// labelled with the bare layer name; parameters, and the gradient a matmul
-// or conv receives (named "grad_output" by those ops), with "<layer>.<tensor>".
+// labelled with the bare layer name; parameters, the gradient a matmul or
+// conv receives (named "grad_output" by those ops) and the intermediates of
+// batch norm's rounded statistics (its activations other than "output":
+// norm_statistics in batch_norm.hpp) with "<layer>.<tensor>", so that they
+// are not counted as the layer's output.
 bool labelled_by_layer(const site& where, tensor_role role) {
-  return (role == tensor_role::activation || role == tensor_role::grad_input) && where.tensor != "grad_output";
+  if (where.tensor == "grad_output") return false;
+  if (where.op_class == op_class::norm && role == tensor_role::activation && where.tensor != "output") return false;
+  return role == tensor_role::activation || role == tensor_role::grad_input;
 }
 
 }  // namespace

@@ -65,6 +65,27 @@ TEST(RunTracer, AnnouncesSiteRoleStepAndValues) {
   EXPECT_EQ(label->op, "conv2d");
 }
 
+// Batch norm's rounded statistics hand the tracer its intermediates as
+// activations beside its output: they keep their own labels.
+TEST(RunTracer, BatchNormStatisticsIntermediatesAreLabelledApartFromItsOutput) {
+  num::stats_hooks hooks;
+  auto sink = std::make_shared<collector>();
+  hooks.attach(sink);
+  run_tracer tracer(hooks);
+  tracer.begin_step(1);
+  std::vector<float> values = {1.0f, 4.0f};
+  for (const char* tensor : {"output", "mean", "deviations", "squares"})
+    tracer.produce({"bn", "batch_norm", op_class::norm, tensor}, tensor_role::activation, values, std::nullopt);
+  ASSERT_EQ(sink->records.size(), 4u);
+  for (const char* name : {"bn.output", "bn.mean", "bn.deviations", "bn.squares"})
+    ASSERT_TRUE(tracer.label(name).has_value()) << name;
+  EXPECT_EQ(tracer.label("bn.output")->layer, "bn");
+  EXPECT_EQ(tracer.label("bn.mean")->layer, "bn.mean");
+  EXPECT_EQ(tracer.label("bn.deviations")->layer, "bn.deviations");
+  EXPECT_EQ(tracer.label("bn.squares")->layer, "bn.squares");
+  EXPECT_EQ(tracer.label("bn.squares")->op, "batch_norm");
+}
+
 TEST(RunTracer, WeightIsHandedThroughAndLabelledAsAParameter) {
   num::stats_hooks hooks;
   auto sink = std::make_shared<collector>();
