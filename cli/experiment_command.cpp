@@ -22,6 +22,7 @@ struct experiment_settings {
   bool tiny = false;
   std::uint64_t seed = 1;
   std::size_t seeds = 0;
+  unsigned jobs = 1;
 };
 
 void list_experiments() {
@@ -46,6 +47,7 @@ void run_experiments(const experiment_settings& s) {
   options.tiny = s.tiny;
   options.seed = s.seed;
   options.seeds = s.seeds;
+  options.jobs = s.jobs;
   for (const experiments::experiment* e : chosen) {
     experiments::staged_run_database database(options.output_dir, e->name);
     options.run_database = database.path();
@@ -78,6 +80,10 @@ void add_experiment_command(CLI::App& app) {
   command->add_option("--seeds", settings->seeds,
                       "training experiments: train every run at seeds SEED, SEED+1, ... (default: 5; 1 with --full)")
       ->check(CLI::PositiveNumber);
+  command->add_option("--jobs", settings->jobs,
+                      "training experiments: train this many seeds at once, each on its own thread (default: 1; "
+                      "the results do not depend on it)")
+      ->check(CLI::Range(1u, 256u));
   command->add_flag("--full", settings->full, "the tutorials' full sizes instead of the 2-core defaults");
   command->add_flag("--tiny", settings->tiny, "the smallest sizes (smoke tests)");
   command->add_option("--experiments-md", settings->experiments_md,

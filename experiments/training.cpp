@@ -4,12 +4,14 @@
 #include "experiments/training.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
-#include <memory>
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <optional>
+#include <thread>
 
 #include <lab/errors.hpp>
 #include <lab/precision_hook.hpp>
@@ -497,6 +499,35 @@ update_census total_updates(const training_run& run) {
     sum.swamped += c.swamped;
   }
   return sum;
+}
+
+void for_each_seed_index(std::size_t count, unsigned jobs, const std::function<void(std::size_t)>& body) {
+  const std::size_t workers = std::min<std::size_t>(std::max(1u, jobs), count);
+  if (workers <= 1) {
+    for (std::size_t k = 0; k < count; ++k) body(k);
+    return;
+  }
+  // Hand-written rather than OpenMP: each seed's run is a long task of its
+  // own (minutes to hours), taken in seed order by whichever thread is free.
+  std::vector<std::exception_ptr> errors(count);
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> threads;
+  threads.reserve(workers);
+  for (std::size_t w = 0; w < workers; ++w) {
+    threads.emplace_back([&] {
+      for (std::size_t k = next++; k < count; k = next++) {
+        try {
+          body(k);
+        } catch (...) {
+          errors[k] = std::current_exception();
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
 }
 
 }  // namespace numlab::experiments

@@ -27,6 +27,10 @@ struct run_options {
   /// noise; 0 picks the default for the size (5; 1 at --full, 2 at --tiny).
   std::size_t seeds = 0;
   bool tiny = false;        ///< smallest size that still shows the effect (smoke tests)
+  /// Training experiments: how many seeds train at once, each on its own
+  /// thread (every run keeps one BLAS thread); the results are the same
+  /// for any value, only the wall times change.
+  unsigned jobs = 1;
   /// Where training experiments record each of their training runs (one run
   /// database, rundb/SCHEMA.md; empty: not recorded).
   std::filesystem::path run_database{};

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <span>
 #include <string>
@@ -119,18 +120,25 @@ struct seeded_runs {
   [[nodiscard]] std::vector<std::uint64_t> stopped_seeds(std::size_t index) const;
 };
 
-/// Runs `train` with `base` at every seed of seeds_of(options). Only the
-/// first seed's runs are recorded in the run database (base.trace.db).
+/// Calls body(0), ..., body(count - 1), up to `jobs` of them at once on
+/// their own threads; rethrows the exception of the lowest index that threw
+/// once every call has returned.
+void for_each_seed_index(std::size_t count, unsigned jobs, const std::function<void(std::size_t)>& body);
+
+/// Runs `train` with `base` at every seed of seeds_of(options), options.jobs
+/// seeds at once (`train` must only read what it shares across seeds). Only
+/// the first seed's runs are recorded in the run database (base.trace.db).
 template <class Train>
 seeded_runs train_seeds(const run_options& options, const lab::train_config& base, Train train) {
   seeded_runs out;
   out.seeds = seeds_of(options);
-  for (const std::uint64_t seed : out.seeds) {
+  out.by_seed.resize(out.seeds.size());
+  for_each_seed_index(out.seeds.size(), options.jobs, [&](std::size_t k) {
     lab::train_config c = base;
-    c.seed = seed;
-    if (seed != out.seeds.front()) c.trace.db.clear();
-    out.by_seed.push_back(train(c));
-  }
+    c.seed = out.seeds[k];
+    if (k != 0) c.trace.db.clear();
+    out.by_seed[k] = train(c);
+  });
   return out;
 }
 
