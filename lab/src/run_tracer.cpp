@@ -5,16 +5,15 @@
 namespace lab {
 namespace {
 
-// An op's own outputs (activations, the loss, its input gradient) are
-// labelled with the bare layer name; parameters, the gradient a matmul or
-// conv receives (named "grad_output" by those ops) and the intermediates of
-// batch norm's rounded statistics (its activations other than "output":
-// norm_statistics in batch_norm.hpp) with "<layer>.<tensor>", so that they
-// are not counted as the layer's output.
+// An op's results are labelled with the bare layer name: its forward output
+// (tensor "output"; the losses name theirs "loss") and its input gradient
+// ("grad_input"). Every other tensor is labelled "<layer>.<tensor>":
+// parameters, the gradient a matmul or conv receives ("grad_output"), and
+// intermediates such as batch norm's rounded statistics (norm_statistics in
+// batch_norm.hpp), so that none is counted as the layer's output.
 bool labelled_by_layer(const site& where, tensor_role role) {
-  if (where.tensor == "grad_output") return false;
-  if (where.op_class == op_class::norm && role == tensor_role::activation && where.tensor != "output") return false;
-  return role == tensor_role::activation || role == tensor_role::grad_input;
+  if (role == tensor_role::activation) return where.tensor == "output" || where.tensor == "loss";
+  return role == tensor_role::grad_input && where.tensor == "grad_input";
 }
 
 }  // namespace
