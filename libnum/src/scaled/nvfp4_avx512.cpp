@@ -42,9 +42,6 @@ constexpr int nearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
 constexpr int upward = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
 constexpr int downward = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
 
-// The E2M1 values of codes 0..7.
-constexpr double grid[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
-
 // Eight thresholds t_1..t_7 (code k is reached iff |x| / D reaches t_k) and
 // the saturation threshold, each reached "at least" or "more than".
 struct threshold_rule {
@@ -70,7 +67,7 @@ NUMLAB_INLINE __m256i thresholds(const threshold_rule& rule, __m512d d) {
 // The fp32 patterns of the grid values times D where exact, else a pattern
 // no |x| has (all ones): |x| equals its code's entry iff it was exact.
 NUMLAB_INLINE __m512i exact_grid(__m512d d) {
-  const __m512d product = _mm512_mul_pd(_mm512_loadu_pd(grid), d);
+  const __m512d product = _mm512_mul_pd(_mm512_loadu_pd(e2m1_grid), d);
   const __m256i up = _mm256_castps_si256(_mm512_cvt_roundpd_ps(product, upward));
   const __m256i down = _mm256_castps_si256(_mm512_cvt_roundpd_ps(product, downward));
   const __mmask8 exact = _mm256_cmpeq_epi32_mask(up, down);

@@ -41,6 +41,9 @@ NUMLAB_INLINE bool nvfp4_reciprocal_usable(float reciprocal) {
   return __builtin_bit_cast(std::uint32_t, reciprocal) - 0x00800000u < 0x7F000000u;
 }
 
+/// The E2M1 values of magnitude codes 0..7 (OCP MX v1.0, FP4 E2M1).
+constexpr double e2m1_grid[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+
 /// E2M1 magnitude codes by the top three significant bits of a quotient y
 /// in [0.125, 16): entry j is for the fp32 patterns whose bits 21 and up
 /// equal j modulo 32, i.e. (with i = (j + 16) mod 32 < 28) for y in the
@@ -50,7 +53,6 @@ NUMLAB_INLINE bool nvfp4_reciprocal_usable(float reciprocal) {
 /// code: the entry is that code (8 where it saturates), rounded to nearest
 /// (`nearest`; no tie lies inside) or toward zero.
 constexpr std::array<std::uint32_t, 32> e2m1_code_table(bool nearest) {
-  constexpr double grid[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
   std::array<std::uint32_t, 32> table{};
   for (std::uint32_t j = 0; j < 32; ++j) {
     const std::uint32_t i = (j + 16) % 32;
@@ -60,7 +62,7 @@ constexpr std::array<std::uint32_t, 32> e2m1_code_table(bool nearest) {
     const double inside = binade * (1 + (i % 4) / 4.0) + binade / 8;
     std::uint32_t code = 0;
     for (std::uint32_t c = 1; c < 8; ++c) {
-      const bool reached = nearest ? inside > (grid[c - 1] + grid[c]) / 2 : inside >= grid[c];
+      const bool reached = nearest ? inside > (e2m1_grid[c - 1] + e2m1_grid[c]) / 2 : inside >= e2m1_grid[c];
       if (reached) code = c;
     }
     if (inside > (nearest ? 7 : 8)) code = 8;
