@@ -338,7 +338,7 @@ experiment_result run(const run_options& options) {
                          "effective step; the comparison at lr 0.1 says whether anything is left of it.");
   }
   r.checks.push_back(stable_statistics_check(variances));
-  const std::size_t norm_runs = 2 * runs_per_model;  // after ResNet-8's six
+  const std::size_t norm_runs = blocks[1].first + runs_per_model;  // after ResNet-8's six
   r.checks.push_back(
       trained_norm_check(seeded, norm_runs + one_pass_norm_run, norm_runs + stable_norm_run, models[1].label));
   r.findings.push_back(std::string(models[1].label) + " 16.16 over all seeds, by how batch norm computes its "
