@@ -40,15 +40,15 @@ struct flag_tag {
 };
 
 /// The MX kernels' loop variants: calls run(mode, int8, fused) with tags
-/// for the instantiation a call of setup `k` needs: INT8 (nearest-even
-/// only), fused values (dequantized values wanted) for the modes training
+/// for the instantiation a call of setup `k` needs: INT8 (each mode; its
+/// values come from its codes), fused values (dequantized values wanted) for the modes training
 /// uses (nearest-even forward, stochastic gradients; one instantiation more
 /// each), or the mode's plain loop.
 template <class Setup, class Run>
 inline __attribute__((always_inline)) void with_mx_variant(const Setup& k, bool values, Run run) {
   const flag_tag<true> yes;
   const flag_tag<false> no;
-  if (k.int8) return run(mode_tag<rounding::nearest_even>{}, yes, no);
+  if (k.int8) return with_mode(k.spec.mode, [&](auto mode) { run(mode, yes, no); });
   if (values && k.spec.mode == rounding::nearest_even) return run(mode_tag<rounding::nearest_even>{}, no, yes);
   if (values && k.spec.mode == rounding::stochastic) return run(mode_tag<rounding::stochastic>{}, no, yes);
   with_mode(k.spec.mode, [&](auto mode) { run(mode, no, no); });

@@ -43,7 +43,7 @@ using random_window8 = philox_window<kernels::philox_avx2_isa>;
 
 // --- The block loop, one instantiation per rounding mode ---
 
-// Int8: MX INT8 elements (nearest-even only). FusedValues (floating-point
+// Int8: MX INT8 elements. FusedValues (floating-point
 // elements, dequantized values wanted): the values come from the rounding's
 // own result (mx_lanes8::value), the codes are not made.
 template <rounding Mode, bool Int8, bool FusedValues = false>
@@ -291,15 +291,17 @@ class mx_blocks8 {
     for (int i = 0; i < 4; ++i) {
       const __m256i x = x_of(v, i), words = words_of(v, i);
       mx_lanes8 r;
-      if constexpr (Int8) {
+      if constexpr (Int8 && Mode == rounding::nearest_even) {
         // x / X · 2^6 as an fp32 pattern: the exponent field moved down by X's.
         const __m256i scale_bits = _mm256_sub_epi32(_mm256_slli_epi32(s.exponent_of(i), 23), scale_bits_offset_);
         r = lanes_.int8_nearest_even8(x, v.a[i], _mm256_sub_epi32(v.a[i], scale_bits));
       } else if constexpr (Mode == rounding::nearest_even) {
         r = lanes_.nearest_even8(x, v.a[i], s.inv_x_of(i));
+      } else if constexpr (Int8) {
+        r = lanes_.int8_round8(x, v.a[i], lanes_.int8_quotient8(v.a[i], s.exponent_of(i)), words);
       } else {
-        static_assert(!Int8);
-        r = lanes_.template round8<FusedValues>(x, v.a[i], s.inv_x_of(i), words);
+        const __m256i y = _mm256_castps_si256(_mm256_mul_ps(_mm256_castsi256_ps(v.a[i]), s.inv_x_of(i)));
+        r = lanes_.template round8<FusedValues>(x, v.a[i], y, words);
       }
       const __m256i inexact = done == nullptr ? r.inexact : _mm256_and_si256(r.inexact, done[i]);
       const __m256i overflow = done == nullptr ? r.overflow : _mm256_and_si256(r.overflow, done[i]);

@@ -26,7 +26,7 @@ namespace {
 
 // --- The block loop, one instantiation per rounding mode ---
 
-// Int8: MX INT8 elements (nearest-even only). Fused (floating-point
+// Int8: MX INT8 elements. Fused (floating-point
 // elements, dequantized values wanted): the values come from the rounding's
 // own result (mx_lanes::value), the codes are not made.
 template <rounding Mode, bool Int8, bool Fused>
@@ -340,6 +340,9 @@ class mx_blocks {
         r0 = lanes_.template nearest_even16<Fused>(v.x0, _mm512_sub_epi32(v.a0, scale_bits0));
         r1 = lanes_.template nearest_even16<Fused>(v.x1, _mm512_sub_epi32(v.a1, scale_bits1));
       }
+    } else if constexpr (Int8) {
+      r0 = lanes_.int8_round16(v.x0, v.a0, s0.emin_field, v.w0);
+      r1 = lanes_.int8_round16(v.x1, v.a1, s1.emin_field, v.w1);
     } else {
       r0 = lanes_.template round16<Fused>(v.x0, v.a0, s0.emin_field, v.w0);
       r1 = lanes_.template round16<Fused>(v.x1, v.a1, s1.emin_field, v.w1);

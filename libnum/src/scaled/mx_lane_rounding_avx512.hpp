@@ -63,55 +63,31 @@ class mx_lane_rounding {
   // nothing, as the code would say (codes order as their values).
   template <bool Fused = false>
   NUMLAB_INLINE mx_lanes round16(__m512i x, __m512i a, __m512i emin_field, __m512i words) const {
-    const __m512i one = one_;
-    const __m512i biased = _mm512_srli_epi32(a, 23);
-    const __mmask16 nonzero = _mm512_test_epi32_mask(a, a);
-    // m = hidden bit | fraction (inputs are normal or zero here); 0 in zero lanes.
-    const __m512i m = _mm512_maskz_ternarylogic_epi32(nonzero, a, fraction_bits_, hidden_bit_, 0xEA);
-    // Bits cut off: 24 - p in the element's normal range, one more per
-    // binade below it (s - 1 computed first: the half bit's position).
-    const __m512i s1 = _mm512_max_epi32(
-        normal_shift_minus_one_, _mm512_add_epi32(normal_shift_minus_one_, _mm512_sub_epi32(emin_field, biased)));
-    const __m512i s = _mm512_add_epi32(s1, one);
-    const __m512i truncated = _mm512_srlv_epi32(m, s);  // counts >= 32 give 0
-    const __mmask16 inexact = _mm512_cmpneq_epi32_mask(_mm512_sllv_epi32(truncated, s), m);
-    __m512i kept = truncated;
-    if constexpr (Mode == rounding::nearest_even) {
-      // (m + half - 1 + lowest kept bit) >> s; with s - 1 >= 32 the half is
-      // 0 and the shift still gives 0.
-      const __m512i half = _mm512_sllv_epi32(one, s1);
-      const __m512i odd = _mm512_and_si512(truncated, one);
-      kept = _mm512_srlv_epi32(_mm512_add_epi32(_mm512_add_epi32(m, odd), _mm512_sub_epi32(half, one)), s);
-    } else if constexpr (Mode == rounding::nearest_away) {
-      kept = _mm512_srlv_epi32(_mm512_add_epi32(m, _mm512_sllv_epi32(one, s1)), s);
-    } else if constexpr (Mode == rounding::to_odd) {
-      kept = _mm512_mask_or_epi32(truncated, inexact, truncated, one);
-    } else if constexpr (Mode == rounding::toward_positive) {
-      kept = _mm512_mask_add_epi32(truncated, inexact & ~_mm512_movepi32_mask(x), truncated, one);
-    } else if constexpr (Mode == rounding::toward_negative) {
-      kept = _mm512_mask_add_epi32(truncated, inexact & _mm512_movepi32_mask(x), truncated, one);
-    } else if constexpr (Mode == rounding::stochastic) {
-      // The discarded fraction left-aligned in 32 bits (one shift gives it,
-      // the other 0); up iff its top r bits + the word's carry out of 2^r.
-      const __m512i fraction = _mm512_or_si512(_mm512_sllv_epi32(m, _mm512_sub_epi32(thirty_two_, s)),
-                                               _mm512_srlv_epi32(m, _mm512_sub_epi32(s, thirty_two_)));
-      const __mmask16 up = _mm512_cmpgt_epu32_mask(_mm512_and_si512(words, top_bits_),
-                                                   _mm512_ternarylogic_epi32(fraction, top_bits_, top_bits_, 0x3F));
-      kept = _mm512_mask_add_epi32(truncated, up, truncated, one);
-    }
+    const cut_lanes c = cut16(x, a, emin_field, words);
     if constexpr (Fused) {
       const __m512i quantum_field =
-          _mm512_sub_epi32(_mm512_add_epi32(_mm512_add_epi32(biased, s), quantum_field_offset_), emin_field);
-      const __m512 value = _mm512_mul_round_ps(_mm512_cvtepi32_ps(kept),
+          _mm512_sub_epi32(_mm512_add_epi32(_mm512_add_epi32(c.biased, c.s), quantum_field_offset_), emin_field);
+      const __m512 value = _mm512_mul_round_ps(_mm512_cvtepi32_ps(c.kept),
                                                _mm512_castsi512_ps(_mm512_slli_epi32(quantum_field, 23)),
                                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);  // exact
-      return finish_value(x, value, _mm512_mask_testn_epi32_mask(nonzero, kept, kept), inexact);
+      return finish_value(x, value, _mm512_mask_testn_epi32_mask(c.nonzero, c.kept, c.kept), c.inexact);
     }
     // code = (max(E, E_emin) - E_emin) · 2^(p-1) + kept: the subnormal and
     // normal ranges alike (emin + bias = 1), a carry reaching the next binade.
-    const __m512i field = _mm512_sub_epi32(_mm512_max_epi32(biased, emin_field), emin_field);
-    return finish(x, _mm512_maskz_add_epi32(nonzero, _mm512_sll_epi32(field, precision_shift_), kept), nonzero,
-                  inexact);
+    const __m512i field = _mm512_sub_epi32(_mm512_max_epi32(c.biased, emin_field), emin_field);
+    return finish(x, _mm512_maskz_add_epi32(c.nonzero, _mm512_sll_epi32(field, precision_shift_), c.kept), c.nonzero,
+                  c.inexact);
+  }
+
+  // MX INT8 (§5.3.4 as in scalar's round_int8) in every mode but
+  // nearest-even (int8_nearest_even16): INT8 is k · 2^-6 · X, which is the
+  // grid round16 cuts to for an element of p = 7 and emin = 0 (mx_setup's
+  // INT8 setup), whose quantum 2^-6 · X holds below 2^emin · X = X too. Every
+  // |x| lies below 2X (the scale rules give X >= 2^floor(log2 amax)), in
+  // the binade of 2^emin or under it, so the kept quanta are k itself.
+  NUMLAB_INLINE mx_lanes int8_round16(__m512i x, __m512i a, __m512i emin_field, __m512i words) const {
+    const cut_lanes c = cut16(x, a, emin_field, words);
+    return int8_finish(x, c.kept, c.nonzero, c.inexact);
   }
 
   // Nearest-even on the fp32 unit: y = |x| / X (pattern y_bits; exact where
@@ -155,17 +131,9 @@ class mx_lane_rounding {
     const __m512 c = _mm512_castsi512_ps(c_bits);
     const __m512 y = _mm512_castsi512_ps(y_bits);
     const __m512 sum = _mm512_add_round_ps(y, c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512i kept = _mm512_maskz_sub_epi32(valid, _mm512_castps_si512(sum), c_bits);
+    const __m512i kept = _mm512_maskz_sub_epi32(valid, _mm512_castps_si512(sum), c_bits);
     const __m512 rounded = _mm512_sub_round_ps(sum, c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);  // exact
-    const __mmask16 negative = _mm512_movepi32_mask(x);
-    const __m512i limit = _mm512_mask_mov_epi32(splat(127), negative, int8_negative_limit_);
-    mx_lanes out;
-    out.overflow = _mm512_cmpgt_epu32_mask(kept, limit);
-    kept = _mm512_min_epu32(kept, limit);
-    out.inexact = _mm512_mask_cmp_ps_mask(valid, rounded, y, _CMP_NEQ_UQ) | (nonzero & ~valid) | out.overflow;
-    out.flushed = _mm512_mask_testn_epi32_mask(nonzero, kept, kept);
-    out.code = _mm512_mask_sub_epi32(kept, negative, _mm512_setzero_si512(), kept);  // the store keeps the low byte
-    return out;
+    return int8_finish(x, kept, nonzero, _mm512_mask_cmp_ps_mask(valid, rounded, y, _CMP_NEQ_UQ) | (nonzero & ~valid));
   }
 
   // A lane's floating-point element code (as finish() leaves it) to its
@@ -174,6 +142,67 @@ class mx_lane_rounding {
   NUMLAB_INLINE __m512 decode16(__m512i code) const { return fields_.value(code); }
 
  private:
+  // round16's cut of x's significand under the block's 2^emin: the kept
+  // quanta rounded as Mode rounds, which lanes were inexact and nonzero, x's
+  // exponent field and the bits cut (s).
+  struct cut_lanes {
+    __m512i kept, biased, s;
+    __mmask16 inexact, nonzero;
+  };
+  NUMLAB_INLINE cut_lanes cut16(__m512i x, __m512i a, __m512i emin_field, __m512i words) const {
+    const __m512i one = one_;
+    const __m512i biased = _mm512_srli_epi32(a, 23);
+    const __mmask16 nonzero = _mm512_test_epi32_mask(a, a);
+    // m = hidden bit | fraction (inputs are normal or zero here); 0 in zero lanes.
+    const __m512i m = _mm512_maskz_ternarylogic_epi32(nonzero, a, fraction_bits_, hidden_bit_, 0xEA);
+    // Bits cut off: 24 - p in the element's normal range, one more per
+    // binade below it (s - 1 computed first: the half bit's position).
+    const __m512i s1 = _mm512_max_epi32(
+        normal_shift_minus_one_, _mm512_add_epi32(normal_shift_minus_one_, _mm512_sub_epi32(emin_field, biased)));
+    const __m512i s = _mm512_add_epi32(s1, one);
+    const __m512i truncated = _mm512_srlv_epi32(m, s);  // counts >= 32 give 0
+    const __mmask16 inexact = _mm512_cmpneq_epi32_mask(_mm512_sllv_epi32(truncated, s), m);
+    __m512i kept = truncated;
+    if constexpr (Mode == rounding::nearest_even) {
+      // (m + half - 1 + lowest kept bit) >> s; with s - 1 >= 32 the half is
+      // 0 and the shift still gives 0.
+      const __m512i half = _mm512_sllv_epi32(one, s1);
+      const __m512i odd = _mm512_and_si512(truncated, one);
+      kept = _mm512_srlv_epi32(_mm512_add_epi32(_mm512_add_epi32(m, odd), _mm512_sub_epi32(half, one)), s);
+    } else if constexpr (Mode == rounding::nearest_away) {
+      kept = _mm512_srlv_epi32(_mm512_add_epi32(m, _mm512_sllv_epi32(one, s1)), s);
+    } else if constexpr (Mode == rounding::to_odd) {
+      kept = _mm512_mask_or_epi32(truncated, inexact, truncated, one);
+    } else if constexpr (Mode == rounding::toward_positive) {
+      kept = _mm512_mask_add_epi32(truncated, inexact & ~_mm512_movepi32_mask(x), truncated, one);
+    } else if constexpr (Mode == rounding::toward_negative) {
+      kept = _mm512_mask_add_epi32(truncated, inexact & _mm512_movepi32_mask(x), truncated, one);
+    } else if constexpr (Mode == rounding::stochastic) {
+      // The discarded fraction left-aligned in 32 bits (one shift gives it,
+      // the other 0); up iff its top r bits + the word's carry out of 2^r.
+      const __m512i fraction = _mm512_or_si512(_mm512_sllv_epi32(m, _mm512_sub_epi32(thirty_two_, s)),
+                                               _mm512_srlv_epi32(m, _mm512_sub_epi32(s, thirty_two_)));
+      const __mmask16 up = _mm512_cmpgt_epu32_mask(_mm512_and_si512(words, top_bits_),
+                                                   _mm512_ternarylogic_epi32(fraction, top_bits_, top_bits_, 0x3F));
+      kept = _mm512_mask_add_epi32(truncated, up, truncated, one);
+    }
+    return {kept, biased, s, inexact, nonzero};
+  }
+
+  // INT8's saturation (to 127, or to 128 for negative x unless symmetric),
+  // counts and two's complement byte, from the kept magnitude k.
+  NUMLAB_INLINE mx_lanes int8_finish(__m512i x, __m512i kept, __mmask16 nonzero, __mmask16 inexact) const {
+    const __mmask16 negative = _mm512_movepi32_mask(x);
+    const __m512i limit = _mm512_mask_mov_epi32(splat(127), negative, int8_negative_limit_);
+    mx_lanes out;
+    out.overflow = _mm512_cmpgt_epu32_mask(kept, limit);
+    kept = _mm512_min_epu32(kept, limit);
+    out.inexact = inexact | out.overflow;
+    out.flushed = _mm512_mask_testn_epi32_mask(nonzero, kept, kept);
+    out.code = _mm512_mask_sub_epi32(kept, negative, _mm512_setzero_si512(), kept);  // the store keeps the low byte
+    return out;
+  }
+
   // Saturation, counts and the sign, from the magnitude code (0 in zero lanes).
   NUMLAB_INLINE mx_lanes finish(__m512i x, __m512i code, __mmask16 nonzero, __mmask16 inexact) const {
     mx_lanes out;

@@ -14,8 +14,9 @@ namespace {
 /// A block's scale, from its amax: X's biased fp32 exponent field (E_amax
 /// plus the rule's binade up; E_X = exponent - emax), the E8M0 code
 /// (clamped at 0), X as an fp32 pattern (for values; for code 0 the fp32
-/// subnormal 2^-127) and 1/X's (for nearest-even; INT8's code may reach
-/// 254, whose 1/X is subnormal, and its nearest-even does not use it).
+/// subnormal 2^-127) and 1/X's (floating-point elements only: INT8's code
+/// may reach 254, whose 1/X is subnormal, and INT8 divides by X through the
+/// exponent field instead).
 struct mx_scale8 {
   int exponent = 0;
   std::uint32_t code = 0, x_bits = 0, inv_x_bits = 0;

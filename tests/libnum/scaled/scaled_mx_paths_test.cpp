@@ -174,7 +174,6 @@ TEST(ScaledMxPaths, KernelMatchesScalarOnRowsShorterThanHalfABlock) {
       for (const char* name : {"mxfp8", "mxfp8-e5m2", "mxfp6-e2m3", "mxfp6-e3m2", "mxfp4", "mxint8", "e4m3/mx-rceil",
                                "e2m1/mx-rceil", "e5m2/mx-even", "e2m3/mx-even"}) {
         for (num::rounding mode : num::all_roundings) {
-          if (std::string(name) == "mxint8" && mode != num::rounding::nearest_even) continue;
           for (const num::element_layout layout :
                {num::element_layout::byte_per_element, num::element_layout::packed}) {
             if (layout == num::element_layout::packed && (!is_fp4(name) || shape.cols % 2 != 0)) continue;
@@ -207,7 +206,6 @@ TEST(ScaledMxPaths, KernelMatchesScalarOnBlocksOfTinyElementsInAnyRowWidth) {
       for (const char* name : {"mxfp8", "mxfp8-e5m2", "mxfp6-e2m3", "mxfp4", "mxint8", "e4m3/mx-rceil"}) {
         const std::vector<float> in = scaled_test::tiny_block_data(shape.size(), 32, 5);
         for (num::rounding mode : num::all_roundings) {
-          if (std::string(name) == "mxint8" && mode != num::rounding::nearest_even) continue;
           num::scaled_options o = scaled_test::options_for(name);
           o.spec.mode = mode;
           o.seed = 3;
@@ -224,8 +222,8 @@ TEST(ScaledMxPaths, KernelMatchesScalarOnBlocksOfTinyElementsInAnyRowWidth) {
   }
 }
 
-// MX INT8 under nearest-even (the kernels' INT8 mode): every scale rule, with
-// and without -2, against the scalar path.
+// MX INT8 in every rounding mode: every scale rule, with and without -2,
+// against the scalar path.
 TEST(ScaledMxPaths, Int8MatchesScalar) {
   SKIP_WITHOUT_MX_KERNEL();
   std::vector<float> in = scaled_test::path_data(400, 13);
@@ -236,11 +234,20 @@ TEST(ScaledMxPaths, Int8MatchesScalar) {
   for (const num::simd_path path : mx_kernel_paths()) {
     for (const char* name : {"mxint8", "int8/mx-rceil", "int8/mx-even"}) {
       for (const bool symmetric : {false, true}) {
-        num::scaled_options o = scaled_test::options_for(name);
-        o.int8_symmetric = symmetric;
-        expect_path_matches_scalar(path, in, o, {1, in.size()}, std::string(name) + (symmetric ? " symmetric" : ""));
-        expect_path_matches_scalar(path, in, o, {in.size() / 40, 40},
-                                   std::string(name) + (symmetric ? " symmetric" : "") + " rows of 40");
+        for (num::rounding mode : num::all_roundings) {
+          for (int r : {32, 3}) {
+            if (r != 32 && mode != num::rounding::stochastic) continue;
+            num::scaled_options o = scaled_test::options_for(name);
+            o.int8_symmetric = symmetric;
+            o.spec.mode = mode;
+            o.spec.random_bits = r;
+            o.seed = 21;
+            const std::string label = label_of(name, mode, {1, in.size()}) + (symmetric ? " symmetric" : "") +
+                                      " r=" + std::to_string(r);
+            expect_path_matches_scalar(path, in, o, {1, in.size()}, label);
+            expect_path_matches_scalar(path, in, o, {in.size() / 40, 40}, label + " rows of 40");
+          }
+        }
       }
     }
     // Hand-derived: -4 in a block of amax 4 is X = 4, -1 · 2^6 = code 0xC0.
@@ -289,7 +296,6 @@ TEST(ScaledMxPaths, EdgeBlocksMatchScalarAlone) {
       for (const char* name : {"mxfp8", "mxfp8-e5m2", "mxfp6-e2m3", "mxfp6-e3m2", "mxfp4", "mxint8", "e4m3/mx-rceil",
                                "e2m1/mx-even", "int8/mx-rceil"}) {
         for (num::rounding mode : num::all_roundings) {
-          if (std::string(name).find("int8") != std::string::npos && mode != num::rounding::nearest_even) continue;
           num::scaled_options o = scaled_test::options_for(name);
           o.spec.mode = mode;
           o.seed = 12;
