@@ -44,13 +44,15 @@ void BM_fp16_encode_array_nearest_even(benchmark::State& s) { fp16_encode_array(
 void BM_fp16_encode_array_stochastic(benchmark::State& s) { fp16_encode_array(s, num::rounding::stochastic); }
 
 void quantize_named(benchmark::State& state, const char* name, num::rounding mode,
-                    float tensor_amax = __builtin_nanf("")) {
+                    float tensor_amax = __builtin_nanf(""),
+                    num::element_layout layout = num::element_layout::byte_per_element) {
   num::scaled_options o;
   o.format = *num::find_scaled_format(name);
   o.spec.mode = mode;
   o.tensor_amax = tensor_amax;
+  o.layout = layout;
   const std::vector<float>& in = bench::realistic_data();
-  std::vector<std::uint8_t> elements(n);
+  std::vector<std::uint8_t> elements(num::element_bytes(o.format.element, layout, n));
   std::vector<std::uint32_t> scales(num::scale_count(o.format, {1, n}));
   num::scaled_result r;
   for (auto _ : state) {
@@ -67,6 +69,15 @@ void BM_nvfp4_nearest_even(benchmark::State& s) { quantize_named(s, "nvfp4", num
 void BM_nvfp4_nearest_even_given_amax(benchmark::State& s) {
   quantize_named(s, "nvfp4", num::rounding::nearest_even, 1024.0f);  // the data's magnitudes stay below 2^10
 }
+// MXFP6 one byte per element beside packed (four in three bytes: the
+// kernels' bytes packed band by band), and MXINT8 in a mode other than
+// nearest-even (each ran scalar before session 19, 70-130x slower).
+void BM_mxfp6_nearest_even(benchmark::State& s) { quantize_named(s, "mxfp6", num::rounding::nearest_even); }
+void BM_mxfp6_packed_nearest_even(benchmark::State& s) {
+  quantize_named(s, "mxfp6", num::rounding::nearest_even, __builtin_nanf(""), num::element_layout::packed);
+}
+void BM_mxint8_nearest_even(benchmark::State& s) { quantize_named(s, "mxint8", num::rounding::nearest_even); }
+void BM_mxint8_toward_zero(benchmark::State& s) { quantize_named(s, "mxint8", num::rounding::toward_zero); }
 void BM_mxfp8_stochastic(benchmark::State& s) { quantize_named(s, "mxfp8", num::rounding::stochastic); }
 void BM_mxfp4_stochastic(benchmark::State& s) { quantize_named(s, "mxfp4", num::rounding::stochastic); }
 void BM_nvfp4_stochastic(benchmark::State& s) { quantize_named(s, "nvfp4", num::rounding::stochastic); }
@@ -206,6 +217,10 @@ BENCHMARK(BM_mxfp8_nearest_even)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_mxfp4_nearest_even)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_nvfp4_nearest_even)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_nvfp4_nearest_even_given_amax)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_mxfp6_nearest_even)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_mxfp6_packed_nearest_even)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_mxint8_nearest_even)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_mxint8_toward_zero)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_mxfp8_stochastic)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_mxfp4_stochastic)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_nvfp4_stochastic)->Unit(benchmark::kMillisecond);

@@ -15,4 +15,11 @@ void store_element(std::span<std::uint8_t> elements, int bits, element_layout la
 /// Reads element k's code.
 std::uint32_t load_element(std::span<const std::uint8_t> elements, int bits, element_layout layout, std::size_t k);
 
+/// FP6 codes (one per byte) packed with AVX2, four to three bytes, from
+/// codes[0] into out (a group's start): 32 a step while at least 40 remain;
+/// returns how many it packed (a multiple of 32). It writes up to 4 bytes
+/// past them, which the caller's packing of the next eight overwrites. Call
+/// only where the CPU has AVX2 (the MX kernels' paths).
+std::size_t pack_fp6_avx2(const std::uint8_t* codes, std::size_t n, std::uint8_t* out);
+
 }  // namespace num::scaled_detail

@@ -44,4 +44,13 @@ bool fused_values_fit(const scaled_options& o, tensor_shape shape);
 scaled_result quantize_into(std::span<const float> in, tensor_shape shape, std::span<std::uint8_t> elements,
                             std::span<std::uint32_t> scales, const scaled_options& options, float* values);
 
+/// Whether quantize_into runs a packed FP6 call through the MX kernels in
+/// bands (packed_fp6_bands.cpp): a kernel takes the call one byte per element.
+bool packed_fp6_bands_fit(const scaled_options& o, tensor_shape shape);
+/// quantize_into for such a call: bands quantized one byte per element into
+/// a buffer, then packed; the same results as one call.
+scaled_result quantize_packed_fp6_bands(std::span<const float> in, tensor_shape shape,
+                                        std::span<std::uint8_t> elements, std::span<std::uint32_t> scales,
+                                        const scaled_options& options);
+
 }  // namespace num::scaled_detail

@@ -445,6 +445,9 @@ scaled_result quantize(std::span<const float> in, tensor_shape shape, std::span<
 scaled_result scaled_detail::quantize_into(std::span<const float> in, tensor_shape shape,
                                            std::span<std::uint8_t> elements, std::span<std::uint32_t> scales,
                                            const scaled_options& options, float* values) {
+  if (values == nullptr && packed_fp6_bands_fit(options, shape)) {
+    return quantize_packed_fp6_bands(in, shape, elements, scales, options);
+  }
   const block_grid grid(options.format, shape);
   scaled_result result;
   const block_kernel kernel = kernel_for(options, shape);

@@ -257,6 +257,40 @@ TEST(ScaledMxPaths, Int8MatchesScalar) {
   }
 }
 
+// Packed FP6 runs the kernels band by band (packed_fp6_bands.cpp), against
+// the scalar path's element-by-element packing: a row longer than a band
+// (runs of its blocks), rows cut across bands, rows whose groups of four
+// straddle rows (cols % 4 != 0), in every mode (each element's random word
+// follows it into its band). The first group's three bytes are also packed
+// by hand from the one-byte-per-element codes.
+TEST(ScaledMxPaths, PackedFp6MatchesScalarAcrossBands) {
+  SKIP_WITHOUT_MX_KERNEL();
+  const num::tensor_shape shapes[] = {{1, 70001}, {2, 33000}, {3000, 24}, {1200, 39}, {7, 6}};
+  for (const num::simd_path path : mx_kernel_paths()) {
+    for (const num::tensor_shape shape : shapes) {
+      const std::vector<float> data = scaled_test::path_data(shape.size() / 32 + 1, 17);
+      const std::vector<float> in(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(shape.size()));
+      for (const char* name : {"mxfp6-e2m3", "mxfp6-e3m2"}) {
+        for (num::rounding mode : num::all_roundings) {
+          num::scaled_options o = scaled_test::options_for(name);
+          o.spec.mode = mode;
+          o.seed = 8;
+          o.first_index = 5;
+          o.layout = num::element_layout::packed;
+          const std::string label = label_of(name, mode, shape) + " packed";
+          const auto scalar = expect_path_matches_scalar(path, in, o, shape, label);
+          o.layout = num::element_layout::byte_per_element;
+          o.path = path;
+          const std::vector<std::uint32_t>& c = scaled_test::run(in, o, shape).codes;
+          EXPECT_EQ(scalar.elements[0], (c[0] | c[1] << 6) & 0xFF) << label;
+          EXPECT_EQ(scalar.elements[1], (c[1] >> 2 | c[2] << 4) & 0xFF) << label;
+          EXPECT_EQ(scalar.elements[2], (c[2] >> 4 | c[3] << 2) & 0xFF) << label;
+        }
+      }
+    }
+  }
+}
+
 // Hand-made blocks, each in a call of its own (flags are per call) and
 // again all in one row (a partial last block included): all zeros, all
 // negative zeros, signed zeros among values, NaN, ±inf, a huge value beside

@@ -18,7 +18,9 @@ struct quantized {
 inline quantized run(const std::vector<float>& in, const num::scaled_options& o, num::tensor_shape shape = {}) {
   if (shape.cols == 0) shape = {1, in.size()};
   quantized q;
-  q.elements.resize(num::element_bytes(o.format.element, o.layout, in.size()));
+  // Not zeros: quantize writes every byte whatever the array held (packed
+  // layouts OR codes into place, so a path that skipped zeroing would show).
+  q.elements.assign(num::element_bytes(o.format.element, o.layout, in.size()), 0xA5);
   q.scales.resize(num::scale_count(o.format, shape));
   q.result = num::quantize(in, shape, q.elements, q.scales, o);
   for (std::size_t i = 0; i < in.size(); ++i)
