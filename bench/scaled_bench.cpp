@@ -78,6 +78,10 @@ void BM_mxfp6_packed_nearest_even(benchmark::State& s) {
 }
 void BM_mxint8_nearest_even(benchmark::State& s) { quantize_named(s, "mxint8", num::rounding::nearest_even); }
 void BM_mxint8_toward_zero(benchmark::State& s) { quantize_named(s, "mxint8", num::rounding::toward_zero); }
+// FP8 per-tensor (an fp32 scale), nearest-even beside stochastic (which ran
+// scalar before session 19).
+void BM_fp8_tensor_nearest_even(benchmark::State& s) { quantize_named(s, "fp8-tensor", num::rounding::nearest_even); }
+void BM_fp8_tensor_stochastic(benchmark::State& s) { quantize_named(s, "fp8-tensor", num::rounding::stochastic); }
 void BM_mxfp8_stochastic(benchmark::State& s) { quantize_named(s, "mxfp8", num::rounding::stochastic); }
 void BM_mxfp4_stochastic(benchmark::State& s) { quantize_named(s, "mxfp4", num::rounding::stochastic); }
 void BM_nvfp4_stochastic(benchmark::State& s) { quantize_named(s, "nvfp4", num::rounding::stochastic); }
@@ -221,6 +225,8 @@ BENCHMARK(BM_mxfp6_nearest_even)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_mxfp6_packed_nearest_even)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_mxint8_nearest_even)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_mxint8_toward_zero)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_fp8_tensor_nearest_even)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_fp8_tensor_stochastic)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_mxfp8_stochastic)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_mxfp4_stochastic)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_nvfp4_stochastic)->Unit(benchmark::kMillisecond);

@@ -77,7 +77,7 @@ struct scaled_options {
   /// and NVFP4 1x16 and 16x16 blocks (an MXCSR without FTZ/DAZ), one element per byte,
   /// 8-bit elements, or packed FP4 with an even column count; and the
   /// elements of the fp32 rules (fp32_amax, fp32_amax_pow2, fp32_given) into
-  /// E4M3/E5M2 under saturation in every mode but stochastic (an MXCSR
+  /// E4M3/E5M2 under saturation in every mode (an MXCSR
   /// without FTZ/DAZ); with results identical to the scalar path; everything
   /// else runs scalar.
   simd_path path = simd_path::automatic;

@@ -1,7 +1,6 @@
 // Internal: the AVX-512 and AVX2 element rounding of the fp32 scale rules (fp32_amax,
-// fp32_amax_pow2, fp32_given) into E4M3 or E5M2 under saturation, in the
-// modes other than stochastic: x / D rounded once, D the block's fp32 decode
-// scale. The block loop (amax, scale, NaN/inf blocks) stays in
+// fp32_amax_pow2, fp32_given) into E4M3 or E5M2 under saturation, in every
+// mode: x / D rounded once, D the block's fp32 decode scale. The block loop (amax, scale, NaN/inf blocks) stays in
 // scaled_quantize.cpp; this takes the finite elements of one row segment.
 #pragma once
 
@@ -18,6 +17,7 @@ struct fp32_kernel_setup {
   int precision = 4, emin = -6, bias = 7;
   std::uint32_t max_code = 0x7E;  ///< largest finite magnitude code
   round_spec spec{};
+  std::uint64_t seed = 0, stream = 0;  ///< stochastic rounding's random stream
   /// A flushed |x| above this counts as block underflow without more ado
   /// (its own scale surely fits, margin 0); NaN: never.
   double lone_scale_fits_above = 0;
@@ -38,9 +38,10 @@ struct fp32_segment_counts {
 bool fp32_kernel_usable();
 
 /// Rounds in[0..n) (finite) divided by d into element codes (sign in bit
-/// 7), adding to `counts`.
+/// 7), adding to `counts`; under stochastic rounding in[i] takes the word
+/// at position first_word + i.
 void fp32_scaled_elements_avx512(const fp32_kernel_setup& setup, const float* in, std::uint8_t* codes, std::size_t n,
-                                 double d, fp32_segment_counts& counts);
+                                 double d, fp32_segment_counts& counts, std::uint64_t first_word);
 
 /// Whether the AVX2 kernel can run now: the MXCSR rounds to nearest (its
 /// division and FMA take the MXCSR's rounding) and neither flushes nor
@@ -49,6 +50,6 @@ bool fp32_kernel_avx2_usable();
 
 /// fp32_scaled_elements_avx512 on AVX2 (fp32_scale_avx2.cpp), bit for bit.
 void fp32_scaled_elements_avx2(const fp32_kernel_setup& setup, const float* in, std::uint8_t* codes, std::size_t n,
-                               double d, fp32_segment_counts& counts);
+                               double d, fp32_segment_counts& counts, std::uint64_t first_word);
 
 }  // namespace num::scaled_detail

@@ -138,7 +138,7 @@ class block_quantizer {
     const bool fp32_rule =
         rule == scale_rule::fp32_amax || rule == scale_rule::fp32_amax_pow2 || rule == scale_rule::fp32_given;
     const bool fp8 = o.format.element == element_type::e4m3 || o.format.element == element_type::e5m2;
-    if (fp32_rule && fp8 && o.spec.overflow == overflow_mode::saturate && o.spec.mode != rounding::stochastic) {
+    if (fp32_rule && fp8 && o.spec.overflow == overflow_mode::saturate) {
       if ((scan_path_ == simd_path::avx512 && scaled_detail::fp32_kernel_usable()) ||
           (scan_path_ == simd_path::avx2 && scaled_detail::fp32_kernel_avx2_usable())) {
         fp32_kernel_ = scan_path_;
@@ -151,6 +151,8 @@ class block_quantizer {
       fp32_setup_.bias = g.bias();
       fp32_setup_.max_code = o.format.element == element_type::e4m3 ? 0x7E : 0x7B;
       fp32_setup_.spec = o.spec;
+      fp32_setup_.seed = o.seed;
+      fp32_setup_.stream = o.stream;
       fp32_setup_.lone_scale_fits_above =
           o.margin == 0 && rule != scale_rule::fp32_given ? lone_scale_fits_above_ : std::nan("");
       fp32_setup_.quotient =
@@ -238,10 +240,10 @@ class block_quantizer {
       const std::uint64_t unclassed = c.flushed - c.flushed_sure;
       if (fp32_kernel_ == simd_path::avx2) {
         scaled_detail::fp32_scaled_elements_avx2(fp32_setup_, in_.data() + first, elements.data() + first, n,
-                                                 scale.by.value, c);
+                                                 scale.by.value, c, o_.first_index + first);
       } else {
         scaled_detail::fp32_scaled_elements_avx512(fp32_setup_, in_.data() + first, elements.data() + first, n,
-                                                   scale.by.value, c);
+                                                   scale.by.value, c, o_.first_index + first);
       }
       if (c.flushed - c.flushed_sure == unclassed) continue;
       if (o_.format.rule == scale_rule::fp32_given) {

@@ -300,8 +300,9 @@ TEST(ScaledPaths, KernelsPackedFp4BytesMatchScalar) {
 
 // The element kernels of the fp32 scale rules (AVX-512, AVX2, each the CPU
 // has) against the scalar path: 1-D and 2-D blocks, a whole-tensor block, a
-// given scale, margins, both tininess rules, every mode but stochastic
-// (which runs scalar), rows whose block segments end in a partial vector,
+// given scale, margins, both tininess rules, every mode (stochastic at r = 32
+// and r = 3, its words following the elements from first_index 3 on), rows
+// whose block segments end in a partial vector,
 // on data with ties under power-of-two scales (the grid rows of nvfp4_data)
 // and flushed, subnormal and NaN/inf-holding blocks.
 TEST(ScaledPaths, Fp32ScaleKernelsMatchScalar) {
@@ -325,10 +326,14 @@ TEST(ScaledPaths, Fp32ScaleKernelsMatchScalar) {
     for (const num::tensor_shape shape : {whole_steps, partial_steps}) {
       const std::vector<float> values(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(shape.size()));
       for (const variant& v : variants) {
-        for (num::rounding mode : num::all_roundings) {
-          if (mode == num::rounding::stochastic) continue;
+        for (const scaled_test::mode_case m : scaled_test::reference_modes) {
+          if (m.mode == num::rounding::stochastic && m.r != 32 && m.r != 3) continue;
+          const num::rounding mode = m.mode;
           for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
             num::scaled_options o;
+            o.spec.random_bits = m.r;
+            o.seed = 11;
+            o.first_index = 3;
             if (*v.format != '\0') {
               o.format = num::parse_scaled_format(v.format);
             } else {
@@ -344,6 +349,7 @@ TEST(ScaledPaths, Fp32ScaleKernelsMatchScalar) {
             const auto fast = scaled_test::run(values, o, shape);
             const std::string label = std::string(*v.format ? v.format : "fp32-given") + " margin " +
                                       std::to_string(v.margin) + " " + std::string(num::rounding_name(mode)) +
+                                      " r=" + std::to_string(m.r) +
                                       (tiny == num::tininess::after_rounding ? " after " : " before ") +
                                       std::to_string(shape.cols) + " columns " + std::string(num::simd_path_name(path));
             EXPECT_EQ(fast.result.path, path) << label;
@@ -364,8 +370,8 @@ TEST(ScaledPaths, TensorScaleKernelsCountFlushedElementsAsScalar) {
   for (const num::simd_path path : scaled_test::mx_kernel_paths()) {
     for (const int margin : {0, 3}) {
       for (num::rounding mode : num::all_roundings) {
-        if (mode == num::rounding::stochastic) continue;
         num::scaled_options o;
+        o.seed = 2;
         o.format = {num::element_type::e4m3, margin == 0 ? num::scale_rule::fp32_given : num::scale_rule::fp32_amax,
                     num::whole_tensor_block};
         o.given_scale = 0x1p-3f;
@@ -449,6 +455,35 @@ TEST(ScaledPaths, Fp32ScaleUnderflowFlagOffTheGridInEveryMode) {
   }
 }
 
+// Stochastic rounding's tininess after rounding: 0.0155 under a given scale
+// of 1 (E4M3) lies below 2^-6 and rounds up to it at 4 bits with an
+// unbounded exponent only where its word says so (fraction 0.872 of a
+// quantum), the same word that rounds the element itself. Over many seeds
+// the kernels raise underflow exactly where the scalar path does, and both
+// outcomes occur.
+TEST(ScaledPaths, Fp32ScaleStochasticTininessFollowsTheWord) {
+  for (num::simd_path path : scaled_test::mx_kernel_paths()) {
+    int raised = 0;
+    constexpr int seeds = 40;
+    for (std::uint64_t seed = 0; seed < seeds; ++seed) {
+      num::scaled_options o;
+      o.format = {num::element_type::e4m3, num::scale_rule::fp32_given, num::whole_tensor_block};
+      o.spec.mode = num::rounding::stochastic;
+      o.seed = seed;
+      std::vector<float> in(48, 1.03f);
+      in[20] = 0.0155f;
+      o.path = num::simd_path::scalar;
+      const bool scalar = num::any(scaled_test::run(in, o).result.raised, num::flags::underflow);
+      o.path = path;
+      EXPECT_EQ(num::any(scaled_test::run(in, o).result.raised, num::flags::underflow), scalar)
+          << num::simd_path_name(path) << " seed " << seed;
+      raised += scalar ? 1 : 0;
+    }
+    EXPECT_GT(raised, 0);
+    EXPECT_LT(raised, seeds);
+  }
+}
+
 // Inputs within a few fp32 patterns of every rounding boundary under
 // scales with full 24-bit significands: where the fp32-scale kernels'
 // approximate quotient may fall on either side of a boundary, they must take
@@ -478,9 +513,9 @@ TEST(ScaledPaths, Fp32ScaleKernelsMatchScalarNearEveryBoundary) {
       in.resize(in.size() / 16 * 16 + 16, 0.0f);
       for (const num::simd_path path : scaled_test::mx_kernel_paths()) {
         for (num::rounding mode : num::all_roundings) {
-          if (mode == num::rounding::stochastic) continue;
           for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
             num::scaled_options o;
+            o.seed = 6;
             o.format = {e.type, num::scale_rule::fp32_given, num::whole_tensor_block};
             o.given_scale = d;
             o.spec.mode = mode;
