@@ -1,4 +1,5 @@
 // dequantize: element × scale (× tensor scale) rounded once to fp32.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <vector>
@@ -64,19 +65,21 @@ void element_decoder::block(std::span<const std::uint8_t> elements, std::uint32_
 // is the scalar loop's one rounding where the tensor scale is 1 (every scale
 // encoding is a float), or where value × block scale is exact in fp32 so
 // that only the last product rounds (E2M1 values have 2 significant bits,
-// unsigned E4M3 scales 4: NVFP4). Packed FP4 rows must start on a byte.
+// unsigned E4M3 scales 4: NVFP4). Packed FP4 rows must start on a byte;
+// packed FP6 is unpacked to one byte per element a run of blocks at a time.
 bool element_decoder::row_kernel_fits(float tensor_scale, tensor_shape shape) const {
   const scaled_format& f = options_.format;
   const bool exact_product = f.element == element_type::e2m1 && scale_type_of(f.rule) == scale_type::ue4m3;
   const bool tensor_scale_fits = tensor_scale == 1.0f || (exact_product && std::isfinite(tensor_scale));
   const block_grid grid(f, shape);
-  const bool layout_fits = bits_ == 8 || options_.layout == element_layout::byte_per_element ||
+  const bool layout_fits = bits_ == 8 || bits_ == 6 || options_.layout == element_layout::byte_per_element ||
                            (bits_ == 4 && shape.cols % 2 == 0 && grid.tile_cols % 2 == 0);
   return tensor_scale_fits && layout_fits;
 }
 
 void element_decoder::run(std::span<const std::uint8_t> elements, std::span<const std::uint32_t> scales,
                           float tensor_scale, tensor_shape shape, std::span<float> out, simd_path path) const {
+  if (shape.size() == 0) return;
   const block_grid grid(options_.format, shape);
   const scale_type st = scale_type_of(options_.format.rule);
   // element × scale × tensor_scale is exact in double (at most 36 significant
@@ -117,14 +120,28 @@ void element_decoder::run(std::span<const std::uint8_t> elements, std::span<cons
   setup.block_cols = grid.tile_cols;
   setup.tensor_scale = tensor_scale;
   setup.times_tensor_scale = tensor_scale != 1.0f;
+  auto decode = [&](const std::uint8_t* codes, const float* row_scales, std::size_t count, float* row_out) {
+    if (path == simd_path::avx2) {
+      decode_row_avx2(setup, codes, row_scales, count, row_out);
+    } else {
+      decode_row_avx512(setup, codes, row_scales, count, row_out);
+    }
+  };
+  // Packed FP6 goes through a buffer of whole blocks' codes, about 32 KB.
+  const bool packed_fp6 = bits_ == 6 && options_.layout == element_layout::packed;
+  const std::size_t run_cols = std::max<std::size_t>(1, 32768 / grid.tile_cols) * grid.tile_cols;
+  std::vector<std::uint8_t> unpacked(packed_fp6 ? std::min(shape.cols, run_cols) : 0);
   for (std::size_t r = 0; r < shape.rows; ++r) {
     const std::size_t first = r * shape.cols;
-    const std::uint8_t* codes = elements.data() + (packed_fp4 ? first / 2 : first);
     const float* row_scales = block_scales.data() + r / grid.tile_rows * grid.block_cols;
-    if (path == simd_path::avx2) {
-      decode_row_avx2(setup, codes, row_scales, shape.cols, out.data() + first);
-    } else {
-      decode_row_avx512(setup, codes, row_scales, shape.cols, out.data() + first);
+    if (!packed_fp6) {
+      decode(elements.data() + (packed_fp4 ? first / 2 : first), row_scales, shape.cols, out.data() + first);
+      continue;
+    }
+    for (std::size_t col = 0; col < shape.cols; col += run_cols) {
+      const std::size_t count = std::min(run_cols, shape.cols - col);
+      unpack_fp6_codes(elements, first + col, count, unpacked.data());
+      decode(unpacked.data(), row_scales + col / grid.tile_cols, count, out.data() + first + col);
     }
   }
   // A NaN scale: the scalar loop's NaN, whatever the element.
@@ -142,10 +159,10 @@ void element_decoder::run(std::span<const std::uint8_t> elements, std::span<cons
 void dequantize(std::span<const std::uint8_t> elements, std::span<const std::uint32_t> scales, float tensor_scale,
                 tensor_shape shape, std::span<float> out, const scaled_options& options) {
   scaled_detail::check_format(options);
-  scaled_detail::check_size("quantize", out.size(), shape.size(), "the output");
-  scaled_detail::check_size("quantize", elements.size(),
+  scaled_detail::check_size("dequantize", out.size(), shape.size(), "the output");
+  scaled_detail::check_size("dequantize", elements.size(),
                             element_bytes(options.format.element, options.layout, shape.size()), "the element array");
-  scaled_detail::check_size("quantize", scales.size(), scaled_detail::block_grid(options.format, shape).count(),
+  scaled_detail::check_size("dequantize", scales.size(), scaled_detail::block_grid(options.format, shape).count(),
                             "the scale array");
   scaled_detail::element_decoder(options).run(elements, scales, tensor_scale, shape, out,
                                               resolve_simd_path(options.path));

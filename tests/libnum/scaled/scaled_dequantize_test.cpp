@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <libnum/array.hpp>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,60 @@ TEST(ScaledDequantize, EveryPathMatchesTheScalarLoop) {
                 << name << (layout == num::element_layout::packed ? " packed" : " bytes") << " tensor scale "
                 << tensor_scale << " " << num::simd_path_name(path) << " element " << i;
           }
+        }
+      }
+    }
+  }
+}
+
+// A size mismatch names dequantize (not quantize, as it once did), the
+// array and both sizes.
+TEST(ScaledDequantize, SizeErrorsNameTheCallAndTheArray) {
+  num::scaled_options o;
+  o.format = *num::find_scaled_format("mxfp8");
+  std::vector<std::uint8_t> elements(64);
+  std::vector<std::uint32_t> scales(2);
+  std::vector<float> out(63);
+  try {
+    num::dequantize(elements, scales, 1.0f, {1, 64}, out, o);
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "dequantize: the output has 63 entries, expected 64");
+  }
+  out.resize(64);
+  scales.resize(3);
+  try {
+    num::dequantize(elements, scales, 1.0f, {1, 64}, out, o);
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "dequantize: the scale array has 3 entries, expected 2");
+  }
+}
+
+// Packed FP6 decodes through a buffer a run of whole blocks at a time
+// (32,768 columns): rows longer than that, and rows that start inside a
+// group of four, give the scalar loop's bits.
+TEST(ScaledDequantize, PackedFp6LongRowsMatchTheScalarLoop) {
+  std::mt19937 gen(78);
+  for (const num::tensor_shape shape : {num::tensor_shape{2, 70001}, num::tensor_shape{3, 32810}}) {
+    for (const char* name : {"mxfp6-e2m3", "mxfp6-e3m2"}) {
+      num::scaled_options o;
+      o.format = *num::find_scaled_format(name);
+      o.layout = num::element_layout::packed;
+      std::vector<std::uint8_t> elements(num::element_bytes(o.format.element, o.layout, shape.size()));
+      for (auto& e : elements) e = static_cast<std::uint8_t>(gen());
+      std::vector<std::uint32_t> scales(num::scale_count(o.format, shape));
+      for (auto& c : scales) c = 100 + gen() % 50;
+      std::vector<float> scalar(shape.size()), fast(shape.size());
+      o.path = num::simd_path::scalar;
+      num::dequantize(elements, scales, 1.0f, shape, scalar, o);
+      for (const num::simd_path path : {num::simd_path::avx2, num::simd_path::avx512}) {
+        if (!num::simd_path_supported(path)) continue;
+        o.path = path;
+        num::dequantize(elements, scales, 1.0f, shape, fast, o);
+        for (std::size_t i = 0; i < shape.size(); ++i) {
+          ASSERT_EQ(std::bit_cast<std::uint32_t>(fast[i]), std::bit_cast<std::uint32_t>(scalar[i]))
+              << name << " " << shape.rows << "x" << shape.cols << " " << num::simd_path_name(path) << " element " << i;
         }
       }
     }
