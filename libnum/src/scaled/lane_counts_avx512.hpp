@@ -17,9 +17,15 @@ class lane_counts {
   // Explicit: GCC compiles an implicit constructor outside the AVX-512 region.
   lane_counts() : counts_(_mm512_setzero_si512()) {}
 
-  // (Minus the mask as all-ones lanes: GCC 12 copies the counters around a
-  // merge-masked add.)
-  NUMLAB_INLINE void add(__mmask16 lanes) { counts_ = _mm512_sub_epi32(counts_, _mm512_movm_epi32(lanes)); }
+  // One merge-masked add of a broadcast 1, written as asm: through the
+  // intrinsic GCC 12 copies the counters around it, and the subtraction of
+  // the mask as all-ones lanes it replaces took two instructions
+  // (vpmovm2d, vpsubd). NVFP4 nearest-even, tensor amax given, 16M values:
+  // 5.05 -> 4.81 ms (interleaved best of 4, session 19).
+  NUMLAB_INLINE void add(__mmask16 lanes) {
+    static constexpr std::uint32_t one = 1;
+    __asm__("vpaddd %[one]%{1to16%}, %[c], %[c]%{%[k]%}" : [c] "+v"(counts_) : [one] "m"(one), [k] "Yk"(lanes));
+  }
 
   /// The total so far, in 64 bits (the lanes summed as 64-bit integers).
   NUMLAB_INLINE std::uint64_t total() const {
