@@ -403,7 +403,7 @@ class nvfp4_blocks {
   const double six_s_;
   const bool after_rounding_;
   __m512i own_nonzero_;
-  const __m512i sign_to_code_ = splat(8);  // tally()'s
+  const __m512i sign_to_code_ = opaque(splat(8));  // tally()'s (opaque: see avx512_region.hpp)
   struct no_quotient_rounding {};
   [[no_unique_address]] std::conditional_t<Mode == rounding::stochastic, no_quotient_rounding,
                                            nvfp4_quotient_rounding<Mode>>
