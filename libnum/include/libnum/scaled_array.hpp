@@ -72,8 +72,8 @@ struct scaled_options {
   std::uint64_t first_index = 0;  ///< element i takes word first_index + i
   /// The instruction-set path (array.hpp's dispatch, NUMLAB_SIMD included).
   /// AVX-512 and AVX2 run MX blocks (mx_floor, mx_rceil or mx_even, 1x32,
-  /// floating-point or INT8 elements, saturation, tininess after rounding,
-  /// margin 0; packed FP6 through a one-byte-per-element buffer)
+  /// floating-point or INT8 elements, saturation, margin 0; packed FP6
+  /// through a one-byte-per-element buffer)
   /// and NVFP4 1x16 and 16x16 blocks (an MXCSR without FTZ/DAZ), one element per byte,
   /// 8-bit elements, or packed FP4 with an even column count; and the
   /// elements of the fp32 rules (fp32_amax, fp32_amax_pow2, fp32_given) into

@@ -58,13 +58,15 @@ bool tiny_among8(const mx_kernel_setup& k, __m256i x, __m256i biased, __m256i be
   return !_mm256_testz_si256(tiny, tiny);
 }
 
-// Whether a lane is tiny after rounding: inexact, below 2^emin, and not
-// carried to 2^emin (tiny_among8). The first test is inline, as in the
-// AVX-512 kernel: most inexact lanes lie at or above 2^emin.
+// Whether a lane is tiny: inexact and below 2^emin, and under tininess
+// after rounding also not carried to 2^emin (tiny_among8). The first test
+// is inline, as in the AVX-512 kernel: most inexact lanes lie at or above
+// 2^emin.
 NUMLAB_INLINE bool any_tiny8(const mx_kernel_setup& k, __m256i x, __m256i inexact, __m256i emin_field, __m256i words) {
   const __m256i biased = _mm256_srli_epi32(_mm256_and_si256(x, splat8(0x7FFFFFFF)), 23);
   const __m256i below = _mm256_and_si256(inexact, _mm256_cmpgt_epi32(emin_field, biased));
-  return !_mm256_testz_si256(below, below) && tiny_among8(k, x, biased, below, emin_field, words);
+  return !_mm256_testz_si256(below, below) &&
+         (k.spec.tiny == tininess::before_rounding || tiny_among8(k, x, biased, below, emin_field, words));
 }
 
 }  // namespace

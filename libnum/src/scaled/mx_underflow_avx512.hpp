@@ -1,5 +1,5 @@
-// Internal: the MX kernel's underflow flag (mx_block_avx512.cpp). Tininess
-// after rounding needs a second rounding of the inexact lanes at the normal
+// Internal: the MX kernel's underflow flag (mx_block_avx512.cpp), under
+// either tininess rule (IEEE 754 §7.5). Tininess after rounding needs a second rounding of the inexact lanes at the normal
 // quantum, with an unbounded exponent; the kernel runs it only until the
 // flag is raised, since a flag is raised once per call. Include after
 // avx512_region.hpp.
@@ -53,15 +53,17 @@ bool tiny_among(const mx_kernel_setup& k, __m512i x, __m512i biased, __mmask16 b
   return (below & static_cast<__mmask16>(~(may_carry & carried))) != 0;
 }
 
-// Whether a lane is tiny after rounding: inexact, below 2^emin, and not
-// carried to 2^emin (tiny_among). The first test is inline: in a trainer's
-// operands most inexact lanes lie at or above 2^emin, and the call alone
-// cost more than the test (bench/RESULTS.md, issue 15, session 9).
+// Whether a lane is tiny: inexact and below 2^emin (|x| / X, exact: X is a
+// power of two), and under tininess after rounding also not carried to
+// 2^emin (tiny_among). The first test is inline: in a trainer's operands
+// most inexact lanes lie at or above 2^emin, and the call alone cost more
+// than the test (bench/RESULTS.md, issue 15, session 9).
 NUMLAB_INLINE bool any_tiny(const mx_kernel_setup& k, __m512i x, __mmask16 inexact, __m512i emin_field,
                             __m512i words) {
   const __m512i biased = _mm512_srli_epi32(_mm512_and_si512(x, splat(0x7FFFFFFF)), 23);
   const __mmask16 below = _mm512_mask_cmplt_epi32_mask(inexact, biased, emin_field);
-  return below != 0 && tiny_among(k, x, biased, below, emin_field, words);
+  return below != 0 &&
+         (k.spec.tiny == tininess::before_rounding || tiny_among(k, x, biased, below, emin_field, words));
 }
 
 }  // namespace

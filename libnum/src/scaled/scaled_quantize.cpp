@@ -358,7 +358,7 @@ block_kernel kernel_for(const scaled_options& o, tensor_shape shape) {
   const bool mx_rule =
       f.rule == scale_rule::mx_floor || f.rule == scale_rule::mx_rceil || f.rule == scale_rule::mx_even;
   if (mx_rule && f.block == block_shape{1, 32} && layout_fits &&
-      o.spec.overflow == overflow_mode::saturate && o.spec.tiny == tininess::after_rounding && o.margin == 0) {
+      o.spec.overflow == overflow_mode::saturate && o.margin == 0) {
     if (path == simd_path::avx512) return block_kernel::mx;
     return scaled_detail::mx_avx2_usable(o.spec.mode) ? block_kernel::mx_avx2 : block_kernel::none;
   }

@@ -43,13 +43,17 @@ TEST(ScaledMxPaths, KernelMatchesScalarInEveryModeAndFormat) {
       for (num::rounding mode : num::all_roundings) {
         for (int r : {32, 3}) {
           if (r != 32 && mode != num::rounding::stochastic) continue;
-          num::scaled_options o = scaled_test::options_for(name);
-          o.spec.mode = mode;
-          o.spec.random_bits = r;
-          o.seed = 9;
-          o.first_index = 3;
-          expect_path_matches_scalar(path, in, o, {1, in.size()},
-                                     label_of(name, mode, {1, in.size()}) + " r=" + std::to_string(r));
+          for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
+            num::scaled_options o = scaled_test::options_for(name);
+            o.spec.mode = mode;
+            o.spec.random_bits = r;
+            o.spec.tiny = tiny;
+            o.seed = 9;
+            o.first_index = 3;
+            expect_path_matches_scalar(path, in, o, {1, in.size()},
+                                       label_of(name, mode, {1, in.size()}) + " r=" + std::to_string(r) +
+                                           (tiny == num::tininess::after_rounding ? " after" : " before"));
+          }
         }
       }
     }
@@ -254,6 +258,30 @@ TEST(ScaledMxPaths, Int8MatchesScalar) {
     num::scaled_options o = scaled_test::options_for("mxint8");
     o.path = path;
     EXPECT_EQ(scaled_test::run(in, o).codes[0], 0xC0u) << num::simd_path_name(path);
+  }
+}
+
+// Tininess before and after rounding on the kernels (MXFP8, E4M3, X = 1
+// for a block of amax 256): 0.0155 lies below 2^-6 and rounds up to it at 4
+// bits with an unbounded exponent (15.872 quanta of 2^-10 to nearest: 16),
+// so it is tiny only before rounding; the other elements are exact. 0.0148
+// (15.155 quanta) stays below: tiny under both rules.
+TEST(ScaledMxPaths, UnderflowFlagFollowsTheTininessRule) {
+  for (const num::simd_path path : mx_kernel_paths()) {
+    for (const float small : {0.0155f, 0.0148f}) {
+      for (const num::tininess tiny : {num::tininess::after_rounding, num::tininess::before_rounding}) {
+        std::vector<float> in(32, 1.0f);
+        in[0] = 256.0f;
+        in[9] = small;
+        num::scaled_options o = scaled_test::options_for("mxfp8");
+        o.spec.tiny = tiny;
+        o.path = path;
+        const num::scaled_result r = scaled_test::run(in, o).result;
+        EXPECT_EQ(r.path, path);
+        EXPECT_EQ(num::any(r.raised, num::flags::underflow), tiny == num::tininess::before_rounding || small < 0.0150f)
+            << num::simd_path_name(path) << " " << small;
+      }
+    }
   }
 }
 
