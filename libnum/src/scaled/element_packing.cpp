@@ -81,7 +81,10 @@ void pack_fp6_codes(const std::uint8_t* codes, std::size_t n, std::span<std::uin
 
 void unpack_fp6_codes(std::span<const std::uint8_t> packed, std::size_t first, std::size_t n, std::uint8_t* codes) {
   std::size_t k = 0;
-  for (; k < n && (first + k) % 4 != 0; ++k) codes[k] = static_cast<std::uint8_t>(load_element(packed, 6, element_layout::packed, first + k));
+  auto one = [&](std::size_t i) {
+    return static_cast<std::uint8_t>(load_element(packed, 6, element_layout::packed, i));
+  };
+  for (; k < n && (first + k) % 4 != 0; ++k) codes[k] = one(first + k);
   const std::uint8_t* in = packed.data() + (first + k) / 4 * 3;
   for (; k + 8 <= n; k += 8, in += 6) {
     // The six bytes as two loads joined in a register: a 6-byte memcpy into
@@ -94,7 +97,7 @@ void unpack_fp6_codes(std::span<const std::uint8_t> packed, std::size_t first, s
     const std::uint64_t eight = unpack_eight(low | std::uint64_t{high} << 32);
     std::memcpy(codes + k, &eight, 8);
   }
-  for (; k < n; ++k) codes[k] = static_cast<std::uint8_t>(load_element(packed, 6, element_layout::packed, first + k));
+  for (; k < n; ++k) codes[k] = one(first + k);
 }
 
 }  // namespace num::scaled_detail

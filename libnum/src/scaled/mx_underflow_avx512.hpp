@@ -1,8 +1,8 @@
 // Internal: the MX kernel's underflow flag (mx_block_avx512.cpp), under
-// either tininess rule (IEEE 754 §7.5). Tininess after rounding needs a second rounding of the inexact lanes at the normal
-// quantum, with an unbounded exponent; the kernel runs it only until the
-// flag is raised, since a flag is raised once per call. Include after
-// avx512_region.hpp.
+// either tininess rule (IEEE 754 §7.5). Tininess after rounding needs a
+// second rounding of the inexact lanes at the normal quantum, with an
+// unbounded exponent; the kernel runs it only until the flag is raised,
+// since a flag is raised once per call. Include after avx512_region.hpp.
 #pragma once
 
 #include "mx_block_kernel.hpp"

@@ -61,7 +61,8 @@ scaled_result quantize_packed_fp6_bands(std::span<const float> in, tensor_shape 
   if (cols > band_elements) {
     for (std::size_t row = 0; row < shape.rows; ++row) {
       for (std::size_t col = 0; col < cols; col += band_elements) {
-        band(row * cols + col, {1, std::min(band_elements, cols - col)}, row * blocks_per_row + col / options.format.block.cols);
+        band(row * cols + col, {1, std::min(band_elements, cols - col)},
+             row * blocks_per_row + col / options.format.block.cols);
       }
     }
   } else {
