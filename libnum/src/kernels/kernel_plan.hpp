@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "libnum/array.hpp"
+#include "random_word_bits.hpp"
 
 namespace num::kernels {
 
@@ -33,12 +34,6 @@ enum class hardware_shortcut : std::uint8_t {
   /// the scalar path runs the lanes.
   f64_nearest_16bit,
 };
-
-/// The bits of a 32-bit random word that a draw of r bits keeps (the top r;
-/// all of them for r >= 32), the bits num::random_draw keeps.
-constexpr std::uint32_t random_word_top_bits(int r) {
-  return r >= 32 ? 0xFFFFFFFFu : ~((std::uint32_t{1} << (32 - r)) - 1);
-}
 
 /// Target constants in the bit patterns of one input domain (fp32 or fp64):
 /// magnitudes only, the sign is handled apart.

@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "libnum/cpu_features.hpp"
+#include "kernels/random_word_bits.hpp"
 #include "fp32_scale_kernel.hpp"
 
 namespace num::scaled_detail {
@@ -115,9 +116,7 @@ void run(const fp32_kernel_setup& k, const float* in, std::uint8_t* codes, std::
   // partial tail's missing lanes round zeros with theirs: nothing counts).
   std::optional<random_window8> random;
   if constexpr (Mode == rounding::stochastic) random.emplace(k.seed, k.stream, first_word);
-  const __m256i top = splat64(k.spec.random_bits >= 32
-                                  ? 0xFFFFFFFF
-                                  : 0xFFFFFFFF & ~((std::int64_t{1} << (32 - k.spec.random_bits)) - 1));
+  const __m256i top = splat64(kernels::random_word_top_bits(k.spec.random_bits));
   // Four elements from x, the first or second half (`half`) of the eight from element j on.
   auto four = [&](const float* x, std::size_t j, int half) {
     if constexpr (Mode == rounding::stochastic) {

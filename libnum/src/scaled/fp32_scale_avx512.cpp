@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "libnum/cpu_features.hpp"
+#include "kernels/random_word_bits.hpp"
 #include "fp32_scale_kernel.hpp"
 
 // The AVX-512 region opens after every other header (see avx512_region.hpp).
@@ -155,8 +156,7 @@ void run(const fp32_kernel_setup& k, const float* in, std::uint8_t* codes, std::
   // Stochastic rounding's words: element i takes word first_word + i.
   std::optional<random_window> random;
   if constexpr (Mode == rounding::stochastic) random.emplace(k.seed, k.stream, first_word);
-  const __m512i top = _mm512_set1_epi64(
-      k.spec.random_bits >= 32 ? 0xFFFFFFFF : 0xFFFFFFFF & ~((std::int64_t{1} << (32 - k.spec.random_bits)) - 1));
+  const __m512i top = _mm512_set1_epi64(kernels::random_word_top_bits(k.spec.random_bits));
   auto words_at = [&](std::size_t j, __mmask8 lanes) {
     if constexpr (Mode == rounding::stochastic) {
       const std::uint32_t* w = random->cover(first_word + j, 8);

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/random_word_bits.hpp"
 #include "left_blocks.hpp"
 #include "libnum/rounding.hpp"
 #include "libnum/scaled_array.hpp"

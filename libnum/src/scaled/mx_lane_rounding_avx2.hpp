@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "mx_block_kernel.hpp"
+#include "kernels/random_word_bits.hpp"
 
 namespace num::scaled_detail {
 namespace {
@@ -34,7 +35,7 @@ class mx_lane_rounding8 {
   explicit mx_lane_rounding8(const mx_kernel_setup& k)
       : normal_shift_minus_one_(splat8(static_cast<std::uint32_t>(23 - k.precision))),
         max_code_(splat8(k.max_code)),
-        top_bits_(splat8(k.spec.random_bits >= 32 ? 0xFFFFFFFFu : ~((1u << (32 - k.spec.random_bits)) - 1))),
+        top_bits_(splat8(kernels::random_word_top_bits(k.spec.random_bits))),
         precision_shift_(_mm_cvtsi32_si128(k.precision - 1)),
         sign_shift_(_mm_cvtsi32_si128(32 - k.element_bits)),
         sign_bit_(splat8(1u << (k.element_bits - 1))),

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "mx_block_kernel.hpp"
+#include "kernels/random_word_bits.hpp"
 
 namespace num::scaled_detail {
 namespace {
@@ -32,7 +33,7 @@ class mx_lane_rounding {
   explicit mx_lane_rounding(const mx_kernel_setup& k)
       : normal_shift_minus_one_(splat(static_cast<std::uint32_t>(23 - k.precision))),
         max_code_(splat(k.max_code)),
-        top_bits_(splat(k.spec.random_bits >= 32 ? 0xFFFFFFFFu : ~((1u << (32 - k.spec.random_bits)) - 1))),
+        top_bits_(splat(kernels::random_word_top_bits(k.spec.random_bits))),
         precision_shift_(_mm_cvtsi32_si128(k.precision - 1)),
         sign_shift_(_mm_cvtsi32_si128(32 - k.element_bits)),
         sign_bit_(splat(1u << (k.element_bits - 1))),

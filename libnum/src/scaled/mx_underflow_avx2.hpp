@@ -7,6 +7,7 @@
 #pragma once
 
 #include "mx_block_kernel.hpp"
+#include "kernels/random_word_bits.hpp"
 
 namespace num::scaled_detail {
 namespace {
@@ -31,7 +32,7 @@ __m256i rounds_up_at8(const round_spec& spec, __m256i m, __m256i s, __m256i nega
     case rounding::stochastic: {
       const __m256i top32 = _mm256_or_si256(_mm256_sllv_epi32(m, _mm256_sub_epi32(splat8(32), s)),
                                             _mm256_srlv_epi32(m, _mm256_sub_epi32(s, splat8(32))));
-      const __m256i top = splat8(spec.random_bits >= 32 ? 0xFFFFFFFFu : ~((1u << (32 - spec.random_bits)) - 1));
+      const __m256i top = splat8(kernels::random_word_top_bits(spec.random_bits));
       return greater_unsigned(_mm256_and_si256(words, top), _mm256_xor_si256(_mm256_and_si256(top32, top), all));
     }
   }

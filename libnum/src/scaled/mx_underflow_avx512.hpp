@@ -6,6 +6,7 @@
 #pragma once
 
 #include "mx_block_kernel.hpp"
+#include "kernels/random_word_bits.hpp"
 
 namespace num::scaled_detail {
 namespace {
@@ -28,7 +29,7 @@ __mmask16 rounds_up_at(const round_spec& spec, __m512i m, __m512i s, __mmask16 n
     case rounding::toward_positive: return static_cast<__mmask16>(~negative & inexact);
     case rounding::toward_negative: return negative & inexact;
     case rounding::stochastic: {
-      const __m512i top = splat(spec.random_bits >= 32 ? 0xFFFFFFFFu : ~((1u << (32 - spec.random_bits)) - 1));
+      const __m512i top = splat(kernels::random_word_top_bits(spec.random_bits));
       return _mm512_cmpgt_epu32_mask(_mm512_and_si512(words, top), _mm512_ternarylogic_epi32(top32, top, top, 0x3F));
     }
   }

@@ -19,6 +19,7 @@
 // FTZ or DAZ (nvfp4_avx2_usable).
 #include <cstdint>
 
+#include "kernels/random_word_bits.hpp"
 #include "libnum/cpu_features.hpp"
 #include "nvfp4_block_kernel.hpp"
 
@@ -51,9 +52,7 @@ class nvfp4_blocks8 {
 
   nvfp4_blocks8(const nvfp4_kernel_setup& k, float* values)
       : values_(values),
-        top_bits_(_mm256_set1_epi64x(k.spec.random_bits >= 32
-                                         ? 0xFFFFFFFF
-                                         : 0xFFFFFFFF & ~((std::int64_t{1} << (32 - k.spec.random_bits)) - 1))),
+        top_bits_(_mm256_set1_epi64x(kernels::random_word_top_bits(k.spec.random_bits))),
         packed_fp4_(k.packed_fp4),
         s_(k.tensor_scale),
         six_s_(6.0 * static_cast<double>(k.tensor_scale)),

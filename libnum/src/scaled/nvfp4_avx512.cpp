@@ -24,6 +24,7 @@
 #include <type_traits>
 
 #include "libnum/cpu_features.hpp"
+#include "kernels/random_word_bits.hpp"
 #include "nvfp4_block_kernel.hpp"
 
 // The AVX-512 region opens after every other header (see avx512_region.hpp).
@@ -101,8 +102,7 @@ class nvfp4_blocks {
         block_bytes_(packed_fp4 ? 8 : 16),
         random_(random),
         first_word_(first_word),
-        top_bits_(_mm512_set1_epi64(
-            spec.random_bits >= 32 ? 0xFFFFFFFF : 0xFFFFFFFF & ~((std::int64_t{1} << (32 - spec.random_bits)) - 1))),
+        top_bits_(_mm512_set1_epi64(kernels::random_word_top_bits(spec.random_bits))),
         s_(tensor_scale),
         six_s_(6.0 * static_cast<double>(tensor_scale)),
         after_rounding_(spec.tiny == tininess::after_rounding) {
